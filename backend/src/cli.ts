@@ -1,0 +1,161 @@
+import { Command, Option } from "commander";
+import { CohentError, toCohentError } from "@cohent/protocol";
+import { resolveDatabaseUrl, resolvePort } from "./config.js";
+import { DEFAULT_LEASE } from "./lease.js";
+import { createLogger } from "./log.js";
+import * as admin from "./operations/admin.js";
+import type { Deps } from "./operations/deps.js";
+import { startServer } from "./server.js";
+import { openDb } from "./store/db.js";
+import { migrate } from "./store/migrate.js";
+
+/**
+ * `cohent`: the admin CLI. It talks to the store directly (the same
+ * operation layer the console will use), so it works with or without a
+ * running server. stdout carries only the answer; diagnostics go to stderr.
+ */
+
+const dataDirOption = () => new Option("--data-dir <dir>", "directory of the embedded SQLite database (env COHENT_DATA_DIR)");
+
+async function withDeps<T>(opts: { dataDir?: string }, fn: (deps: Deps) => Promise<T>): Promise<T> {
+  const url = resolveDatabaseUrl(opts);
+  await migrate(url);
+  const db = await openDb(url);
+  const log = createLogger(process.env.COHENT_LOG_LEVEL ?? "warn");
+  try {
+    return await fn({ db, clock: () => new Date(), lease: DEFAULT_LEASE, log });
+  } finally {
+    await db.close();
+  }
+}
+
+function print(value: unknown, json: boolean | undefined, human: () => string) {
+  process.stdout.write((json ? JSON.stringify(value, null, 2) : human()) + "\n");
+}
+
+/** "24h", "30m", "7d" -> a Date that far back. */
+export function parseSince(text: string, now = new Date()): Date {
+  const m = /^(\d+)([smhd])$/.exec(text);
+  if (!m) throw new CohentError("INVALID_INPUT", `--since takes a duration such as 30m, 24h or 7d (got ${text})`);
+  const unit = { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 }[m[2] as "s" | "m" | "h" | "d"];
+  return new Date(now.getTime() - Number(m[1]) * unit);
+}
+
+export function buildCli(): Command {
+  const program = new Command("cohent").description("Cohent: a coordination bus for coding agents").showHelpAfterError();
+
+  program
+    .command("serve")
+    .description("serve the API (and apply pending migrations first)")
+    .option("--port <n>", "port (env COHENT_PORT, default 4317)")
+    .option("--host <host>", "interface to listen on", process.env.COHENT_HOST ?? "127.0.0.1")
+    .addOption(dataDirOption())
+    .action(async (opts: { port?: string; host: string; dataDir?: string }) => {
+      const log = createLogger();
+      const databaseUrl = resolveDatabaseUrl(opts);
+      const server = await startServer({ databaseUrl, port: resolvePort(opts.port), host: opts.host, log });
+      log.info({ url: server.url, database: databaseUrl.startsWith("file:") ? databaseUrl : "postgresql" }, "cohent serving");
+      process.stderr.write(`cohent serving on ${server.url}\n`);
+      const stop = () => void server.close().then(() => process.exit(0));
+      process.once("SIGINT", stop);
+      process.once("SIGTERM", stop);
+    });
+
+  const repo = program.command("repo").description("repositories");
+  repo
+    .command("add <name>")
+    .description("register owner/name")
+    .option("--goal <text>", "the project goal that publish hands to agents", "")
+    .option("--case-insensitive", "match scope paths case-insensitively")
+    .addOption(dataDirOption())
+    .option("--json", "print JSON")
+    .action(async (name: string, opts: { goal: string; caseInsensitive?: boolean; dataDir?: string; json?: boolean }) => {
+      const row = await withDeps(opts, (deps) => admin.addRepo(deps, { name, goal: opts.goal, caseInsensitive: !!opts.caseInsensitive }));
+      print({ id: row.id, name: row.name, goal: row.goal }, opts.json, () => `added ${row.name} (${row.id})`);
+    });
+  repo
+    .command("goal <name> <goal>")
+    .description("set the project goal")
+    .addOption(dataDirOption())
+    .action(async (name: string, goal: string, opts: { dataDir?: string }) => {
+      await withDeps(opts, (deps) => admin.setGoal(deps, name, goal));
+      print(null, false, () => `goal set for ${name}`);
+    });
+
+  const token = program.command("token").description("agent tokens");
+  token
+    .command("issue")
+    .description("issue an agent token; prints only the token, which is shown once")
+    .requiredOption("--repo <name>", "owner/name")
+    .requiredOption("--person <name>", "the person the agent works for")
+    .option("--client <name>", "the client the token is for (Codex, Claude Code, …)")
+    .addOption(dataDirOption())
+    .action(async (opts: { repo: string; person: string; client?: string; dataDir?: string }) => {
+      const issued = await withDeps(opts, (deps) => admin.issueToken(deps, opts));
+      process.stderr.write(`issued ${issued.id} for ${issued.person} on ${issued.repo}\n`);
+      process.stdout.write(issued.token + "\n");
+    });
+  token
+    .command("revoke <tokenId>")
+    .addOption(dataDirOption())
+    .action(async (tokenId: string, opts: { dataDir?: string }) => {
+      await withDeps(opts, (deps) => admin.revokeToken(deps, tokenId));
+      print(null, false, () => `revoked ${tokenId}`);
+    });
+
+  const sessions = program.command("sessions").description("agent sessions");
+  sessions
+    .command("list")
+    .requiredOption("--repo <name>", "owner/name")
+    .addOption(dataDirOption())
+    .option("--json", "print JSON")
+    .action(async (opts: { repo: string; dataDir?: string; json?: boolean }) => {
+      const rows = await withDeps(opts, (deps) => admin.listSessions(deps, opts.repo));
+      print(rows, opts.json, () =>
+        rows.length === 0
+          ? "no sessions"
+          : rows
+              .map((s) => `${s.id}  ${s.person}  ${s.client ?? "-"}  ${s.model ?? "-"}  ${s.control}  ${s.guard}  last ${s.lastSeenAt}  ${s.intents.map((i) => `${i.id}:${i.state}/${i.lastAction}`).join(" ")}`)
+              .join("\n"),
+      );
+    });
+  for (const kind of ["pause", "cancel", "resume"] as const) {
+    sessions
+      .command(`${kind} <sessionId>`)
+      .description(`${kind} an agent session; its next call reads it`)
+      .option("--reason <text>", "shown to the agent")
+      .option("--actor <name>", "who gives the command", process.env.USER ?? "admin")
+      .addOption(dataDirOption())
+      .action(async (sessionId: string, opts: { reason?: string; actor: string; dataDir?: string }) => {
+        const r = await withDeps(opts, (deps) => admin.controlSession(deps, { sessionId, kind, actor: opts.actor, ...(opts.reason ? { reason: opts.reason } : {}) }));
+        print(null, false, () => `${r.id} is ${r.control}`);
+      });
+  }
+
+  program
+    .command("metrics")
+    .description("coordination metrics of a repository")
+    .requiredOption("--repo <name>", "owner/name")
+    .option("--since <duration>", "only the last 30m, 24h, 7d, …")
+    .addOption(dataDirOption())
+    .option("--json", "print JSON")
+    .action(async (opts: { repo: string; since?: string; dataDir?: string; json?: boolean }) => {
+      const since = opts.since ? parseSince(opts.since) : undefined;
+      const m = await withDeps(opts, (deps) => admin.metrics(deps, opts.repo, since));
+      print(m, opts.json, () => Object.entries(m).map(([k, v]) => `${k}: ${v ?? "-"}`).join("\n"));
+    });
+
+  return program;
+}
+
+export async function main(argv = process.argv): Promise<void> {
+  try {
+    await buildCli().parseAsync(argv);
+  } catch (err) {
+    const e = toCohentError(err);
+    const message = e.code === "INTERNAL" && err instanceof Error ? err.message : e.message;
+    const details = e.code === "INVALID_INPUT" && e.details ? ` ${JSON.stringify(e.details)}` : "";
+    process.stderr.write(`cohent: ${e.code}: ${message}${details}\n`);
+    process.exitCode = 1;
+  }
+}

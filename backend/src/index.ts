@@ -1,0 +1,10 @@
+export { createApp } from "./http/app.js";
+export { startServer, type RunningServer } from "./server.js";
+export { openDb, type Db } from "./store/db.js";
+export { migrate } from "./store/migrate.js";
+export { resolve, type ResolverIntent, type Resolution } from "./resolver.js";
+export { arbitrate } from "./scope.js";
+export { DEFAULT_LEASE, guardStatus, type LeaseConfig } from "./lease.js";
+export * as admin from "./operations/admin.js";
+export * as operations from "./operations/index.js";
+export { createLogger } from "./log.js";

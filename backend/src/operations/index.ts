@@ -1,0 +1,25 @@
+import { AckRequest, CheckpointRequest, IntentRequest, PublishRequest, ScopeRequest } from "@cohent/protocol";
+import type { z } from "zod";
+import { ack } from "./ack.js";
+import { checkpoint } from "./checkpoint.js";
+import { intent } from "./intent.js";
+import { publish } from "./publish.js";
+import { scope } from "./scope.js";
+import type { Caller, Deps } from "./deps.js";
+
+export { authenticate, sessionMeta } from "./auth.js";
+export { poll } from "./poll.js";
+export type { Caller, Deps } from "./deps.js";
+
+type Op<S extends z.ZodType> = { schema: S; run: (deps: Deps, caller: Caller, req: z.infer<S>) => Promise<unknown> };
+const op = <S extends z.ZodType>(schema: S, run: Op<S>["run"]): Op<S> => ({ schema, run });
+
+/** The agent operations of POST /api/agent, by `type`. Every transport dispatches through this table. */
+export const AGENT_OPERATIONS = {
+  publish: op(PublishRequest, publish),
+  intent: op(IntentRequest, intent),
+  scope: op(ScopeRequest, scope),
+  checkpoint: op(CheckpointRequest, (deps, caller, req) => checkpoint(deps, caller, req)),
+  ack: op(AckRequest, ack),
+} as const;
+export type AgentOperation = keyof typeof AGENT_OPERATIONS;

@@ -1,0 +1,122 @@
+import type { Action, IntentRecord } from "@cohent/protocol";
+
+/**
+ * The deterministic resolver: a pure function over the caller and the other
+ * intents of the repository. It acts only on agent-authored signals, in the
+ * spec's order; the first rule that matches wins. Ambiguous relationships
+ * answer proceed, because path arbitration remains the safety layer.
+ */
+
+export interface ResolverIntent {
+  id: string;
+  /** Milliseconds since the epoch; with the id it orders "earlier" work. */
+  createdAt: number;
+  /** Open work whose session still holds its lease, or completed work. */
+  status: "active" | "completed";
+  record: IntentRecord | null;
+}
+
+export interface Resolution {
+  action: Action;
+  rule: "no-intent" | "wait" | "duplicate" | "handoff" | "parallel" | "completed-dependency" | "none";
+  /** Peers the answer is about, earliest first. */
+  peerIds: string[];
+  /** The names that matched (outputs, capabilities, components). */
+  names: string[];
+  reason: string;
+}
+
+const key = (name: string) => name.toLowerCase();
+const keys = (names: readonly string[]) => new Set(names.map(key));
+const shared = (a: readonly string[], b: readonly string[]) => {
+  const set = keys(b);
+  return [...new Set(a.filter((x) => set.has(key(x))).map(key))];
+};
+
+/** "Build  sign-in states." and "build sign-in states" are the same objective. */
+export function sameObjective(a: string, b: string): boolean {
+  const norm = (s: string) => s.toLowerCase().replace(/\s+/g, " ").replace(/[.!?;:,\s]+$/, "").trim();
+  return norm(a) === norm(b);
+}
+
+function earlier(a: ResolverIntent, b: ResolverIntent): boolean {
+  return a.createdAt < b.createdAt || (a.createdAt === b.createdAt && a.id < b.id);
+}
+
+function byAge(a: ResolverIntent, b: ResolverIntent): number {
+  return a.createdAt - b.createdAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+}
+
+type Match = { peer: ResolverIntent; names: string[] };
+type Rule = (me: ResolverIntent & { record: IntentRecord }, peer: ResolverIntent & { record: IntentRecord }) => string[] | null;
+
+/** 1. An active output named in dependsOn. */
+export const waitRule: Rule = (me, peer) => {
+  if (peer.status !== "active") return null;
+  const names = shared(me.record.dependsOn, peer.record.outputs);
+  return names.length ? names : null;
+};
+
+/** 2. The same objective and output, already owned by earlier active work. */
+export const duplicateRule: Rule = (me, peer) => {
+  if (peer.status !== "active" || !earlier(peer, me)) return null;
+  if (!sameObjective(me.record.objective, peer.record.objective)) return null;
+  const names = shared(me.record.outputs, peer.record.outputs);
+  return names.length ? names : null;
+};
+
+/** 3. A required capability I lack, reported by an active peer. */
+export const handoffRule: Rule = (me, peer) => {
+  if (peer.status !== "active") return null;
+  const mine = keys(me.record.capabilities);
+  const missing = me.record.requires.filter((c) => !mine.has(key(c)));
+  const names = shared(missing, peer.record.capabilities);
+  return names.length ? names : null;
+};
+
+/** 4. A shared component with separate outputs, or an output I deferred. */
+export const parallelRule: Rule = (me, peer) => {
+  if (peer.status !== "active") return null;
+  const deferred = shared(me.record.deferred, peer.record.outputs);
+  if (deferred.length) return deferred;
+  const components = shared(me.record.components, peer.record.components);
+  if (components.length && shared(me.record.outputs, peer.record.outputs).length === 0) return components;
+  return null;
+};
+
+/** 5. A dependency that a completed peer produced. */
+export const completedDependencyRule: Rule = (me, peer) => {
+  if (peer.status !== "completed") return null;
+  const names = shared(me.record.dependsOn, peer.record.outputs);
+  return names.length ? names : null;
+};
+
+const RULES: { rule: Resolution["rule"]; action: Action; match: Rule; say: (names: string, peers: string) => string }[] = [
+  { rule: "wait", action: "wait", match: waitRule, say: (n, p) => `Wait: ${n} is still being produced by ${p}. Work on something that does not depend on it, or publish a narrower intent.` },
+  { rule: "duplicate", action: "duplicate", match: duplicateRule, say: (n, p) => `Duplicate: ${p} already owns the same objective and output ${n}. Pick different work and publish a narrower intent.` },
+  { rule: "handoff", action: "handoff", match: handoffRule, say: (n, p) => `Handoff: this step needs ${n}, which ${p} has and you do not. Hand it over and publish a narrower intent.` },
+  { rule: "parallel", action: "parallel", match: parallelRule, say: (n, p) => `Parallel: you share ${n} with ${p}; keep your outputs separate and proceed.` },
+  { rule: "completed-dependency", action: "proceed", match: completedDependencyRule, say: (n, p) => `Proceed: ${n} was completed by ${p}; its completed state is attached.` },
+];
+
+export function resolve(me: ResolverIntent, others: readonly ResolverIntent[]): Resolution {
+  if (!me.record) {
+    return { action: "plan", rule: "no-intent", peerIds: [], names: [], reason: "Plan: publish a structured intent before editing." };
+  }
+  const self = me as ResolverIntent & { record: IntentRecord };
+  const peers = others
+    .filter((p): p is ResolverIntent & { record: IntentRecord } => p.id !== me.id && p.record !== null)
+    .sort(byAge);
+  for (const { rule, action, match, say } of RULES) {
+    const matches: Match[] = [];
+    for (const peer of peers) {
+      const names = match(self, peer);
+      if (names) matches.push({ peer, names });
+    }
+    if (matches.length === 0) continue;
+    const names = [...new Set(matches.flatMap((m) => m.names))];
+    const peerIds = matches.map((m) => m.peer.id);
+    return { action, rule, peerIds, names, reason: say(names.map((n) => `"${n}"`).join(", "), peerIds.join(", ")) };
+  }
+  return { action: "proceed", rule: "none", peerIds: [], names: [], reason: "Proceed: no active peer conflicts with this intent." };
+}

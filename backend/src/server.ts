@@ -1,0 +1,50 @@
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import type { Logger } from "pino";
+import { createApp } from "./http/app.js";
+import { DEFAULT_LEASE, type LeaseConfig } from "./lease.js";
+import type { Deps } from "./operations/deps.js";
+import { openDb } from "./store/db.js";
+import { migrate } from "./store/migrate.js";
+
+export interface RunningServer {
+  url: string;
+  port: number;
+  deps: Deps;
+  close(): Promise<void>;
+}
+
+/** Applies pending migrations, opens the store and listens. Used by `cohent serve` and by the tests. */
+export async function startServer(opts: {
+  databaseUrl: string;
+  port?: number;
+  host?: string;
+  log: Logger;
+  clock?: () => Date;
+  lease?: LeaseConfig;
+}): Promise<RunningServer> {
+  const applied = await migrate(opts.databaseUrl);
+  if (applied.length) opts.log.info({ applied }, "migrations applied");
+  const db = await openDb(opts.databaseUrl);
+  const deps: Deps = { db, clock: opts.clock ?? (() => new Date()), lease: opts.lease ?? DEFAULT_LEASE, log: opts.log };
+  const server = http.createServer(createApp(deps).callback());
+  server.keepAliveTimeout = 5_000;
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(opts.port ?? 0, opts.host ?? "127.0.0.1", resolve);
+  });
+  const { port } = server.address() as AddressInfo;
+  const url = `http://${opts.host ?? "127.0.0.1"}:${port}`;
+  return {
+    url,
+    port,
+    deps,
+    close: async () => {
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      });
+      await db.close();
+    },
+  };
+}

@@ -1,0 +1,43 @@
+/**
+ * Every bound of the protocol, in one place. The README's "Bounds" table is
+ * generated from this object (`npm run docs:bounds` is not needed: the test
+ * `protocol-bounds` checks the README against it).
+ */
+export const BOUNDS = {
+  /** Raw request body accepted by the HTTP transport. */
+  bodyBytes: 64 * 1024,
+  /** A published prompt, in characters. Longer prompts are rejected, not cut. */
+  promptChars: 16_000,
+  /** A structured intent, serialized as JSON, in characters. */
+  intentChars: 4_096,
+  /** Objective and summary-like single strings. */
+  objectiveChars: 240,
+  /** One plan step, one blocker. */
+  stepChars: 240,
+  /** Plan steps, blockers. */
+  planItems: 12,
+  /** Names in components, outputs, dependsOn, deferred, requires, capabilities. */
+  nameChars: 64,
+  nameItems: 16,
+  /** A checkpoint summary. */
+  summaryChars: 1_000,
+  /** Paths in one publish, scope or checkpoint. */
+  paths: 64,
+  /** One path or glob, in characters. */
+  pathChars: 512,
+  /** Client and model identity strings. */
+  identityChars: 64,
+  /** The x-cohent-session header. */
+  sessionChars: 128,
+  /** Ids such as wki_…, pkt_…. */
+  idChars: 64,
+  /** Active intents a publish packet lists. */
+  packetPeers: 3,
+  /** Events one poll packet carries at most; the cursor advances past them. */
+  pollEvents: 50,
+} as const;
+
+/** Approximate tokens of a text: one token per four characters, rounded up. */
+export function approxTokens(chars: number): number {
+  return Math.ceil(chars / 4);
+}

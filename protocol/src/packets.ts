@@ -1,0 +1,73 @@
+import { z } from "zod";
+import { IntentRecord, IntentState } from "./intent.js";
+
+/** The resolver's answers, plus `plan` for a prompt with no structured intent yet. */
+export const Action = z.enum(["plan", "wait", "duplicate", "handoff", "parallel", "proceed"]);
+export type Action = z.infer<typeof Action>;
+/** Actions on which the guarded adapter refuses a visible edit. */
+export const EDIT_BLOCKING_ACTIONS: readonly Action[] = ["plan", "wait", "duplicate", "handoff"];
+
+export const Guard = z.enum(["calling-in", "silent", "expired"]);
+export type Guard = z.infer<typeof Guard>;
+export const Control = z.enum(["active", "paused", "cancelled"]);
+export type Control = z.infer<typeof Control>;
+
+/** What a peer sees of another work intent. Prompt and summary are untrusted text. */
+export const PeerView = z.strictObject({
+  intentId: z.string(),
+  person: z.string(),
+  client: z.string().nullable(),
+  model: z.string().nullable(),
+  prompt: z.string(),
+  state: z.union([IntentState, z.literal("plan"), z.literal("superseded")]),
+  intent: IntentRecord.nullable(),
+  scope: z.array(z.string()),
+  lastCheckpoint: z
+    .strictObject({ status: z.string(), summary: z.string(), at: z.string() })
+    .nullable(),
+  guard: Guard,
+  updatedAt: z.string(),
+});
+export type PeerView = z.infer<typeof PeerView>;
+
+export const Decision = z.strictObject({
+  id: z.string(),
+  intentId: z.string(),
+  action: Action,
+  peerIds: z.array(z.string()),
+  reason: z.string(),
+  at: z.string(),
+});
+export type Decision = z.infer<typeof Decision>;
+
+export const Change = z.strictObject({
+  cursor: z.string(),
+  kind: z.string(),
+  intentId: z.string(),
+  summary: z.string(),
+  at: z.string(),
+});
+export type Change = z.infer<typeof Change>;
+
+/**
+ * A coordination packet: what the adapter injects into the agent's context.
+ * `text` is the rendered form; `chars` is its length and `tokens` is
+ * ceil(chars / 4). The structured parts are there for machine callers.
+ */
+export const Packet = z.strictObject({
+  id: z.string(),
+  kind: z.enum(["plan", "intent", "scope", "checkpoint", "poll"]),
+  intentId: z.string(),
+  action: Action,
+  cursor: z.string(),
+  peerIds: z.array(z.string()),
+  chars: z.number().int(),
+  tokens: z.number().int(),
+  text: z.string(),
+  goal: z.string().nullable().optional(),
+  peers: z.array(PeerView),
+  decisions: z.array(Decision),
+  changes: z.array(Change),
+  completed: z.array(PeerView).optional(),
+});
+export type Packet = z.infer<typeof Packet>;

@@ -1,0 +1,83 @@
+import { z } from "zod";
+import { BOUNDS } from "./bounds.js";
+import { IntentRecord, Usage } from "./intent.js";
+
+export const Id = (prefix: string) =>
+  z
+    .string()
+    .max(BOUNDS.idChars)
+    .regex(new RegExp(`^${prefix}_[A-Za-z0-9]+$`), `expected a ${prefix}_… id`);
+
+export const IntentId = Id("wki");
+export const PacketId = Id("pkt");
+
+/** Paths as sent; the backend normalizes them (see paths.ts). */
+export const PathList = z.array(z.string().max(BOUNDS.pathChars)).max(BOUNDS.paths);
+const Identity = z.string().trim().min(1).max(BOUNDS.identityChars);
+
+export const PublishRequest = z.strictObject({
+  type: z.literal("publish"),
+  prompt: z.string().min(1).max(BOUNDS.promptChars),
+  paths: PathList.default([]),
+  clientName: Identity.optional(),
+  model: Identity.optional(),
+});
+
+export const IntentRequest = z.strictObject({
+  type: z.literal("intent"),
+  intentId: IntentId,
+  intent: IntentRecord,
+  usage: Usage.optional(),
+});
+
+export const ScopeRequest = z.strictObject({
+  type: z.literal("scope"),
+  intentId: IntentId,
+  paths: PathList,
+});
+
+export const CheckpointStatus = z.enum(["working", "blocked", "completed", "abandoned"]);
+export const CheckpointRequest = z.strictObject({
+  type: z.literal("checkpoint"),
+  intentId: IntentId,
+  status: CheckpointStatus,
+  summary: z.string().max(BOUNDS.summaryChars).default(""),
+  paths: PathList.optional(),
+  usage: Usage.optional(),
+});
+
+export const AckRequest = z.strictObject({
+  type: z.literal("ack"),
+  packetId: PacketId,
+  chars: z.number().int().nonnegative().max(1_000_000),
+});
+
+/** The body of POST /api/agent. */
+export const AgentRequest = z.discriminatedUnion("type", [
+  PublishRequest,
+  IntentRequest,
+  ScopeRequest,
+  CheckpointRequest,
+  AckRequest,
+]);
+
+export type PublishRequest = z.infer<typeof PublishRequest>;
+export type IntentRequest = z.infer<typeof IntentRequest>;
+export type ScopeRequest = z.infer<typeof ScopeRequest>;
+export type CheckpointRequest = z.infer<typeof CheckpointRequest>;
+export type AckRequest = z.infer<typeof AckRequest>;
+export type AgentRequest = z.infer<typeof AgentRequest>;
+export type CheckpointStatus = z.infer<typeof CheckpointStatus>;
+
+/** Headers of every agent call, and of GET /api/agent (the poll). */
+export const SessionHeader = z
+  .string()
+  .min(1)
+  .max(BOUNDS.sessionChars)
+  .regex(/^[A-Za-z0-9._:-]+$/, "letters, digits and . _ : -");
+export const Cursor = z.string().regex(/^\d{1,15}$/, "a cursor is a decimal event number");
+export const PollRequest = z.strictObject({
+  intentId: IntentId,
+  cursor: Cursor.default("0"),
+});
+export type PollRequest = z.infer<typeof PollRequest>;

@@ -27,6 +27,12 @@ export const ERRORS = {
   REPOSITORY_EXISTS: { status: 409, retryable: false, message: "That repository is already registered." },
   SESSION_PAUSED: { status: 423, retryable: true, message: "This session is paused from the Control Room." },
   SESSION_CANCELLED: { status: 423, retryable: false, message: "This session was cancelled from the Control Room." },
+  PAIRING_PENDING: { status: 428, retryable: true, message: "The pairing request has not been approved yet." },
+  PAIRING_SLOW_DOWN: { status: 429, retryable: true, message: "Polling too fast; wait the interval before asking again." },
+  PAIRING_DENIED: { status: 403, retryable: false, message: "The pairing request was denied." },
+  PAIRING_EXPIRED: { status: 410, retryable: false, message: "The pairing request expired; start a new one." },
+  FORBIDDEN: { status: 403, retryable: false, message: "Not allowed." },
+  CSRF_REJECTED: { status: 403, retryable: false, message: "The request failed the CSRF check." },
   INTERNAL: { status: 500, retryable: true, message: "Internal error." },
   // Client-side codes (adapter, agent CLI, MCP server).
   CONTROL_PLANE_UNREACHABLE: { status: 503, retryable: true, message: "The Cohent service cannot be reached." },

@@ -109,18 +109,19 @@ const MAX_WITNESSES = 512;
 
 /**
  * Concrete paths that `pattern` matches, shaped towards `other` so that a
- * shared match is likely to be among them when one exists.
+ * shared match is likely to be among them when one exists: each `*` is
+ * filled with "x" or a literal chunk of the other pattern (".spec.ts"), and
+ * each `**` with nothing, one segment, or the rest of the other's base.
  */
 function witnesses(pattern: string, other: string): string[] {
   const fillers = ["x", ...literalChunks(other).flatMap((c) => [c, "x" + c, c + "x"])].slice(0, 16);
+  const otherBase = globBase(other);
   const out = new Set<string>();
   for (const expanded of minimatch.braceExpand(pattern)) {
     const segments = expanded.split("/");
     const globstars = segments.filter((s) => s === "**").length;
-    const otherBase = globBase(other).split("/").filter(Boolean);
+    const choices = Math.min(3 ** globstars, 81);
     for (const filler of fillers) {
-      // Each ** becomes nothing, one segment, or the other's literal base.
-      const choices = Math.min(3 ** globstars, 81);
       for (let mask = 0; mask < choices; mask++) {
         let m = mask;
         const parts: string[] = [];
@@ -128,8 +129,11 @@ function witnesses(pattern: string, other: string): string[] {
           if (s === "**") {
             const pick = m % 3;
             m = Math.floor(m / 3);
-            if (pick === 1) parts.push(filler);
-            if (pick === 2) parts.push(...otherBase, filler);
+            const prefix = parts.join("/");
+            if (pick === 1) parts.push("x");
+            if (pick === 2 && otherBase.startsWith(prefix ? prefix + "/" : "")) {
+              parts.push(...otherBase.slice(prefix ? prefix.length + 1 : 0).split("/").filter(Boolean));
+            }
             continue;
           }
           parts.push(
@@ -148,6 +152,16 @@ function witnesses(pattern: string, other: string): string[] {
 }
 
 /**
+ * A literal whose last segment has an extension ("checkout.ts") is taken
+ * for a file; any other literal ("app/checkout") for a directory, which
+ * covers everything below it.
+ */
+export function looksLikeFile(literal: string): boolean {
+  const last = literal.slice(literal.lastIndexOf("/") + 1);
+  return /^[^.].*\.[A-Za-z0-9]+$/.test(last);
+}
+
+/**
  * Do two scope patterns share a path? Exact for literals and directory
  * prefixes, and for a literal against a glob (minimatch's partial match
  * answers "could something under this directory match"). Two globs
@@ -161,19 +175,19 @@ export function patternsOverlap(a: string, b: string, opts: MatchOptions = {}): 
   if (!gx && !gy) return within(x, y) || within(y, x);
   if (!gx || !gy) {
     const [lit, glob] = gx ? [y, x] : [x, y];
+    const asFile = looksLikeFile(lit);
     return (
       minimatch(lit, glob, mmOptions(opts)) ||
-      minimatch(lit, glob, mmOptions(opts, true)) ||
-      within(globBase(glob), lit) ||
+      // a directory: could the glob match something below it, or does the glob lie inside it?
+      (!asFile && (minimatch(lit, glob, mmOptions(opts, true)) || within(globBase(glob), lit))) ||
       // the glob matches a directory above `lit`, which covers it
-      lit.split("/").some((_, i, all) => minimatch(all.slice(0, i + 1).join("/"), glob, mmOptions(opts)))
+      lit.split("/").some((_, i, all) => i < all.length - 1 && minimatch(all.slice(0, i + 1).join("/"), glob, mmOptions(opts)))
     );
   }
   const bx = globBase(x);
   const by = globBase(y);
   if (!within(bx, by) && !within(by, bx)) return false;
-  const matches = (path: string, glob: string) =>
-    minimatch(path, glob, mmOptions(opts)) || minimatch(path, glob + "/**", mmOptions(opts));
+  const matches = (path: string, glob: string) => minimatch(path, glob, mmOptions(opts));
   return witnesses(x, y).some((w) => matches(w, y)) || witnesses(y, x).some((w) => matches(w, x));
 }
 

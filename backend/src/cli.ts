@@ -6,6 +6,9 @@ import { createLogger } from "./log.js";
 import * as admin from "./operations/admin.js";
 import type { Deps } from "./operations/deps.js";
 import { startServer } from "./server.js";
+import { consoleConfigFromEnv } from "./console/config.js";
+import { createLoginLink } from "./operations/console.js";
+import { recap, renderRecap } from "./operations/recap.js";
 import { openDb } from "./store/db.js";
 import { migrate } from "./store/migrate.js";
 
@@ -53,9 +56,17 @@ export function buildCli(): Command {
     .action(async (opts: { port?: string; host: string; dataDir?: string }) => {
       const log = createLogger();
       const databaseUrl = resolveDatabaseUrl(opts);
-      const server = await startServer({ databaseUrl, port: resolvePort(opts.port), host: opts.host, log });
+      const consoleConfig = consoleConfigFromEnv();
+      const server = await startServer({ databaseUrl, port: resolvePort(opts.port), host: opts.host, log, console: consoleConfig });
       log.info({ url: server.url, database: databaseUrl.startsWith("file:") ? databaseUrl : "postgresql" }, "cohent serving");
       process.stderr.write(`cohent serving on ${server.url}\n`);
+      if (!consoleConfig.github) {
+        // No GitHub configured: a one-time local admin link, like a notebook server's token link.
+        const base = consoleConfig.publicUrl ?? server.url;
+        process.stderr.write(`Control Room sign-in (one-time link): ${base}/auth/local?token=${await createLoginLink(server.deps)}\n`);
+      } else {
+        process.stderr.write(`Control Room: ${consoleConfig.publicUrl ?? server.url} (sign in with GitHub)\n`);
+      }
       const stop = () => void server.close().then(() => process.exit(0));
       process.once("SIGINT", stop);
       process.once("SIGTERM", stop);
@@ -143,6 +154,29 @@ export function buildCli(): Command {
       const since = opts.since ? parseSince(opts.since) : undefined;
       const m = await withDeps(opts, (deps) => admin.metrics(deps, opts.repo, since));
       print(m, opts.json, () => Object.entries(m).map(([k, v]) => `${k}: ${v ?? "-"}`).join("\n"));
+    });
+
+  program
+    .command("signin-link")
+    .description("print a new one-time local admin sign-in link for the Control Room")
+    .option("--url <base>", "the server's address", process.env.COHENT_PUBLIC_URL ?? `http://127.0.0.1:${resolvePort(undefined)}`)
+    .addOption(dataDirOption())
+    .action(async (opts: { url: string; dataDir?: string }) => {
+      const token = await withDeps(opts, (deps) => createLoginLink(deps));
+      process.stdout.write(`${opts.url.replace(/\/$/, "")}/auth/local?token=${token}\n`);
+    });
+
+  program
+    .command("recap")
+    .description("a deterministic account of a time window: completed, blocked and waiting work")
+    .requiredOption("--repo <name>", "owner/name")
+    .option("--since <duration>", "the window: 30m, 24h, 7d, …", "24h")
+    .addOption(dataDirOption())
+    .option("--json", "print JSON")
+    .action(async (opts: { repo: string; since: string; dataDir?: string; json?: boolean }) => {
+      const since = parseSince(opts.since);
+      const r = await withDeps(opts, (deps) => recap(deps, opts.repo, since));
+      print(r, opts.json, () => renderRecap(r));
     });
 
   return program;

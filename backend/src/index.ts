@@ -8,3 +8,7 @@ export { DEFAULT_LEASE, guardStatus, type LeaseConfig } from "./lease.js";
 export * as admin from "./operations/admin.js";
 export * as operations from "./operations/index.js";
 export { createLogger } from "./log.js";
+export * as pairing from "./operations/pairing.js";
+export * as consoleOps from "./operations/console.js";
+export * as recapOps from "./operations/recap.js";
+export { consoleConfigFromEnv, type ConsoleConfig } from "./console/config.js";

@@ -1,6 +1,7 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Logger } from "pino";
+import type { ConsoleConfig } from "./console/config.js";
 import { createApp } from "./http/app.js";
 import { DEFAULT_LEASE, type LeaseConfig } from "./lease.js";
 import type { Deps } from "./operations/deps.js";
@@ -22,12 +23,14 @@ export async function startServer(opts: {
   log: Logger;
   clock?: () => Date;
   lease?: LeaseConfig;
+  /** Sign-in and UI settings of the Control Room; default: from the environment. */
+  console?: ConsoleConfig;
 }): Promise<RunningServer> {
   const applied = await migrate(opts.databaseUrl);
   if (applied.length) opts.log.info({ applied }, "migrations applied");
   const db = await openDb(opts.databaseUrl);
   const deps: Deps = { db, clock: opts.clock ?? (() => new Date()), lease: opts.lease ?? DEFAULT_LEASE, log: opts.log };
-  const server = http.createServer(createApp(deps).callback());
+  const server = http.createServer(createApp(deps, opts.console).callback());
   server.keepAliveTimeout = 5_000;
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);

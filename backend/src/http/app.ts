@@ -5,6 +5,7 @@ import { BOUNDS, success } from "@cohent/protocol";
 import type { Deps } from "../operations/deps.js";
 import { agentRoutes } from "./agent-routes.js";
 import { errorEnvelope } from "./errors.js";
+import { consoleConfigFromEnv, consoleRoutes, consoleUi, type ConsoleConfig } from "../console/index.js";
 
 /** Request log lines carry no token, body or prompt: only what and how long. */
 function accessLog(deps: Deps) {
@@ -23,7 +24,7 @@ function accessLog(deps: Deps) {
 }
 
 /** The app factory, separate from listen(), so tests run it on a loopback port with a real store and a controllable clock. */
-export function createApp(deps: Deps): Koa {
+export function createApp(deps: Deps, consoleConfig: ConsoleConfig = consoleConfigFromEnv()): Koa {
   const app = new Koa({ proxy: false });
   app.use(accessLog(deps));
   app.use(errorEnvelope(deps));
@@ -33,9 +34,12 @@ export function createApp(deps: Deps): Koa {
     ctx.body = success("health", { status: "ok" }, { serverTime: deps.clock().toISOString() });
   });
   const agent = agentRoutes(deps);
-  for (const router of [health, agent]) {
+  const human = consoleRoutes(deps, consoleConfig);
+  for (const router of [health, agent, human]) {
     app.use(router.routes());
     app.use(router.allowedMethods({ throw: false }));
   }
+  // The Control Room UI: everything that is not /api or /healthz, on the same port.
+  app.use(consoleUi(consoleConfig.buildDir));
   return app;
 }

@@ -44,14 +44,17 @@ export async function setGoal(deps: Deps, name: string, goal: string) {
 /** Issues an agent token for one repository. The secret is returned once and only its hash is stored. */
 export async function issueToken(deps: Deps, input: { repo: string; person: string; client?: string }) {
   const person = Person.parse(input.person);
-  return deps.db.tx(async (tx) => {
-    const repo = await repoByName(tx, input.repo);
-    const token = newToken();
-    const row = await tx.agentToken.create({
-      data: { id: newId("tok"), repoId: repo.id, person, client: input.client ?? null, tokenHash: hashToken(token), createdAt: deps.clock() },
-    });
-    return { id: row.id, token, repo: repo.name, person };
+  return deps.db.tx(async (tx) => createAgentToken(tx, deps, { repo: await repoByName(tx, input.repo), person, client: input.client ?? null }));
+}
+
+/** The token-issuing step of issueToken, inside a caller's transaction (pairing issues its token this way). */
+export async function createAgentToken(tx: Tx, deps: Deps, input: { repo: { id: string; name: string }; person: string; client: string | null }) {
+  const person = Person.parse(input.person);
+  const token = newToken();
+  const row = await tx.agentToken.create({
+    data: { id: newId("tok"), repoId: input.repo.id, person, client: input.client, tokenHash: hashToken(token), createdAt: deps.clock() },
   });
+  return { id: row.id, token, repo: input.repo.name, person };
 }
 
 export async function revokeToken(deps: Deps, tokenId: string) {

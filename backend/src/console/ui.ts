@@ -1,0 +1,42 @@
+import { existsSync } from "node:fs";
+import type { IncomingMessage, ServerResponse } from "node:http";
+import path from "node:path";
+import { pathToFileURL } from "node:url";
+import type { Context, Next } from "koa";
+
+type NodeHandler = (req: IncomingMessage, res: ServerResponse, next?: () => void) => void;
+
+/**
+ * Serves the SvelteKit Control Room (adapter-node's handler) from the same
+ * process and port as the API: everything that is not /api or /healthz.
+ */
+export function consoleUi(buildDir: string) {
+  let handler: Promise<NodeHandler | null> | null = null;
+  const load = () =>
+    (handler ??= (async () => {
+      const file = path.join(buildDir, "handler.js");
+      if (!existsSync(file)) return null;
+      return ((await import(pathToFileURL(file).href)) as { handler: NodeHandler }).handler;
+    })());
+
+  return async (ctx: Context, next: Next) => {
+    if (ctx.path.startsWith("/api/") || ctx.path === "/api" || ctx.path === "/healthz" || !["GET", "HEAD"].includes(ctx.method)) return next();
+    const h = await load();
+    if (!h) {
+      ctx.status = 503;
+      ctx.type = "text/plain";
+      ctx.body = `The Control Room is not built. Run: npm run build -w console\n`;
+      return;
+    }
+    ctx.status = 200; // SvelteKit sets the real status; this keeps the envelope middleware out of it.
+    ctx.respond = false;
+    await new Promise<void>((resolve) => {
+      ctx.res.once("close", resolve);
+      ctx.res.once("finish", resolve);
+      h(ctx.req, ctx.res, () => {
+        ctx.res.statusCode = 404;
+        ctx.res.end("Not found");
+      });
+    });
+  };
+}

@@ -1,0 +1,2 @@
+export const OUTFILE: string;
+export function buildAdapter(opts?: { quiet?: boolean; outfile?: string }): Promise<string>;

@@ -1,0 +1,1 @@
+export async function bootstrap(_args: string[], _json: boolean, _url: string): Promise<number> { return 0; }

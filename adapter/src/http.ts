@@ -1,0 +1,90 @@
+import { request as httpRequest, type IncomingMessage, type RequestOptions } from "node:http";
+import type { Envelope } from "./envelope.js";
+import { fail } from "./envelope.js";
+
+/**
+ * The agent API over node:http rather than fetch: Node 20 loads undici
+ * lazily on the first fetch, and that costs a hook more than the whole
+ * round trip to a local server. Any transport failure, a non-JSON answer
+ * or a 5xx without an envelope becomes CONTROL_PLANE_UNREACHABLE.
+ */
+
+export interface AgentConnection {
+  service: string;
+  token: string;
+  session: string;
+  timeoutMs?: number;
+}
+
+export const DEFAULT_TIMEOUT_MS = Number(process.env.COHENT_TIMEOUT_MS) > 0 ? Number(process.env.COHENT_TIMEOUT_MS) : 8_000;
+
+export async function requestJson(
+  method: "GET" | "POST",
+  url: string,
+  headers: Record<string, string>,
+  body: unknown,
+  operation: string,
+  timeoutMs = DEFAULT_TIMEOUT_MS,
+): Promise<Envelope> {
+  const target = new URL(url);
+  const payload = body === undefined ? undefined : JSON.stringify(body);
+  const opts: RequestOptions = {
+    method,
+    headers: { accept: "application/json", ...headers, ...(payload ? { "content-type": "application/json", "content-length": String(Buffer.byteLength(payload)) } : {}) },
+  };
+  const request = target.protocol === "https:" ? (await import("node:https")).request : httpRequest;
+  const unreachable = (why: string) =>
+    fail(operation, "CONTROL_PLANE_UNREACHABLE", `The Cohent service at ${target.origin} cannot be reached (${why}). Start it or fix the service URL in .cohent/project.json; edits and shell commands stay blocked until then.`);
+  return new Promise<Envelope>((resolve) => {
+    let settled = false;
+    const done = (e: Envelope) => {
+      if (!settled) {
+        settled = true;
+        clearTimeout(timer);
+        resolve(e);
+      }
+    };
+    let req: ReturnType<typeof httpRequest>;
+    try {
+      req = request(target, opts, (res: IncomingMessage) => {
+        const chunks: Buffer[] = [];
+        res.on("data", (c: Buffer) => chunks.push(c));
+        res.on("error", (err) => done(unreachable(err.message)));
+        res.on("end", () => {
+          try {
+            const env = JSON.parse(Buffer.concat(chunks).toString("utf8")) as Envelope;
+            if (env && env.version === 1 && typeof env.ok === "boolean") return done(env);
+          } catch {
+            /* fall through */
+          }
+          done(unreachable(`HTTP ${res.statusCode} without a Cohent envelope`));
+        });
+      });
+    } catch (err) {
+      return done(unreachable((err as Error).message));
+    }
+    const timer = setTimeout(() => {
+      req.destroy();
+      done(unreachable(`no answer within ${timeoutMs} ms`));
+    }, timeoutMs);
+    req.on("error", (err: NodeJS.ErrnoException) => done(unreachable(err.code ?? err.message)));
+    req.end(payload);
+  });
+}
+
+function agentHeaders(c: AgentConnection): Record<string, string> {
+  return { authorization: `Bearer ${c.token}`, "x-cohent-session": c.session };
+}
+
+export function postAgent(c: AgentConnection, body: { type: string; [k: string]: unknown }): Promise<Envelope> {
+  return requestJson("POST", `${c.service}/api/agent`, agentHeaders(c), body, body.type, c.timeoutMs);
+}
+
+export function pollAgent(c: AgentConnection, intentId: string, cursor?: string): Promise<Envelope> {
+  const h = { ...agentHeaders(c), "x-cohent-intent": intentId, ...(cursor ? { "x-cohent-cursor": cursor } : {}) };
+  return requestJson("GET", `${c.service}/api/agent`, h, undefined, "poll", c.timeoutMs);
+}
+
+export function health(service: string, timeoutMs?: number): Promise<Envelope> {
+  return requestJson("GET", `${service}/healthz`, {}, undefined, "health", timeoutMs);
+}

@@ -80,3 +80,161 @@ describe("one agent: publish, intent, guarded edits, checkpoints", () => {
     expect(JSON.parse(closed!.checkpoints[1]!.paths!)).toEqual(["src/checkout/validate.ts"]);
   });
 });
+
+describe("two sessions in one checkout", () => {
+  it("answers wait and duplicate, refuses the colliding edit and scope with the peer named", async () => {
+    const co = await makeCheckout(server.url, REPO);
+    const A = "codex-sess-A";
+    const B = "claude-sess-B";
+    const envA = { ...codex.env, COHENT_AGENT_TOKEN: aliceToken };
+    const envB = { ...claude.env, COHENT_AGENT_TOKEN: bobToken };
+
+    await hook(co, codex.sessionStart(A, co.root), envA);
+    await hook(co, claude.sessionStart(B, co.root), envB);
+    expect((await hook(co, codex.prompt(A, co.root, "Build the payments API"), envA)).context).toContain("[cohent plan]");
+    expect((await hook(co, claude.prompt(B, co.root, "Build the payments UI"), envB)).context).toContain("[cohent plan]");
+
+    const a = await agentRuns(co, codex, A, ["intent", intentJson({ objective: "Payments API", outputs: ["payments-api"], components: ["payments"] })], { env: envA });
+    expect(a.cmd!.code).toBe(0);
+
+    // B depends on A's active output: wait, exit 2, and its edits are refused.
+    const wait = await agentRuns(co, claude, B, ["intent", intentJson({ objective: "Payments UI", outputs: ["payments-ui"], dependsOn: ["payments-api"] })], { env: envB });
+    expect(wait.cmd!.code).toBe(2);
+    expect(wait.cmd!.stdout).toMatch(/: wait\./);
+    expect(wait.cmd!.stdout).toContain("Replan");
+    const blocked = await hook(co, claude.write(B, co.root, path.join(co.root, "web/pay.tsx")), envB);
+    expect(blocked.denied).toMatch(/must wait/);
+
+    // Same objective and output as A: duplicate, exit 2, in JSON form the v1 envelope.
+    const dup = await agentRuns(co, claude, B, ["intent", intentJson({ objective: "Payments API", outputs: ["payments-api"] }), "--json"], { env: envB });
+    expect(dup.cmd!.code).toBe(2);
+    const envelope = JSON.parse(dup.cmd!.stdout);
+    expect(envelope).toMatchObject({ version: 1, ok: true, operation: "intent", data: { action: "duplicate" } });
+    expect(envelope.meta.session.control).toBe("active");
+
+    // B replans onto separate work and proceeds.
+    const ok = await agentRuns(co, claude, B, ["intent", intentJson({ objective: "Payments UI shell", outputs: ["payments-ui-shell"] })], { env: envB });
+    expect(ok.cmd!.code).toBe(0);
+
+    // A edits through an apply_patch (targets parsed from the patch): claimed automatically.
+    const patchA = await hook(co, codex.patch(A, co.root, addPatch("src/payments/api.ts")), envA);
+    expect(patchA.denied).toBeNull();
+
+    // B's visible edit of the same file collides: refused, naming alice and her agent.
+    const collide = await hook(co, claude.write(B, co.root, path.join(co.root, "src/payments/api.ts")), envB);
+    expect(collide.denied).toMatch(/src\/payments\/api\.ts overlaps the scope of alice \(Codex gpt-5\.5\)/);
+    expect(collide.denied).toContain("Payments API");
+
+    // The heredoc form of apply_patch through the shell is an edit too.
+    const heredoc = await hook(co, claude.bash(B, co.root, `apply_patch <<'EOF'\n${addPatch("src/payments/api.ts")}EOF`), envB);
+    expect(heredoc.denied).toMatch(/overlaps the scope of alice/);
+
+    // An explicit scope that overlaps: exit 1, the peer named, the replacement rule stated.
+    const scope = await agentRuns(co, claude, B, ["scope", "src/payments"], { env: envB });
+    expect(scope.cmd!.code).toBe(1);
+    expect(scope.cmd!.stdout).toContain("overlaps alice (Codex gpt-5.5) on src/payments/api.ts");
+    expect(scope.cmd!.stdout).toContain("replaces your previous claim");
+
+    // A non-overlapping scope is claimed; a write outside it is refused even though nobody holds that path.
+    const mine = await agentRuns(co, claude, B, ["scope", "web/payments"], { env: envB });
+    expect(mine.cmd!.code).toBe(0);
+    expect(mine.cmd!.stdout).toContain("Scope claimed: web/payments.");
+    expect((await hook(co, claude.write(B, co.root, path.join(co.root, "web/payments/form.tsx")), envB)).denied).toBeNull();
+    const outside = await hook(co, claude.write(B, co.root, path.join(co.root, "web/other.tsx")), envB);
+    expect(outside.denied).toMatch(/web\/other\.tsx lies outside your declared scope \(web\/payments\)/);
+
+    // Shell tools are not held to scope: the collision block is advisory for them.
+    expect((await hook(co, claude.bash(B, co.root, "sed -i s/a/b/ src/payments/api.ts"), envB)).denied).toBeNull();
+
+    // The runtime keeps both sessions apart.
+    const rt = JSON.parse(readFileSync(path.join(co.root, ".cohent", "runtime.json"), "utf8"));
+    expect(rt.sessions[A].scope).toEqual(["src/payments/api.ts"]);
+    expect(rt.sessions[B].scope).toEqual(["web/payments"]);
+    expect(rt.sessions[B].explicitScope).toBe(true);
+  });
+
+  it("a command outside any hook refuses when several sessions share the checkout", async () => {
+    const co = await makeCheckout(server.url, REPO);
+    await hook(co, codex.sessionStart("s-one", co.root), { COHENT_AGENT_TOKEN: aliceToken });
+    await hook(co, claude.sessionStart("s-two", co.root), { ...claude.env, COHENT_AGENT_TOKEN: bobToken });
+    const r = await run(co, ["checkpoint", "working", "hi"], { env: { COHENT_AGENT_TOKEN: aliceToken } });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/2 agent sessions share this checkout/);
+    expect(r.stderr).toContain("s-one");
+  });
+});
+
+describe("the kill switch and the failure rows", () => {
+  it("a pause from the API refuses the next edit and shell call, but not the adapter's own command", async () => {
+    const co = await makeCheckout(server.url, REPO);
+    const env = { ...codex.env, COHENT_AGENT_TOKEN: aliceToken };
+    const S = "codex-pause";
+    await hook(co, codex.prompt(S, co.root, "Tidy the cart"), env);
+    await agentRuns(co, codex, S, ["intent", intentJson({ objective: "Tidy cart", outputs: ["cart-tidy"] })], { env });
+    expect((await hook(co, codex.patch(S, co.root, addPatch("src/cart.ts")), env)).denied).toBeNull();
+
+    const ses = await sessionByKey(S);
+    await admin.controlSession(server.deps, { sessionId: ses.id, kind: "pause", actor: "test", reason: "hold on" });
+
+    const edit = await hook(co, codex.patch(S, co.root, addPatch("src/cart.ts")), env);
+    expect(edit.denied).toMatch(/paused from the Cohent Control Room \(hold on\)/);
+    const shell = await hook(co, codex.shell(S, co.root, "git commit -am wip"), env);
+    expect(shell.denied).toMatch(/paused/);
+    const stdin = await hook(co, { ...codex.shell(S, co.root, ""), tool_name: "write_stdin", tool_input: { chars: "y\n" } }, env);
+    expect(stdin.denied).toMatch(/paused/);
+    const mcp = await hook(co, { ...codex.shell(S, co.root, ""), tool_name: "mcp__github__create_pr", tool_input: { title: "x" } }, env);
+    expect(mcp.denied).toMatch(/paused/);
+
+    // The adapter's own command stays exempt: a paused agent can still report that it stopped,
+    // while the server itself refuses a new claim.
+    const own = await agentRuns(co, codex, S, ["checkpoint", "blocked", "paused by a human"], { env });
+    expect(own.pre.denied).toBeNull();
+    expect(own.cmd!.code).toBe(0);
+    const claim = await agentRuns(co, codex, S, ["scope", "src/other.ts"], { env });
+    expect(claim.pre.denied).toBeNull();
+    expect(claim.cmd!.code).toBe(1);
+    expect(claim.cmd!.stderr).toContain("SESSION_PAUSED");
+    // A chained variant is not the adapter's command: refused like any shell call.
+    expect((await hook(co, codex.shell(S, co.root, "node .cohent/cohent.mjs context && git push"), env)).denied).toMatch(/paused/);
+
+    await admin.controlSession(server.deps, { sessionId: ses.id, kind: "resume", actor: "test" });
+    expect((await hook(co, codex.shell(S, co.root, "git status"), env)).denied).toBeNull();
+  });
+
+  it("the backend being down blocks edits and shell calls, with a reason that says how to fix it", async () => {
+    const down = await startBackend();
+    const url = down.url;
+    await down.stop();
+    const co = await makeCheckout(url, REPO);
+    const env = { ...claude.env, COHENT_AGENT_TOKEN: bobToken };
+    const prompt = await hook(co, claude.prompt("s-down", co.root, "anything"), env);
+    expect(prompt.code).toBe(0);
+    expect(prompt.context).toMatch(/CONTROL_PLANE_UNREACHABLE/);
+    const shell = await hook(co, claude.bash("s-down", co.root, "ls"), env);
+    expect(shell.denied).toMatch(/cannot be reached .*ECONNREFUSED.*Start it or fix the service URL/);
+    const edit = await hook(co, claude.write("s-down", co.root, path.join(co.root, "a.ts")), env);
+    expect(edit.denied).toMatch(/cannot be reached/);
+    const read = await hook(co, { ...claude.bash("s-down", co.root, "ls"), tool_name: "Grep", tool_input: { pattern: "x" } }, env);
+    expect(read.stdout).toBe("");
+  });
+
+  it("an unusable configuration blocks both kinds", async () => {
+    const bare = await makeCheckout(null, REPO);
+    rmSync(path.join(bare.root, ".cohent", "project.json"), { force: true });
+    const noProject = await hook(bare, claude.bash("s-x", bare.root, "ls"), claude.env);
+    expect(noProject.denied).toMatch(/not usable in this checkout: No \.cohent\/project\.json/);
+
+    const unpaired = await makeCheckout(server.url, REPO);
+    const noToken = await hook(unpaired, claude.bash("s-y", unpaired.root, "ls"), claude.env);
+    expect(noToken.denied).toMatch(/no Cohent credential for acme\/shop.*bootstrap --approve/);
+
+    const revoked = await hook(unpaired, claude.bash("s-y", unpaired.root, "ls"), { ...claude.env, COHENT_AGENT_TOKEN: "coh_not-a-real-token-at-all-000000" });
+    // Without an intent the probe is the health check, so a bad token shows on the first authenticated call.
+    expect(revoked.denied).toBeNull();
+    const publish = await hook(unpaired, claude.prompt("s-y", unpaired.root, "hi"), { ...claude.env, COHENT_AGENT_TOKEN: "coh_not-a-real-token-at-all-000000" });
+    expect(publish.context).toMatch(/UNAUTHENTICATED/);
+
+    writeFileSync(path.join(unpaired.root, ".cohent", "project.json"), "{not json");
+    expect((await hook(unpaired, claude.write("s-z", unpaired.root, path.join(unpaired.root, "a.ts")), { ...claude.env, COHENT_AGENT_TOKEN: bobToken })).denied).toMatch(/not valid JSON/);
+  });
+});

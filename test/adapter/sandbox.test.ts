@@ -1,0 +1,101 @@
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { readFileSync } from "node:fs";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startBackend, type TestBackend } from "../helpers/backend.js";
+import { agentRuns, codex, hook, makeCheckout, run } from "./helpers.js";
+
+/**
+ * Codex's default sandbox: the agent's shell cannot open a socket, while
+ * hooks run outside it. The command process here is started with a
+ * preload that makes every connect fail with EPERM; the PreToolUse hook
+ * runs as a normal process. The relay must carry the operation across.
+ */
+
+const NO_NETWORK = path.join(path.dirname(fileURLToPath(import.meta.url)), "fixtures", "no-network.cjs");
+const sandboxed = ["--require", NO_NETWORK];
+let server: TestBackend;
+const REPO = "acme/sandbox";
+let alice: string;
+let bob: string;
+
+beforeAll(async () => {
+  server = await startBackend();
+  await server.addRepo(REPO, "Sandboxed work");
+  alice = await server.issueToken(REPO, "alice", "Codex");
+  bob = await server.issueToken(REPO, "bob", "Codex");
+});
+afterAll(async () => {
+  await server?.stop();
+});
+
+const intentJson = (o: object) => JSON.stringify({ plan: [], components: [], dependsOn: [], deferred: [], requires: [], capabilities: [], state: "planned", ...o });
+
+describe("the sandbox relay", () => {
+  it("the sandboxed command alone cannot reach the service (the stand-in sandbox is real)", async () => {
+    const co = await makeCheckout(server.url, REPO);
+    const env = { COHENT_AGENT_TOKEN: alice };
+    await hook(co, codex.prompt("sbx-0", co.root, "probe"), env);
+    const direct = await run(co, ["checkpoint", "working", "direct"], { env, nodeArgs: sandboxed });
+    expect(direct.code).toBe(1);
+    expect(direct.stderr).toMatch(/CONTROL_PLANE_UNREACHABLE.*EPERM/);
+    expect(direct.stderr).toContain("PreToolUse hook performs it outside the sandbox");
+    // The same command without the sandbox reaches it.
+    expect((await run(co, ["checkpoint", "working", "direct"], { env })).code).toBe(0);
+  });
+
+  it("intent, scope, checkpoint and context work through the PreToolUse hook, with the right exit codes", async () => {
+    const peer = await makeCheckout(server.url, REPO);
+    await hook(peer, codex.prompt("sbx-peer", peer.root, "Build the ledger"), { COHENT_AGENT_TOKEN: bob });
+    const p = await agentRuns(peer, codex, "sbx-peer", ["intent", intentJson({ objective: "Ledger", outputs: ["ledger"] })], { env: { COHENT_AGENT_TOKEN: bob } });
+    expect(p.cmd!.code).toBe(0);
+
+    const co = await makeCheckout(server.url, REPO);
+    const env = { COHENT_AGENT_TOKEN: alice };
+    const S = "sbx-1";
+    await hook(co, codex.prompt(S, co.root, "Build the ledger report"), env);
+
+    const wait = await agentRuns(co, codex, S, ["intent", intentJson({ objective: "Ledger report", outputs: ["ledger-report"], dependsOn: ["ledger"] })], { env, commandNodeArgs: sandboxed });
+    expect(wait.pre.denied).toBeNull();
+    expect(wait.cmd!.code).toBe(2);
+    expect(wait.cmd!.stdout).toMatch(/: wait\./);
+
+    const go = await agentRuns(co, codex, S, ["intent", intentJson({ objective: "Ledger report skeleton", outputs: ["report-skeleton"] }), "--json"], { env, commandNodeArgs: sandboxed });
+    expect(go.cmd!.code).toBe(0);
+    const envelope = JSON.parse(go.cmd!.stdout);
+    expect(envelope).toMatchObject({ version: 1, ok: true, operation: "intent", data: { action: "proceed" } });
+
+    const scope = await agentRuns(co, codex, S, ["scope", "reports/ledger"], { env, commandNodeArgs: sandboxed });
+    expect(scope.cmd!.code).toBe(0);
+    expect(scope.cmd!.stdout).toContain("Scope claimed: reports/ledger.");
+    const claim = await server.deps.db.tx((tx) => tx.claim.findUnique({ where: { intentId: envelope.data.intentId } }));
+    expect(JSON.parse(claim!.paths)).toEqual(["reports/ledger"]);
+
+    const context = await agentRuns(co, codex, S, ["context"], { env, commandNodeArgs: sandboxed });
+    expect(context.cmd!.code).toBe(0);
+    expect(context.cmd!.stdout).toContain("Sandboxed work");
+    expect(context.cmd!.stdout).toContain(`Your intent ${envelope.data.intentId}: proceed.`);
+
+    const done = await agentRuns(co, codex, S, ["checkpoint", "completed", "report skeleton done"], { env, commandNodeArgs: sandboxed });
+    expect(done.cmd!.code).toBe(0);
+    const intent = await server.deps.db.tx((tx) => tx.intent.findUnique({ where: { id: envelope.data.intentId } }));
+    expect(intent!.state).toBe("completed");
+
+    // Each relay is claimed once: nothing is left behind for a later command to pick up.
+    const rt = JSON.parse(readFileSync(path.join(co.root, ".cohent", "runtime.json"), "utf8"));
+    expect(rt.relays).toEqual([]);
+  });
+
+  it("binds each command to the session whose hook saw it, when two sessions share the checkout", async () => {
+    const co = await makeCheckout(server.url, REPO);
+    const envA = { COHENT_AGENT_TOKEN: alice };
+    const envB = { COHENT_AGENT_TOKEN: bob };
+    await hook(co, codex.prompt("sbx-A", co.root, "A's prompt"), envA);
+    await hook(co, codex.prompt("sbx-B", co.root, "B's prompt"), envB);
+    const b = await agentRuns(co, codex, "sbx-B", ["intent", intentJson({ objective: "B work", outputs: ["b-out"] }), "--json"], { env: envB, commandNodeArgs: sandboxed });
+    expect(b.cmd!.code).toBe(0);
+    const rt = JSON.parse(readFileSync(path.join(co.root, ".cohent", "runtime.json"), "utf8"));
+    expect(JSON.parse(b.cmd!.stdout).data.intentId).toBe(rt.sessions["sbx-B"].intentId);
+    expect(rt.sessions["sbx-A"].action).toBe("plan");
+  });
+});

@@ -27,11 +27,35 @@ export interface Resolution {
 }
 
 const key = (name: string) => name.toLowerCase();
-const keys = (names: readonly string[]) => new Set(names.map(key));
-const shared = (a: readonly string[], b: readonly string[]) => {
-  const set = keys(b);
-  return [...new Set(a.filter((x) => set.has(key(x))).map(key))];
-};
+
+/** Names folded once per intent: rules compare thousands of peers, so they must not allocate per comparison. */
+interface Folded {
+  components: Set<string>;
+  dependsOn: Set<string>;
+  deferred: Set<string>;
+  outputs: Set<string>;
+  requires: Set<string>;
+  capabilities: Set<string>;
+}
+const folded = new WeakMap<IntentRecord, Folded>();
+function fold(record: IntentRecord): Folded {
+  let f = folded.get(record);
+  if (!f) {
+    const set = (names: readonly string[]) => new Set(names.map(key));
+    f = {
+      components: set(record.components), dependsOn: set(record.dependsOn), deferred: set(record.deferred),
+      outputs: set(record.outputs), requires: set(record.requires), capabilities: set(record.capabilities),
+    };
+    folded.set(record, f);
+  }
+  return f;
+}
+function shared(a: Set<string>, b: Set<string>): string[] {
+  const out: string[] = [];
+  const [small, large] = a.size <= b.size ? [a, b] : [b, a];
+  for (const x of small) if (large.has(x)) out.push(x);
+  return out.sort();
+}
 
 /** "Build  sign-in states." and "build sign-in states" are the same objective. */
 export function sameObjective(a: string, b: string): boolean {
@@ -53,41 +77,43 @@ type Rule = (me: ResolverIntent & { record: IntentRecord }, peer: ResolverIntent
 /** 1. An active output named in dependsOn. */
 export const waitRule: Rule = (me, peer) => {
   if (peer.status !== "active") return null;
-  const names = shared(me.record.dependsOn, peer.record.outputs);
+  const names = shared(fold(me.record).dependsOn, fold(peer.record).outputs);
   return names.length ? names : null;
 };
 
 /** 2. The same objective and output, already owned by earlier active work. */
 export const duplicateRule: Rule = (me, peer) => {
   if (peer.status !== "active" || !earlier(peer, me)) return null;
-  if (!sameObjective(me.record.objective, peer.record.objective)) return null;
-  const names = shared(me.record.outputs, peer.record.outputs);
+  const names = shared(fold(me.record).outputs, fold(peer.record).outputs);
+  if (!names.length || !sameObjective(me.record.objective, peer.record.objective)) return null;
   return names.length ? names : null;
 };
 
 /** 3. A required capability I lack, reported by an active peer. */
 export const handoffRule: Rule = (me, peer) => {
   if (peer.status !== "active") return null;
-  const mine = keys(me.record.capabilities);
-  const missing = me.record.requires.filter((c) => !mine.has(key(c)));
-  const names = shared(missing, peer.record.capabilities);
+  const mine = fold(me.record);
+  const missing = new Set([...mine.requires].filter((c) => !mine.capabilities.has(c)));
+  const names = shared(missing, fold(peer.record).capabilities);
   return names.length ? names : null;
 };
 
 /** 4. A shared component with separate outputs, or an output I deferred. */
 export const parallelRule: Rule = (me, peer) => {
   if (peer.status !== "active") return null;
-  const deferred = shared(me.record.deferred, peer.record.outputs);
+  const mine = fold(me.record);
+  const theirs = fold(peer.record);
+  const deferred = shared(mine.deferred, theirs.outputs);
   if (deferred.length) return deferred;
-  const components = shared(me.record.components, peer.record.components);
-  if (components.length && shared(me.record.outputs, peer.record.outputs).length === 0) return components;
+  const components = shared(mine.components, theirs.components);
+  if (components.length && shared(mine.outputs, theirs.outputs).length === 0) return components;
   return null;
 };
 
 /** 5. A dependency that a completed peer produced. */
 export const completedDependencyRule: Rule = (me, peer) => {
   if (peer.status !== "completed") return null;
-  const names = shared(me.record.dependsOn, peer.record.outputs);
+  const names = shared(fold(me.record).dependsOn, fold(peer.record).outputs);
   return names.length ? names : null;
 };
 

@@ -57,6 +57,21 @@ describe.each(DATABASE_KINDS)("sessions and leases on the server's clock (%s)", 
     expect(back.body.error.details.conflicts[0].person).toBe("bob");
   });
 
+  it("a waiting agent learns from a plain poll that its producer's lease lapsed, with no other change in the room", async () => {
+    const producer = agentClient(backend.url, alice, "lapse-producer");
+    const waiter = agentClient(backend.url, bob, "lapse-waiter");
+    const p = (await producer.post({ type: "publish", prompt: "produce" })).body.data.intentId;
+    await producer.post({ type: "intent", intentId: p, intent: { objective: "Produce", outputs: ["lapse-out"] } });
+    const w = (await waiter.post({ type: "publish", prompt: "wait" })).body.data.intentId;
+    const waiting = (await waiter.post({ type: "intent", intentId: w, intent: { objective: "Consume", dependsOn: ["lapse-out"] } })).body.data;
+    expect(waiting.action).toBe("wait");
+    expect((await waiter.poll(w, waiting.packet.cursor)).body.data.packet).toBeNull();
+    backend.advance(LEASE.leaseMs + 1_000);
+    const after = (await waiter.poll(w, waiting.packet.cursor)).body.data;
+    expect(after.packet?.action).toBe("proceed");
+    expect(after.packet.decisions[0]).toMatchObject({ action: "proceed", peerIds: [] });
+  });
+
   it("leaseExpiresAt comes from the server's clock, not the client's", async () => {
     const c = agentClient(backend.url, alice, "lease-clock");
     const r = await c.post({ type: "publish", prompt: "clock" });

@@ -1,4 +1,6 @@
 import { BOUNDS, scopeOverlap, type Decision, type PollRequest, type PollResponse } from "@cohent/protocol";
+import { leaseCutoff } from "../lease.js";
+import type { Tx } from "../store/db.js";
 import type { Caller, Deps } from "./deps.js";
 import { decide } from "./decide.js";
 import { issuePacket } from "./journal.js";
@@ -6,6 +8,26 @@ import { parseJson } from "./json.js";
 import { ownIntent, recordOf, toChange, toPeerView } from "./views.js";
 
 const SCAN = 500;
+
+/**
+ * The cheap answer to most polls. With no event after the cursor, nothing
+ * an agent authored has changed; only time has passed, and the one thing
+ * time changes is a lease. A lease that lapses can only remove peers, so it
+ * can change the answer only if it removes a peer the last decision named.
+ */
+async function nothingNew(tx: Tx, deps: Deps, caller: Caller, intentId: string, cursor: number): Promise<boolean> {
+  const me = await tx.intent.findUnique({ where: { id: intentId }, select: { repoId: true, sessionId: true } });
+  if (!me || me.repoId !== caller.repo.id || me.sessionId !== caller.session.id) return false; // the full path reports it
+  const newer = await tx.event.findFirst({ where: { repoId: caller.repo.id, seq: { gt: cursor } }, select: { seq: true } });
+  if (newer) return false;
+  const last = await tx.decision.findFirst({ where: { intentId }, orderBy: { createdAt: "desc" }, select: { peerIds: true } });
+  const named = parseJson<string[]>(last?.peerIds, []);
+  if (named.length === 0) return true;
+  const lapsed = await tx.intent.count({
+    where: { id: { in: named }, state: { not: "completed" }, session: { lastSeenAt: { lt: leaseCutoff(deps.clock(), deps.lease) } } },
+  });
+  return lapsed === 0;
+}
 
 /**
  * Poll: re-resolves the caller against every active intent, then returns
@@ -17,6 +39,9 @@ const SCAN = 500;
 export async function poll(deps: Deps, caller: Caller, req: PollRequest): Promise<PollResponse> {
   const cursor = Number(req.cursor);
   return deps.db.tx(async (tx) => {
+    if (await nothingNew(tx, deps, caller, req.intentId, cursor)) {
+      return { cursor: String(cursor), control: caller.session.control, packet: null };
+    }
     const me = await ownIntent(tx, caller, req.intentId, { open: false });
     const related = new Set<string>();
     let decision: Decision | null = null;

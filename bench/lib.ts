@@ -1,0 +1,35 @@
+/** Small measuring helpers: medians and a bounded closed-loop load generator. */
+
+export function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = Math.floor(s.length / 2);
+  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
+}
+
+export function percentile(xs: number[], p: number): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))]!;
+}
+
+/** Runs `requests` calls with `concurrency` in flight; returns requests per second. */
+export async function throughput(requests: number, concurrency: number, call: (i: number) => Promise<void>): Promise<number> {
+  let next = 0;
+  const start = performance.now();
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next < requests) await call(next++);
+    }),
+  );
+  return requests / ((performance.now() - start) / 1000);
+}
+
+export function table(title: string, rows: Record<string, string | number>[]): void {
+  console.log(`\n## ${title}`);
+  if (rows.length === 0) return;
+  const keys = Object.keys(rows[0]!);
+  const width = keys.map((k) => Math.max(k.length, ...rows.map((r) => String(r[k]).length)));
+  const line = (cells: string[]) => "| " + cells.map((c, i) => c.padEnd(width[i]!)).join(" | ") + " |";
+  console.log(line(keys));
+  console.log(line(width.map((w) => "-".repeat(w))));
+  for (const r of rows) console.log(line(keys.map((k) => String(r[k]))));
+}

@@ -1,0 +1,26 @@
+import { existsSync } from "node:fs";
+import { benchPacketSizes, benchResolver, benchThroughput } from "./backend.js";
+import { table } from "./lib.js";
+
+/**
+ * `npm run bench`: every figure is a ratio against a baseline measured in
+ * the same run, on this machine, so runs on different machines compare.
+ */
+const kinds: ("sqlite" | "postgres")[] = process.env.COHENT_TEST_DATABASE_URL ? ["sqlite", "postgres"] : ["sqlite"];
+const rows = [];
+for (const kind of kinds) rows.push(...(await benchThroughput(kind)));
+table("Agent API throughput (8 in flight, loopback)", rows);
+table("Resolver latency", benchResolver());
+table("Packet sizes (tokens = ceil(chars / 4))", await benchPacketSizes());
+
+// Benchmarks of other parts register themselves here as they land.
+const extra: { file: string; fn: string; title: string }[] = [
+  { file: "./adapter-coldstart.ts", fn: "benchAdapter", title: "Adapter cold start (PreToolUse hook vs node -e 0)" },
+  { file: "./mcp-budget.ts", fn: "benchMcp", title: "MCP tools/list budget" },
+];
+for (const { file, fn, title } of extra) {
+  if (!existsSync(new URL(file, import.meta.url))) continue;
+  const mod = (await import(file)) as Record<string, () => Promise<Record<string, string | number>[]>>;
+  if (typeof mod[fn] === "function") table(title, await mod[fn]!());
+}
+process.exit(0);

@@ -117,7 +117,7 @@ export function globRegex(pattern: string, caseInsensitive = false): RegExp {
       const last = i === parts.length - 1;
       if (seg === "**") {
         if (i === 0) out += last ? ".*" : "(?:[^/]+/)*";
-        else out += last ? "(?:/.*)?" : "(?:/[^/]+)*";
+        else out += last ? "(?:/[^/]+)+" : "(?:/[^/]+)*";
         return;
       }
       if (i > 0 && !(i === 1 && parts[0] === "**")) out += "/";

@@ -6,3 +6,4 @@ export * from "./requests.js";
 export * from "./packets.js";
 export * from "./responses.js";
 export * from "./envelope.js";
+export { protocolDoc } from "./doc.js";

@@ -1,0 +1,194 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Browser, BrowserContext, Page } from "playwright-core";
+import { agentClient } from "../helpers/backend.js";
+import { cohent, ensureConsoleBuilt, launchChromium, screenshotPath, startServe, type ServeProcess } from "./browser.js";
+import { pairingRequest, pairingToken } from "./helpers.js";
+
+/**
+ * The newcomer's path, end to end: the real `cohent serve` child process
+ * serving API and console on one port, Debian's chromium driven by
+ * playwright-core, agents and the pairing CLI over HTTP.
+ */
+
+let serve: ServeProcess;
+let browser: Browser;
+let closeBrowser: () => Promise<void>;
+let context: BrowserContext;
+let page: Page;
+
+beforeAll(async () => {
+  ensureConsoleBuilt();
+  serve = await startServe();
+  ({ browser, close: closeBrowser } = await launchChromium());
+  context = await browser.newContext({ viewport: { width: 1366, height: 768 } });
+  page = await context.newPage();
+}, 180_000);
+
+afterAll(async () => {
+  await closeBrowser?.();
+  await serve?.stop();
+});
+
+/** What `bootstrap --approve` does: poll at the interval, slow down when told, until a final answer. */
+async function waitForCredential(base: string, deviceCode: string, interval: number) {
+  let wait = interval;
+  for (;;) {
+    await new Promise((r) => setTimeout(r, wait * 1000));
+    const res = await pairingToken(base, deviceCode);
+    if (res.body.ok) return { ...res.body.data, at: Date.now() };
+    if (res.body.error.code === "PAIRING_SLOW_DOWN") wait = res.body.error.details.interval;
+    else if (res.body.error.code !== "PAIRING_PENDING") throw new Error(res.body.error.code);
+  }
+}
+
+const INTENT = (objective: string, extra: Record<string, unknown> = {}) => ({ objective, plan: ["do it"], components: ["cart"], state: "planned", ...extra });
+
+describe("Control Room in a browser", () => {
+  it("serves the console and the API from one port and asks for sign-in first", async () => {
+    const health = await fetch(`${serve.url}/healthz`);
+    expect(health.status).toBe(200);
+    await page.goto(serve.url);
+    await page.getByRole("heading", { name: "Sign in to the Control Room" }).waitFor();
+    expect(await page.getByText("one-time sign-in link").count()).toBeGreaterThan(0);
+    await page.screenshot({ path: screenshotPath("01-sign-in-required") });
+  });
+
+  it("signs the local admin in with the printed one-time link, once", async () => {
+    expect(serve.signInLink).toMatch(/\/auth\/local\?token=cohl_/);
+    await page.goto(serve.signInLink);
+    await page.getByRole("heading", { name: "Repositories" }).waitFor();
+    await page.getByText("No repositories yet").waitFor();
+    expect(await page.getByText("local admin").count()).toBe(1);
+    await page.screenshot({ path: screenshotPath("02-empty-repositories") });
+    // The link worked once; a second browser cannot reuse it.
+    const other = await browser.newContext();
+    const p2 = await other.newPage();
+    await p2.goto(serve.signInLink);
+    await p2.getByText("already used").waitFor();
+    await other.close();
+  });
+
+  it("approves a pairing while the CLI waits, and the CLI receives its credential within seconds", async () => {
+    const start = await pairingRequest(serve.url, { repo: "acme/shop", machine: "alice-laptop", user: "alice", client: "Codex" });
+    const { verificationUri, userCode, deviceCode, interval } = start.body.data;
+    const credential = waitForCredential(serve.url, deviceCode, interval);
+
+    // The request shows up live on the home page.
+    await page.goto(serve.url);
+    await page.getByText(userCode).waitFor({ timeout: 3_000 });
+    await page.goto(verificationUri);
+    await page.getByTestId("pair-code").filter({ hasText: userCode }).waitFor();
+    await page.getByText("alice-laptop").waitFor();
+    await page.screenshot({ path: screenshotPath("03-pairing-request") });
+    const approvedAt = Date.now();
+    await page.getByRole("button", { name: "Approve" }).click();
+    await page.getByTestId("pair-result").waitFor();
+
+    const got = await credential;
+    expect(got).toMatchObject({ repo: "acme/shop", person: "alice", token: expect.stringMatching(/^coh_/) });
+    expect(got.at - approvedAt).toBeLessThan(5_000);
+    await page.getByText("has received its credential").waitFor({ timeout: 5_000 });
+    await page.screenshot({ path: screenshotPath("04-pairing-approved") });
+    process.env.__ALICE_TOKEN = got.token;
+  });
+
+  it("shows two agents live, their collision and the resolver's decision, and pauses one", async () => {
+    const alice = agentClient(serve.url, process.env.__ALICE_TOKEN!, "alice-s1");
+    const bobToken = cohent(["token", "issue", "--repo", "acme/shop", "--person", "bob", "--client", "Claude Code"], serve.dataDir).trim();
+    const bob = agentClient(serve.url, bobToken, "bob-s1");
+
+    await page.goto(`${serve.url}/repos/acme/shop`);
+    await page.getByText("No active work").waitFor();
+    await page.screenshot({ path: screenshotPath("05-no-active-work") });
+
+    // Alice starts; her card appears without a reload.
+    const a = (await alice.post({ type: "publish", prompt: "Refactor cart validation", paths: ["app/cart.ts"], clientName: "Codex", model: "gpt-5" })).body.data;
+    const t0 = Date.now();
+    await page.locator('[data-testid="work-card"][data-person="alice"]').waitFor({ timeout: 3_000 });
+    expect(Date.now() - t0).toBeLessThan(2_500);
+    await alice.post({ type: "intent", intentId: a.intentId, intent: INTENT("Refactor cart validation", { outputs: ["cart-api"] }) });
+    expect((await alice.post({ type: "scope", intentId: a.intentId, paths: ["app/cart.ts"] })).status).toBe(200);
+
+    // Bob's work depends on Alice's output and wants the same file.
+    const b = (await bob.post({ type: "publish", prompt: "Add coupon field to the cart", paths: ["app/cart.ts"], clientName: "Claude Code" })).body.data;
+    const waited = await bob.post({ type: "intent", intentId: b.intentId, intent: INTENT("Add coupon field", { dependsOn: ["cart-api"] }) });
+    expect(waited.body.data.action).toBe("wait");
+    const refused = await bob.post({ type: "scope", intentId: b.intentId, paths: ["app/cart.ts"] });
+    expect(refused.body.error.code).toBe("SCOPE_CONFLICT");
+
+    const bobCard = page.locator('[data-testid="work-card"][data-person="bob"]');
+    await bobCard.waitFor({ timeout: 3_000 });
+    await bobCard.getByTestId("collision").first().waitFor({ timeout: 3_000 });
+    expect(await bobCard.getByTestId("collision").first().innerText()).toContain("held by alice");
+    await page.locator('[data-testid="work-card"][data-person="alice"]').getByTestId("collision").first().waitFor();
+    expect(await bobCard.locator(".badge.wait").count()).toBeGreaterThan(0);
+    await page.screenshot({ path: screenshotPath("06-live-work-collision") });
+
+    await page.getByRole("link", { name: /Decisions/ }).click();
+    const decision = page.getByTestId("decision").first();
+    await decision.waitFor();
+    expect(await decision.innerText()).toMatch(/wait[\s\S]*bob[\s\S]*alice/);
+    await page.screenshot({ path: screenshotPath("07-decisions") });
+
+    // Pause Bob from the browser; his next call reads it.
+    await page.getByRole("link", { name: /Live work/ }).click();
+    await bobCard.getByRole("button", { name: "Pause bob" }).click();
+    await bobCard.getByTestId("control").filter({ hasText: "paused" }).waitFor({ timeout: 3_000 });
+    const next = await bob.poll(b.intentId);
+    expect(next.body.meta.session.control).toBe("paused");
+    const blocked = await bob.post({ type: "scope", intentId: b.intentId, paths: ["app/coupon.ts"] });
+    expect(blocked.body.error.code).toBe("SESSION_PAUSED");
+    expect((await alice.poll(a.intentId)).body.meta.session.control).toBe("active");
+
+    await page.getByRole("link", { name: /Commands/ }).click();
+    await page.getByTestId("command-row").first().waitFor();
+    expect(await page.getByTestId("command-row").first().innerText()).toMatch(/pause[\s\S]*admin[\s\S]*bob/);
+    await page.screenshot({ path: screenshotPath("08-commands") });
+  });
+
+  it("sets the goal, and shows metrics and a recap that matches the CLI", async () => {
+    await page.getByRole("button", { name: "Edit goal" }).click();
+    await page.getByLabel("Project goal").fill("Ship checkout v2 without API changes");
+    await page.getByRole("button", { name: "Save goal" }).click();
+    await page.getByTestId("goal").filter({ hasText: "Ship checkout v2" }).waitFor();
+
+    const alice = agentClient(serve.url, process.env.__ALICE_TOKEN!, "alice-s1");
+    const open = JSON.parse(cohent(["sessions", "list", "--repo", "acme/shop", "--json"], serve.dataDir)) as { person: string; intents: { id: string }[] }[];
+    const aliceIntent = open.find((s) => s.person === "alice")!.intents[0]!.id;
+    await alice.post({ type: "checkpoint", intentId: aliceIntent, status: "completed", summary: "Validation moved to cart-api", paths: ["app/cart.ts"] });
+
+    await page.getByRole("link", { name: /Metrics/ }).click();
+    await page.getByTestId("metric-pathGuardCatches").waitFor();
+    expect(await page.getByTestId("metric-pathGuardCatches").innerText()).toContain("1");
+    expect(await page.getByTestId("metric-humanCommands").innerText()).toContain("1");
+    await page.screenshot({ path: screenshotPath("09-metrics") });
+
+    await page.getByRole("link", { name: /Recap/ }).click();
+    await page.getByTestId("recap-Completed").getByText("Refactor cart validation").waitFor({ timeout: 3_000 });
+    await page.getByTestId("recap-Waiting").getByText("Add coupon field").waitFor();
+    await page.screenshot({ path: screenshotPath("10-recap") });
+
+    const text = cohent(["recap", "--repo", "acme/shop", "--since", "1h"], serve.dataDir);
+    expect(text).toMatch(/Completed \(1\)\n {2}- Refactor cart validation — alice \(Codex, gpt-5\)/);
+    expect(text).toContain("paths: app/cart.ts");
+    expect(text).toMatch(/Waiting \(1\)\n {2}- Add coupon field — bob \(Claude Code\)/);
+    const json = JSON.parse(cohent(["recap", "--repo", "acme/shop", "--since", "1h", "--json"], serve.dataDir));
+    expect(json.completed[0]).toMatchObject({ person: "alice", client: "Codex", model: "gpt-5", outputs: ["cart-api"] });
+  });
+
+  it("revokes a token from the browser and the agent's next call is refused", async () => {
+    const alice = agentClient(serve.url, process.env.__ALICE_TOKEN!, "alice-s2");
+    expect((await alice.post({ type: "publish", prompt: "one more" })).status).toBe(200);
+    await page.getByRole("link", { name: /People/ }).click();
+    const row = page.locator('[data-testid="token-row"][data-person="alice"]');
+    await row.waitFor();
+    expect(await row.innerText()).toContain("alice-laptop");
+    await row.getByRole("button", { name: "Revoke alice's token" }).click();
+    await row.getByRole("button", { name: "Revoke now" }).click();
+    await row.getByText("revoked").waitFor();
+    const refused = await alice.post({ type: "publish", prompt: "after revoke" });
+    expect(refused.status).toBe(401);
+    expect(refused.body.error.code).toBe("UNAUTHENTICATED");
+    await page.screenshot({ path: screenshotPath("11-people-tokens") });
+  });
+});

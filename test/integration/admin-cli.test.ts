@@ -12,6 +12,7 @@ describe("cohent admin CLI", () => {
   let dataDir: string;
   let server: ReturnType<typeof spawn> | undefined;
   let url = "";
+  let serverLog = "";
   const env = () => ({ ...process.env, COHENT_DATA_DIR: dataDir, DATABASE_URL: "", COHENT_LOG_LEVEL: "warn" });
   const cli = (...args: string[]) => spawnSync(process.execPath, [BIN, ...args], { env: env(), encoding: "utf8", timeout: 30_000 });
 
@@ -19,7 +20,8 @@ describe("cohent admin CLI", () => {
     dataDir = mkdtempSync(path.join(os.tmpdir(), "cohent-cli-"));
     const add = cli("repo", "add", "acme/cli", "--goal", "Keep the CLI honest");
     expect(add.status, add.stderr).toBe(0);
-    server = spawn(process.execPath, [BIN, "serve", "--port", "0"], { env: env(), stdio: ["ignore", "pipe", "pipe"] });
+    server = spawn(process.execPath, [BIN, "serve", "--port", "0"], { env: { ...env(), COHENT_LOG_LEVEL: "debug" }, stdio: ["ignore", "pipe", "pipe"] });
+    server.stderr!.on("data", (d: Buffer) => (serverLog += d.toString()));
     url = await new Promise<string>((resolve, reject) => {
       let err = "";
       server!.stderr!.on("data", (d: Buffer) => {
@@ -63,6 +65,21 @@ describe("cohent admin CLI", () => {
     expect((await agent.poll(intentId)).body.meta.session.control).toBe("active");
     const metrics = JSON.parse(cli("metrics", "--repo", "acme/cli", "--json").stdout);
     expect(metrics.humanCommands).toBe(2);
+  });
+
+  it("logs are structured JSON with no token and no prompt in them", async () => {
+    const token = cli("token", "issue", "--repo", "acme/cli", "--person", "logan").stdout.trim();
+    const prompt = "PROMPT-CANARY-7f3a please refactor the billing module";
+    const agent = agentClient(url, token, "cli-logs");
+    const r = await agent.post({ type: "publish", prompt });
+    await agent.post({ type: "scope", intentId: r.body.data.intentId, paths: ["../escape"] });
+    await new Promise((res) => setTimeout(res, 200));
+    const lines = serverLog.split("\n").filter((l) => l.startsWith("{"));
+    const requests = lines.map((l) => JSON.parse(l)).filter((l) => l.msg === "request");
+    expect(requests.some((l) => l.operation === "publish" && l.status === 200)).toBe(true);
+    expect(requests.some((l) => l.operation === "scope" && l.code === "INVALID_PATH")).toBe(true);
+    expect(serverLog).not.toContain(token);
+    expect(serverLog).not.toContain("PROMPT-CANARY");
   });
 
   it("errors are clear, coded and exit non-zero", () => {

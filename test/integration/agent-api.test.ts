@@ -86,6 +86,7 @@ describe.each(DATABASE_KINDS)("agent API over HTTP (%s)", (kind) => {
     expect(after.packet.decisions[0]).toMatchObject({ action: "proceed", peerIds: [api.intentId] });
     expect(after.packet.changes.map((c: any) => c.kind)).toEqual(expect.arrayContaining(["checkpoint", "intent.completed"]));
     expect(after.packet.text).toContain("Contract in app/auth/contract.ts");
+    expect(after.packet.completed[0]).toMatchObject({ intentId: api.intentId, state: "completed" });
     expect(Number(after.cursor)).toBeGreaterThan(Number(waiting.packet.cursor));
 
     // The proceed carries the completed peer's compact state when the intent is republished.
@@ -126,6 +127,21 @@ describe.each(DATABASE_KINDS)("agent API over HTTP (%s)", (kind) => {
 
     const m = await (await import("@cohent/backend")).admin.metrics(backend.deps, "acme/shop");
     expect(m.pathGuardCatches).toBeGreaterThanOrEqual(2);
+  });
+
+  it("a case-insensitive repository matches scopes case-insensitively", async () => {
+    await backend.addRepo("acme/windows", "", true);
+    const t1 = await backend.issueToken("acme/windows", "wendy");
+    const t2 = await backend.issueToken("acme/windows", "walt");
+    const a = await published(t1, "ci-a", "A");
+    const b = await published(t2, "ci-b", "B");
+    ok("scope", await a.client.post({ type: "scope", intentId: a.intentId, paths: ["App/Checkout"] }));
+    expect((await b.client.post({ type: "scope", intentId: b.intentId, paths: ["app/checkout/x.ts"] })).body.error.code).toBe("SCOPE_CONFLICT");
+    // The case-sensitive repository next door treats the same two paths as different.
+    const c = await published(aliceToken, "cs-a", "C");
+    const d = await published(bobToken, "cs-b", "D");
+    ok("scope", await c.client.post({ type: "scope", intentId: c.intentId, paths: ["Case/Checkout"] }));
+    ok("scope", await d.client.post({ type: "scope", intentId: d.intentId, paths: ["case/checkout/x.ts"] }));
   });
 
   it("ack records the injected characters once per packet", async () => {

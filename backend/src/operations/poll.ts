@@ -1,4 +1,4 @@
-import { BOUNDS, scopeOverlap, type Decision, type PollRequest, type PollResponse } from "@cohent/protocol";
+import { BOUNDS, scopeOverlap, type Decision, type PeerView, type PollRequest, type PollResponse } from "@cohent/protocol";
 import { leaseCutoff } from "../lease.js";
 import type { Tx } from "../store/db.js";
 import type { Caller, Deps } from "./deps.js";
@@ -47,12 +47,16 @@ export async function poll(deps: Deps, caller: Caller, req: PollRequest): Promis
     let decision: Decision | null = null;
     let action = me.lastAction as Decision["action"];
     let reason = "Changes since your cursor.";
+    let completed: PeerView[] | undefined;
     const mine = recordOf(me);
     if (!me.closedAt && mine) {
       const d = await decide(tx, deps, caller, me.id);
       action = d.resolution.action;
       reason = d.resolution.reason;
-      if (d.changed) decision = d.decision;
+      if (d.changed) {
+        decision = d.decision;
+        completed = d.completed;
+      }
       d.resolution.peerIds.forEach((id) => related.add(id));
       const myScope = parseJson<string[]>(me.claim?.paths, []);
       const names = new Set([...mine.outputs, ...mine.dependsOn, ...mine.deferred].map((n) => n.toLowerCase()));
@@ -82,7 +86,10 @@ export async function poll(deps: Deps, caller: Caller, req: PollRequest): Promis
       : [];
     const packet = await issuePacket(
       tx, deps, caller,
-      { kind: "poll", intentId: me.id, action, reason, peers: peerRows.map((r) => toPeerView(r, deps)), decisions: decision ? [decision] : [], changes: shown.map(toChange) },
+      {
+        kind: "poll", intentId: me.id, action, reason, peers: peerRows.map((r) => toPeerView(r, deps)),
+        decisions: decision ? [decision] : [], changes: shown.map(toChange), ...(completed ? { completed } : {}),
+      },
       next,
     );
     return { cursor: String(next), control, packet };

@@ -144,6 +144,17 @@ export function buildCli(): Command {
   }
 
   program
+    .command("init")
+    .description("write .cohent/, the adapter and every client's discovery files into the Git checkout here")
+    .requiredOption("--server <url>", "the Cohent service URL")
+    .option("--repo <name>", "owner/name (default: from the origin remote)")
+    .option("--json", "print the v1 envelope")
+    .action(async (opts: { server: string; repo?: string; json?: boolean }) => {
+      const { initFromWorkspace } = await import("@cohent/adapter/init");
+      process.exitCode = await initFromWorkspace(opts);
+    });
+
+  program
     .command("metrics")
     .description("coordination metrics of a repository")
     .requiredOption("--repo <name>", "owner/name")

@@ -1,0 +1,165 @@
+import { execFileSync, spawn } from "node:child_process";
+import { mkdirSync, mkdtempSync, readFileSync, readdirSync, statSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startBackend, type TestBackend } from "../helpers/backend.js";
+import { mergeHooks, mergeSection, repoFromRemote } from "../../adapter/src/init.js";
+
+const CLI = path.join(path.dirname(fileURLToPath(import.meta.url)), "..", "..", "backend", "bin", "cohent.mjs");
+
+function sh(cwd: string, command: string, opts: { stdin?: string; env?: Record<string, string> } = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn("sh", ["-c", command], { cwd, env: { PATH: process.env.PATH!, HOME: path.join(cwd, "..", "home"), ...opts.env } });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (c) => (stdout += c));
+    child.stderr.on("data", (c) => (stderr += c));
+    child.on("error", reject);
+    child.on("close", (code) => resolve({ code, stdout, stderr }));
+    child.stdin.end(opts.stdin ?? "");
+  });
+}
+
+function scratchRepo(): string {
+  const base = mkdtempSync(path.join(os.tmpdir(), "cohent-init-"));
+  const root = path.join(base, "repo");
+  mkdirSync(root);
+  mkdirSync(path.join(base, "home"));
+  execFileSync("git", ["init", "-q"], { cwd: root });
+  execFileSync("git", ["remote", "add", "origin", "git@github.com:acme/shop.git"], { cwd: root });
+  return root;
+}
+
+function snapshot(root: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  const walk = (dir: string) => {
+    for (const name of readdirSync(dir)) {
+      if (name === ".git") continue;
+      const p = path.join(dir, name);
+      if (statSync(p).isDirectory()) walk(p);
+      else out[path.relative(root, p)] = readFileSync(p, "utf8");
+    }
+  };
+  walk(root);
+  return out;
+}
+
+let server: TestBackend;
+beforeAll(async () => {
+  server = await startBackend();
+  await server.addRepo("acme/shop", "Ship the new checkout");
+});
+afterAll(async () => {
+  await server?.stop();
+});
+
+describe("merging helpers", () => {
+  it.each([
+    ["git@github.com:acme/shop.git", "acme/shop"],
+    ["https://github.com/acme/shop", "acme/shop"],
+    ["https://github.com/acme/shop.git", "acme/shop"],
+    ["ssh://git@github.com/acme/shop.git", "acme/shop"],
+    ["https://gitlab.example.com/group/sub/shop.git", "sub/shop"],
+    ["not a url", null],
+  ])("repoFromRemote(%j)", (url, repo) => {
+    expect(repoFromRemote(url)).toBe(repo);
+  });
+  it("keeps other hooks and their positions, replaces ours in place", () => {
+    const theirs = { model: "x", hooks: { PreToolUse: [{ matcher: "Bash", hooks: [{ type: "command", command: "lint" }] }] } };
+    const once = mergeHooks(theirs, [{ event: "PreToolUse", matcher: "*" }, { event: "Stop" }], () => ({ type: "command", command: "node .cohent/cohent.mjs hook", timeout: 30 }));
+    expect(once.model).toBe("x");
+    expect(once.hooks.PreToolUse[0]).toEqual(theirs.hooks.PreToolUse[0]);
+    expect(once.hooks.PreToolUse[1]).toEqual({ matcher: "*", hooks: [{ type: "command", command: "node .cohent/cohent.mjs hook", timeout: 30 }] });
+    expect(once.hooks.Stop).toEqual([{ hooks: [{ type: "command", command: "node .cohent/cohent.mjs hook", timeout: 30 }] }]);
+    const twice = mergeHooks(once, [{ event: "PreToolUse", matcher: "*" }, { event: "Stop" }], () => ({ type: "command", command: "node .cohent/cohent.mjs hook", timeout: 30 }));
+    expect(twice).toEqual(once);
+  });
+  it("replaces the managed section and leaves the rest", () => {
+    const once = mergeSection("# Project\n\nOur rules.\n", "A");
+    expect(once).toMatch(/^# Project\n\nOur rules\.\n\n<!-- cohent:begin/);
+    const twice = mergeSection(once + "\n## After\n", "B");
+    expect(twice).toContain("\nB\n<!-- cohent:end -->");
+    expect(twice).not.toContain("\nA\n");
+    expect(twice).toContain("## After");
+  });
+});
+
+describe("npx cohent init", () => {
+  it("writes every file, merges into existing ones, and a second run changes nothing", async () => {
+    const root = scratchRepo();
+    writeFileSync(path.join(root, "AGENTS.md"), "# Shop\n\nRun the tests before committing.\n");
+    writeFileSync(path.join(root, ".gitignore"), "node_modules\n");
+    mkdirSync(path.join(root, ".claude"));
+    writeFileSync(path.join(root, ".claude", "settings.json"), JSON.stringify({ permissions: { allow: ["Bash(npm test)"] }, hooks: { PreToolUse: [{ matcher: "Bash", hooks: [{ type: "command", command: "./lint.sh" }] }] } }));
+
+    const first = await sh(root, `node ${CLI} init --server ${server.url}/ --json`);
+    expect(first.stderr).toBe("");
+    expect(first.code).toBe(0);
+    const envelope = JSON.parse(first.stdout);
+    expect(envelope).toMatchObject({ version: 1, ok: true, operation: "init", data: { repository: "acme/shop", service: server.url } });
+    const statuses = Object.fromEntries(envelope.data.files.map((f: { path: string; status: string }) => [f.path, f.status]));
+    expect(statuses).toEqual({
+      ".cohent/project.json": "created", ".cohent/cohent.mjs": "created", ".gitignore": "updated", "AGENTS.md": "updated",
+      ".codex/hooks.json": "created", ".claude/settings.json": "updated", ".cursor/rules/cohent.mdc": "created", ".github/copilot-instructions.md": "created",
+    });
+
+    const files = snapshot(root);
+    expect(JSON.parse(files[".cohent/project.json"]!)).toEqual({ version: 1, service: server.url, repository: "acme/shop" });
+    expect(files[".gitignore"]).toBe("node_modules\n# Cohent: per-machine session state\n.cohent/runtime.json\n.cohent/runtime.json.*\n");
+    expect(files["AGENTS.md"]).toMatch(/^# Shop\n\nRun the tests before committing\.\n\n<!-- cohent:begin/);
+    expect(files["AGENTS.md"]).toContain("node .cohent/cohent.mjs intent");
+    const claude = JSON.parse(files[".claude/settings.json"]!);
+    expect(claude.permissions).toEqual({ allow: ["Bash(npm test)"] });
+    expect(claude.hooks.PreToolUse[0].hooks[0].command).toBe("./lint.sh");
+    expect(claude.hooks.PreToolUse[1]).toEqual({ matcher: "*", hooks: [{ type: "command", command: 'node "$CLAUDE_PROJECT_DIR/.cohent/cohent.mjs" hook' }] });
+    const codex = JSON.parse(files[".codex/hooks.json"]!);
+    expect(Object.keys(codex.hooks)).toEqual(["SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "Stop"]);
+    expect(files[".cursor/rules/cohent.mdc"]).toMatch(/^---\ndescription: .*\nalwaysApply: true\n---/);
+
+    const second = await sh(root, `node ${CLI} init --server ${server.url}`);
+    expect(second.code).toBe(0);
+    expect(second.stdout).not.toMatch(/created|updated/);
+    expect(snapshot(root)).toEqual(files);
+  }, 60_000);
+
+  it("refuses without a repository name, and never clobbers a file it cannot merge", async () => {
+    const root = scratchRepo();
+    execFileSync("git", ["remote", "remove", "origin"], { cwd: root });
+    const noRepo = await sh(root, `node ${CLI} init --server ${server.url}`);
+    expect(noRepo.code).toBe(1);
+    expect(noRepo.stderr).toContain("pass --repo owner/name");
+    mkdirSync(path.join(root, ".codex"));
+    writeFileSync(path.join(root, ".codex", "hooks.json"), "{ broken");
+    const broken = await sh(root, `node ${CLI} init --server ${server.url} --repo acme/shop`);
+    expect(broken.code).toBe(1);
+    expect(readFileSync(path.join(root, ".codex", "hooks.json"), "utf8")).toBe("{ broken");
+  }, 60_000);
+
+  it("the newcomer's walk-through: hooks run exactly as the client files declare them", async () => {
+    const root = scratchRepo();
+    expect((await sh(root, `node ${CLI} init --server ${server.url}`)).code).toBe(0);
+    const alice = await server.issueToken("acme/shop", "alice", "Codex");
+    const bob = await server.issueToken("acme/shop", "bob", "Claude Code");
+    const codexCmd = JSON.parse(readFileSync(path.join(root, ".codex/hooks.json"), "utf8")).hooks.PreToolUse[0].hooks[0].command as string;
+    const claudeCmd = JSON.parse(readFileSync(path.join(root, ".claude/settings.json"), "utf8")).hooks.PreToolUse[0].hooks[0].command as string;
+    const codexHook = (payload: object) => sh(root, codexCmd, { stdin: JSON.stringify(payload), env: { COHENT_AGENT_TOKEN: alice } });
+    const claudeHook = (payload: object) => sh(root, claudeCmd, { stdin: JSON.stringify(payload), env: { COHENT_AGENT_TOKEN: bob, CLAUDECODE: "1", CLAUDE_PROJECT_DIR: root } });
+
+    const a = await codexHook({ session_id: "A", turn_id: "t", cwd: root, hook_event_name: "UserPromptSubmit", model: "gpt-5.5", prompt: "Build the cart API" });
+    expect(JSON.parse(a.stdout).hookSpecificOutput.additionalContext).toContain("Ship the new checkout");
+    const b = await claudeHook({ session_id: "B", cwd: root, hook_event_name: "UserPromptSubmit", prompt: "Restyle the cart" });
+    expect(JSON.parse(b.stdout).hookSpecificOutput.additionalContext).toContain("Build the cart API");
+    const aIntent = `node .cohent/cohent.mjs intent '{"objective":"Cart API","outputs":["cart-api"]}'`;
+    expect((await codexHook({ session_id: "A", turn_id: "t", cwd: root, hook_event_name: "PreToolUse", model: "gpt-5.5", tool_name: "Bash", tool_input: { command: aIntent } })).stdout).toBe("");
+    expect((await sh(root, aIntent, { env: { COHENT_AGENT_TOKEN: alice } })).code).toBe(0);
+    const patch = "*** Begin Patch\n*** Add File: src/cart.ts\n+x\n*** End Patch\n";
+    expect((await codexHook({ session_id: "A", turn_id: "t", cwd: root, hook_event_name: "PreToolUse", model: "gpt-5.5", tool_name: "apply_patch", tool_input: { command: patch } })).stdout).toBe("");
+    const bIntent = `node .cohent/cohent.mjs intent '{"objective":"Cart styles","outputs":["cart-styles"]}'`;
+    await claudeHook({ session_id: "B", cwd: root, hook_event_name: "PreToolUse", tool_name: "Bash", tool_input: { command: bIntent } });
+    expect((await sh(root, bIntent, { env: { COHENT_AGENT_TOKEN: bob } })).code).toBe(0);
+    const denied = await claudeHook({ session_id: "B", cwd: root, hook_event_name: "PreToolUse", tool_name: "Edit", tool_input: { file_path: path.join(root, "src/cart.ts") } });
+    expect(JSON.parse(denied.stdout).hookSpecificOutput.permissionDecisionReason).toMatch(/overlaps the scope of alice \(Codex gpt-5\.5\)/);
+  }, 60_000);
+});

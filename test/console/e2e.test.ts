@@ -15,6 +15,8 @@ let browser: Browser;
 let closeBrowser: () => Promise<void>;
 let context: BrowserContext;
 let page: Page;
+/** The credential the pairing test receives, used by the agent tests after it. */
+let aliceToken = "";
 
 beforeAll(async () => {
   ensureConsoleBuilt();
@@ -89,11 +91,11 @@ describe("Control Room in a browser", () => {
     expect(got.at - approvedAt).toBeLessThan(5_000);
     await page.getByText("has received its credential").waitFor({ timeout: 5_000 });
     await page.screenshot({ path: screenshotPath("04-pairing-approved") });
-    process.env.__ALICE_TOKEN = got.token;
+    aliceToken = got.token;
   });
 
   it("shows two agents live, their collision and the resolver's decision, and pauses one", async () => {
-    const alice = agentClient(serve.url, process.env.__ALICE_TOKEN!, "alice-s1");
+    const alice = agentClient(serve.url, aliceToken, "alice-s1");
     const bobToken = cohent(["token", "issue", "--repo", "acme/shop", "--person", "bob", "--client", "Claude Code"], serve.dataDir).trim();
     const bob = agentClient(serve.url, bobToken, "bob-s1");
 
@@ -152,7 +154,7 @@ describe("Control Room in a browser", () => {
     await page.getByRole("button", { name: "Save goal" }).click();
     await page.getByTestId("goal").filter({ hasText: "Ship checkout v2" }).waitFor();
 
-    const alice = agentClient(serve.url, process.env.__ALICE_TOKEN!, "alice-s1");
+    const alice = agentClient(serve.url, aliceToken, "alice-s1");
     const open = JSON.parse(cohent(["sessions", "list", "--repo", "acme/shop", "--json"], serve.dataDir)) as { person: string; intents: { id: string }[] }[];
     const aliceIntent = open.find((s) => s.person === "alice")!.intents[0]!.id;
     await alice.post({ type: "checkpoint", intentId: aliceIntent, status: "completed", summary: "Validation moved to cart-api", paths: ["app/cart.ts"] });
@@ -177,7 +179,7 @@ describe("Control Room in a browser", () => {
   });
 
   it("revokes a token from the browser and the agent's next call is refused", async () => {
-    const alice = agentClient(serve.url, process.env.__ALICE_TOKEN!, "alice-s2");
+    const alice = agentClient(serve.url, aliceToken, "alice-s2");
     expect((await alice.post({ type: "publish", prompt: "one more" })).status).toBe(200);
     await page.getByRole("link", { name: /People/ }).click();
     const row = page.locator('[data-testid="token-row"][data-person="alice"]');

@@ -1,1 +1,171 @@
-export async function doctor(_args: string[], _json: boolean, _url: string): Promise<number> { return 0; }
+import { execFileSync } from "node:child_process";
+import { existsSync, readFileSync, statSync } from "node:fs";
+import { join } from "node:path";
+import { credentialsFile, findRoot, readCredential, readProject, type Project } from "./config.js";
+import { ok } from "./envelope.js";
+import { health } from "./http.js";
+import { readRuntime } from "./runtime.js";
+import { declaredHooks, hookTrust, parseCodexTrust, type HookTrust } from "./trust.js";
+
+/**
+ * `doctor`: tells the truth about whether this checkout is guarded: the
+ * project, the endpoint, the pairing, whether Codex will run the hooks
+ * (project trust and each hook's trust hash), whether Claude Code's
+ * settings wire them, and whether `node` resolves in the login shell that
+ * Codex's shell tool uses.
+ */
+
+type Status = "ok" | "warn" | "fail";
+interface Check {
+  name: string;
+  status: Status;
+  detail: string;
+}
+
+const CLAUDE_EVENTS = ["SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "Stop"];
+const CODEX_EVENTS = ["SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "Stop"];
+const MARK = ".cohent/cohent.mjs";
+
+function readJson(file: string): any {
+  return JSON.parse(readFileSync(file, "utf8"));
+}
+
+function codexHome(): string {
+  return process.env.CODEX_HOME || join(process.env.HOME ?? "", ".codex");
+}
+
+export interface CodexReport {
+  home: string;
+  projectTrust: string | null;
+  hooks: { key: string; event: string; command: string; ours: boolean; trust: HookTrust; expected: string; recorded: string | null }[];
+  hooksNewerThanTrust: boolean;
+}
+
+export function codexReport(root: string): { report: CodexReport | null; checks: Check[] } {
+  const hooksFile = join(root, ".codex", "hooks.json");
+  const checks: Check[] = [];
+  if (!existsSync(hooksFile)) return { report: null, checks: [{ name: "codex hooks", status: "fail", detail: ".codex/hooks.json is missing; run npx cohent init." }] };
+  let config: any;
+  try {
+    config = readJson(hooksFile);
+  } catch {
+    return { report: null, checks: [{ name: "codex hooks", status: "fail", detail: ".codex/hooks.json is not valid JSON: Codex loads no hook from it." }] };
+  }
+  const home = codexHome();
+  const tomlFile = join(home, "config.toml");
+  const toml = existsSync(tomlFile) ? readFileSync(tomlFile, "utf8") : "";
+  const store = parseCodexTrust(toml);
+  const declared = declaredHooks(hooksFile, config);
+  const hooks = declared.map((h) => ({
+    key: h.key, event: h.event, command: h.command, ours: h.command.includes(MARK), trust: hookTrust(h, store), expected: h.hash,
+    recorded: store.hookState[h.key]?.trusted_hash ?? null,
+  }));
+  const projectTrust = store.projects[root]?.trust_level ?? null;
+  const hooksNewerThanTrust = existsSync(tomlFile) && statSync(hooksFile).mtimeMs > statSync(tomlFile).mtimeMs;
+  checks.push(
+    projectTrust === "trusted"
+      ? { name: "codex project trust", status: "ok", detail: `${root} is trusted in ${tomlFile}.` }
+      : { name: "codex project trust", status: "fail", detail: `${root} is ${projectTrust ?? "not trusted"} in ${tomlFile}: Codex does not load .codex/hooks.json at all. Open codex in this directory and trust it.` },
+  );
+  const missing = CODEX_EVENTS.filter((e) => !hooks.some((h) => h.ours && h.event === e));
+  if (missing.length) checks.push({ name: "codex hooks declared", status: "fail", detail: `.codex/hooks.json does not run the adapter on ${missing.join(", ")}; run npx cohent init.` });
+  for (const h of hooks.filter((x) => x.ours)) {
+    const status: Status = h.trust === "trusted" ? "ok" : "fail";
+    const why = {
+      trusted: "trusted",
+      modified: "MODIFIED since it was trusted: Codex skips it silently. Open the Codex TUI here and trust the hooks again",
+      untrusted: "not trusted yet: Codex skips it. Open the Codex TUI here and press t to trust all hooks",
+      disabled: "disabled in config.toml",
+    }[h.trust];
+    checks.push({ name: `codex ${h.event} hook`, status, detail: `${h.key}: ${why}.` });
+  }
+  if (hooksNewerThanTrust) checks.push({ name: "codex trust freshness", status: "warn", detail: `.codex/hooks.json is newer than ${tomlFile}: if it changed after you trusted the hooks, Codex will skip them until you trust them again.` });
+  return { report: { home, projectTrust, hooks, hooksNewerThanTrust }, checks };
+}
+
+export function claudeCheck(root: string): Check {
+  const file = join(root, ".claude", "settings.json");
+  let settings: any;
+  try {
+    settings = readJson(file);
+  } catch {
+    return { name: "claude hooks", status: "fail", detail: ".claude/settings.json is missing or not JSON; run npx cohent init." };
+  }
+  const missing = CLAUDE_EVENTS.filter((event) => {
+    const groups = Array.isArray(settings?.hooks?.[event]) ? settings.hooks[event] : [];
+    return !groups.some((g: any) => {
+      const all = event !== "PreToolUse" && event !== "PostToolUse" ? true : g?.matcher === undefined || g.matcher === "" || g.matcher === "*" || g.matcher === ".*";
+      return all && Array.isArray(g?.hooks) && g.hooks.some((h: any) => typeof h?.command === "string" && h.command.includes(MARK) && /\bhook\b/.test(h.command));
+    });
+  });
+  return missing.length
+    ? { name: "claude hooks", status: "fail", detail: `.claude/settings.json does not run the adapter on every tool for ${missing.join(", ")}; run npx cohent init.` }
+    : { name: "claude hooks", status: "ok", detail: "every event runs the adapter." };
+}
+
+export function loginShellNode(): Check {
+  const shell = process.env.SHELL && existsSync(process.env.SHELL) ? process.env.SHELL : "/bin/sh";
+  try {
+    const out = execFileSync(shell, ["-lc", "command -v node"], { stdio: ["ignore", "pipe", "ignore"], timeout: 10_000, env: { HOME: process.env.HOME ?? "", USER: process.env.USER ?? "", SHELL: shell } }).toString().trim();
+    if (out) return { name: "node in a login shell", status: "ok", detail: `${shell} -lc resolves node to ${out.split("\n").pop()}.` };
+  } catch {
+    /* not found */
+  }
+  return {
+    name: "node in a login shell",
+    status: "fail",
+    detail: `${shell} -lc does not find node. Codex's shell tool runs a login shell with the system PATH, so the agent cannot run node .cohent/cohent.mjs. Install node system-wide, or put it on PATH in your login profile (~/.profile).`,
+  };
+}
+
+export async function doctor(_args: string[], json: boolean, scriptUrl: string): Promise<number> {
+  const checks: Check[] = [];
+  const root = findRoot(process.cwd(), scriptUrl);
+  let project: Project | null = null;
+  let codex: CodexReport | null = null;
+  const sessions: { id: string; client: string | null; model: string | null; intentId: string | null; action: string | null; control: string; scope: string[]; lastCall: string; live: boolean }[] = [];
+  if (!root) checks.push({ name: "project", status: "fail", detail: "no .cohent/project.json here or above; run npx cohent init --server URL." });
+  else {
+    try {
+      project = readProject(root);
+      checks.push({ name: "project", status: "ok", detail: `${project.repository} at ${project.service} (${root}).` });
+    } catch (err) {
+      checks.push({ name: "project", status: "fail", detail: (err as Error).message });
+    }
+  }
+  if (project) {
+    const env = await health(project.service, 5_000);
+    checks.push(env.ok ? { name: "endpoint", status: "ok", detail: `${project.service} answers.` } : { name: "endpoint", status: "fail", detail: env.error!.message });
+    if (process.env.COHENT_AGENT_TOKEN) checks.push({ name: "pairing", status: "ok", detail: "COHENT_AGENT_TOKEN is set and overrides the credential store." });
+    else if (readCredential(project)) {
+      const mode = statSync(credentialsFile()).mode & 0o777;
+      checks.push({ name: "pairing", status: mode & 0o077 ? "warn" : "ok", detail: `paired: credential in ${credentialsFile()}${mode & 0o077 ? ` is readable by others (mode ${mode.toString(8)}); chmod 600 it` : ""}.` });
+    } else checks.push({ name: "pairing", status: "fail", detail: `not paired on this machine; run node .cohent/cohent.mjs bootstrap --approve.` });
+  }
+  if (root) {
+    const c = codexReport(root);
+    codex = c.report;
+    checks.push(...c.checks);
+    checks.push(claudeCheck(root));
+    const rt = readRuntime(root);
+    for (const [id, s] of Object.entries(rt.sessions)) {
+      sessions.push({ id, client: s.client, model: s.model, intentId: s.intentId ?? null, action: s.action ?? null, control: s.control, scope: s.scope, lastCall: s.seenAt, live: !s.endedAt && Date.now() - Date.parse(s.seenAt) < 10 * 60_000 });
+    }
+  }
+  checks.push(loginShellNode());
+
+  const failed = checks.some((c) => c.status === "fail");
+  const data = { root, project, checks, codex, sessions, guarded: { codex: !!codex && codex.projectTrust === "trusted" && codex.hooks.filter((h) => h.ours).every((h) => h.trust === "trusted") && codex.hooks.some((h) => h.ours), claude: checks.some((c) => c.name === "claude hooks" && c.status === "ok") } };
+  if (json) process.stdout.write(JSON.stringify(ok("doctor", data)) + "\n");
+  else {
+    const mark = { ok: "ok  ", warn: "warn", fail: "FAIL" };
+    const lines = checks.map((c) => `${mark[c.status]}  ${c.name}: ${c.detail}`);
+    lines.push("", `Codex will run the hooks here: ${data.guarded.codex ? "yes" : "NO"}. Claude Code hooks wired: ${data.guarded.claude ? "yes" : "NO"}.`);
+    if (sessions.length) {
+      lines.push("", "Sessions in this checkout (local view; the Control Room shows each intent's guard):");
+      for (const s of sessions) lines.push(`  ${s.id}  ${[s.client, s.model].filter(Boolean).join(" ") || "-"}  ${s.intentId ?? "no intent"}  ${s.action ?? "-"}  ${s.control}  last call ${s.lastCall}${s.live ? "" : " (not live)"}`);
+    }
+    process.stdout.write(lines.join("\n") + "\n");
+  }
+  return failed ? 1 : 0;
+}

@@ -1,0 +1,143 @@
+import { mkdirSync, utimesSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startBackend, type TestBackend } from "../helpers/backend.js";
+import { canonicalJson, declaredHooks, parseCodexTrust, trustHash, trustPreimage } from "../../adapter/src/trust.js";
+import { init } from "../../adapter/src/init.js";
+import { builtAdapter, makeCheckout, run } from "./helpers.js";
+
+/**
+ * Trust vectors. The pre-images follow FACTS.md's algorithm literally; the
+ * digests were computed independently with `printf '%s' PREIMAGE | sha256sum`.
+ */
+const VECTORS: { label: string; matcher?: string; handler: object; preimage: string; hash: string }[] = [
+  {
+    label: "pre_tool_use", matcher: "*", handler: { type: "command", command: "node .cohent/cohent.mjs hook", timeout: 30 },
+    preimage: '{"event_name":"pre_tool_use","hooks":[{"async":false,"command":"node .cohent/cohent.mjs hook","timeout":30,"type":"command"}],"matcher":"*"}',
+    hash: "sha256:898a9bd4a46fc023ada338ebf7af8bdb45d39e9438afd82409a9aa71fa163bb1",
+  },
+  {
+    // stop takes no matcher: a matcher present in the file is left out of the hash.
+    label: "stop", matcher: "*", handler: { type: "command", command: "node .cohent/cohent.mjs hook", timeout: 30 },
+    preimage: '{"event_name":"stop","hooks":[{"async":false,"command":"node .cohent/cohent.mjs hook","timeout":30,"type":"command"}]}',
+    hash: "sha256:6953d61f5fd96f0b6dd9ed4f2cd51006b4cb90efaabfefd05f49029abf953c8c",
+  },
+  {
+    // timeout defaults to 600.
+    label: "user_prompt_submit", handler: { type: "command", command: "node a.js" },
+    preimage: '{"event_name":"user_prompt_submit","hooks":[{"async":false,"command":"node a.js","timeout":600,"type":"command"}]}',
+    hash: "sha256:adbbbc4a6c53d171c5fe4d632119683991b588cbd1e4b30f128892fa09e7cb26",
+  },
+  {
+    // statusMessage only when set; keys sorted.
+    label: "session_start", matcher: "startup", handler: { command: "x", type: "command", timeout: 10, statusMessage: "checking" },
+    preimage: '{"event_name":"session_start","hooks":[{"async":false,"command":"x","statusMessage":"checking","timeout":10,"type":"command"}],"matcher":"startup"}',
+    hash: "sha256:8df06395bbfe5a47e3ef9f5a67f49b5dd88edc64920205ec4743a99a59cc6fee",
+  },
+];
+
+describe("Codex trust hashes", () => {
+  it.each(VECTORS)("$label / $matcher", (v) => {
+    expect(trustPreimage(v.label, v.matcher, v.handler)).toBe(v.preimage);
+    expect(trustHash(v.label, v.matcher, v.handler)).toBe(v.hash);
+  });
+  it("canonical JSON sorts keys at every level", () => {
+    expect(canonicalJson({ b: 1, a: { d: [{ z: 1, y: 2 }], c: "x" } })).toBe('{"a":{"c":"x","d":[{"y":2,"z":1}]},"b":1}');
+  });
+  it("keys each handler by file, label, group index and handler index", () => {
+    const hooks = declaredHooks("/r/.codex/hooks.json", { hooks: { PreToolUse: [{ matcher: "Bash", hooks: [{ type: "command", command: "a" }] }, { matcher: "*", hooks: [{ type: "command", command: "b" }, { type: "command", command: "c" }] }], Unknown: [] } });
+    expect(hooks.map((h) => h.key)).toEqual(["/r/.codex/hooks.json:pre_tool_use:0:0", "/r/.codex/hooks.json:pre_tool_use:1:0", "/r/.codex/hooks.json:pre_tool_use:1:1"]);
+  });
+  it("reads trust out of config.toml", () => {
+    const store = parseCodexTrust([
+      'model = "gpt-5.5"',
+      '[projects."/abs/repo"]',
+      'trust_level = "trusted"',
+      "[hooks.state]",
+      '[hooks.state."/abs/repo/.codex/hooks.json:pre_tool_use:0:0"]',
+      'trusted_hash = "sha256:abc" # comment',
+      "[hooks.state.'/abs/repo/.codex/hooks.json:stop:0:0']",
+      "enabled = false",
+      "[other]",
+      'trusted_hash = "sha256:not-this"',
+    ].join("\n"));
+    expect(store.projects).toEqual({ "/abs/repo": { trust_level: "trusted" } });
+    expect(store.hookState).toEqual({ "/abs/repo/.codex/hooks.json:pre_tool_use:0:0": { trusted_hash: "sha256:abc" }, "/abs/repo/.codex/hooks.json:stop:0:0": { enabled: false } });
+  });
+});
+
+let server: TestBackend;
+beforeAll(async () => {
+  server = await startBackend();
+  await server.addRepo("acme/shop");
+});
+afterAll(async () => {
+  await server?.stop();
+});
+
+describe("doctor", () => {
+  it("reports each Codex hook as trusted, modified or untrusted, the project trust, and the stale-store warning", async () => {
+    const co = await makeCheckout(server.url, "acme/shop");
+    init({ cwd: co.root, server: server.url, repo: "acme/shop", bundle: await builtAdapter() });
+    const codexHome = path.join(co.home, "codex");
+    mkdirSync(codexHome);
+    const hooksFile = path.join(co.root, ".codex", "hooks.json");
+    const ours = { type: "command", command: "node .cohent/cohent.mjs hook", timeout: 30 };
+    const toml = [
+      `[projects.${JSON.stringify(co.root)}]`,
+      'trust_level = "trusted"',
+      `[hooks.state.${JSON.stringify(`${hooksFile}:session_start:0:0`)}]`,
+      `trusted_hash = "${trustHash("session_start", undefined, ours)}"`,
+      `[hooks.state.${JSON.stringify(`${hooksFile}:user_prompt_submit:0:0`)}]`,
+      `trusted_hash = "${trustHash("user_prompt_submit", undefined, ours)}"`,
+      `[hooks.state.${JSON.stringify(`${hooksFile}:pre_tool_use:0:0`)}]`,
+      `trusted_hash = "${VECTORS[0]!.hash}"`,
+      `[hooks.state.${JSON.stringify(`${hooksFile}:post_tool_use:0:0`)}]`,
+      `trusted_hash = "${trustHash("post_tool_use", "*", { ...ours, timeout: 10 })}"`,
+    ].join("\n");
+    writeFileSync(path.join(codexHome, "config.toml"), toml);
+    const old = new Date(Date.now() - 60_000);
+    utimesSync(hooksFile, old, old);
+
+    const r = await run(co, ["doctor", "--json"], { env: { CODEX_HOME: codexHome, COHENT_AGENT_TOKEN: "coh_x", SHELL: "/bin/sh" } });
+    expect(r.code).toBe(1);
+    const env = JSON.parse(r.stdout);
+    expect(env).toMatchObject({ version: 1, ok: true, operation: "doctor" });
+    const trust = Object.fromEntries(env.data.codex.hooks.map((h: { event: string; trust: string }) => [h.event, h.trust]));
+    expect(trust).toEqual({ SessionStart: "trusted", UserPromptSubmit: "trusted", PreToolUse: "trusted", PostToolUse: "modified", Stop: "untrusted" });
+    expect(env.data.codex.projectTrust).toBe("trusted");
+    expect(env.data.codex.hooksNewerThanTrust).toBe(false);
+    expect(env.data.guarded).toEqual({ codex: false, claude: true });
+    const byName = Object.fromEntries(env.data.checks.map((c: { name: string; status: string }) => [c.name, c.status]));
+    expect(byName).toMatchObject({ project: "ok", endpoint: "ok", pairing: "ok", "codex project trust": "ok", "claude hooks": "ok", "node in a login shell": "ok" });
+
+    // Trust the last two; then edit the hooks file after trusting: the warning appears.
+    writeFileSync(path.join(codexHome, "config.toml"), toml.replace(trustHash("post_tool_use", "*", { ...ours, timeout: 10 }), trustHash("post_tool_use", "*", ours)) +
+      `\n[hooks.state.${JSON.stringify(`${hooksFile}:stop:0:0`)}]\ntrusted_hash = "${VECTORS[1]!.hash}"\n`);
+    utimesSync(path.join(codexHome, "config.toml"), old, old);
+    utimesSync(hooksFile, new Date(), new Date());
+    const fixed = await run(co, ["doctor"], { env: { CODEX_HOME: codexHome, COHENT_AGENT_TOKEN: "coh_x", SHELL: "/bin/sh" } });
+    expect(fixed.stdout).toContain("Codex will run the hooks here: yes.");
+    expect(fixed.stdout).toMatch(/warn {2}codex trust freshness: \.codex\/hooks\.json is newer than/);
+    expect(fixed.code).toBe(0);
+  });
+
+  it("says plainly when Codex will not run the hooks and nothing is paired", async () => {
+    const co = await makeCheckout(server.url, "acme/shop");
+    const r = await run(co, ["doctor"], { env: { CODEX_HOME: path.join(co.home, "none"), SHELL: "/bin/sh" } });
+    expect(r.code).toBe(1);
+    expect(r.stdout).toContain("FAIL  pairing: not paired on this machine");
+    expect(r.stdout).toContain("FAIL  codex hooks: .codex/hooks.json is missing");
+    expect(r.stdout).toContain("Codex will run the hooks here: NO.");
+  });
+
+  it("fails the login-shell check when node is not on the login PATH", async () => {
+    const co = await makeCheckout(server.url, "acme/shop");
+    const fakeShell = path.join(co.home, "fake-login-shell");
+    writeFileSync(fakeShell, "#!/bin/sh\nexit 1\n", { mode: 0o755 });
+    const r = await run(co, ["doctor", "--json"], { env: { SHELL: fakeShell } });
+    const check = JSON.parse(r.stdout).data.checks.find((c: { name: string }) => c.name === "node in a login shell");
+    expect(check.status).toBe("fail");
+    expect(check.detail).toContain("Codex's shell tool runs a login shell");
+  });
+});

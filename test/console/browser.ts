@@ -94,6 +94,7 @@ export function cohent(args: string[], dataDir: string): string {
     cwd: ROOT,
     env: { ...process.env, COHENT_LOG_LEVEL: "warn", DATABASE_URL: "" },
     encoding: "utf8",
+    stdio: ["ignore", "pipe", "pipe"],
   });
 }
 

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Browser, BrowserContext, Page } from "playwright-core";
+import { addPatch, codex, hook, makeCheckout } from "../adapter/helpers.js";
 import { agentClient } from "../helpers/backend.js";
 import { cohent, ensureConsoleBuilt, launchChromium, screenshotPath, startServe, type ServeProcess } from "./browser.js";
 import { pairingRequest, pairingToken } from "./helpers.js";
@@ -192,5 +193,28 @@ describe("Control Room in a browser", () => {
     expect(refused.status).toBe(401);
     expect(refused.body.error.code).toBe("UNAUTHENTICATED");
     await page.screenshot({ path: screenshotPath("11-people-tokens") });
+  });
+
+  it("pauses a hook-driven agent from the browser: its next PreToolUse is refused, edit and shell alike", async () => {
+    const token = cohent(["token", "issue", "--repo", "acme/shop", "--person", "carol", "--client", "Codex"], serve.dataDir).trim();
+    const co = await makeCheckout(serve.url, "acme/shop");
+    const env = { ...codex.env, COHENT_AGENT_TOKEN: token };
+    const S = "codex-browser-pause";
+    expect((await hook(co, codex.prompt(S, co.root, "Tidy the cart"), env)).code).toBe(0);
+    expect((await hook(co, codex.shell(S, co.root, "git status"), env)).denied).toBeNull();
+
+    await page.goto(`${serve.url}/repos/acme/shop`);
+    const card = page.locator('[data-testid="work-card"][data-person="carol"]');
+    await card.waitFor({ timeout: 3_000 });
+    await card.getByRole("button", { name: "Pause carol" }).click();
+    await card.getByTestId("control").filter({ hasText: "paused" }).waitFor({ timeout: 3_000 });
+    await page.screenshot({ path: screenshotPath("12-paused-hook-agent") });
+
+    expect((await hook(co, codex.shell(S, co.root, "git commit -am wip"), env)).denied).toMatch(/paused/);
+    expect((await hook(co, codex.patch(S, co.root, addPatch("src/x.ts")), env)).denied).toMatch(/paused/);
+
+    await card.getByRole("button", { name: "Resume carol" }).click();
+    await card.getByTestId("control").waitFor({ state: "detached", timeout: 3_000 });
+    expect((await hook(co, codex.shell(S, co.root, "git status"), env)).denied).toBeNull();
   });
 });

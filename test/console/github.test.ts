@@ -16,6 +16,7 @@ function gitHubStandIn(opts: { clientId: string; clientSecret: string; people: R
   const codes = new Map<string, string>();
   const tokens = new Map<string, string>();
   const seen: string[] = [];
+  const issued: string[] = [];
   const server = http.createServer((req, res) => {
     const url = new URL(req.url!, "http://x");
     seen.push(`${req.method} ${url.pathname}`);
@@ -45,6 +46,7 @@ function gitHubStandIn(opts: { clientId: string; clientSecret: string; people: R
         if (!login) return json(200, { error: "bad_verification_code", error_description: "The code passed is incorrect or expired." });
         const token = `gho_${Math.random().toString(36).slice(2)}`;
         tokens.set(token, login);
+        issued.push(token);
         json(200, { access_token: token, token_type: "bearer", scope: "read:user,repo" });
       });
       return;
@@ -61,6 +63,7 @@ function gitHubStandIn(opts: { clientId: string; clientSecret: string; people: R
   });
   return {
     seen,
+    issued,
     as: (login: string) => {
       nextLogin = login;
     },
@@ -118,6 +121,13 @@ describe("GitHub sign-in (against a loopback stand-in)", () => {
     const me = (await client.get("/api/console/me")).body.data;
     expect(me).toMatchObject({ signedIn: true, mode: "github", person: "octo", provider: "github" });
     expect(standIn.seen).toContain("POST /login/oauth/access_token");
+    // The GitHub token is kept only sealed with a key from the session cookie, which the database never holds.
+    const rows = await server.deps.db.prisma.consoleSession.findMany({ where: { provider: "github" } });
+    expect(rows.length).toBeGreaterThan(0);
+    for (const row of rows) {
+      expect(row.githubToken).toMatch(/^v1\./);
+      for (const issued of standIn.issued) expect(row.githubToken).not.toContain(issued);
+    }
   });
 
   it("grants approval for owner/name only when GitHub says the person can push", async () => {

@@ -1,4 +1,4 @@
-import { randomBytes } from "node:crypto";
+import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from "node:crypto";
 import { CohentError, scopeOverlap } from "@cohent/protocol";
 import { hashToken } from "../ids.js";
 import { guardStatus } from "../lease.js";
@@ -50,6 +50,32 @@ export interface ConsoleIdentity {
   githubToken: string | null;
 }
 
+/**
+ * The person's GitHub access token is kept to re-check push rights, sealed
+ * with a key derived from their session cookie: the database holds only the
+ * cookie's hash, so a copy of the database cannot recover the token.
+ */
+function sealKey(cookie: string): Buffer {
+  return Buffer.from(hkdfSync("sha256", cookie, "cohent", "github token at rest", 32));
+}
+export function sealGithubToken(token: string, cookie: string): string {
+  const iv = randomBytes(12);
+  const cipher = createCipheriv("aes-256-gcm", sealKey(cookie), iv);
+  const body = Buffer.concat([cipher.update(token, "utf8"), cipher.final()]);
+  return ["v1", iv, cipher.getAuthTag(), body].map((p) => (typeof p === "string" ? p : p.toString("base64url"))).join(".");
+}
+export function openGithubToken(sealed: string | null, cookie: string): string | null {
+  const [v, iv, tag, body] = sealed?.split(".") ?? [];
+  if (v !== "v1" || !iv || !tag || !body) return null;
+  try {
+    const decipher = createDecipheriv("aes-256-gcm", sealKey(cookie), Buffer.from(iv, "base64url"));
+    decipher.setAuthTag(Buffer.from(tag, "base64url"));
+    return Buffer.concat([decipher.update(Buffer.from(body, "base64url")), decipher.final()]).toString("utf8");
+  } catch {
+    return null;
+  }
+}
+
 export async function createConsoleSession(
   deps: Deps,
   input: { person: string; provider: "local" | "github"; githubToken?: string },
@@ -60,10 +86,10 @@ export async function createConsoleSession(
   const row = await deps.db.prisma.consoleSession.create({
     data: {
       id: rowId("cs"), tokenHash: hashToken(cookie), csrfToken: randomBytes(24).toString("base64url"), person: input.person,
-      provider: input.provider, githubToken: input.githubToken ?? null, createdAt: now, expiresAt, lastSeenAt: now,
+      provider: input.provider, githubToken: input.githubToken ? sealGithubToken(input.githubToken, cookie) : null, createdAt: now, expiresAt, lastSeenAt: now,
     },
   });
-  return { cookie, expiresAt, identity: { id: row.id, person: row.person, provider: input.provider, csrfToken: row.csrfToken, githubToken: row.githubToken } };
+  return { cookie, expiresAt, identity: { id: row.id, person: row.person, provider: input.provider, csrfToken: row.csrfToken, githubToken: input.githubToken ?? null } };
 }
 
 export async function findConsoleSession(deps: Deps, cookie: string): Promise<ConsoleIdentity | null> {
@@ -73,7 +99,7 @@ export async function findConsoleSession(deps: Deps, cookie: string): Promise<Co
   if (now.getTime() - row.lastSeenAt.getTime() > 5 * 60_000) {
     await deps.db.prisma.consoleSession.update({ where: { id: row.id }, data: { lastSeenAt: now } });
   }
-  return { id: row.id, person: row.person, provider: row.provider as ConsoleIdentity["provider"], csrfToken: row.csrfToken, githubToken: row.githubToken };
+  return { id: row.id, person: row.person, provider: row.provider as ConsoleIdentity["provider"], csrfToken: row.csrfToken, githubToken: openGithubToken(row.githubToken, cookie) };
 }
 
 export async function endConsoleSession(deps: Deps, id: string): Promise<void> {

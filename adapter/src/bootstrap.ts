@@ -1,7 +1,7 @@
-import { hostname, userInfo } from "node:os";
 import { findRoot, readProject, saveCredential, type Project } from "./config.js";
 import { ClientError, fail, failFrom, ok, type Envelope } from "./envelope.js";
 import { requestJson } from "./http.js";
+import { os } from "./builtins.js";
 
 /**
  * `bootstrap --approve`: pairs this machine with the checkout's repository
@@ -26,11 +26,11 @@ function store(project: Project, token: string, person: string | undefined): str
 export async function pair(project: Project, say: (line: string) => void): Promise<Envelope> {
   let user = "user";
   try {
-    user = userInfo().username || user;
+    user = os().userInfo().username || user;
   } catch {
     /* no passwd entry */
   }
-  const start = await requestJson("POST", `${project.service}/api/pairing`, {}, { repo: project.repository, machine: hostname().slice(0, 128), user: user.slice(0, 64), client: "cohent-adapter" }, "bootstrap");
+  const start = await requestJson("POST", `${project.service}/api/pairing`, {}, { repo: project.repository, machine: os().hostname().slice(0, 128), user: user.slice(0, 64), client: "cohent-adapter" }, "bootstrap");
   if (!start.ok) return start;
   const { verificationUri, userCode, deviceCode, expiresAt } = start.data as { verificationUri: string; userCode: string; deviceCode: string; interval: number; expiresAt: string };
   let interval = Math.max(1, Number(start.data.interval) || 5);

@@ -145,7 +145,7 @@ export async function checkpoint(c: Checkout, sessionId: string, input: { status
 }
 
 /** Polls for changes after the session's cursor; re-resolves its action. */
-export async function poll(c: Checkout, sessionId: string, opts: { fromStart?: boolean } = {}): Promise<Envelope> {
+export async function poll(c: Checkout, sessionId: string, opts: { fromStart?: boolean; keepPacket?: boolean } = {}): Promise<Envelope> {
   const s = sessionState(c.root, sessionId);
   if (!s.intentId) return fail("poll", "INVALID_INPUT", "This session has no work intent yet.");
   const env = await pollAgent(connection(c, sessionId), s.intentId, opts.fromStart ? "0" : s.cursor);
@@ -153,6 +153,8 @@ export async function poll(c: Checkout, sessionId: string, opts: { fromStart?: b
     if (!env.ok) return;
     st.cursor = env.data.cursor;
     if (env.data.packet) st.action = env.data.packet.action;
+    // A packet polled by the guard is injected (and acknowledged) at the next PostToolUse.
+    if (env.data.packet && opts.keepPacket) st.pending = { packetId: env.data.packet.id, text: env.data.packet.text };
   });
   return env;
 }

@@ -1,8 +1,8 @@
-import { execFileSync } from "node:child_process";
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { credentialsFile, findRoot, readCredential, readProject, type Project } from "./config.js";
 import { ok } from "./envelope.js";
+import { childProcess } from "./builtins.js";
 import { health } from "./http.js";
 import { readRuntime } from "./runtime.js";
 import { declaredHooks, hookTrust, parseCodexTrust, type HookTrust } from "./trust.js";
@@ -106,7 +106,7 @@ export function claudeCheck(root: string): Check {
 export function loginShellNode(): Check {
   const shell = process.env.SHELL && existsSync(process.env.SHELL) ? process.env.SHELL : "/bin/sh";
   try {
-    const out = execFileSync(shell, ["-lc", "command -v node"], { stdio: ["ignore", "pipe", "ignore"], timeout: 10_000, env: { HOME: process.env.HOME ?? "", USER: process.env.USER ?? "", SHELL: shell } }).toString().trim();
+    const out = childProcess().execFileSync(shell, ["-lc", "command -v node"], { stdio: ["ignore", "pipe", "ignore"], timeout: 10_000, env: { HOME: process.env.HOME ?? "", USER: process.env.USER ?? "", SHELL: shell } }).toString().trim();
     if (out) return { name: "node in a login shell", status: "ok", detail: `${shell} -lc resolves node to ${out.split("\n").pop()}.` };
   } catch {
     /* not found */

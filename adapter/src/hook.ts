@@ -178,17 +178,11 @@ async function preToolUse(p: HookPayload, root: string | null, sessionId: string
     if (contact !== undefined) return contact;
     if (!checkout) return (contact = null);
     if (state.intentId) {
-      contact = await client.poll(checkout, sessionId);
+      contact = await client.poll(checkout, sessionId, { keepPacket: true });
       if (!contact.ok && (contact.error?.code === "INTENT_NOT_FOUND" || contact.error?.code === "NOT_INTENT_OWNER")) {
         updateSession(root!, sessionId, (s) => {
           delete s.intentId;
           delete s.action;
-        });
-      }
-      if (contact.ok && contact.data.packet) {
-        const packet = contact.data.packet as { id: string; text: string };
-        updateSession(root!, sessionId, (s) => {
-          s.pending = { packetId: packet.id, text: packet.text };
         });
       }
       state = client.sessionState(root!, sessionId);

@@ -1,4 +1,5 @@
-import { request as httpRequest, type IncomingMessage, type RequestOptions } from "node:http";
+import type { IncomingMessage, RequestOptions } from "node:http";
+import { http, https } from "./builtins.js";
 import type { Envelope } from "./envelope.js";
 import { fail } from "./envelope.js";
 
@@ -32,7 +33,7 @@ export async function requestJson(
     method,
     headers: { accept: "application/json", ...headers, ...(payload ? { "content-type": "application/json", "content-length": String(Buffer.byteLength(payload)) } : {}) },
   };
-  const request = target.protocol === "https:" ? (await import("node:https")).request : httpRequest;
+  const request = target.protocol === "https:" ? https().request : http().request;
   const unreachable = (why: string) =>
     fail(operation, "CONTROL_PLANE_UNREACHABLE", `The Cohent service at ${target.origin} cannot be reached (${why}). Start it or fix the service URL in .cohent/project.json; edits and shell commands stay blocked until then.`);
   return new Promise<Envelope>((resolve) => {
@@ -44,7 +45,7 @@ export async function requestJson(
         resolve(e);
       }
     };
-    let req: ReturnType<typeof httpRequest>;
+    let req: ReturnType<typeof request>;
     try {
       req = request(target, opts, (res: IncomingMessage) => {
         const chunks: Buffer[] = [];

@@ -1,7 +1,7 @@
 import { closeSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { createHash } from "node:crypto";
 import type { Envelope } from "./envelope.js";
+import { crypto } from "./builtins.js";
 
 /**
  * .cohent/runtime.json: per-checkout, per-session state. The adapter is a
@@ -135,11 +135,11 @@ export function liveSessions(rt: Runtime, now = Date.now()): string[] {
 
 /** The relay key of an adapter command: its arguments after the script, exactly as the process will see them. */
 export function relayKey(argv: readonly string[]): string {
-  return createHash("sha256").update(JSON.stringify(argv)).digest("hex").slice(0, 32);
+  return JSON.stringify(argv);
 }
 
 /** x-cohent-session wants [A-Za-z0-9._:-]{1,128}; client session ids are UUIDs, but be safe. */
 export function sessionHeader(id: string): string {
   const clean = id.replace(/[^A-Za-z0-9._:-]/g, "-");
-  return clean.length > 0 && clean.length <= 128 ? clean : "h-" + createHash("sha256").update(id).digest("hex").slice(0, 40);
+  return clean.length > 0 && clean.length <= 128 ? clean : "h-" + crypto().createHash("sha256").update(id).digest("hex").slice(0, 40);
 }

@@ -1,4 +1,4 @@
-import { createHash } from "node:crypto";
+import { crypto } from "./builtins.js";
 
 /**
  * Codex hook trust, as measured (FACTS.md): each hook handler is trusted by
@@ -52,7 +52,7 @@ export function trustPreimage(label: string, matcher: string | undefined, handle
 }
 
 export function trustHash(label: string, matcher: string | undefined, handler: HookHandler): string {
-  return "sha256:" + createHash("sha256").update(trustPreimage(label, matcher, handler)).digest("hex");
+  return "sha256:" + crypto().createHash("sha256").update(trustPreimage(label, matcher, handler)).digest("hex");
 }
 
 export interface DeclaredHook {

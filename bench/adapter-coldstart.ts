@@ -1,0 +1,80 @@
+import { spawn } from "node:child_process";
+import { copyFileSync, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { buildAdapter } from "../adapter/build.mjs";
+import { startBackend } from "../test/helpers/backend.js";
+import { median, percentile } from "./lib.js";
+
+/**
+ * Cold start of the adapter's hook: the p50 of a whole `node cohent.mjs
+ * hook` process making a PreToolUse decision against a local server,
+ * divided by the p50 of `node -e 0` measured in the same run. Goal: ≤ 1.5.
+ * Runs are interleaved so that machine noise hits every case alike.
+ */
+
+const RUNS = Number(process.env.COHENT_BENCH_RUNS ?? 30);
+
+function once(args: string[], cwd: string, env: Record<string, string>, stdin = ""): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const start = performance.now();
+    const child = spawn(process.execPath, args, { cwd, env, stdio: ["pipe", "ignore", "ignore"] });
+    child.on("error", reject);
+    child.on("close", (code) => (code === 0 ? resolve(performance.now() - start) : reject(new Error(`${args.join(" ")} exited ${code}`))));
+    child.stdin.end(stdin);
+  });
+}
+
+export async function benchAdapter(): Promise<Record<string, string | number>[]> {
+  const dir = mkdtempSync(path.join(os.tmpdir(), "cohent-bench-adapter-"));
+  const backend = await startBackend();
+  try {
+    const bundle = await buildAdapter({ quiet: true, outfile: path.join(dir, "bundle", "cohent.mjs") });
+    const root = path.join(dir, "repo");
+    mkdirSync(path.join(root, ".cohent"), { recursive: true });
+    copyFileSync(bundle, path.join(root, ".cohent", "cohent.mjs"));
+    await backend.addRepo("bench/adapter");
+    const token = await backend.issueToken("bench/adapter", "bench", "Codex");
+    writeFileSync(path.join(root, ".cohent", "project.json"), JSON.stringify({ version: 1, service: backend.url, repository: "bench/adapter" }));
+    const env = { PATH: process.env.PATH ?? "", HOME: dir, COHENT_AGENT_TOKEN: token };
+    const script = path.join(root, ".cohent", "cohent.mjs");
+    const hook = (payload: object) => once([script, "hook"], root, env, JSON.stringify({ session_id: "bench", turn_id: "t", cwd: root, model: "gpt-5.5", ...payload }));
+
+    // A session with a prompt, a proceeding intent and a declared scope: an in-scope edit costs one poll.
+    await hook({ hook_event_name: "UserPromptSubmit", prompt: "bench the hook" });
+    const cmd = (args: string[]) => once([script, ...args], root, { ...env, COHENT_SESSION: "bench" });
+    await cmd(["intent", JSON.stringify({ objective: "Bench", outputs: ["bench-out"] })]);
+    await cmd(["scope", "src"]);
+
+    const cases: [string, () => Promise<number>][] = [
+      ["node -e 0", () => once(["-e", "0"], root, env)],
+      ["hook PreToolUse Read (no decision needed)", () => hook({ hook_event_name: "PreToolUse", tool_name: "Read", tool_input: { file_path: "x" } })],
+      ["hook PreToolUse Bash (poll)", () => hook({ hook_event_name: "PreToolUse", tool_name: "Bash", tool_input: { command: "git status" } })],
+      // Reference: the same process with a health probe instead of the poll (a session without an intent),
+      // i.e. what a decision costs when the server's answer is nearly free.
+      ["hook PreToolUse Bash, no intent (health probe)", () => hook({ session_id: "bench-no-intent", hook_event_name: "PreToolUse", tool_name: "Bash", tool_input: { command: "git status" } })],
+      ["hook PreToolUse apply_patch in scope (poll)", () => hook({ hook_event_name: "PreToolUse", tool_name: "apply_patch", tool_input: { command: "*** Begin Patch\n*** Update File: src/a.ts\n*** End Patch\n" } })],
+    ];
+    const times = new Map<string, number[]>(cases.map(([name]) => [name, []]));
+    for (const [, fn] of cases) await fn(); // warm the file cache
+    for (let i = 0; i < RUNS; i++) for (const [name, fn] of cases) times.get(name)!.push(await fn());
+    const floor = median(times.get("node -e 0")!);
+    return cases.map(([name]) => {
+      const t = times.get(name)!;
+      return { case: name, runs: t.length, p50_ms: +median(t).toFixed(1), p90_ms: +percentile(t, 90).toFixed(1), ratio: +(median(t) / floor).toFixed(2), bundle_kb: +(statSync(bundle).size / 1024).toFixed(1) };
+    });
+  } finally {
+    await backend.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  const rows = await benchAdapter();
+  const { table } = await import("./lib.js");
+  table("Adapter cold start (PreToolUse hook vs node -e 0)", rows);
+  const goal = rows.filter((r) => String(r.case).includes("(poll)")).every((r) => Number(r.ratio) <= 1.5);
+  console.log(`\ngoal p50 ≤ 1.5 × node -e 0 for a PreToolUse decision: ${goal ? "met" : "NOT met"}`);
+  process.exit(0);
+}

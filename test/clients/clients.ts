@@ -1,0 +1,47 @@
+// The pinned real clients the conformance suite runs, and where they live.
+import { existsSync } from "node:fs";
+import { homedir } from "node:os";
+import { join } from "node:path";
+
+export type ClientKind = "codex" | "claude";
+
+export interface ClientSpec {
+  kind: ClientKind;
+  pkg: string;
+  version: string;
+  /** `codex@0.169.0`: the label used in reports. */
+  label: string;
+}
+
+export const CLIENTS: ClientSpec[] = [
+  { kind: "codex", pkg: "@openai/codex", version: "0.169.0", label: "codex@0.169.0" },
+  { kind: "codex", pkg: "@openai/codex", version: "0.171.0", label: "codex@0.171.0" },
+  { kind: "claude", pkg: "@anthropic-ai/claude-code", version: "2.1.197", label: "claude@2.1.197" },
+  { kind: "claude", pkg: "@anthropic-ai/claude-code", version: "2.1.332", label: "claude@2.1.332" },
+];
+
+export function cacheRoot(): string {
+  return process.env.COHENT_CLIENTS_CACHE || join(homedir(), ".cache", "cohent-clients");
+}
+
+/** Folder of one install: <cache>/<pkg name without scope>@<version>. */
+export function installDir(c: ClientSpec): string {
+  const bare = c.pkg.split("/").pop()!;
+  return join(cacheRoot(), `${bare}@${c.version}`);
+}
+
+/** The client's executable inside its install folder. */
+export function binPath(c: ClientSpec): string {
+  return join(installDir(c), "node_modules", ".bin", c.kind === "codex" ? "codex" : "claude");
+}
+
+export function isInstalled(c: ClientSpec): boolean {
+  return existsSync(join(installDir(c), ".cohent-installed")) && existsSync(binPath(c));
+}
+
+/** Clients selected by COHENT_CLIENTS (comma list of labels or kinds; default all). */
+export function selectedClients(): ClientSpec[] {
+  const sel = (process.env.COHENT_CLIENTS ?? "").split(",").map((s) => s.trim()).filter(Boolean);
+  if (sel.length === 0) return CLIENTS;
+  return CLIENTS.filter((c) => sel.includes(c.label) || sel.includes(c.kind) || sel.includes(`${c.kind}@${c.version}`));
+}

@@ -1,0 +1,3 @@
+import { clientSuite } from "./suite.ts";
+
+clientSuite("codex@0.169.0");

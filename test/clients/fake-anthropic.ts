@@ -1,0 +1,119 @@
+// A scripted Anthropic Messages API for the real Claude Code, on loopback.
+// POST /v1/messages (Claude Code sends ?beta=true) answers with the standard
+// streaming events; every request body is recorded; anything else is a 404.
+// Side requests that offer no Bash tool (titles, summaries) get a plain
+// text answer and do not advance the script.
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { isAbsolute, join } from "node:path";
+import type { Recorded, Script } from "./script.ts";
+
+export const CLAUDE_CALL_PREFIX = "toolu_";
+
+export interface FakeAnthropic {
+  url: string;
+  requests: Recorded[];
+  /** The repository root: Write wants absolute paths. */
+  setScript(s: Script, repoRoot: string): void;
+  close(): Promise<void>;
+}
+
+async function readBody(req: IncomingMessage): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const c of req) chunks.push(c as Buffer);
+  return Buffer.concat(chunks).toString("utf8");
+}
+
+function textOf(content: unknown): string {
+  if (typeof content === "string") return content;
+  if (Array.isArray(content)) return content.map((c: any) => (typeof c === "string" ? c : c?.type === "text" ? c.text : JSON.stringify(c))).join("\n");
+  return JSON.stringify(content);
+}
+
+/** tool_result blocks in a Messages request: what the client sent back so far. */
+export function claudeToolResults(body: any): { callId: string; output: string; isError: boolean }[] {
+  const out: { callId: string; output: string; isError: boolean }[] = [];
+  for (const m of Array.isArray(body?.messages) ? body.messages : []) {
+    if (m?.role !== "user" || !Array.isArray(m.content)) continue;
+    for (const c of m.content) {
+      if (c?.type === "tool_result") out.push({ callId: String(c.tool_use_id), output: textOf(c.content), isError: !!c.is_error });
+    }
+  }
+  return out;
+}
+
+function isMainLoop(body: any): boolean {
+  return Array.isArray(body?.tools) && body.tools.some((t: any) => t?.name === "Bash");
+}
+
+export async function startFakeAnthropic(): Promise<FakeAnthropic> {
+  const requests: Recorded[] = [];
+  let script: Script | null = null;
+  let root = "/";
+  let n = 0;
+  const server: Server = createServer(async (req: IncomingMessage, res: ServerResponse) => {
+    const text = await readBody(req);
+    let body: any = null;
+    try {
+      body = text ? JSON.parse(text) : null;
+    } catch {
+      body = text;
+    }
+    requests.push({ method: req.method ?? "", url: req.url ?? "", headers: req.headers, body });
+    const path = (req.url ?? "").split("?")[0];
+    if (req.method !== "POST" || path !== "/v1/messages" || !script) {
+      res.writeHead(404, { "content-type": "application/json" }).end(JSON.stringify({ type: "error", error: { type: "not_found_error", message: "not found" } }));
+      return;
+    }
+    const id = `msg_${++n}`;
+    const model = typeof body?.model === "string" ? body.model : "claude-sonnet-4-5";
+    let block: Record<string, unknown>;
+    let input: Record<string, unknown> | null = null;
+    if (!isMainLoop(body)) {
+      block = { type: "text", text: "ok" };
+    } else {
+      const turn = await script.turn(claudeToolResults(body).length, CLAUDE_CALL_PREFIX);
+      const a = turn.step?.action;
+      if (!turn.step || !turn.callId || !a) block = { type: "text", text: "done" };
+      else if (a.kind === "shell") {
+        block = { type: "tool_use", id: turn.callId, name: "Bash" };
+        input = { command: a.command, description: turn.step.id };
+      } else if (a.kind === "write") {
+        block = { type: "tool_use", id: turn.callId, name: "Write" };
+        input = { file_path: isAbsolute(a.path) ? a.path : join(root, a.path), content: a.content };
+      } else throw new Error(`Claude has no ${a.kind} tool`);
+    }
+    const stopReason = input ? "tool_use" : "end_turn";
+    const message = { id, type: "message", role: "assistant", model, content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: 10, output_tokens: 1 } };
+    if (body?.stream === false) {
+      const full = input ? { ...block, input } : block;
+      res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ ...message, content: [full], stop_reason: stopReason, usage: { input_tokens: 10, output_tokens: 5 } }));
+      return;
+    }
+    res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache", connection: "keep-alive" });
+    const send = (type: string, data: Record<string, unknown>) => res.write(`event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`);
+    send("message_start", { message });
+    if (input) {
+      send("content_block_start", { index: 0, content_block: { ...block, input: {} } });
+      send("content_block_delta", { index: 0, delta: { type: "input_json_delta", partial_json: JSON.stringify(input) } });
+    } else {
+      send("content_block_start", { index: 0, content_block: { type: "text", text: "" } });
+      send("content_block_delta", { index: 0, delta: { type: "text_delta", text: (block as { text: string }).text } });
+    }
+    send("content_block_stop", { index: 0 });
+    send("message_delta", { delta: { stop_reason: stopReason, stop_sequence: null }, usage: { output_tokens: 5 } });
+    send("message_stop", {});
+    res.end();
+  });
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return {
+    url,
+    requests,
+    setScript: (s, repoRoot) => {
+      script = s;
+      root = repoRoot;
+    },
+    close: () => new Promise<void>((r) => { server.closeAllConnections(); server.close(() => r()); }),
+  };
+}

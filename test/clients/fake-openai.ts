@@ -1,0 +1,93 @@
+// A scripted OpenAI Responses API for the real Codex CLI, on loopback.
+// POST /v1/responses answers with SSE (response.created,
+// response.output_item.added/done with one item, response.completed); every
+// request body is recorded. Anything else is a 404.
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import type { Recorded, Script } from "./script.ts";
+
+export const CODEX_CALL_PREFIX = "call_";
+
+export interface FakeOpenAI {
+  url: string;
+  /** base_url for Codex's model provider: `${url}/v1`. */
+  baseUrl: string;
+  requests: Recorded[];
+  setScript(s: Script): void;
+  close(): Promise<void>;
+}
+
+async function readBody(req: IncomingMessage): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const c of req) chunks.push(c as Buffer);
+  return Buffer.concat(chunks).toString("utf8");
+}
+
+/** Tool results in a Responses request: what the client sent back so far. */
+export function codexToolOutputs(body: any): { callId: string; output: string }[] {
+  const input = Array.isArray(body?.input) ? body.input : [];
+  return input
+    .filter((i: any) => i?.type === "function_call_output" || i?.type === "custom_tool_call_output")
+    .map((i: any) => ({ callId: String(i.call_id), output: typeof i.output === "string" ? i.output : JSON.stringify(i.output) }));
+}
+
+function item(turn: Awaited<ReturnType<Script["turn"]>>): Record<string, unknown> {
+  const { step, callId } = turn;
+  if (!step || !callId) return { type: "message", role: "assistant", id: "msg_done", content: [{ type: "output_text", text: "done", annotations: [] }] };
+  const a = step.action;
+  switch (a.kind) {
+    case "shell":
+      return { type: "function_call", id: `fc_${callId}`, call_id: callId, name: "exec_command", arguments: JSON.stringify({ cmd: a.command }) };
+    case "write":
+      return {
+        type: "custom_tool_call", id: `ctc_${callId}`, call_id: callId, name: "apply_patch",
+        input: `*** Begin Patch\n*** Add File: ${a.path}\n${a.content.split("\n").map((l) => "+" + l).join("\n")}\n*** End Patch\n`,
+      };
+    case "patch":
+      return { type: "custom_tool_call", id: `ctc_${callId}`, call_id: callId, name: "apply_patch", input: a.patch };
+  }
+}
+
+export async function startFakeOpenAI(): Promise<FakeOpenAI> {
+  const requests: Recorded[] = [];
+  let script: Script | null = null;
+  let n = 0;
+  const server: Server = createServer(async (req: IncomingMessage, res: ServerResponse) => {
+    const text = await readBody(req);
+    let body: any = null;
+    try {
+      body = text ? JSON.parse(text) : null;
+    } catch {
+      body = text;
+    }
+    requests.push({ method: req.method ?? "", url: req.url ?? "", headers: req.headers, body });
+    const path = (req.url ?? "").split("?")[0];
+    if (req.method !== "POST" || path !== "/v1/responses" || !script) {
+      res.writeHead(404, { "content-type": "application/json" }).end(JSON.stringify({ error: { message: "not found", type: "not_found" } }));
+      return;
+    }
+    const turn = await script.turn(codexToolOutputs(body).length, CODEX_CALL_PREFIX);
+    const id = `resp_${++n}`;
+    const out = item(turn);
+    res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache", connection: "keep-alive" });
+    const send = (type: string, data: Record<string, unknown>) => res.write(`event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`);
+    send("response.created", { response: { id, object: "response", status: "in_progress", output: [] } });
+    send("response.output_item.added", { output_index: 0, item: out });
+    send("response.output_item.done", { output_index: 0, item: out });
+    send("response.completed", {
+      response: { id, object: "response", status: "completed", output: [out], usage: { input_tokens: 10, input_tokens_details: { cached_tokens: 0 }, output_tokens: 5, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: 15 } },
+    });
+    res.end();
+  });
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return {
+    url,
+    baseUrl: `${url}/v1`,
+    requests,
+    setScript: (s) => {
+      script = s;
+    },
+    close: () => new Promise<void>((r) => { server.closeAllConnections(); server.close(() => r()); }),
+  };
+}

@@ -1,0 +1,227 @@
+// One conformance run: a real backend on loopback, a throwaway Git checkout
+// prepared with `cohent init`, an isolated HOME holding the credential, and
+// the real client binary driven by a scripted model.
+import { spawn, spawnSync } from "node:child_process";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { admin } from "@cohent/backend";
+import { startBackend, type TestBackend } from "../helpers/backend.ts";
+import { binPath, cacheRoot, type ClientSpec } from "./clients.ts";
+import { codexConfigToml, codexHookHashes } from "./codex-trust.ts";
+import { claudeToolResults, CLAUDE_CALL_PREFIX, type FakeAnthropic } from "./fake-anthropic.ts";
+import { codexToolOutputs, CODEX_CALL_PREFIX, type FakeOpenAI } from "./fake-openai.ts";
+import { Script, type Step } from "./script.ts";
+
+const here = dirname(fileURLToPath(import.meta.url));
+export const WORKSPACE = resolve(here, "..", "..");
+const COHENT_BIN = join(WORKSPACE, "node_modules", ".bin", "cohent");
+export const REPO = "acme/demo";
+const KEEP = process.env.COHENT_CLIENTS_KEEP === "1";
+
+export interface Workspace {
+  dir: string;
+  repo: string;
+  home: string;
+  codexHome: string;
+  backend: TestBackend;
+  backendStopped: boolean;
+  aliceToken: string;
+  bobToken: string;
+  stopBackend(): Promise<void>;
+  dispose(): Promise<void>;
+}
+
+function sh(cwd: string, cmd: string, args: string[], env: NodeJS.ProcessEnv = process.env): string {
+  const r = spawnSync(cmd, args, { cwd, env, encoding: "utf8" });
+  if (r.status !== 0) throw new Error(`${cmd} ${args.join(" ")} failed (${r.status}): ${r.stderr}${r.stdout}`);
+  return r.stdout;
+}
+
+/** A fresh backend, a checkout with `cohent init`, and alice's credential in an isolated HOME. */
+export async function prepareWorkspace(): Promise<Workspace> {
+  const backend = await startBackend();
+  await backend.addRepo(REPO, "Keep the demo app tidy");
+  const aliceToken = await backend.issueToken(REPO, "alice");
+  const bobToken = await backend.issueToken(REPO, "bob", "Claude Code");
+  // Not under /tmp: Codex refuses to create its PATH helpers (apply_patch) under a temporary CODEX_HOME.
+  const base = process.env.COHENT_CLIENTS_RUNS || join(cacheRoot(), "runs");
+  mkdirSync(base, { recursive: true });
+  const dir = realpathSync(mkdtempSync(join(base, "run-")));
+  const repo = join(dir, "repo");
+  const home = join(dir, "home");
+  const codexHome = join(dir, "codex-home");
+  for (const d of [repo, home, codexHome, join(repo, "src"), join(repo, "docs")]) mkdirSync(d, { recursive: true });
+  writeFileSync(join(repo, "README.md"), "# demo\nREADME-MARKER-4417\n");
+  writeFileSync(join(repo, "src", "app.ts"), "export const app = 1;\n");
+  writeFileSync(join(repo, "docs", "guide.md"), "guide\n");
+  const gitEnv = { ...process.env, HOME: home, GIT_CONFIG_NOSYSTEM: "1" };
+  sh(repo, "git", ["init", "-q", "-b", "main"], gitEnv);
+  sh(repo, "git", ["config", "user.email", "dev@example.com"], gitEnv);
+  sh(repo, "git", ["config", "user.name", "Dev"], gitEnv);
+  sh(repo, COHENT_BIN, ["init", "--server", backend.url, "--repo", REPO], { ...process.env, HOME: home });
+  sh(repo, "git", ["add", "-A"], gitEnv);
+  sh(repo, "git", ["commit", "-q", "-m", "init"], gitEnv);
+  // What `bootstrap --approve` leaves behind: the credential, outside the repository.
+  const credDir = join(home, ".config", "cohent");
+  mkdirSync(credDir, { recursive: true, mode: 0o700 });
+  writeFileSync(
+    join(credDir, "credentials.json"),
+    JSON.stringify({ version: 1, services: { [backend.url]: { [REPO]: { token: aliceToken, person: "alice", savedAt: new Date().toISOString() } } } }, null, 2),
+    { mode: 0o600 },
+  );
+  const ws: Workspace = {
+    dir, repo, home, codexHome, backend, backendStopped: false, aliceToken, bobToken,
+    stopBackend: async () => {
+      if (ws.backendStopped) return;
+      ws.backendStopped = true;
+      await backend.stop();
+    },
+    dispose: async () => {
+      await ws.stopBackend();
+      if (!KEEP) rmSync(dir, { recursive: true, force: true });
+    },
+  };
+  return ws;
+}
+
+/** Sessions of the agent under test (alice's token), as the Control Room lists them. */
+export async function agentSessions(ws: Workspace) {
+  return (await admin.listSessions(ws.backend.deps, REPO)).filter((s) => s.person === "alice");
+}
+
+/** The agent's work intents as stored (open or closed), with the agent-authored record and checkpoints. */
+export async function agentIntents(ws: Workspace) {
+  const ids = (await agentSessions(ws)).map((s) => s.id);
+  const rows = await ws.backend.deps.db.tx((tx) =>
+    tx.intent.findMany({ where: { sessionId: { in: ids } }, include: { checkpoints: { orderBy: { createdAt: "asc" } } }, orderBy: { createdAt: "asc" } }),
+  );
+  return rows.map((r) => ({
+    id: r.id, client: r.client, model: r.model, prompt: r.prompt, state: r.state, lastAction: r.lastAction,
+    record: r.record ? (JSON.parse(r.record) as { objective?: string }) : null,
+    checkpoints: r.checkpoints.map((c) => ({ status: c.status, paths: c.paths ? (JSON.parse(c.paths) as string[]) : null })),
+  }));
+}
+
+/** Pause, cancel or resume every session of the agent under test, as a person in the Control Room would. */
+export async function control(ws: Workspace, kind: "pause" | "cancel" | "resume"): Promise<void> {
+  const sessions = await agentSessions(ws);
+  if (sessions.length === 0) throw new Error(`no agent session to ${kind}`);
+  for (const s of sessions) await admin.controlSession(ws.backend.deps, { sessionId: s.id, kind, actor: "carol" });
+}
+
+export function writeCodexHome(ws: Workspace, model: FakeOpenAI, sandbox: "workspace-write" | "danger-full-access"): void {
+  const hooks = codexHookHashes(join(ws.repo, ".codex", "hooks.json"));
+  writeFileSync(join(ws.codexHome, "config.toml"), codexConfigToml({ modelBaseUrl: model.baseUrl, repoRoot: ws.repo, sandbox, hooks }));
+}
+
+export interface ToolResult {
+  callId: string;
+  output: string;
+  isError?: boolean;
+}
+
+export interface RunResult {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+  ms: number;
+  /** What the client sent back to the model, by step id (the last result for that call). */
+  results: Map<string, ToolResult>;
+  requests: number;
+  scriptErrors: unknown[];
+}
+
+function baseEnv(ws: Workspace): NodeJS.ProcessEnv {
+  const keep = ["PATH", "LANG", "TERM", "TZ", "USER", "LOGNAME", "SHELL", "TMPDIR"];
+  const env: NodeJS.ProcessEnv = {};
+  for (const k of keep) if (process.env[k] !== undefined) env[k] = process.env[k];
+  env.HOME = ws.home;
+  env.NO_COLOR = "1";
+  return env;
+}
+
+function spawnClient(bin: string, args: string[], cwd: string, env: NodeJS.ProcessEnv, timeoutMs: number): Promise<{ code: number | null; stdout: string; stderr: string; ms: number }> {
+  return new Promise((resolvePromise) => {
+    const t0 = Date.now();
+    const child = spawn(bin, args, { cwd, env, stdio: ["ignore", "pipe", "pipe"], detached: true });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (c: Buffer) => (stdout += c.toString("utf8")));
+    child.stderr.on("data", (c: Buffer) => (stderr += c.toString("utf8")));
+    const timer = setTimeout(() => {
+      stderr += `\n[harness] killed after ${timeoutMs} ms`;
+      try {
+        process.kill(-child.pid!, "SIGKILL");
+      } catch {
+        /* gone */
+      }
+    }, timeoutMs);
+    child.on("close", (code) => {
+      clearTimeout(timer);
+      resolvePromise({ code, stdout, stderr, ms: Date.now() - t0 });
+    });
+  });
+}
+
+const RUN_TIMEOUT_MS = Number(process.env.COHENT_CLIENTS_RUN_TIMEOUT_MS) || 150_000;
+
+/** One `codex exec --json PROMPT` in the checkout; never the hook-trust bypass flag. */
+export async function runCodex(client: ClientSpec, ws: Workspace, model: FakeOpenAI, steps: Step[], opts: { prompt: string; sandbox?: "workspace-write" | "danger-full-access"; keepTrust?: boolean }): Promise<RunResult> {
+  const script = new Script(steps);
+  model.setScript(script);
+  const before = model.requests.length;
+  // keepTrust: run with the trust store as it is (a hooks file changed since is not re-trusted).
+  if (!opts.keepTrust) writeCodexHome(ws, model, opts.sandbox ?? "workspace-write");
+  const env = { ...baseEnv(ws), CODEX_HOME: ws.codexHome, FAKE_OPENAI_API_KEY: "dummy", RUST_LOG: "error" };
+  const r = await spawnClient(binPath(client), ["exec", "--json", opts.prompt], ws.repo, env, RUN_TIMEOUT_MS);
+  const mine = model.requests.slice(before).filter((q) => q.url.startsWith("/v1/responses"));
+  const results = new Map<string, ToolResult>();
+  for (const q of mine) for (const o of codexToolOutputs(q.body)) results.set(o.callId, o);
+  return { ...r, results: byStep(results, steps, CODEX_CALL_PREFIX, script), requests: mine.length, scriptErrors: script.errors };
+}
+
+/** One `claude -p PROMPT --output-format json --permission-mode acceptEdits --allowedTools Bash`. */
+export async function runClaude(client: ClientSpec, ws: Workspace, model: FakeAnthropic, steps: Step[], opts: { prompt: string }): Promise<RunResult> {
+  const script = new Script(steps);
+  model.setScript(script, ws.repo);
+  const before = model.requests.length;
+  const env = {
+    ...baseEnv(ws),
+    ANTHROPIC_BASE_URL: model.url,
+    ANTHROPIC_API_KEY: "dummy",
+    CLAUDE_CONFIG_DIR: join(ws.home, ".claude"),
+    DISABLE_TELEMETRY: "1",
+    DISABLE_AUTOUPDATER: "1",
+    DISABLE_ERROR_REPORTING: "1",
+    CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
+  };
+  const r = await spawnClient(
+    binPath(client),
+    ["-p", opts.prompt, "--output-format", "json", "--permission-mode", "acceptEdits", "--allowedTools", "Bash"],
+    ws.repo,
+    env,
+    RUN_TIMEOUT_MS,
+  );
+  const mine = model.requests.slice(before).filter((q) => q.url.startsWith("/v1/messages"));
+  const results = new Map<string, ToolResult>();
+  for (const q of mine) for (const o of claudeToolResults(q.body)) results.set(o.callId, o);
+  return { ...r, results: byStep(results, steps, CLAUDE_CALL_PREFIX, script), requests: mine.length, scriptErrors: script.errors };
+}
+
+function byStep(results: Map<string, ToolResult>, steps: Step[], prefix: string, script: Script): Map<string, ToolResult> {
+  const out = new Map<string, ToolResult>();
+  for (const s of steps) {
+    const r = results.get(script.callIdOf(s.id, prefix));
+    if (r) out.set(s.id, r);
+  }
+  return out;
+}
+
+export function fileExists(ws: Workspace, rel: string): boolean {
+  return existsSync(join(ws.repo, rel));
+}
+
+export function readRepoFile(ws: Workspace, rel: string): string {
+  return readFileSync(join(ws.repo, rel), "utf8");
+}

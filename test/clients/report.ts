@@ -1,0 +1,157 @@
+// The coverage report: client × version × scenario row → pass/fail, the
+// known client gaps the guard cannot close, and the README compatibility
+// table. Printed at the end of `npm run test:clients` and written to
+// test/artifacts/clients-report.md.
+import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { CLIENTS } from "./clients.ts";
+import { ARTIFACTS, REPORT_FILE, RESULTS_DIR } from "./paths.ts";
+import { ROWS, SCENARIOS, type RowId } from "./scenarios.ts";
+import type { ClientResults } from "./suite.ts";
+
+type Cell = "pass" | "FAIL" | "n/a" | "not run";
+
+/** Rows that apply to a client kind: some scenario for it contributes to the row. */
+function rowApplies(row: RowId, kind: string): boolean {
+  if (row === "denyReachesModel") return true;
+  return SCENARIOS.some((s) => (!s.only || s.only === kind) && s.rows.includes(row));
+}
+
+export function loadResults(): ClientResults[] {
+  if (!existsSync(RESULTS_DIR)) return [];
+  return readdirSync(RESULTS_DIR)
+    .filter((f) => f.endsWith(".json"))
+    .map((f) => JSON.parse(readFileSync(join(RESULTS_DIR, f), "utf8")) as ClientResults);
+}
+
+export function cell(results: ClientResults | undefined, row: RowId, kind: string): Cell {
+  if (!rowApplies(row, kind)) return "n/a";
+  if (!results) return "not run";
+  const checks = results.scenarios.flatMap((s) => s.checks.filter((c) => c.row === row));
+  const errored = results.scenarios.some((s) => s.error && SCENARIOS.find((x) => x.id === s.scenario)?.rows.includes(row));
+  if (checks.length === 0 && !errored) return "not run";
+  return !errored && checks.every((c) => c.ok) ? "pass" : "FAIL";
+}
+
+export const GAPS: { client: string; gap: string; evidence: string; adapter: string }[] = [
+  {
+    client: "Codex 0.169 (0.171 not measured)",
+    gap: "`write_stdin` into a running terminal fires no PreToolUse.",
+    evidence: "shared/clients/FACTS.md (measured); not re-measured by this suite.",
+    adapter: "`write_stdin` is in the opaque set, so it is held to the kill switch whenever a client announces it. It cannot stop input typed into a terminal opened before a pause or cancel; the next `exec_command` or edit is refused.",
+  },
+  {
+    client: "Codex (all)",
+    gap: "Project hooks run only when the project is trusted and each hook's hash is recorded in `$CODEX_HOME/config.toml`; both gates are silent in `codex exec`. Editing a hook after trust makes Codex skip it silently.",
+    evidence: "Scenario `modified-hooks`: after the PreToolUse timeout changes, an edit with no intent is written (row \"Known gap\").",
+    adapter: "`node .cohent/cohent.mjs doctor` reports project trust and each hook as trusted / modified / untrusted, and warns when hooks.json is newer than the trust store; the backend's guard status shows a session that stopped calling in.",
+  },
+  {
+    client: "Codex (all)",
+    gap: "Under the default `workspace-write` sandbox the agent's shell has no network, loopback included.",
+    evidence: "Scenario `intent-scope`: the agent's own `fetch` fails (NET-FAIL), yet `intent` and `scope` succeed.",
+    adapter: "Relay: the PreToolUse hook (outside the sandbox) performs `intent`/`scope`/`checkpoint`/`context` and leaves the answer in `.cohent/runtime.json`; the sandboxed command prints it.",
+  },
+  {
+    client: "Codex (all)",
+    gap: "MCP tools are deferred behind `tool_search`; a direct `mcp__<server>__<tool>` call without the search is refused as \"unsupported call\".",
+    evidence: "shared/clients/FACTS.md. This suite has no MCP scenario: the `tool_search` exchange a scripted model must perform is not worked out.",
+    adapter: "Every `mcp__*` tool is opaque: held to the kill switch, reachability and configuration rows only.",
+  },
+  {
+    client: "Codex (all)",
+    gap: "The shell tool runs a login shell that resets PATH; a `node` outside the system PATH (nvm) is not found by the agent's commands.",
+    evidence: "shared/clients/FACTS.md.",
+    adapter: "`doctor` checks that `node` resolves in a login shell.",
+  },
+  {
+    client: "Codex (history)",
+    gap: "`apply_patch` PreToolUse hooks regressed more than once (openai/codex #26729, #27833).",
+    evidence: "Scenario `apply-patch` runs the tool call and the heredoc on every pinned version.",
+    adapter: "Parses targets from the patch (Add, Update, Delete, Move to), for the tool and for a heredoc sent through the shell.",
+  },
+  {
+    client: "Claude Code",
+    gap: "Exit code 2 is ignored for some sub-agent tool calls (anthropics/claude-code #40580).",
+    evidence: "Public tracker; sub-agents are not scripted here.",
+    adapter: "Every deny is the JSON `hookSpecificOutput` form with a non-empty reason, never exit 2.",
+  },
+  {
+    client: "Both",
+    gap: "Both clients fail open on a deny without a reason, `ask`, exit 1, non-JSON stdout, or exit 2 with empty stderr.",
+    evidence: "shared/clients/FACTS.md; every blocked step here asserts the reason reached the model.",
+    adapter: "A deny always carries a reason; an internal adapter failure on PreToolUse is itself a deny with its reason.",
+  },
+  {
+    client: "Both (by design)",
+    gap: "Shell commands are held only to the kill switch, reachability and configuration: a shell write outside the declared scope or over a peer's scope runs.",
+    evidence: "coordination-protocol.txt, guard table; row \"Read-only shell before any intent runs\".",
+    adapter: "The collision block is advisory for shell tools; the exemption for the adapter's own command requires a whole, unchained `node …/.cohent/cohent.mjs …`.",
+  },
+];
+
+function label(kind: string, version: string): string {
+  return `${kind === "codex" ? "Codex" : "Claude Code"} ${version}`;
+}
+
+export function renderReport(all: ClientResults[] = loadResults()): string {
+  const byLabel = new Map(all.map((r) => [r.client, r]));
+  const cols = CLIENTS;
+  const lines: string[] = [];
+  lines.push("# Real-client conformance report", "");
+  lines.push(`Generated ${new Date().toISOString()} by \`npm run test:clients\` (real clients, real backend on loopback, scripted model).`, "");
+  lines.push(`| Scenario | ${cols.map((c) => label(c.kind, c.version)).join(" | ")} |`);
+  lines.push(`|---|${cols.map(() => "---").join("|")}|`);
+  for (const row of Object.keys(ROWS) as RowId[]) {
+    lines.push(`| ${ROWS[row]} | ${cols.map((c) => cell(byLabel.get(c.label), row, c.kind)).join(" | ")} |`);
+  }
+  lines.push("");
+  const timing = cols
+    .map((c) => byLabel.get(c.label))
+    .filter((r): r is ClientResults => !!r)
+    .map((r) => `${r.client}: ${r.scenarios.length} scenarios, ${(r.scenarios.reduce((a, s) => a + s.ms, 0) / 1000).toFixed(0)} s`);
+  if (timing.length) lines.push(`Time per client: ${timing.join("; ")}.`, "");
+
+  const failures = all.flatMap((r) => r.scenarios.flatMap((s) => [
+    ...(s.error ? [`- **${r.client}** \`${s.scenario}\`: error: ${s.error.split("\n")[0]}`] : []),
+    ...s.checks.filter((c) => !c.ok).map((c) => `- **${r.client}** \`${s.scenario}\` [${ROWS[c.row]}] ${c.name}: ${c.detail}`),
+  ]));
+  lines.push("## Failures", "", ...(failures.length ? failures : ["None."]), "");
+
+  lines.push("## Known client gaps the guard cannot close", "");
+  lines.push("| Client | Gap | Evidence | What the adapter does |", "|---|---|---|---|");
+  for (const g of GAPS) lines.push(`| ${g.client} | ${g.gap} | ${g.evidence} | ${g.adapter} |`);
+  lines.push("");
+  lines.push("## README compatibility table", "", ...compatibilityTable(all), "");
+  return lines.join("\n");
+}
+
+/** Enforcement level per client and version, from the results. */
+export function compatibilityTable(all: ClientResults[]): string[] {
+  const byLabel = new Map(all.map((r) => [r.client, r]));
+  const out = ["| Client | Version | Enforcement (measured) | Edit guard | Shell kill switch | Notes |", "|---|---|---|---|---|---|"];
+  for (const c of CLIENTS) {
+    const r = byLabel.get(c.label);
+    const rows = (Object.keys(ROWS) as RowId[]).filter((row) => rowApplies(row, c.kind));
+    const cells = rows.map((row) => cell(r, row, c.kind));
+    const passed = cells.filter((x) => x === "pass").length;
+    const level = !r ? "not measured" : cells.every((x) => x === "pass") ? "Guarded" : `Partial (${passed}/${cells.length} rows pass)`;
+    const edit = ["editBeforeIntent", "outOfScope", "peerOverlap"].map((row) => cell(r, row as RowId, c.kind)).every((x) => x === "pass") ? "yes" : r ? "gaps" : "?";
+    const kill = ["paused", "cancelled", "backendDown"].map((row) => cell(r, row as RowId, c.kind)).every((x) => x === "pass") ? "yes" : r ? "gaps" : "?";
+    const notes = c.kind === "codex"
+      ? "after the project and hooks are trusted once; `doctor` reports trust; `write_stdin` unguarded (0.169)"
+      : "project hooks from `.claude/settings.json`; no trust step in `-p`";
+    out.push(`| ${c.kind === "codex" ? "Codex CLI" : "Claude Code"} | ${c.version} | ${level} | ${edit} | ${kill} | ${notes} |`);
+  }
+  return out;
+}
+
+export function writeReport(): string {
+  const text = renderReport();
+  mkdirSync(ARTIFACTS, { recursive: true });
+  writeFileSync(REPORT_FILE, text + "\n");
+  return text;
+}
+
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) process.stdout.write(writeReport() + "\n");

@@ -1,0 +1,365 @@
+// The conformance scenarios. Each drives one real client through a scripted
+// model and lets the file system decide: a blocked write leaves no file, an
+// allowed one leaves it. Every blocked call must also have reached the model
+// as a tool result carrying the adapter's reason.
+import { spawnSync } from "node:child_process";
+import { readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { agentClient } from "../helpers/backend.ts";
+import type { ClientKind, ClientSpec } from "./clients.ts";
+import { agentIntents, control, fileExists, readRepoFile, type RunResult, type Workspace } from "./harness.ts";
+import type { Step } from "./script.ts";
+
+/** Report rows: what the README's compatibility table is made of. */
+export const ROWS = {
+  editBeforeIntent: "Edit before any intent is blocked",
+  readBeforeIntent: "Read-only shell before any intent runs",
+  intentThroughShell: "Intent and scope published by the agent through its own shell",
+  inScope: "Edit inside the declared scope runs",
+  outOfScope: "Edit outside the declared scope is blocked",
+  peerOverlap: "Edit overlapping a peer's scope is blocked, peer named",
+  paused: "Paused from the API: edit and shell blocked",
+  cancelled: "Cancelled from the API: shell blocked",
+  resumed: "Resumed: edit and shell run again",
+  adapterWhilePaused: "Adapter's own command runs while paused; chained variant blocked",
+  applyPatchTool: "apply_patch tool call is an edit",
+  applyPatchHeredoc: "apply_patch heredoc through the shell is an edit",
+  backendDown: "Backend stopped: edit and shell blocked, reason says so",
+  doctorModified: "doctor reports a hook modified after trust",
+  modifiedHookSkipped: "Known gap: Codex silently skips a hook modified after trust",
+  fullAccess: "danger-full-access sandbox: intent, scope, guard",
+  shellAdvisory: "By design: a shell write outside the scope runs (scope is advisory for shell)",
+  denyReachesModel: "Deny reason reaches the model as the tool result",
+} as const;
+export type RowId = keyof typeof ROWS;
+
+export interface Check {
+  row: RowId;
+  name: string;
+  ok: boolean;
+  detail: string;
+}
+
+export class Checker {
+  readonly checks: Check[] = [];
+
+  expect(row: RowId, name: string, ok: boolean, detail = ""): boolean {
+    this.checks.push({ row, name, ok, detail: ok ? "" : detail });
+    return ok;
+  }
+
+  /** The file was not written, and the model got a tool result carrying the adapter's reason. */
+  blocked(row: RowId, r: RunResult, stepId: string, file: string, reason: RegExp): void {
+    const res = r.results.get(stepId);
+    this.expect(row, `${stepId}: ${file} not written`, !fileOf(r, file), `${file} exists: the call was not blocked`);
+    const out = res?.output ?? "";
+    const ok = out.includes("Cohent: ") && reason.test(out);
+    this.expect(row, `${stepId}: reason ${reason} reached the model`, ok, res ? `tool result: ${clip(out)}` : "no tool result for this call reached the model");
+    this.expect("denyReachesModel", `${stepId}: deny reason in the tool result`, ok, res ? `tool result: ${clip(out)}` : "no tool result");
+  }
+
+  /** The call ran: its file exists and no deny came back. */
+  allowed(row: RowId, r: RunResult, stepId: string, file: string): void {
+    const res = r.results.get(stepId);
+    this.expect(row, `${stepId}: ${file} written`, fileOf(r, file), `${file} missing; tool result: ${clip(res?.output ?? "(none)")}`);
+    this.expect(row, `${stepId}: not denied`, !!res && !res.output.includes("Cohent: "), `tool result: ${clip(res?.output ?? "(none)")}`);
+  }
+
+  /** A command ran and its output reached the model. */
+  ran(row: RowId, r: RunResult, stepId: string, output: RegExp): void {
+    const res = r.results.get(stepId);
+    const out = res?.output ?? "";
+    this.expect(row, `${stepId}: ran, output ${output}`, !!res && !out.includes("Cohent: ") && output.test(out), `tool result: ${clip(res ? out : "(none)")}`);
+  }
+
+  scriptOk(r: RunResult, row: RowId): void {
+    this.expect(row, "client run finished", r.code === 0 && r.scriptErrors.length === 0, `exit ${r.code}; script errors: ${r.scriptErrors.map(String).join("; ")}; stderr: ${clip(r.stderr, 600)}`);
+  }
+}
+
+/** Files are checked right after a run, against the workspace the run used. */
+let currentWs: Workspace | null = null;
+function fileOf(_r: RunResult, rel: string): boolean {
+  return !!currentWs && fileExists(currentWs, rel);
+}
+
+export function clip(s: string, n = 400): string {
+  const t = s.replace(/\s+/g, " ").trim();
+  return t.length > n ? t.slice(0, n) + "…" : t;
+}
+
+export interface Ctx {
+  client: ClientSpec;
+  ws: Workspace;
+  check: Checker;
+  run(steps: Step[], opts?: { prompt?: string; sandbox?: "workspace-write" | "danger-full-access"; keepTrust?: boolean }): Promise<RunResult>;
+}
+
+export interface Scenario {
+  id: string;
+  title: string;
+  only?: ClientKind;
+  rows: RowId[];
+  body(ctx: Ctx): Promise<void>;
+}
+
+export function bindWorkspace(ws: Workspace | null): void {
+  currentWs = ws;
+}
+
+// ---------------------------------------------------------------- steps
+
+const sh = (id: string, command: string, before?: Step["before"]): Step => ({ id, action: { kind: "shell", command }, ...(before ? { before } : {}) });
+const write = (id: string, path: string, before?: Step["before"]): Step => ({ id, action: { kind: "write", path, content: `${id}\n` }, ...(before ? { before } : {}) });
+const patch = (id: string, body: string, before?: Step["before"]): Step => ({ id, action: { kind: "patch", patch: body }, ...(before ? { before } : {}) });
+
+const intentRecord = (objective: string, output: string, component: string) =>
+  JSON.stringify({ objective, plan: [`build ${output}`], components: [component], dependsOn: [], deferred: [], outputs: [output], blockers: [], requires: [], capabilities: [], state: "planned" });
+const intentCmd = (objective = "Add the feature module", output = "feature-module", component = "feature") =>
+  `node .cohent/cohent.mjs intent '${intentRecord(objective, output, component)}'`;
+const scopeCmd = (...paths: string[]) => `node .cohent/cohent.mjs scope ${paths.join(" ")}`;
+
+export const PROMPT = "Add a feature module to the demo app";
+const INTENT_OK = /\[cohent intent\] wki_\w+: (proceed|parallel)/;
+const NETCHECK = (url: string) =>
+  `node -e "fetch('${url}/healthz').then(r=>console.log('NET-OK',r.status),e=>console.log('NET-FAIL',(e.cause&&e.cause.code)||e.message))"`;
+
+function publishedBySelf(c: Ctx, r: RunResult): void {
+  c.check.ran("intentThroughShell", r, "intent", INTENT_OK);
+  c.check.ran("intentThroughShell", r, "scope", /Scope claimed: src\/feature/);
+}
+
+// ---------------------------------------------------------------- scenarios
+
+export const SCENARIOS: Scenario[] = [
+  {
+    id: "before-intent",
+    title: "edit before any intent; read-only shell before any intent",
+    rows: ["editBeforeIntent", "readBeforeIntent"],
+    async body(c) {
+      const r = await c.run([write("early-write", "src/early.ts"), sh("read", "cat README.md && git status --short")]);
+      c.check.scriptOk(r, "editBeforeIntent");
+      c.check.blocked("editBeforeIntent", r, "early-write", "src/early.ts", /no (structured intent|prompt or intent)/);
+      c.check.ran("readBeforeIntent", r, "read", /README-MARKER-4417/);
+    },
+  },
+  {
+    id: "intent-scope",
+    title: "intent and scope through the agent's shell (default sandbox), then in-scope and out-of-scope edits",
+    rows: ["intentThroughShell", "inScope", "outOfScope", "shellAdvisory"],
+    async body(c) {
+      const steps = [
+        ...(c.client.kind === "codex" ? [sh("netcheck", NETCHECK(c.ws.backend.url))] : []),
+        sh("intent", intentCmd()),
+        sh("scope", scopeCmd("src/feature")),
+        write("in-scope", "src/feature/a.ts"),
+        write("out-of-scope", "docs/notes.md"),
+        sh("shell-out-of-scope", "echo s > docs/shell.txt"),
+        sh("context", "node .cohent/cohent.mjs context"),
+      ];
+      const r = await c.run(steps);
+      c.check.scriptOk(r, "intentThroughShell");
+      if (c.client.kind === "codex") {
+        // The point of the relay: in workspace-write the agent's own shell has no network at all.
+        c.check.ran("intentThroughShell", r, "netcheck", /NET-FAIL/);
+      }
+      publishedBySelf(c, r);
+      // The backend holds what the agent published itself: prompt (hook), record (shell), and the finish (Stop hook).
+      const intents = await agentIntents(c.ws);
+      const mine = intents.find((i) => i.record?.objective === "Add the feature module");
+      const clientName = c.client.kind === "codex" ? "Codex" : "Claude Code";
+      c.check.expect("intentThroughShell", `backend: intent by ${clientName} with the agent's record and prompt`, !!mine && mine.client === clientName && mine.prompt === PROMPT, `intents: ${clip(JSON.stringify(intents), 800)}`);
+      c.check.expect("intentThroughShell", "backend: the Stop hook completed it, touching src/feature/a.ts", !!mine && mine.state === "completed" && mine.checkpoints.some((k) => k.status === "completed" && !!k.paths?.includes("src/feature/a.ts")), `intent: ${clip(JSON.stringify(mine ?? null), 800)}`);
+      c.check.allowed("inScope", r, "in-scope", "src/feature/a.ts");
+      c.check.blocked("outOfScope", r, "out-of-scope", "docs/notes.md", /outside your declared scope/);
+      c.check.allowed("shellAdvisory", r, "shell-out-of-scope", "docs/shell.txt");
+      c.check.ran("intentThroughShell", r, "context", /wki_\w+/);
+    },
+  },
+  {
+    id: "peer-overlap",
+    title: "a peer session holds src/shared; the agent's overlapping edit is blocked and the peer named",
+    rows: ["peerOverlap"],
+    async body(c) {
+      const bob = agentClient(c.ws.backend.url, c.ws.bobToken, "bob-session-1");
+      const pub = await bob.post({ type: "publish", prompt: "Rework the shared helpers", paths: [], clientName: "Claude Code" });
+      const intentId = pub.body?.data?.intentId as string;
+      const int = await bob.post({ type: "intent", intentId, intent: JSON.parse(intentRecord("Rework the shared helpers", "shared-helpers", "shared")) });
+      const claim = await bob.post({ type: "scope", intentId, paths: ["src/shared"] });
+      c.check.expect("peerOverlap", "peer published and claimed src/shared over HTTP", pub.status === 200 && int.status === 200 && claim.status === 200, JSON.stringify([pub, int, claim]).slice(0, 600));
+      const r = await c.run([
+        sh("intent", intentCmd()),
+        write("overlap", "src/shared/util.ts"),
+        write("elsewhere", "src/mine/own.ts"),
+        sh("scope-overlap", scopeCmd("src/shared")),
+      ]);
+      c.check.scriptOk(r, "peerOverlap");
+      c.check.ran("peerOverlap", r, "intent", INTENT_OK);
+      c.check.blocked("peerOverlap", r, "overlap", "src/shared/util.ts", /overlaps the scope of bob/);
+      c.check.allowed("peerOverlap", r, "elsewhere", "src/mine/own.ts");
+      // The scope command itself is refused by the backend (not by the hook) and names the peer.
+      const out = r.results.get("scope-overlap")?.output ?? "";
+      c.check.expect("peerOverlap", "scope over the peer's path is refused, naming bob", /Scope refused/.test(out) && /bob/.test(out), `tool result: ${clip(out)}`);
+    },
+  },
+  {
+    id: "pause-cancel-resume",
+    title: "paused then cancelled from the API blocks edits and the shell; the adapter's own command runs, a chained one does not; resume continues",
+    rows: ["paused", "cancelled", "resumed", "adapterWhilePaused"],
+    async body(c) {
+      const r = await c.run([
+        sh("intent", intentCmd()),
+        sh("scope", scopeCmd("src/feature")),
+        write("before-pause", "src/feature/one.ts"),
+        sh("paused-shell", "echo p > src/feature/paused-shell.txt", () => control(c.ws, "pause")),
+        write("paused-edit", "src/feature/paused-edit.ts"),
+        sh("paused-adapter", "node .cohent/cohent.mjs context"),
+        sh("paused-chained", "node .cohent/cohent.mjs context && echo c > src/feature/chained.txt"),
+        sh("cancelled-shell", "echo c > src/feature/cancelled-shell.txt", () => control(c.ws, "cancel")),
+        write("cancelled-edit", "src/feature/cancelled-edit.ts"),
+        write("resumed-edit", "src/feature/resumed-edit.ts", () => control(c.ws, "resume")),
+        sh("resumed-shell", "echo r > src/feature/resumed-shell.txt"),
+      ]);
+      c.check.scriptOk(r, "paused");
+      publishedBySelf(c, r);
+      c.check.allowed("paused", r, "before-pause", "src/feature/one.ts");
+      c.check.blocked("paused", r, "paused-shell", "src/feature/paused-shell.txt", /paused/);
+      c.check.blocked("paused", r, "paused-edit", "src/feature/paused-edit.ts", /paused/);
+      const adapterOut = r.results.get("paused-adapter")?.output ?? "";
+      c.check.expect("adapterWhilePaused", "paused-adapter: node .cohent/cohent.mjs context ran (not denied)", !!r.results.get("paused-adapter") && !adapterOut.includes("Cohent: ") && /wki_|cohent context|paused/i.test(adapterOut), `tool result: ${clip(adapterOut)}`);
+      c.check.blocked("adapterWhilePaused", r, "paused-chained", "src/feature/chained.txt", /paused/);
+      c.check.blocked("cancelled", r, "cancelled-shell", "src/feature/cancelled-shell.txt", /cancelled/);
+      c.check.blocked("cancelled", r, "cancelled-edit", "src/feature/cancelled-edit.ts", /cancelled/);
+      c.check.allowed("resumed", r, "resumed-edit", "src/feature/resumed-edit.ts");
+      c.check.allowed("resumed", r, "resumed-shell", "src/feature/resumed-shell.txt");
+    },
+  },
+  {
+    id: "apply-patch",
+    title: "Codex: apply_patch as a tool call and as a heredoc through the shell are both edits",
+    only: "codex",
+    rows: ["applyPatchTool", "applyPatchHeredoc"],
+    async body(c) {
+      const add = (path: string) => `*** Begin Patch\n*** Add File: ${path}\n+patched\n*** End Patch\n`;
+      const heredoc = (path: string) => `apply_patch <<'EOF'\n${add(path)}EOF`;
+      const update = `*** Begin Patch\n*** Update File: src/app.ts\n@@\n-export const app = 1;\n+export const app = 2;\n*** End Patch\n`;
+      const r = await c.run([
+        patch("patch-early", add("src/feature/early.ts")),
+        sh("heredoc-early", heredoc("src/feature/early2.ts")),
+        sh("intent", intentCmd()),
+        sh("scope", scopeCmd("src/feature")),
+        patch("patch-in", add("src/feature/p.ts")),
+        sh("heredoc-in", heredoc("src/feature/h.ts")),
+        patch("patch-out", add("docs/p.md")),
+        sh("heredoc-out", heredoc("docs/h.md")),
+        patch("patch-update-out", update),
+      ]);
+      c.check.scriptOk(r, "applyPatchTool");
+      publishedBySelf(c, r);
+      c.check.blocked("applyPatchTool", r, "patch-early", "src/feature/early.ts", /no (structured intent|prompt or intent)/);
+      c.check.blocked("applyPatchHeredoc", r, "heredoc-early", "src/feature/early2.ts", /no (structured intent|prompt or intent)/);
+      c.check.allowed("applyPatchTool", r, "patch-in", "src/feature/p.ts");
+      c.check.allowed("applyPatchHeredoc", r, "heredoc-in", "src/feature/h.ts");
+      c.check.blocked("applyPatchTool", r, "patch-out", "docs/p.md", /outside your declared scope/);
+      c.check.blocked("applyPatchHeredoc", r, "heredoc-out", "docs/h.md", /outside your declared scope/);
+      const app = readRepoFile(c.ws, "src/app.ts");
+      c.check.expect("applyPatchTool", "patch-update-out: src/app.ts unchanged", app === "export const app = 1;\n", `src/app.ts is now ${JSON.stringify(app)}`);
+      const res = r.results.get("patch-update-out")?.output ?? "";
+      c.check.expect("applyPatchTool", "patch-update-out: reason reached the model", /Cohent: .*outside your declared scope/.test(res), `tool result: ${clip(res)}`);
+    },
+  },
+  {
+    id: "backend-down",
+    title: "the backend stops mid-session: edits and the shell are blocked with a reason that says so",
+    rows: ["backendDown"],
+    async body(c) {
+      const r = await c.run([
+        sh("intent", intentCmd()),
+        sh("scope", scopeCmd("src/feature")),
+        write("up-edit", "src/feature/up.ts"),
+        write("down-edit", "src/feature/down.ts", () => c.ws.stopBackend()),
+        sh("down-shell", "echo d > src/feature/down-shell.txt"),
+      ]);
+      c.check.scriptOk(r, "backendDown");
+      publishedBySelf(c, r);
+      c.check.allowed("backendDown", r, "up-edit", "src/feature/up.ts");
+      c.check.blocked("backendDown", r, "down-edit", "src/feature/down.ts", /cannot be reached/);
+      c.check.blocked("backendDown", r, "down-shell", "src/feature/down-shell.txt", /cannot be reached/);
+    },
+  },
+  {
+    id: "full-access",
+    title: "Codex with sandbox_mode danger-full-access: the agent's shell has network; the guard holds the same",
+    only: "codex",
+    rows: ["fullAccess"],
+    async body(c) {
+      const r = await c.run(
+        [
+          sh("netcheck", NETCHECK(c.ws.backend.url)),
+          write("early-write", "src/feature/early.ts"),
+          sh("intent", intentCmd()),
+          sh("scope", scopeCmd("src/feature")),
+          write("in-scope", "src/feature/a.ts"),
+          write("out-of-scope", "docs/notes.md"),
+        ],
+        { sandbox: "danger-full-access" },
+      );
+      c.check.scriptOk(r, "fullAccess");
+      c.check.ran("fullAccess", r, "netcheck", /NET-OK 200/);
+      c.check.blocked("fullAccess", r, "early-write", "src/feature/early.ts", /no (structured intent|prompt or intent)/);
+      c.check.ran("fullAccess", r, "intent", INTENT_OK);
+      c.check.ran("fullAccess", r, "scope", /Scope claimed: src\/feature/);
+      c.check.allowed("fullAccess", r, "in-scope", "src/feature/a.ts");
+      c.check.blocked("fullAccess", r, "out-of-scope", "docs/notes.md", /outside your declared scope/);
+    },
+  },
+  {
+    id: "modified-hooks",
+    title: "Codex: a hooks file modified after trust; doctor reports it, and Codex skips the hook silently",
+    only: "codex",
+    rows: ["doctorModified", "modifiedHookSkipped"],
+    async body(c) {
+      const doctor = () => {
+        const d = spawnSync("node", [".cohent/cohent.mjs", "doctor", "--json"], {
+          cwd: c.ws.repo, encoding: "utf8", timeout: 30_000,
+          env: { PATH: process.env.PATH, HOME: c.ws.home, CODEX_HOME: c.ws.codexHome },
+        });
+        return { code: d.status, text: d.stdout + d.stderr, json: safeJson(d.stdout) };
+      };
+      // Trust is written by the run; a no-op run first, so the CODEX_HOME is exactly what a trusted user has.
+      const first = await c.run([sh("noop", "true")]);
+      c.check.scriptOk(first, "doctorModified");
+      const before = doctor();
+      const trustedBefore = codexHookStates(before.json);
+      c.check.expect("doctorModified", "doctor before the change: PreToolUse hook trusted", trustedBefore.get("PreToolUse") === "trusted", `doctor: ${clip(before.text, 800)}`);
+      // A person edits the PreToolUse hook (here: its timeout) after trusting it.
+      const file = join(c.ws.repo, ".codex", "hooks.json");
+      const cfg = JSON.parse(readFileSync(file, "utf8"));
+      cfg.hooks.PreToolUse[0].hooks[0].timeout = 45;
+      writeFileSync(file, JSON.stringify(cfg, null, 2) + "\n");
+      const after = doctor();
+      const states = codexHookStates(after.json);
+      c.check.expect("doctorModified", "doctor after the change: PreToolUse hook modified", states.get("PreToolUse") === "modified", `doctor: ${clip(after.text, 1200)}`);
+      c.check.expect("doctorModified", "doctor after the change: other hooks still trusted", states.get("UserPromptSubmit") === "trusted", `doctor: ${clip(after.text, 800)}`);
+      // Run again WITHOUT re-trusting: Codex must skip the modified hook silently (the gap doctor exists for).
+      const r = await c.run([write("unguarded-edit", "src/unguarded.ts")], { keepTrust: true });
+      c.check.expect("modifiedHookSkipped", "unguarded-edit: written although no intent exists (modified hook not run)", fileExists(c.ws, "src/unguarded.ts"), `tool result: ${clip(r.results.get("unguarded-edit")?.output ?? "(none)")}`);
+    },
+  },
+];
+
+function safeJson(s: string): any {
+  try {
+    return JSON.parse(s);
+  } catch {
+    return null;
+  }
+}
+
+/** event → trust state from doctor --json (shape: data.codex.hooks[].{event, trust}). */
+function codexHookStates(json: any): Map<string, string> {
+  const out = new Map<string, string>();
+  const hooks = json?.data?.codex?.hooks;
+  if (Array.isArray(hooks)) for (const h of hooks) if (h?.ours !== false && typeof h?.event === "string") out.set(h.event, String(h.trust));
+  return out;
+}

@@ -1,0 +1,66 @@
+// The scripted model: what the fake model servers answer, turn by turn.
+//
+// A run is a list of steps. The model's turn index is how many tool results
+// the client has sent back so far (counted from the request itself, so a
+// retried request gets the same answer): turn 0 makes step 0's tool call,
+// turn 1 makes step 1's, and once the steps run out the model says "done".
+// A step may carry `before`, an action the suite runs once just before the
+// model makes that call (pause the session, stop the backend, ...).
+
+export type Action =
+  /** A shell command: Codex `exec_command {cmd}`, Claude `Bash {command}`. */
+  | { kind: "shell"; command: string }
+  /** Create a new file: Codex `apply_patch` (Add File), Claude `Write` (absolute path). */
+  | { kind: "write"; path: string; content: string }
+  /** A raw Codex `apply_patch` custom tool call. */
+  | { kind: "patch"; patch: string };
+
+export interface Step {
+  /** Names the step in assertions and reports. */
+  id: string;
+  action: Action;
+  before?: () => Promise<void> | void;
+}
+
+/** A tool call as the model server emits it: one per turn. */
+export interface ModelTurn {
+  step: Step | null;
+  /** The tool call id, `call_<n>` / `toolu_<n>`; null for the final message. */
+  callId: string | null;
+}
+
+export class Script {
+  private readonly ran = new Set<number>();
+  /** Errors thrown by `before` actions: the suite fails on them. */
+  readonly errors: unknown[] = [];
+  constructor(readonly steps: Step[]) {}
+
+  /** The turn for a request that carries `resultsSoFar` tool results. */
+  async turn(resultsSoFar: number, idPrefix: string): Promise<ModelTurn> {
+    const step = this.steps[resultsSoFar] ?? null;
+    if (!step) return { step: null, callId: null };
+    if (step.before && !this.ran.has(resultsSoFar)) {
+      this.ran.add(resultsSoFar);
+      try {
+        await step.before();
+      } catch (err) {
+        this.errors.push(err);
+      }
+    }
+    return { step, callId: `${idPrefix}${resultsSoFar + 1}_${step.id.replace(/[^A-Za-z0-9_]/g, "_")}` };
+  }
+
+  callIdOf(stepId: string, idPrefix: string): string {
+    const i = this.steps.findIndex((s) => s.id === stepId);
+    if (i === -1) throw new Error(`no step ${stepId}`);
+    return `${idPrefix}${i + 1}_${stepId.replace(/[^A-Za-z0-9_]/g, "_")}`;
+  }
+}
+
+/** What one fake server saw: every request, in order. */
+export interface Recorded {
+  method: string;
+  url: string;
+  headers: Record<string, string | string[] | undefined>;
+  body: any;
+}

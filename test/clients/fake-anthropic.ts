@@ -72,8 +72,8 @@ export async function startFakeAnthropic(): Promise<FakeAnthropic> {
     if (!isMainLoop(body)) {
       block = { type: "text", text: "ok" };
     } else {
-      const turn = await script.turn(claudeToolResults(body).length, CLAUDE_CALL_PREFIX);
-      const a = turn.step?.action;
+      const turn = await script.turn(claudeToolResults(body).map((o) => o.output), CLAUDE_CALL_PREFIX);
+      const a = turn.action;
       if (!turn.step || !turn.callId || !a) block = { type: "text", text: "done" };
       else if (a.kind === "shell") {
         block = { type: "tool_use", id: turn.callId, name: "Bash" };
@@ -81,6 +81,9 @@ export async function startFakeAnthropic(): Promise<FakeAnthropic> {
       } else if (a.kind === "write") {
         block = { type: "tool_use", id: turn.callId, name: "Write" };
         input = { file_path: isAbsolute(a.path) ? a.path : join(root, a.path), content: a.content };
+      } else if (a.kind === "claude-call") {
+        block = { type: "tool_use", id: turn.callId, name: a.name };
+        input = a.input;
       } else throw new Error(`Claude has no ${a.kind} tool`);
     }
     const stopReason = input ? "tool_use" : "end_turn";

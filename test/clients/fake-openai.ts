@@ -32,9 +32,8 @@ export function codexToolOutputs(body: any): { callId: string; output: string }[
 }
 
 function item(turn: Awaited<ReturnType<Script["turn"]>>): Record<string, unknown> {
-  const { step, callId } = turn;
-  if (!step || !callId) return { type: "message", role: "assistant", id: "msg_done", content: [{ type: "output_text", text: "done", annotations: [] }] };
-  const a = step.action;
+  const { action: a, callId } = turn;
+  if (!a || !callId) return { type: "message", role: "assistant", id: "msg_done", content: [{ type: "output_text", text: "done", annotations: [] }] };
   switch (a.kind) {
     case "shell":
       return { type: "function_call", id: `fc_${callId}`, call_id: callId, name: "exec_command", arguments: JSON.stringify({ cmd: a.command }) };
@@ -45,6 +44,10 @@ function item(turn: Awaited<ReturnType<Script["turn"]>>): Record<string, unknown
       };
     case "patch":
       return { type: "custom_tool_call", id: `ctc_${callId}`, call_id: callId, name: "apply_patch", input: a.patch };
+    case "codex-call":
+      return { type: "function_call", id: `fc_${callId}`, call_id: callId, name: a.name, arguments: JSON.stringify(a.args) };
+    case "claude-call":
+      throw new Error(`Codex has no ${a.name} tool in this suite`);
   }
 }
 
@@ -66,7 +69,7 @@ export async function startFakeOpenAI(): Promise<FakeOpenAI> {
       res.writeHead(404, { "content-type": "application/json" }).end(JSON.stringify({ error: { message: "not found", type: "not_found" } }));
       return;
     }
-    const turn = await script.turn(codexToolOutputs(body).length, CODEX_CALL_PREFIX);
+    const turn = await script.turn(codexToolOutputs(body).map((o) => o.output), CODEX_CALL_PREFIX);
     const id = `resp_${++n}`;
     const out = item(turn);
     res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache", connection: "keep-alive" });

@@ -110,8 +110,8 @@ export async function control(ws: Workspace, kind: "pause" | "cancel" | "resume"
   for (const s of sessions) await admin.controlSession(ws.backend.deps, { sessionId: s.id, kind, actor: "carol" });
 }
 
-export function writeCodexHome(ws: Workspace, model: FakeOpenAI, sandbox: "workspace-write" | "danger-full-access"): void {
-  const hooks = codexHookHashes(join(ws.repo, ".codex", "hooks.json"));
+export function writeCodexHome(ws: Workspace, model: FakeOpenAI, sandbox: "workspace-write" | "danger-full-access", untrusted = false): void {
+  const hooks = untrusted ? [] : codexHookHashes(join(ws.repo, ".codex", "hooks.json"));
   writeFileSync(join(ws.codexHome, "config.toml"), codexConfigToml({ modelBaseUrl: model.baseUrl, repoRoot: ws.repo, sandbox, hooks }));
 }
 
@@ -167,12 +167,13 @@ function spawnClient(bin: string, args: string[], cwd: string, env: NodeJS.Proce
 const RUN_TIMEOUT_MS = Number(process.env.COHENT_CLIENTS_RUN_TIMEOUT_MS) || 150_000;
 
 /** One `codex exec --json PROMPT` in the checkout; never the hook-trust bypass flag. */
-export async function runCodex(client: ClientSpec, ws: Workspace, model: FakeOpenAI, steps: Step[], opts: { prompt: string; sandbox?: "workspace-write" | "danger-full-access"; keepTrust?: boolean }): Promise<RunResult> {
+export async function runCodex(client: ClientSpec, ws: Workspace, model: FakeOpenAI, steps: Step[], opts: { prompt: string; sandbox?: "workspace-write" | "danger-full-access"; keepTrust?: boolean; untrusted?: boolean }): Promise<RunResult> {
   const script = new Script(steps);
   model.setScript(script);
   const before = model.requests.length;
   // keepTrust: run with the trust store as it is (a hooks file changed since is not re-trusted).
-  if (!opts.keepTrust) writeCodexHome(ws, model, opts.sandbox ?? "workspace-write");
+  // untrusted: the project is trusted but no hook hash is recorded (a person never pressed "trust all").
+  if (!opts.keepTrust) writeCodexHome(ws, model, opts.sandbox ?? "workspace-write", !!opts.untrusted);
   const env = { ...baseEnv(ws), CODEX_HOME: ws.codexHome, FAKE_OPENAI_API_KEY: "dummy", RUST_LOG: "error" };
   const r = await spawnClient(binPath(client), ["exec", "--json", opts.prompt], ws.repo, env, RUN_TIMEOUT_MS);
   const mine = model.requests.slice(before).filter((q) => q.url.startsWith("/v1/responses"));

@@ -36,10 +36,10 @@ export function cell(results: ClientResults | undefined, row: RowId, kind: strin
 
 export const GAPS: { client: string; gap: string; evidence: string; adapter: string }[] = [
   {
-    client: "Codex 0.169 (0.171 not measured)",
-    gap: "`write_stdin` into a running terminal fires no PreToolUse.",
-    evidence: "shared/clients/FACTS.md (measured); not re-measured by this suite.",
-    adapter: "`write_stdin` is in the opaque set, so it is held to the kill switch whenever a client announces it. It cannot stop input typed into a terminal opened before a pause or cancel; the next `exec_command` or edit is refused.",
+    client: "Codex 0.169.0 and 0.171.0",
+    gap: "`write_stdin` into a running terminal fires no PreToolUse: input typed into a terminal opened before a pause or cancel still runs.",
+    evidence: "Scenario `write-stdin-gap`: `exec_command {cmd:\"bash\", tty:true}` before the pause, `write_stdin` after it writes a file; a new shell command in the same run is refused (\"paused\").",
+    adapter: "`write_stdin` is in the opaque set, so it is held to the kill switch whenever a client announces it; today Codex does not. Every new `exec_command` and edit is refused; the open terminal is not. Nothing in the Bash payload says a command opens an interactive terminal, so the adapter cannot refuse those up front.",
   },
   {
     client: "Codex (all)",
@@ -140,8 +140,8 @@ export function compatibilityTable(all: ClientResults[]): string[] {
     const edit = ["editBeforeIntent", "outOfScope", "peerOverlap"].map((row) => cell(r, row as RowId, c.kind)).every((x) => x === "pass") ? "yes" : r ? "gaps" : "?";
     const kill = ["paused", "cancelled", "backendDown"].map((row) => cell(r, row as RowId, c.kind)).every((x) => x === "pass") ? "yes" : r ? "gaps" : "?";
     const notes = c.kind === "codex"
-      ? "after the project and hooks are trusted once; `doctor` reports trust; `write_stdin` unguarded (0.169)"
-      : "project hooks from `.claude/settings.json`; no trust step in `-p`";
+      ? "after the project and hooks are trusted once (`doctor` reports trust); `write_stdin` into an already-open terminal is not guarded"
+      : "project hooks from `.claude/settings.json`, no trust step";
     out.push(`| ${c.kind === "codex" ? "Codex CLI" : "Claude Code"} | ${c.version} | ${level} | ${edit} | ${kill} | ${notes} |`);
   }
   return out;

@@ -27,6 +27,9 @@ export const ROWS = {
   backendDown: "Backend stopped: edit and shell blocked, reason says so",
   doctorModified: "doctor reports a hook modified after trust",
   modifiedHookSkipped: "Known gap: Codex silently skips a hook modified after trust",
+  writeStdinGap: "Known gap: write_stdin into a terminal opened before a pause still runs",
+  claudeEditTool: "Edit tool on an existing file: in scope runs, outside blocked",
+  unguardedControl: "Control: without Cohent's hooks the same edit is written",
   fullAccess: "danger-full-access sandbox: intent, scope, guard",
   shellAdvisory: "By design: a shell write outside the scope runs (scope is advisory for shell)",
   denyReachesModel: "Deny reason reaches the model as the tool result",
@@ -92,7 +95,7 @@ export interface Ctx {
   client: ClientSpec;
   ws: Workspace;
   check: Checker;
-  run(steps: Step[], opts?: { prompt?: string; sandbox?: "workspace-write" | "danger-full-access"; keepTrust?: boolean }): Promise<RunResult>;
+  run(steps: Step[], opts?: { prompt?: string; sandbox?: "workspace-write" | "danger-full-access"; keepTrust?: boolean; untrusted?: boolean }): Promise<RunResult>;
 }
 
 export interface Scenario {
@@ -347,6 +350,85 @@ export const SCENARIOS: Scenario[] = [
     },
   },
 ];
+
+/** Scenarios that need a `Step` helper outside this file's constants. */
+SCENARIOS.push(
+  {
+    id: "write-stdin-gap",
+    title: "Codex: a terminal opened before a pause; write_stdin into it after the pause (measures the known gap)",
+    only: "codex",
+    rows: ["writeStdinGap"],
+    async body(c) {
+      const sessionOf = (outputs: string[]) => Number(/session ID (\d+)/i.exec(outputs.at(-1) ?? "")?.[1] ?? -1);
+      const r = await c.run([
+        sh("intent", intentCmd()),
+        sh("scope", scopeCmd("src/feature")),
+        { id: "open-terminal", action: { kind: "codex-call", name: "exec_command", args: { cmd: "bash", tty: true, yield_time_ms: 1500 } } },
+        {
+          id: "typed",
+          action: (outputs) => ({ kind: "codex-call", name: "write_stdin", args: { session_id: sessionOf(outputs), chars: "echo typed > typed-while-paused.txt\n", yield_time_ms: 1500 } }),
+          before: () => control(c.ws, "pause"),
+        },
+        sh("paused-shell", "echo p > src/feature/paused.txt"),
+      ]);
+      c.check.scriptOk(r, "writeStdinGap");
+      publishedBySelf(c, r);
+      const open = r.results.get("open-terminal")?.output ?? "";
+      c.check.expect("writeStdinGap", "open-terminal: a terminal session is running", /session ID \d+/i.test(open), `tool result: ${clip(open)}`);
+      // The control: the pause is in force for announced tools.
+      c.check.blocked("paused", r, "paused-shell", "src/feature/paused.txt", /paused/);
+      // The gap, as measured: input typed into the already-open terminal ran although the session is paused.
+      c.check.expect("writeStdinGap", "typed: typed-while-paused.txt written while paused (no PreToolUse for write_stdin)", fileExists(c.ws, "typed-while-paused.txt"),
+        `not written: the gap did not reproduce (update the known-gaps table). tool result: ${clip(r.results.get("typed")?.output ?? "(none)")}`);
+    },
+  },
+  {
+    id: "edit-tool",
+    title: "Claude Code: Read then Edit an existing file, inside and outside the declared scope",
+    only: "claude",
+    rows: ["claudeEditTool"],
+    async body(c) {
+      const abs = (rel: string) => join(c.ws.repo, rel);
+      const r = await c.run([
+        sh("intent", intentCmd()),
+        sh("scope", scopeCmd("src/feature")),
+        write("create", "src/feature/mod.ts"),
+        { id: "read-in", action: { kind: "claude-call", name: "Read", input: { file_path: abs("src/feature/mod.ts") } } },
+        { id: "edit-in", action: { kind: "claude-call", name: "Edit", input: { file_path: abs("src/feature/mod.ts"), old_string: "create", new_string: "edited" } } },
+        { id: "read-out", action: { kind: "claude-call", name: "Read", input: { file_path: abs("src/app.ts") } } },
+        { id: "edit-out", action: { kind: "claude-call", name: "Edit", input: { file_path: abs("src/app.ts"), old_string: "app = 1", new_string: "app = 2" } } },
+      ]);
+      c.check.scriptOk(r, "claudeEditTool");
+      publishedBySelf(c, r);
+      c.check.ran("claudeEditTool", r, "read-out", /export const app/);
+      const mod = fileExists(c.ws, "src/feature/mod.ts") ? readRepoFile(c.ws, "src/feature/mod.ts") : "(missing)";
+      c.check.expect("claudeEditTool", "edit-in: src/feature/mod.ts edited", mod === "edited\n", `content ${JSON.stringify(mod)}; tool result: ${clip(r.results.get("edit-in")?.output ?? "(none)")}`);
+      const app = readRepoFile(c.ws, "src/app.ts");
+      c.check.expect("claudeEditTool", "edit-out: src/app.ts unchanged", app === "export const app = 1;\n", `src/app.ts is now ${JSON.stringify(app)}`);
+      const out = r.results.get("edit-out")?.output ?? "";
+      c.check.expect("claudeEditTool", "edit-out: reason reached the model", /Cohent: .*outside your declared scope/.test(out), `tool result: ${clip(out)}`);
+    },
+  },
+  {
+    id: "unguarded-control",
+    title: "control: the same early edit with Cohent's hooks not active is written (the file system tells blocked from allowed)",
+    rows: ["unguardedControl"],
+    async body(c) {
+      if (c.client.kind === "claude") {
+        // Drop the hooks from the project settings: Claude Code then runs no Cohent hook at all.
+        writeFileSync(join(c.ws.repo, ".claude", "settings.json"), "{}\n");
+        const r = await c.run([write("early-write", "src/early.ts")]);
+        c.check.scriptOk(r, "unguardedControl");
+        c.check.allowed("unguardedControl", r, "early-write", "src/early.ts");
+      } else {
+        // Hooks present but never trusted: Codex skips them silently in exec.
+        const r = await c.run([write("early-write", "src/early.ts")], { untrusted: true });
+        c.check.scriptOk(r, "unguardedControl");
+        c.check.allowed("unguardedControl", r, "early-write", "src/early.ts");
+      }
+    },
+  },
+);
 
 function safeJson(s: string): any {
   try {

@@ -13,18 +13,24 @@ export type Action =
   /** Create a new file: Codex `apply_patch` (Add File), Claude `Write` (absolute path). */
   | { kind: "write"; path: string; content: string }
   /** A raw Codex `apply_patch` custom tool call. */
-  | { kind: "patch"; patch: string };
+  | { kind: "patch"; patch: string }
+  /** Any other Codex function call, e.g. `write_stdin`. */
+  | { kind: "codex-call"; name: string; args: Record<string, unknown> }
+  /** Any other Claude Code tool, e.g. `Read`, `Edit` (paths absolute). */
+  | { kind: "claude-call"; name: string; input: Record<string, unknown> };
 
 export interface Step {
   /** Names the step in assertions and reports. */
   id: string;
-  action: Action;
+  /** The call; a function gets the tool results so far (e.g. to reuse a terminal session id). */
+  action: Action | ((outputs: string[]) => Action);
   before?: () => Promise<void> | void;
 }
 
 /** A tool call as the model server emits it: one per turn. */
 export interface ModelTurn {
   step: Step | null;
+  action: Action | null;
   /** The tool call id, `call_<n>` / `toolu_<n>`; null for the final message. */
   callId: string | null;
 }
@@ -35,10 +41,11 @@ export class Script {
   readonly errors: unknown[] = [];
   constructor(readonly steps: Step[]) {}
 
-  /** The turn for a request that carries `resultsSoFar` tool results. */
-  async turn(resultsSoFar: number, idPrefix: string): Promise<ModelTurn> {
+  /** The turn for a request that carries these tool results, in order. */
+  async turn(outputs: string[], idPrefix: string): Promise<ModelTurn> {
+    const resultsSoFar = outputs.length;
     const step = this.steps[resultsSoFar] ?? null;
-    if (!step) return { step: null, callId: null };
+    if (!step) return { step: null, action: null, callId: null };
     if (step.before && !this.ran.has(resultsSoFar)) {
       this.ran.add(resultsSoFar);
       try {
@@ -47,7 +54,8 @@ export class Script {
         this.errors.push(err);
       }
     }
-    return { step, callId: `${idPrefix}${resultsSoFar + 1}_${step.id.replace(/[^A-Za-z0-9_]/g, "_")}` };
+    const action = typeof step.action === "function" ? step.action(outputs) : step.action;
+    return { step, action, callId: `${idPrefix}${resultsSoFar + 1}_${step.id.replace(/[^A-Za-z0-9_]/g, "_")}` };
   }
 
   callIdOf(stepId: string, idPrefix: string): string {

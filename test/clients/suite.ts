@@ -72,7 +72,7 @@ export function clientSuite(label: string): void {
             const prompt = opts.prompt ?? PROMPT;
             const r =
               client.kind === "codex"
-                ? await runCodex(client, ws, openai!, steps, { prompt, ...(opts.sandbox ? { sandbox: opts.sandbox } : {}), ...(opts.keepTrust ? { keepTrust: true } : {}) })
+                ? await runCodex(client, ws, openai!, steps, { prompt, ...(opts.sandbox ? { sandbox: opts.sandbox } : {}), ...(opts.keepTrust ? { keepTrust: true } : {}), ...(opts.untrusted ? { untrusted: true } : {}) })
                 : await runClaude(client, ws, anthropic!, steps, { prompt });
             runs.push(r);
             return r;

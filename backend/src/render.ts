@@ -1,4 +1,4 @@
-import { approxTokens, type Action, type Change, type Decision, type PeerView } from "@cohent/protocol";
+import { approxTokens, type Action, type Change, type Decision, type Packet, type PeerView } from "@cohent/protocol";
 
 /**
  * Renders a packet's text: what the adapter injects into the agent. Peer
@@ -8,7 +8,7 @@ import { approxTokens, type Action, type Change, type Decision, type PeerView } 
  */
 
 export interface PacketParts {
-  kind: "plan" | "intent" | "scope" | "checkpoint" | "poll";
+  kind: Packet["kind"];
   intentId: string;
   action: Action;
   reason: string;

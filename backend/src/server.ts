@@ -31,7 +31,10 @@ export async function startServer(opts: {
   const db = await openDb(opts.databaseUrl);
   const deps: Deps = { db, clock: opts.clock ?? (() => new Date()), lease: opts.lease ?? DEFAULT_LEASE, log: opts.log };
   const server = http.createServer(createApp(deps, opts.console).callback());
-  server.keepAliveTimeout = 5_000;
+  // Longer than clients keep idle sockets, so the client always closes first
+  // and never reuses a socket the server has just closed.
+  server.keepAliveTimeout = 65_000;
+  server.headersTimeout = 66_000;
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
     server.listen(opts.port ?? 0, opts.host ?? "127.0.0.1", resolve);

@@ -56,7 +56,7 @@ export type Change = z.infer<typeof Change>;
  */
 export const Packet = z.strictObject({
   id: z.string(),
-  kind: z.enum(["plan", "intent", "scope", "checkpoint", "poll"]),
+  kind: z.enum(["plan", "intent", "scope", "checkpoint", "poll", "context"]),
   intentId: z.string(),
   action: Action,
   cursor: z.string(),

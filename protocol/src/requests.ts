@@ -37,13 +37,41 @@ export const ScopeRequest = z.strictObject({
 });
 
 export const CheckpointStatus = z.enum(["working", "blocked", "completed", "abandoned"]);
+/** Where a checkpoint's paths came from: the staged diff read by the adapter, or the caller's word. */
+export const PathsSource = z.enum(["provided-unverified", "repository-derived"]);
 export const CheckpointRequest = z.strictObject({
   type: z.literal("checkpoint"),
   intentId: IntentId,
   status: CheckpointStatus,
   summary: z.string().max(BOUNDS.summaryChars).default(""),
   paths: PathList.optional(),
+  pathsSource: PathsSource.default("provided-unverified"),
   usage: Usage.optional(),
+});
+
+/** The brief: goal, this intent's latest decision, and the active peers. Read-only apart from the packet it records. */
+export const ContextRequest = z.strictObject({
+  type: z.literal("context"),
+  intentId: IntentId.optional(),
+});
+
+/**
+ * Refusals the adapter made locally, so that guard catches are counted where
+ * they happen. Scope conflicts are not among them: the server counts those
+ * itself when it refuses the claim.
+ */
+export const GuardKind = z.enum(["outside-scope", "intent-not-ready", "paused", "cancelled", "unreachable", "unconfigured"]);
+export const GuardRequest = z.strictObject({
+  type: z.literal("guard"),
+  intentId: IntentId.optional(),
+  kind: GuardKind,
+  tool: z.string().min(1).max(BOUNDS.identityChars),
+  paths: PathList.default([]),
+});
+
+/** The open work intents of this token's person, with each session's guard status (doctor). */
+export const StatusRequest = z.strictObject({
+  type: z.literal("status"),
 });
 
 export const AckRequest = z.strictObject({
@@ -59,6 +87,9 @@ export const AgentRequest = z.discriminatedUnion("type", [
   ScopeRequest,
   CheckpointRequest,
   AckRequest,
+  ContextRequest,
+  GuardRequest,
+  StatusRequest,
 ]);
 
 export type PublishRequest = z.infer<typeof PublishRequest>;
@@ -67,6 +98,9 @@ export type ScopeRequest = z.infer<typeof ScopeRequest>;
 export type CheckpointRequest = z.infer<typeof CheckpointRequest>;
 export type AckRequest = z.infer<typeof AckRequest>;
 export type AgentRequest = z.infer<typeof AgentRequest>;
+export type ContextRequest = z.infer<typeof ContextRequest>;
+export type GuardRequest = z.infer<typeof GuardRequest>;
+export type StatusRequest = z.infer<typeof StatusRequest>;
 export type CheckpointStatus = z.infer<typeof CheckpointStatus>;
 
 /** Headers of every agent call, and of GET /api/agent (the poll). */

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { Action, Control, Packet } from "./packets.js";
+import { Action, Control, Decision, Guard, Packet, PeerView } from "./packets.js";
 import { CheckpointStatus } from "./requests.js";
 
 /** The `data` of each successful operation. */
@@ -53,6 +53,45 @@ export const PollResponse = z.strictObject({
   packet: Packet.nullable(),
 });
 
+export const ContextResponse = z.strictObject({
+  goal: z.string().nullable(),
+  intentId: z.string().nullable(),
+  action: Action.nullable(),
+  decision: Decision.nullable(),
+  peers: z.array(PeerView),
+  cursor: z.string(),
+  packet: Packet,
+});
+
+export const GuardResponse = z.strictObject({
+  recorded: z.boolean(),
+});
+
+export const StatusResponse = z.strictObject({
+  person: z.string(),
+  intents: z.array(
+    z.strictObject({
+      intentId: z.string(),
+      sessionKey: z.string(),
+      client: z.string().nullable(),
+      model: z.string().nullable(),
+      state: z.string(),
+      action: Action,
+      guard: Guard,
+      control: Control,
+      lastCallAt: z.string(),
+      objective: z.string().nullable(),
+      scope: z.array(z.string()),
+    }),
+  ),
+});
+
+/** GET /api/agent/session: the kill-switch read. Renews the lease; no resolver run, no event scan. */
+export const SessionResponse = z.strictObject({
+  control: Control,
+  controlReason: z.string().nullable(),
+});
+
 export const RESPONSES = {
   publish: PublishResponse,
   intent: IntentResponse,
@@ -60,6 +99,10 @@ export const RESPONSES = {
   checkpoint: CheckpointResponse,
   ack: AckResponse,
   poll: PollResponse,
+  context: ContextResponse,
+  guard: GuardResponse,
+  status: StatusResponse,
+  session: SessionResponse,
 } as const;
 
 export type PublishResponse = z.infer<typeof PublishResponse>;
@@ -68,3 +111,7 @@ export type ScopeResponse = z.infer<typeof ScopeResponse>;
 export type CheckpointResponse = z.infer<typeof CheckpointResponse>;
 export type AckResponse = z.infer<typeof AckResponse>;
 export type PollResponse = z.infer<typeof PollResponse>;
+export type ContextResponse = z.infer<typeof ContextResponse>;
+export type GuardResponse = z.infer<typeof GuardResponse>;
+export type StatusResponse = z.infer<typeof StatusResponse>;
+export type SessionResponse = z.infer<typeof SessionResponse>;

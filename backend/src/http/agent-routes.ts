@@ -26,6 +26,14 @@ export function agentRoutes(deps: Deps): Router {
     ctx.body = success(body.type, data, { serverTime: deps.clock().toISOString(), ...ctx.state.meta });
   });
 
+  // The kill-switch read for hooks: renews the lease and reports control, nothing else.
+  router.get("/session", async (ctx) => {
+    ctx.state.operation = "session";
+    const caller = await authenticate(deps, ctx.get("authorization"), ctx.get("x-cohent-session"));
+    ctx.state.meta = { session: sessionMeta(deps, caller) };
+    ctx.body = success("session", { control: caller.session.control, controlReason: caller.session.controlReason }, { serverTime: deps.clock().toISOString(), ...ctx.state.meta });
+  });
+
   router.get("/", async (ctx) => {
     ctx.state.operation = "poll";
     const caller = await authenticate(deps, ctx.get("authorization"), ctx.get("x-cohent-session"));

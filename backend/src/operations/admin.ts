@@ -99,12 +99,16 @@ export async function controlSession(deps: Deps, input: { sessionId: string; kin
   });
 }
 
+/** Guard catches that stopped a write on its paths (the others are kill-switch and intent refusals). */
+export const PATH_CATCH_KINDS = ["scope-conflict", "outside-scope"];
+
 export interface Metrics {
   repo: string;
   since: string | null;
   potentialOverlaps: number;
   redirections: number;
   pathGuardCatches: number;
+  guardRefusals: number;
   packets: number;
   packetTokens: number;
   injectedChars: number;
@@ -116,7 +120,9 @@ export interface Metrics {
  * Derived coordination metrics (never billing):
  * - potentialOverlaps: decisions that named a peer (wait, duplicate, handoff, parallel) plus refused claims;
  * - redirections: pre-edit redirections (wait, duplicate, handoff);
- * - pathGuardCatches: claims refused because a peer held an overlapping scope;
+ * - pathGuardCatches: writes stopped on paths: claims refused for an overlapping peer scope (counted by the
+ *   server) and writes outside the declared scope (reported by the adapter);
+ * - guardRefusals: every refusal the guard reported, path or not (edits before an intent, kill switch, …);
  * - packets, packetTokens, injectedChars (acknowledged characters);
  * - dependencyWaits: wait decisions; humanCommands: pause, cancel and resume.
  */
@@ -126,9 +132,10 @@ export async function metrics(deps: Deps, repoName: string, since?: Date): Promi
     const at = since ? { gte: since } : undefined;
     const where = { repoId: repo.id, ...(at ? { createdAt: at } : {}) };
     const count = (actions: string[]) => tx.decision.count({ where: { ...where, action: { in: actions } } });
-    const [peerDecisions, redirections, catches, packets, waits, commands] = await Promise.all([
+    const [peerDecisions, redirections, catches, refusals, packets, waits, commands] = await Promise.all([
       count(["wait", "duplicate", "handoff", "parallel"]),
       count(["wait", "duplicate", "handoff"]),
+      tx.guardCatch.count({ where: { ...where, kind: { in: PATH_CATCH_KINDS } } }),
       tx.guardCatch.count({ where }),
       tx.packet.aggregate({ where, _count: true, _sum: { tokens: true, ackedChars: true } }),
       count(["wait"]),
@@ -136,7 +143,7 @@ export async function metrics(deps: Deps, repoName: string, since?: Date): Promi
     ]);
     return {
       repo: repo.name, since: since?.toISOString() ?? null, potentialOverlaps: peerDecisions + catches, redirections,
-      pathGuardCatches: catches, packets: packets._count, packetTokens: packets._sum.tokens ?? 0,
+      pathGuardCatches: catches, guardRefusals: refusals, packets: packets._count, packetTokens: packets._sum.tokens ?? 0,
       injectedChars: packets._sum.ackedChars ?? 0, dependencyWaits: waits, humanCommands: commands,
     };
   });

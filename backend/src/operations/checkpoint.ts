@@ -14,7 +14,7 @@ const CLOSING = new Set(["completed", "abandoned"]);
  * the claim; on completion they record what was touched, and the claim is
  * released.
  */
-export async function checkpoint(deps: Deps, caller: Caller, req: CheckpointRequest, source = "provided-unverified"): Promise<CheckpointResponse> {
+export async function checkpoint(deps: Deps, caller: Caller, req: CheckpointRequest): Promise<CheckpointResponse> {
   const paths = req.paths ? normalizeRepoPaths(req.paths) : null;
   const closing = CLOSING.has(req.status);
   const result = await deps.db.tx(async (tx) => {
@@ -25,7 +25,7 @@ export async function checkpoint(deps: Deps, caller: Caller, req: CheckpointRequ
     }
     const now = deps.clock();
     await tx.checkpoint.create({
-      data: { id: newId("chk"), intentId: req.intentId, status: req.status, summary: req.summary, paths: paths ? toJson(paths) : null, source, createdAt: now },
+      data: { id: newId("chk"), intentId: req.intentId, status: req.status, summary: req.summary, paths: paths ? toJson(paths) : null, source: req.pathsSource, createdAt: now },
     });
     const data: { state: string; updatedAt: Date; usage?: string } = { state: req.status, updatedAt: now };
     if (req.usage) data.usage = toJson(req.usage);

@@ -2,7 +2,7 @@ import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from "node:cr
 import { CohentError, scopeOverlap } from "@cohent/protocol";
 import { hashToken } from "../ids.js";
 import { guardStatus } from "../lease.js";
-import { listSessions, metrics, RepoName } from "./admin.js";
+import { listSessions, metrics, PATH_CATCH_KINDS, RepoName } from "./admin.js";
 import type { Deps } from "./deps.js";
 import { parseJson } from "./json.js";
 import { pendingPairings } from "./pairing.js";
@@ -175,7 +175,7 @@ export async function repoOverview(deps: Deps, name: string) {
     include: { session: true, claim: true, checkpoints: { orderBy: { createdAt: "desc" }, take: 1 } },
     orderBy: [{ createdAt: "asc" }, { id: "asc" }],
   });
-  const catches = await p.guardCatch.findMany({ where: { repoId: repo.id, createdAt: { gte: new Date(now.getTime() - 3_600_000) } }, orderBy: { createdAt: "desc" }, take: 100 });
+  const catches = await p.guardCatch.findMany({ where: { repoId: repo.id, kind: "scope-conflict", createdAt: { gte: new Date(now.getTime() - 3_600_000) } }, orderBy: { createdAt: "desc" }, take: 100 });
   const decisions = await p.decision.findMany({ where: { repoId: repo.id, action: { in: ["wait", "duplicate", "handoff", "parallel"] } }, orderBy: { createdAt: "desc" }, take: 50 });
 
   // Parties named anywhere on the page, open or closed.
@@ -255,7 +255,7 @@ export async function metricsSeries(deps: Deps, name: string, since: Date, bucke
   const where = { repoId: repo.id, createdAt: { gte: since } };
   const [decisions, catches, packets, commands] = await Promise.all([
     p.decision.findMany({ where, select: { createdAt: true, action: true }, take: 50_000 }),
-    p.guardCatch.findMany({ where, select: { createdAt: true }, take: 50_000 }),
+    p.guardCatch.findMany({ where: { ...where, kind: { in: PATH_CATCH_KINDS } }, select: { createdAt: true }, take: 50_000 }),
     p.packet.findMany({ where, select: { createdAt: true, tokens: true, ackedChars: true }, take: 50_000 }),
     p.command.findMany({ where, select: { createdAt: true }, take: 50_000 }),
   ]);

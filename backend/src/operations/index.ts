@@ -1,7 +1,9 @@
-import { AckRequest, CheckpointRequest, IntentRequest, PublishRequest, ScopeRequest } from "@cohent/protocol";
+import { AckRequest, CheckpointRequest, ContextRequest, GuardRequest, IntentRequest, PublishRequest, ScopeRequest, StatusRequest } from "@cohent/protocol";
 import type { z } from "zod";
 import { ack } from "./ack.js";
 import { checkpoint } from "./checkpoint.js";
+import { context } from "./context.js";
+import { guardReport, status } from "./guard.js";
 import { intent } from "./intent.js";
 import { publish } from "./publish.js";
 import { scope } from "./scope.js";
@@ -19,7 +21,10 @@ export const AGENT_OPERATIONS = {
   publish: op(PublishRequest, publish),
   intent: op(IntentRequest, intent),
   scope: op(ScopeRequest, scope),
-  checkpoint: op(CheckpointRequest, (deps, caller, req) => checkpoint(deps, caller, req)),
+  checkpoint: op(CheckpointRequest, checkpoint),
   ack: op(AckRequest, ack),
+  context: op(ContextRequest, context),
+  guard: op(GuardRequest, guardReport),
+  status: op(StatusRequest, (deps, caller) => status(deps, caller)),
 } as const;
 export type AgentOperation = keyof typeof AGENT_OPERATIONS;

@@ -122,8 +122,13 @@ describe.each(DATABASE_KINDS)("agent API over HTTP (%s)", (kind) => {
 
     // A checkpoint that carries paths goes through the same arbitration.
     const cp = await b.client.post({ type: "checkpoint", intentId: b.intentId, status: "working", summary: "moving on", paths: ["app"] });
+    const sources = await backend.deps.db.prisma.checkpoint.findMany({ where: { intentId: b.intentId } });
+    expect(sources).toEqual([]); // refused: nothing recorded
     expect(cp.body.error.code).toBe("SCOPE_CONFLICT");
     ok("checkpoint", await b.client.post({ type: "checkpoint", intentId: b.intentId, status: "working", summary: "moving on", paths: ["tests/other.spec.ts"] }));
+    ok("checkpoint", await b.client.post({ type: "checkpoint", intentId: b.intentId, status: "working", summary: "staged", paths: ["tests/other.spec.ts"], pathsSource: "repository-derived" }));
+    const recorded = await backend.deps.db.prisma.checkpoint.findMany({ where: { intentId: b.intentId }, orderBy: { createdAt: "asc" } });
+    expect(recorded.map((c) => c.source)).toEqual(["provided-unverified", "repository-derived"]);
 
     const m = await (await import("@cohent/backend")).admin.metrics(backend.deps, "acme/shop");
     expect(m.pathGuardCatches).toBeGreaterThanOrEqual(2);
@@ -142,6 +147,70 @@ describe.each(DATABASE_KINDS)("agent API over HTTP (%s)", (kind) => {
     const d = await published(bobToken, "cs-b", "D");
     ok("scope", await c.client.post({ type: "scope", intentId: c.intentId, paths: ["Case/Checkout"] }));
     ok("scope", await d.client.post({ type: "scope", intentId: d.intentId, paths: ["case/checkout/x.ts"] }));
+  });
+
+  it("context hands the brief: goal, the latest decision, related peers first", async () => {
+    const producer = await published(aliceToken, "ctx-a", "Produce the ledger API");
+    ok("intent", await producer.client.post({ type: "intent", intentId: producer.intentId, intent: { objective: "Ledger API", outputs: ["ledger-api"] } }));
+    const consumer = await published(bobToken, "ctx-b", "Consume it");
+    ok("intent", await consumer.client.post({ type: "intent", intentId: consumer.intentId, intent: { objective: "Ledger UI", dependsOn: ["ledger-api"] } }));
+    const brief = ok("context", await consumer.client.post({ type: "context" }));
+    expect(brief).toMatchObject({ goal: "Ship checkout v2", intentId: consumer.intentId, action: "wait" });
+    expect(brief.decision).toMatchObject({ action: "wait", peerIds: [producer.intentId] });
+    expect(brief.peers[0].intentId).toBe(producer.intentId);
+    expect(brief.packet).toMatchObject({ kind: "context", action: "wait" });
+    // A session with no open intent gets the goal and the instruction to publish.
+    const fresh = ok("context", await agentClient(backend.url, bobToken, "ctx-none").post({ type: "context" }));
+    expect([fresh.intentId, fresh.action]).toEqual([null, null]);
+    expect(fresh.packet.text).toContain("publish a structured intent");
+    // Someone else's intent is not readable by id.
+    const foreign = await agentClient(backend.url, aliceToken, "ctx-x").post({ type: "context", intentId: consumer.intentId });
+    expect(foreign.body.error.code).toBe("NOT_INTENT_OWNER");
+  });
+
+  it("guard reports are counted: outside-scope writes as path-guard catches, the rest as refusals", async () => {
+    const { admin } = await import("@cohent/backend");
+    const before = await admin.metrics(backend.deps, "acme/shop");
+    const a = await published(aliceToken, "guard-a", "Guarded");
+    ok("guard", await a.client.post({ type: "guard", intentId: a.intentId, kind: "outside-scope", tool: "Write", paths: ["src/elsewhere.ts"] }));
+    ok("guard", await a.client.post({ type: "guard", intentId: a.intentId, kind: "intent-not-ready", tool: "Edit" }));
+    const bad = await a.client.post({ type: "guard", kind: "scope-conflict", tool: "Write" });
+    expect(bad.body.error.code).toBe("INVALID_INPUT"); // the server counts conflicts itself
+    const after = await admin.metrics(backend.deps, "acme/shop");
+    expect(after.pathGuardCatches - before.pathGuardCatches).toBe(1);
+    expect(after.guardRefusals - before.guardRefusals).toBe(2);
+  });
+
+  it("status lists the person's open intents with each session's guard status, renewing only the caller", async () => {
+    const a = await published(aliceToken, "status-work", "Status work");
+    ok("intent", await a.client.post({ type: "intent", intentId: a.intentId, intent: { objective: "Status objective" } }));
+    backend.advance(3 * 60_000); // past the silent threshold (2 min), inside the lease
+    const doctor = agentClient(backend.url, aliceToken, "status-doctor");
+    const status = ok("status", await doctor.post({ type: "status" }));
+    const row = status.intents.find((i: any) => i.intentId === a.intentId);
+    expect(status.person).toBe("alice");
+    expect(row).toMatchObject({ sessionKey: "status-work", guard: "silent", objective: "Status objective", control: "active" });
+    expect(status.intents.every((i: any) => i.sessionKey !== "status-doctor")).toBe(true);
+    // Asking did not renew the work session's lease.
+    expect(ok("status", await doctor.post({ type: "status" })).intents.find((i: any) => i.intentId === a.intentId).guard).toBe("silent");
+  });
+
+  it("the session read renews the lease and reports control, nothing else", async () => {
+    const { admin } = await import("@cohent/backend");
+    const a = await published(aliceToken, "session-read", "Session read");
+    const read = async () => {
+      const res = await fetch(`${backend.url}/api/agent/session`, { headers: { authorization: `Bearer ${aliceToken}`, "x-cohent-session": "session-read" } });
+      return { status: res.status, body: (await res.json()) as any };
+    };
+    expect(ok("session", await read())).toEqual({ control: "active", controlReason: null });
+    const sessionId = (await backend.deps.db.prisma.session.findFirstOrThrow({ where: { key: "session-read" } })).id;
+    await admin.controlSession(backend.deps, { sessionId, kind: "cancel", actor: "dana", reason: "stop now" });
+    expect(ok("session", await read())).toEqual({ control: "cancelled", controlReason: "stop now" });
+    const events = await backend.deps.db.prisma.event.count({ where: { intentId: a.intentId } });
+    await read();
+    expect(await backend.deps.db.prisma.event.count({ where: { intentId: a.intentId } })).toBe(events);
+    const unauth = await fetch(`${backend.url}/api/agent/session`, { headers: { "x-cohent-session": "s" } });
+    expect(unauth.status).toBe(401);
   });
 
   it("ack records the injected characters once per packet", async () => {
@@ -165,6 +234,7 @@ describe.each(DATABASE_KINDS)("agent API over HTTP (%s)", (kind) => {
 
   it("pause and cancel reach the session on its next call; resume clears them", async () => {
     const { admin } = await import("@cohent/backend");
+    const commandsBefore = (await admin.metrics(backend.deps, "acme/shop")).humanCommands;
     const a = await published(aliceToken, "ctl", "Controlled");
     const session = a.client;
     const sessionId = (await backend.deps.db.prisma.session.findFirstOrThrow({ where: { key: "ctl" } })).id;
@@ -181,6 +251,6 @@ describe.each(DATABASE_KINDS)("agent API over HTTP (%s)", (kind) => {
     expect((await session.post({ type: "scope", intentId: a.intentId, paths: ["x"] })).body.error.code).toBe("SESSION_CANCELLED");
     await admin.controlSession(backend.deps, { sessionId, kind: "resume", actor: "carol" });
     ok("scope", await session.post({ type: "scope", intentId: a.intentId, paths: ["resumed/x"] }));
-    expect((await admin.metrics(backend.deps, "acme/shop")).humanCommands).toBe(3);
+    expect((await admin.metrics(backend.deps, "acme/shop")).humanCommands - commandsBefore).toBe(3);
   });
 });

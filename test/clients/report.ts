@@ -104,7 +104,9 @@ export function renderReport(all: ClientResults[] = loadResults()): string {
   lines.push(`| Scenario | ${cols.map((c) => label(c.kind, c.version)).join(" | ")} |`);
   lines.push(`|---|${cols.map(() => "---").join("|")}|`);
   for (const row of Object.keys(ROWS) as RowId[]) {
-    lines.push(`| ${ROWS[row]} | ${cols.map((c) => cell(byLabel.get(c.label), row, c.kind)).join(" | ")} |`);
+    // A "Known gap" row passes when the gap reproduces exactly as documented.
+    const show = (x: Cell) => (ROWS[row].startsWith("Known gap") ? ({ pass: "reproduced", FAIL: "FAIL (behaviour changed)" } as Record<string, string>)[x] ?? x : x);
+    lines.push(`| ${ROWS[row]} | ${cols.map((c) => show(cell(byLabel.get(c.label), row, c.kind))).join(" | ")} |`);
   }
   lines.push("");
   const timing = cols
@@ -130,17 +132,20 @@ export function renderReport(all: ClientResults[] = loadResults()): string {
 /** Enforcement level per client and version, from the results. */
 export function compatibilityTable(all: ClientResults[]): string[] {
   const byLabel = new Map(all.map((r) => [r.client, r]));
-  const out = ["| Client | Version | Enforcement (measured) | Edit guard | Shell kill switch | Notes |", "|---|---|---|---|---|---|"];
+  const out = ["| Client | Version | Enforcement (measured) | Edit guard | Pause, cancel, backend down (edit and shell) | Notes |", "|---|---|---|---|---|---|"];
   for (const c of CLIENTS) {
     const r = byLabel.get(c.label);
     const rows = (Object.keys(ROWS) as RowId[]).filter((row) => rowApplies(row, c.kind));
     const cells = rows.map((row) => cell(r, row, c.kind));
     const passed = cells.filter((x) => x === "pass").length;
-    const level = !r ? "not measured" : cells.every((x) => x === "pass") ? "Guarded" : `Partial (${passed}/${cells.length} rows pass)`;
-    const edit = ["editBeforeIntent", "outOfScope", "peerOverlap"].map((row) => cell(r, row as RowId, c.kind)).every((x) => x === "pass") ? "yes" : r ? "gaps" : "?";
-    const kill = ["paused", "cancelled", "backendDown"].map((row) => cell(r, row as RowId, c.kind)).every((x) => x === "pass") ? "yes" : r ? "gaps" : "?";
+    const full = c.kind === "codex" ? "Guarded once the project and hooks are trusted" : "Guarded";
+    const level = !r ? "not measured" : cells.every((x) => x === "pass") ? full : `Partial (${passed}/${cells.length} rows pass)`;
+    const editRows: RowId[] = ["editBeforeIntent", "outOfScope", "peerOverlap", ...(c.kind === "codex" ? (["applyPatchTool", "applyPatchHeredoc"] as RowId[]) : (["claudeEditTool"] as RowId[]))];
+    const editTools = c.kind === "codex" ? "apply_patch (tool and shell heredoc)" : "Write, Edit";
+    const edit = editRows.map((row) => cell(r, row, c.kind)).every((x) => x === "pass") ? `yes: ${editTools}` : r ? "gaps" : "?";
+    const kill = ["paused", "cancelled", "resumed", "backendDown"].map((row) => cell(r, row as RowId, c.kind)).every((x) => x === "pass") ? "yes" : r ? "gaps" : "?";
     const notes = c.kind === "codex"
-      ? "after the project and hooks are trusted once (`doctor` reports trust); `write_stdin` into an already-open terminal is not guarded"
+      ? "`doctor` reports hook trust; a hook edited after trust is skipped silently; `write_stdin` into an already-open terminal is not guarded"
       : "project hooks from `.claude/settings.json`, no trust step";
     out.push(`| ${c.kind === "codex" ? "Codex CLI" : "Claude Code"} | ${c.version} | ${level} | ${edit} | ${kill} | ${notes} |`);
   }

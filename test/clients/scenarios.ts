@@ -56,7 +56,8 @@ export class Checker {
     const res = r.results.get(stepId);
     this.expect(row, `${stepId}: ${file} not written`, !fileOf(r, file), `${file} exists: the call was not blocked`);
     const out = res?.output ?? "";
-    const ok = out.includes("Cohent: ") && reason.test(out);
+    // Claude Code marks a hook deny as an error result; Codex has no such flag.
+    const ok = out.includes("Cohent: ") && reason.test(out) && res?.isError !== false;
     this.expect(row, `${stepId}: reason ${reason} reached the model`, ok, res ? `tool result: ${clip(out)}` : "no tool result for this call reached the model");
     this.expect("denyReachesModel", `${stepId}: deny reason in the tool result`, ok, res ? `tool result: ${clip(out)}` : "no tool result");
   }

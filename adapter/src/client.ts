@@ -1,6 +1,6 @@
 import { ClientError, fail, type Envelope } from "./envelope.js";
 import { readProject, resolveToken, type Project } from "./config.js";
-import { pollAgent, postAgent, type AgentConnection } from "./http.js";
+import { pollAgent, postAgent, sessionRead, type AgentConnection } from "./http.js";
 import { normalizeRepoPath } from "./paths.js";
 import { redact, redactDeep } from "./redact.js";
 import { emptySession, readRuntime, sessionHeader, updateSession, type SessionState } from "./runtime.js";
@@ -15,6 +15,8 @@ export interface Checkout {
   root: string;
   project: Project;
   token: string;
+  /** Aborts this checkout's requests (MCP cancellation, SIGINT in the agent CLI). */
+  signal?: AbortSignal;
 }
 
 export function openCheckout(root: string): Checkout {
@@ -24,7 +26,7 @@ export function openCheckout(root: string): Checkout {
 }
 
 export function connection(c: Checkout, sessionId: string): AgentConnection {
-  return { service: c.project.service, token: c.token, session: sessionHeader(sessionId) };
+  return { service: c.project.service, token: c.token, session: sessionHeader(sessionId), signal: c.signal };
 }
 
 export function sessionState(root: string, sessionId: string): SessionState {
@@ -50,8 +52,8 @@ function remember(c: Checkout, sessionId: string, env: Envelope, change?: (s: Se
 
 export const BLOCKING_ACTIONS = new Set(["plan", "wait", "duplicate", "handoff"]);
 
-export async function publish(c: Checkout, sessionId: string, input: { prompt: string; client: string | null; model: string | null }): Promise<Envelope> {
-  const body: Record<string, unknown> = { type: "publish", prompt: redact(input.prompt).slice(0, 16_000) || "(empty prompt)", paths: [] };
+export async function publish(c: Checkout, sessionId: string, input: { prompt: string; client: string | null; model: string | null; paths?: string[] }): Promise<Envelope> {
+  const body: Record<string, unknown> = { type: "publish", prompt: redact(input.prompt).slice(0, 16_000) || "(empty prompt)", paths: input.paths ?? [] };
   if (input.client) body.clientName = input.client.slice(0, 64);
   if (input.model) body.model = input.model.slice(0, 64);
   const env = await postAgent(connection(c, sessionId), body as { type: string });
@@ -62,7 +64,6 @@ export async function publish(c: Checkout, sessionId: string, input: { prompt: s
     s.intentId = env.data.intentId;
     s.action = env.data.action;
     s.cursor = env.data.packet.cursor;
-    s.brief = env.data.packet.text;
     s.scope = [];
     s.explicitScope = false;
     s.touched = [];
@@ -124,11 +125,12 @@ export async function claim(c: Checkout, sessionId: string, paths: string[], exp
   return env;
 }
 
-export async function checkpoint(c: Checkout, sessionId: string, input: { status: string; summary: string; paths?: string[] }): Promise<Envelope> {
+export async function checkpoint(c: Checkout, sessionId: string, input: { status: string; summary: string; paths?: string[]; pathsSource?: "provided-unverified" | "repository-derived" }): Promise<Envelope> {
   const s = sessionState(c.root, sessionId);
   if (!s.intentId) return fail("checkpoint", "INVALID_INPUT", "This session has no work intent to checkpoint; publish a prompt or an intent first.");
   const body: Record<string, unknown> = { type: "checkpoint", intentId: s.intentId, status: input.status, summary: redact(input.summary).slice(0, 1_000) };
   if (input.paths) body.paths = input.paths;
+  if (input.paths && input.pathsSource) body.pathsSource = input.pathsSource;
   const env = await postAgent(connection(c, sessionId), body as { type: string });
   remember(c, sessionId, env, (st) => {
     if (!env.ok) return;
@@ -151,12 +153,38 @@ export async function poll(c: Checkout, sessionId: string, opts: { fromStart?: b
   const env = await pollAgent(connection(c, sessionId), s.intentId, opts.fromStart ? "0" : s.cursor);
   remember(c, sessionId, env, (st) => {
     if (!env.ok) return;
+    st.polledAt = Date.now();
     st.cursor = env.data.cursor;
     if (env.data.packet) st.action = env.data.packet.action;
     // A packet polled by the guard is injected (and acknowledged) at the next PostToolUse.
     if (env.data.packet && opts.keepPacket) st.pending = { packetId: env.data.packet.id, text: env.data.packet.text };
   });
   return env;
+}
+
+/** The current brief: goal, this session's latest decision, active peers (related first). */
+export async function context(c: Checkout, sessionId: string): Promise<Envelope> {
+  const s = sessionState(c.root, sessionId);
+  const env = await postAgent(connection(c, sessionId), s.intentId ? { type: "context", intentId: s.intentId } : { type: "context" });
+  remember(c, sessionId, env, (st) => {
+    if (env.ok && env.data.intentId && env.data.intentId === st.intentId && env.data.action) st.action = env.data.action;
+  });
+  return env;
+}
+
+/** Reads the session's control state and renews its lease: the cheapest call that proves the service is there. */
+export async function session(c: Checkout, sessionId: string): Promise<Envelope> {
+  const env = await sessionRead(connection(c, sessionId));
+  remember(c, sessionId, env);
+  return env;
+}
+
+/** Reports a refusal the guard made locally, so the Control Room counts it. Best effort: never delays a deny. */
+export async function reportGuard(c: Checkout, sessionId: string, kind: string, tool: string, paths: string[]): Promise<void> {
+  const s = sessionState(c.root, sessionId);
+  const body: Record<string, unknown> = { type: "guard", kind, tool: tool.slice(0, 64), paths: paths.slice(0, 64) };
+  if (s.intentId) body.intentId = s.intentId;
+  await postAgent({ ...connection(c, sessionId), timeoutMs: 1_500 }, body as { type: string });
 }
 
 /** Acknowledges the characters of a packet actually injected; once per packet, so a repeat is not an error. */

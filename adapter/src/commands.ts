@@ -71,13 +71,8 @@ async function run(name: string, args: string[], c: client.Checkout, sessionId: 
       }
       return client.checkpoint(c, sessionId, { status, summary: summary.join(" ") });
     }
-    case "context": {
-      const s = client.sessionState(c.root, sessionId);
-      if (!s.intentId) return ok("context", { intentId: null, brief: null, packet: null, action: null });
-      const env = await client.poll(c, sessionId, { fromStart: true });
-      if (!env.ok) return env;
-      return ok("context", { intentId: s.intentId, action: env.data.packet?.action ?? s.action ?? null, brief: s.brief ?? null, packet: env.data.packet, control: env.data.control }, env.meta);
-    }
+    case "context":
+      return client.context(c, sessionId);
     default:
       throw new ClientError("INVALID_INPUT", `unknown command ${name}`);
   }
@@ -129,11 +124,8 @@ export function renderHuman(name: string, env: Envelope): string {
         : "Scope released.";
     case "checkpoint":
       return `Checkpoint recorded: ${d.status}.`;
-    case "context": {
-      if (!d.intentId) return "No work intent for this session yet: the prompt hook publishes one, or run intent.";
-      const parts = [d.brief, d.packet?.text, `Your intent ${d.intentId}: ${d.action ?? "plan"}.`].filter(Boolean);
-      return parts.join("\n\n");
-    }
+    case "context":
+      return d.intentId ? `${d.packet.text}\n\n${GUIDANCE[d.action] ?? d.action}`.trim() : `${d.packet.text}\n\nNo work intent for this session yet: the prompt hook publishes one.`;
     default:
       return JSON.stringify(d, null, 2);
   }

@@ -4,7 +4,6 @@ import * as client from "./client.js";
 import { execute, RELAYED, shownPacket } from "./commands.js";
 import { parseExemptCommand } from "./exemption.js";
 import { decide, toolKind, type Condition, type ToolKind } from "./guard.js";
-import { health } from "./http.js";
 import { patchTargets, shellPatchTargets } from "./patch.js";
 import { normalizeRepoPath, scopeCovers } from "./paths.js";
 import { redact } from "./redact.js";
@@ -35,6 +34,9 @@ export interface HookResult {
 }
 
 const SILENT: HookResult = { exitCode: 0 };
+
+/** How often the guard polls while nothing blocks; in between it reads only the kill switch. */
+const POLL_EVERY_MS = Number(process.env.COHENT_POLL_EVERY_MS) >= 0 && process.env.COHENT_POLL_EVERY_MS ? Number(process.env.COHENT_POLL_EVERY_MS) : 10_000;
 
 export function deny(reason: string): HookResult {
   const text = reason.trim() || "Cohent refused this tool call.";
@@ -171,13 +173,16 @@ async function preToolUse(p: HookPayload, root: string | null, sessionId: string
   }
   let state: SessionState = root ? client.sessionState(root, sessionId) : client.sessionState("/nonexistent", sessionId);
 
-  // One contact per decision: a poll when the session has an intent (it re-resolves the action and
-  // carries the control state), otherwise the health probe for reachability.
+  // One contact per decision. A poll re-resolves the action and brings peer changes, so it is due
+  // when an edit meets a blocking action, or every POLL_EVERY_MS; otherwise the session read (control
+  // state, lease, credential) is all the kill switch needs, at a fraction of the cost.
   let contact: Envelope | null | undefined;
+  const pollDue = () =>
+    !!state.intentId && ((kind === "edit" && client.BLOCKING_ACTIONS.has(state.action ?? "plan")) || Date.now() - (state.polledAt ?? 0) >= POLL_EVERY_MS);
   const reach = async (): Promise<Envelope | null> => {
     if (contact !== undefined) return contact;
     if (!checkout) return (contact = null);
-    if (state.intentId) {
+    if (pollDue()) {
       contact = await client.poll(checkout, sessionId, { keepPacket: true });
       if (!contact.ok && (contact.error?.code === "INTENT_NOT_FOUND" || contact.error?.code === "NOT_INTENT_OWNER")) {
         updateSession(root!, sessionId, (s) => {
@@ -187,7 +192,8 @@ async function preToolUse(p: HookPayload, root: string | null, sessionId: string
       }
       state = client.sessionState(root!, sessionId);
     } else {
-      contact = await health(checkout.project.service);
+      contact = await client.session(checkout, sessionId);
+      state = client.sessionState(root!, sessionId);
     }
     return contact;
   };
@@ -243,8 +249,19 @@ async function preToolUse(p: HookPayload, root: string | null, sessionId: string
   };
 
   const verdict = await decide(kind, (c) => probes[c]());
-  return verdict.permission === "deny" ? deny(verdict.reason) : SILENT;
+  if (verdict.permission === "allow") return SILENT;
+  const reported = verdict.condition === "stopped" ? (state.control === "cancelled" ? "cancelled" : "paused") : REPORTED[verdict.condition];
+  if (checkout && reported) {
+    await client.reportGuard(checkout, sessionId, reported, p.tool_name ?? "", targets ?? []).catch(() => {});
+  }
+  return deny(verdict.reason);
 }
+
+/** Refusals the server cannot see, reported so that they count (scope conflicts it counts itself). */
+const REPORTED: Partial<Record<Condition, string>> = {
+  intentNotReady: "intent-not-ready",
+  outsideScope: "outside-scope",
+};
 
 /**
  * The sandbox relay. The agent's own shell may have no network (Codex's

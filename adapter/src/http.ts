@@ -15,6 +15,8 @@ export interface AgentConnection {
   token: string;
   session: string;
   timeoutMs?: number;
+  /** Aborts the request (MCP cancellation, SIGINT in the agent CLI): the answer is CANCELLED. */
+  signal?: AbortSignal;
 }
 
 export const DEFAULT_TIMEOUT_MS = Number(process.env.COHENT_TIMEOUT_MS) > 0 ? Number(process.env.COHENT_TIMEOUT_MS) : 8_000;
@@ -26,6 +28,7 @@ export async function requestJson(
   body: unknown,
   operation: string,
   timeoutMs = DEFAULT_TIMEOUT_MS,
+  signal?: AbortSignal,
 ): Promise<Envelope> {
   const target = new URL(url);
   const payload = body === undefined ? undefined : JSON.stringify(body);
@@ -42,10 +45,15 @@ export async function requestJson(
       if (!settled) {
         settled = true;
         clearTimeout(timer);
+        signal?.removeEventListener("abort", onAbort);
         resolve(e);
       }
     };
     let req: ReturnType<typeof request>;
+    function onAbort() {
+      req.destroy();
+      done(fail(operation, "CANCELLED", "The operation was cancelled; the request to the Cohent service was aborted."));
+    }
     try {
       req = request(target, opts, (res: IncomingMessage) => {
         const chunks: Buffer[] = [];
@@ -68,6 +76,8 @@ export async function requestJson(
       req.destroy();
       done(unreachable(`no answer within ${timeoutMs} ms`));
     }, timeoutMs);
+    if (signal?.aborted) return onAbort();
+    signal?.addEventListener("abort", onAbort, { once: true });
     req.on("error", (err: NodeJS.ErrnoException) => done(unreachable(err.code ?? err.message)));
     req.end(payload);
   });
@@ -78,12 +88,17 @@ function agentHeaders(c: AgentConnection): Record<string, string> {
 }
 
 export function postAgent(c: AgentConnection, body: { type: string; [k: string]: unknown }): Promise<Envelope> {
-  return requestJson("POST", `${c.service}/api/agent`, agentHeaders(c), body, body.type, c.timeoutMs);
+  return requestJson("POST", `${c.service}/api/agent`, agentHeaders(c), body, body.type, c.timeoutMs, c.signal);
 }
 
 export function pollAgent(c: AgentConnection, intentId: string, cursor?: string): Promise<Envelope> {
   const h = { ...agentHeaders(c), "x-cohent-intent": intentId, ...(cursor ? { "x-cohent-cursor": cursor } : {}) };
-  return requestJson("GET", `${c.service}/api/agent`, h, undefined, "poll", c.timeoutMs);
+  return requestJson("GET", `${c.service}/api/agent`, h, undefined, "poll", c.timeoutMs, c.signal);
+}
+
+/** The kill-switch read: renews the lease and reports control; no resolver run on the server. */
+export function sessionRead(c: AgentConnection): Promise<Envelope> {
+  return requestJson("GET", `${c.service}/api/agent/session`, agentHeaders(c), undefined, "session", c.timeoutMs, c.signal);
 }
 
 export function health(service: string, timeoutMs?: number): Promise<Envelope> {

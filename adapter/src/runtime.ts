@@ -26,8 +26,8 @@ export interface SessionState {
   controlReason: string | null;
   /** A poll packet received in PreToolUse, injected (and acknowledged) at the next PostToolUse. */
   pending?: { packetId: string; text: string };
-  /** The last plan packet text: the project brief for `context`. */
-  brief?: string;
+  /** When the guard last polled (ms since the epoch); between polls it only reads the kill switch. */
+  polledAt?: number;
   seenAt: string;
   endedAt?: string;
 }

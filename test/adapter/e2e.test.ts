@@ -140,8 +140,13 @@ describe("two sessions in one checkout", () => {
     expect(mine.cmd!.code).toBe(0);
     expect(mine.cmd!.stdout).toContain("Scope claimed: web/payments.");
     expect((await hook(co, claude.write(B, co.root, path.join(co.root, "web/payments/form.tsx")), envB)).denied).toBeNull();
+    const catchesBefore = (await admin.metrics(server.deps, REPO)).pathGuardCatches;
     const outside = await hook(co, claude.write(B, co.root, path.join(co.root, "web/other.tsx")), envB);
     expect(outside.denied).toMatch(/web\/other\.tsx lies outside your declared scope \(web\/payments\)/);
+    // The adapter reports the refusal it made locally, so the Control Room counts it as a path-guard catch.
+    expect((await admin.metrics(server.deps, REPO)).pathGuardCatches).toBe(catchesBefore + 1);
+    const reported = await server.deps.db.tx((tx) => tx.guardCatch.findFirst({ where: { kind: "outside-scope" }, orderBy: { createdAt: "desc" } }));
+    expect(JSON.parse(reported!.paths)).toEqual(["web/other.tsx"]);
 
     // Shell tools are not held to scope: the collision block is advisory for them.
     expect((await hook(co, claude.bash(B, co.root, "sed -i s/a/b/ src/payments/api.ts"), envB)).denied).toBeNull();
@@ -229,8 +234,8 @@ describe("the kill switch and the failure rows", () => {
     expect(noToken.denied).toMatch(/no Cohent credential for acme\/shop.*bootstrap --approve/);
 
     const revoked = await hook(unpaired, claude.bash("s-y", unpaired.root, "ls"), { ...claude.env, COHENT_AGENT_TOKEN: "coh_not-a-real-token-at-all-000000" });
-    // Without an intent the probe is the health check, so a bad token shows on the first authenticated call.
-    expect(revoked.denied).toBeNull();
+    // The kill-switch read is authenticated, so a bad token blocks even a shell command before any intent.
+    expect(revoked.denied).toMatch(/refused this machine's credential.*bootstrap --approve/);
     const publish = await hook(unpaired, claude.prompt("s-y", unpaired.root, "hi"), { ...claude.env, COHENT_AGENT_TOKEN: "coh_not-a-real-token-at-all-000000" });
     expect(publish.context).toMatch(/UNAUTHENTICATED/);
 

@@ -74,7 +74,7 @@ describe("the sandbox relay", () => {
     const context = await agentRuns(co, codex, S, ["context"], { env, commandNodeArgs: sandboxed });
     expect(context.cmd!.code).toBe(0);
     expect(context.cmd!.stdout).toContain("Sandboxed work");
-    expect(context.cmd!.stdout).toContain(`Your intent ${envelope.data.intentId}: proceed.`);
+    expect(context.cmd!.stdout).toContain(`[cohent context] ${envelope.data.intentId}: proceed.`);
 
     const done = await agentRuns(co, codex, S, ["checkpoint", "completed", "report skeleton done"], { env, commandNodeArgs: sandboxed });
     expect(done.cmd!.code).toBe(0);

@@ -27,8 +27,11 @@ async function readBody(req: IncomingMessage): Promise<string> {
 export function codexToolOutputs(body: any): { callId: string; output: string }[] {
   const input = Array.isArray(body?.input) ? body.input : [];
   return input
-    .filter((i: any) => i?.type === "function_call_output" || i?.type === "custom_tool_call_output")
-    .map((i: any) => ({ callId: String(i.call_id), output: typeof i.output === "string" ? i.output : JSON.stringify(i.output) }));
+    .filter((i: any) => i?.type === "function_call_output" || i?.type === "custom_tool_call_output" || i?.type === "tool_search_output")
+    .map((i: any) => ({
+      callId: String(i.call_id),
+      output: i.type === "tool_search_output" ? JSON.stringify(i.tools ?? []) : typeof i.output === "string" ? i.output : JSON.stringify(i.output),
+    }));
 }
 
 function item(turn: Awaited<ReturnType<Script["turn"]>>): Record<string, unknown> {
@@ -46,6 +49,8 @@ function item(turn: Awaited<ReturnType<Script["turn"]>>): Record<string, unknown
       return { type: "custom_tool_call", id: `ctc_${callId}`, call_id: callId, name: "apply_patch", input: a.patch };
     case "codex-call":
       return { type: "function_call", id: `fc_${callId}`, call_id: callId, name: a.name, arguments: JSON.stringify(a.args) };
+    case "codex-item":
+      return { ...a.item, call_id: callId };
     case "claude-call":
       throw new Error(`Codex has no ${a.name} tool in this suite`);
   }

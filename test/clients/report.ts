@@ -55,9 +55,9 @@ export const GAPS: { client: string; gap: string; evidence: string; adapter: str
   },
   {
     client: "Codex (all)",
-    gap: "MCP tools are deferred behind `tool_search`; a direct `mcp__<server>__<tool>` call without the search is refused as \"unsupported call\".",
-    evidence: "shared/clients/FACTS.md. This suite has no MCP scenario: the `tool_search` exchange a scripted model must perform is not worked out.",
-    adapter: "Every `mcp__*` tool is opaque: held to the kill switch, reachability and configuration rows only.",
+    gap: "MCP tools are deferred behind `tool_search`: a direct `mcp__<server>__<tool>` call is refused (\"unsupported call\"); the model must first emit a `tool_search_call`, then call `{type:\"function_call\", namespace:\"mcp__<server>\", name:\"<tool>\"}`. Under `codex exec` (approval policy never) an MCP call is refused unless the server sets `default_tools_approval_mode = \"approve\"`.",
+    evidence: "Scenario `mcp-kill-switch` does exactly that; PreToolUse fires for the MCP call and the pause blocks it.",
+    adapter: "Every `mcp__*` tool is opaque: held to the kill switch, reachability and configuration rows only (an MCP write is not scope-checked).",
   },
   {
     client: "Codex (all)",

@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { agentClient } from "../helpers/backend.ts";
 import type { ClientKind, ClientSpec } from "./clients.ts";
 import { agentIntents, control, fileExists, readRepoFile, type RunResult, type Workspace } from "./harness.ts";
-import type { Step } from "./script.ts";
+import type { Action, Step } from "./script.ts";
 
 /** Report rows: what the README's compatibility table is made of. */
 export const ROWS = {
@@ -30,6 +30,7 @@ export const ROWS = {
   writeStdinGap: "Known gap: write_stdin into a terminal opened before a pause still runs",
   claudeEditTool: "Edit tool on an existing file: in scope runs, outside blocked",
   unguardedControl: "Control: without Cohent's hooks the same edit is written",
+  mcpKillSwitch: "MCP tool: runs before intent (opaque), blocked while paused, runs on resume",
   fullAccess: "danger-full-access sandbox: intent, scope, guard",
   shellAdvisory: "By design: a shell write outside the scope runs (scope is advisory for shell)",
   denyReachesModel: "Deny reason reaches the model as the tool result",
@@ -96,7 +97,7 @@ export interface Ctx {
   client: ClientSpec;
   ws: Workspace;
   check: Checker;
-  run(steps: Step[], opts?: { prompt?: string; sandbox?: "workspace-write" | "danger-full-access"; keepTrust?: boolean; untrusted?: boolean }): Promise<RunResult>;
+  run(steps: Step[], opts?: { prompt?: string; sandbox?: "workspace-write" | "danger-full-access"; keepTrust?: boolean; untrusted?: boolean; mcp?: boolean }): Promise<RunResult>;
 }
 
 export interface Scenario {
@@ -408,6 +409,38 @@ SCENARIOS.push(
       c.check.expect("claudeEditTool", "edit-out: src/app.ts unchanged", app === "export const app = 1;\n", `src/app.ts is now ${JSON.stringify(app)}`);
       const out = r.results.get("edit-out")?.output ?? "";
       c.check.expect("claudeEditTool", "edit-out: reason reached the model", /Cohent: .*outside your declared scope/.test(out), `tool result: ${clip(out)}`);
+    },
+  },
+  {
+    id: "mcp-kill-switch",
+    title: "an MCP tool (mcp__demo__touch) is opaque: held to the kill switch, not to intent or scope (Codex: found through tool_search first)",
+    rows: ["mcpKillSwitch"],
+    async body(c) {
+      const touch = (id: string, rel: string, before?: Step["before"]): Step => {
+        const args = { path: join(c.ws.repo, rel), text: id };
+        const action: Action = c.client.kind === "codex"
+          // Codex defers MCP tools: the call names the namespace that tool_search returned.
+          ? { kind: "codex-item", item: { type: "function_call", id: `fc_${id}`, namespace: "mcp__demo", name: "touch", arguments: JSON.stringify(args) } }
+          : { kind: "claude-call", name: "mcp__demo__touch", input: args };
+        return { id, action, ...(before ? { before } : {}) };
+      };
+      const search: Step[] = c.client.kind === "codex"
+        ? [{ id: "tool-search", action: { kind: "codex-item", item: { type: "tool_search_call", id: "ts_1", execution: "client", status: "completed", arguments: { query: "touch a file", limit: 8 } } } }]
+        : [];
+      const r = await c.run([
+        ...search,
+        touch("mcp-before-intent", "mcp-early.txt"),
+        sh("intent", intentCmd()),
+        touch("mcp-paused", "mcp-paused.txt", () => control(c.ws, "pause")),
+        touch("mcp-resumed", "mcp-resumed.txt", () => control(c.ws, "resume")),
+      ], { mcp: true });
+      c.check.scriptOk(r, "mcpKillSwitch");
+      if (c.client.kind === "codex") c.check.ran("mcpKillSwitch", r, "tool-search", /mcp__demo/);
+      c.check.ran("mcpKillSwitch", r, "intent", INTENT_OK);
+      c.check.allowed("mcpKillSwitch", r, "mcp-before-intent", "mcp-early.txt");
+      c.check.ran("mcpKillSwitch", r, "mcp-before-intent", /MCP-TOUCHED/);
+      c.check.blocked("mcpKillSwitch", r, "mcp-paused", "mcp-paused.txt", /paused/);
+      c.check.allowed("mcpKillSwitch", r, "mcp-resumed", "mcp-resumed.txt");
     },
   },
   {

@@ -16,6 +16,8 @@ export type Action =
   | { kind: "patch"; patch: string }
   /** Any other Codex function call, e.g. `write_stdin`. */
   | { kind: "codex-call"; name: string; args: Record<string, unknown> }
+  /** A raw Responses output item (call_id is filled in), e.g. `tool_search_call`. */
+  | { kind: "codex-item"; item: Record<string, unknown> }
   /** Any other Claude Code tool, e.g. `Read`, `Edit` (paths absolute). */
   | { kind: "claude-call"; name: string; input: Record<string, unknown> };
 

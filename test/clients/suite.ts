@@ -72,8 +72,8 @@ export function clientSuite(label: string): void {
             const prompt = opts.prompt ?? PROMPT;
             const r =
               client.kind === "codex"
-                ? await runCodex(client, ws, openai!, steps, { prompt, ...(opts.sandbox ? { sandbox: opts.sandbox } : {}), ...(opts.keepTrust ? { keepTrust: true } : {}), ...(opts.untrusted ? { untrusted: true } : {}) })
-                : await runClaude(client, ws, anthropic!, steps, { prompt });
+                ? await runCodex(client, ws, openai!, steps, { prompt, ...(opts.sandbox ? { sandbox: opts.sandbox } : {}), ...(opts.keepTrust ? { keepTrust: true } : {}), ...(opts.untrusted ? { untrusted: true } : {}), ...(opts.mcp ? { mcp: true } : {}) })
+                : await runClaude(client, ws, anthropic!, steps, { prompt, ...(opts.mcp ? { mcp: true } : {}) });
             runs.push(r);
             return r;
           },

@@ -3,7 +3,8 @@ import { join } from "node:path";
 import { credentialsFile, findRoot, readCredential, readProject, type Project } from "./config.js";
 import { ok } from "./envelope.js";
 import { childProcess } from "./builtins.js";
-import { health } from "./http.js";
+import { connection, openCheckout } from "./client.js";
+import { health, postAgent } from "./http.js";
 import { readRuntime } from "./runtime.js";
 import { declaredHooks, hookTrust, parseCodexTrust, type HookTrust } from "./trust.js";
 
@@ -152,17 +153,40 @@ export async function doctor(_args: string[], json: boolean, scriptUrl: string):
       sessions.push({ id, client: s.client, model: s.model, intentId: s.intentId ?? null, action: s.action ?? null, control: s.control, scope: s.scope, lastCall: s.seenAt, live: !s.endedAt && Date.now() - Date.parse(s.seenAt) < 10 * 60_000 });
     }
   }
+  // The server's view of this person's work: each open intent with its session's guard status. Asked
+  // from a session of doctor's own, so that asking renews nobody else's lease.
+  let work: { person: string; intents: { intentId: string; sessionKey: string; client: string | null; model: string | null; state: string; action: string; guard: string; control: string; lastCallAt: string; objective: string | null }[] } | null = null;
+  if (root && project && checks.every((c) => c.name !== "pairing" || c.status !== "fail")) {
+    try {
+      const checkout = openCheckout(root);
+      const env = await postAgent({ ...connection(checkout, `doctor-${process.env.USER ?? "user"}`), timeoutMs: 5_000 }, { type: "status" });
+      if (env.ok) {
+        work = env.data;
+        checks.push({ name: "credential", status: "ok", detail: `accepted by the service for ${env.data.person}.` });
+      } else if (env.error?.code !== "CONTROL_PLANE_UNREACHABLE") {
+        checks.push({ name: "credential", status: "fail", detail: `${env.error!.code}: ${env.error!.message} Pair again: node .cohent/cohent.mjs bootstrap --approve.` });
+      }
+    } catch (err) {
+      checks.push({ name: "credential", status: "fail", detail: (err as Error).message });
+    }
+  }
   checks.push(loginShellNode());
 
   const failed = checks.some((c) => c.status === "fail");
-  const data = { root, project, checks, codex, sessions, guarded: { codex: !!codex && codex.projectTrust === "trusted" && codex.hooks.filter((h) => h.ours).every((h) => h.trust === "trusted") && codex.hooks.some((h) => h.ours), claude: checks.some((c) => c.name === "claude hooks" && c.status === "ok") } };
+  const data = { root, project, checks, codex, sessions, work, guarded: { codex: !!codex && codex.projectTrust === "trusted" && codex.hooks.filter((h) => h.ours).every((h) => h.trust === "trusted") && codex.hooks.some((h) => h.ours), claude: checks.some((c) => c.name === "claude hooks" && c.status === "ok") } };
   if (json) process.stdout.write(JSON.stringify(ok("doctor", data)) + "\n");
   else {
     const mark = { ok: "ok  ", warn: "warn", fail: "FAIL" };
     const lines = checks.map((c) => `${mark[c.status]}  ${c.name}: ${c.detail}`);
     lines.push("", `Codex will run the hooks here: ${data.guarded.codex ? "yes" : "NO"}. Claude Code hooks wired: ${data.guarded.claude ? "yes" : "NO"}.`);
+    if (work) {
+      lines.push("", work.intents.length ? `Work intents of ${work.person}, with the guard status the service sees:` : `No open work intents for ${work.person}.`);
+      for (const i of work.intents) {
+        lines.push(`  ${i.intentId}  ${i.guard}${i.control === "active" ? "" : ` (${i.control})`}  ${i.action}  ${[i.client, i.model].filter(Boolean).join(" ") || "-"}  session ${i.sessionKey}  last call ${i.lastCallAt}${i.objective ? `  ${JSON.stringify(i.objective)}` : ""}`);
+      }
+    }
     if (sessions.length) {
-      lines.push("", "Sessions in this checkout (local view; the Control Room shows each intent's guard):");
+      lines.push("", "Sessions in this checkout (local view):");
       for (const s of sessions) lines.push(`  ${s.id}  ${[s.client, s.model].filter(Boolean).join(" ") || "-"}  ${s.intentId ?? "no intent"}  ${s.action ?? "-"}  ${s.control}  last call ${s.lastCall}${s.live ? "" : " (not live)"}`);
     }
     process.stdout.write(lines.join("\n") + "\n");

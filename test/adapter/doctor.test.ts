@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startBackend, type TestBackend } from "../helpers/backend.js";
 import { canonicalJson, declaredHooks, parseCodexTrust, trustHash, trustPreimage } from "../../adapter/src/trust.js";
 import { init } from "../../adapter/src/init.js";
-import { builtAdapter, makeCheckout, run } from "./helpers.js";
+import { builtAdapter, claude, hook, makeCheckout, run } from "./helpers.js";
 
 /**
  * Trust vectors. The pre-images follow FACTS.md's algorithm literally; the
@@ -99,7 +99,8 @@ describe("doctor", () => {
     const old = new Date(Date.now() - 60_000);
     utimesSync(hooksFile, old, old);
 
-    const r = await run(co, ["doctor", "--json"], { env: { CODEX_HOME: codexHome, COHENT_AGENT_TOKEN: "coh_x", SHELL: "/bin/sh" } });
+    const token = await server.issueToken("acme/shop", "dora");
+    const r = await run(co, ["doctor", "--json"], { env: { CODEX_HOME: codexHome, COHENT_AGENT_TOKEN: token, SHELL: "/bin/sh" } });
     expect(r.code).toBe(1);
     const env = JSON.parse(r.stdout);
     expect(env).toMatchObject({ version: 1, ok: true, operation: "doctor" });
@@ -109,17 +110,36 @@ describe("doctor", () => {
     expect(env.data.codex.hooksNewerThanTrust).toBe(false);
     expect(env.data.guarded).toEqual({ codex: false, claude: true });
     const byName = Object.fromEntries(env.data.checks.map((c: { name: string; status: string }) => [c.name, c.status]));
-    expect(byName).toMatchObject({ project: "ok", endpoint: "ok", pairing: "ok", "codex project trust": "ok", "claude hooks": "ok", "node in a login shell": "ok" });
+    expect(byName).toMatchObject({ project: "ok", endpoint: "ok", pairing: "ok", credential: "ok", "codex project trust": "ok", "claude hooks": "ok", "node in a login shell": "ok" });
 
     // Trust the last two; then edit the hooks file after trusting: the warning appears.
     writeFileSync(path.join(codexHome, "config.toml"), toml.replace(trustHash("post_tool_use", "*", { ...ours, timeout: 10 }), trustHash("post_tool_use", "*", ours)) +
       `\n[hooks.state.${JSON.stringify(`${hooksFile}:stop:0:0`)}]\ntrusted_hash = "${VECTORS[1]!.hash}"\n`);
     utimesSync(path.join(codexHome, "config.toml"), old, old);
     utimesSync(hooksFile, new Date(), new Date());
-    const fixed = await run(co, ["doctor"], { env: { CODEX_HOME: codexHome, COHENT_AGENT_TOKEN: "coh_x", SHELL: "/bin/sh" } });
+    const fixed = await run(co, ["doctor"], { env: { CODEX_HOME: codexHome, COHENT_AGENT_TOKEN: token, SHELL: "/bin/sh" } });
     expect(fixed.stdout).toContain("Codex will run the hooks here: yes.");
     expect(fixed.stdout).toMatch(/warn {2}codex trust freshness: \.codex\/hooks\.json is newer than/);
     expect(fixed.code).toBe(0);
+  });
+
+  it("reads the guard status of each of my work intents from the service, and refuses a bad credential", async () => {
+    const co = await makeCheckout(server.url, "acme/shop");
+    const token = await server.issueToken("acme/shop", "gus", "Claude Code");
+    const env = { ...claude.env, COHENT_AGENT_TOKEN: token, SHELL: "/bin/sh" };
+    await hook(co, claude.prompt("gus-1", co.root, "Work that doctor should see"), env);
+    await run(co, ["intent", JSON.stringify({ objective: "Doctor sees me", outputs: ["seen"] })], { env: { ...env, COHENT_SESSION: "gus-1" } });
+    const r = await run(co, ["doctor", "--json"], { env });
+    const data = JSON.parse(r.stdout).data;
+    expect(data.work.person).toBe("gus");
+    expect(data.work.intents).toEqual([expect.objectContaining({ sessionKey: "gus-1", guard: "calling-in", action: "proceed", objective: "Doctor sees me" })]);
+    server.advance(3 * 60_000);
+    const later = await run(co, ["doctor"], { env });
+    expect(later.stdout).toMatch(/wki_\w+ {2}silent {2}proceed {2}Claude Code {2}session gus-1/);
+
+    const bad = await run(co, ["doctor", "--json"], { env: { ...env, COHENT_AGENT_TOKEN: "coh_revoked-or-made-up" } });
+    expect(bad.code).toBe(1);
+    expect(JSON.parse(bad.stdout).data.checks).toContainEqual(expect.objectContaining({ name: "credential", status: "fail" }));
   });
 
   it("says plainly when Codex will not run the hooks and nothing is paired", async () => {

@@ -46,6 +46,12 @@ export interface Check {
 
 export class Checker {
   readonly checks: Check[] = [];
+  /** The files of this workspace decide blocked and allowed. */
+  constructor(private readonly ws: Workspace) {}
+
+  private exists(rel: string): boolean {
+    return fileExists(this.ws, rel);
+  }
 
   expect(row: RowId, name: string, ok: boolean, detail = ""): boolean {
     this.checks.push({ row, name, ok, detail: ok ? "" : detail });
@@ -55,7 +61,7 @@ export class Checker {
   /** The file was not written, and the model got a tool result carrying the adapter's reason. */
   blocked(row: RowId, r: RunResult, stepId: string, file: string, reason: RegExp): void {
     const res = r.results.get(stepId);
-    this.expect(row, `${stepId}: ${file} not written`, !fileOf(r, file), `${file} exists: the call was not blocked`);
+    this.expect(row, `${stepId}: ${file} not written`, !this.exists(file), `${file} exists: the call was not blocked`);
     const out = res?.output ?? "";
     // Claude Code marks a hook deny as an error result; Codex has no such flag.
     const ok = out.includes("Cohent: ") && reason.test(out) && res?.isError !== false;
@@ -66,7 +72,7 @@ export class Checker {
   /** The call ran: its file exists and no deny came back. */
   allowed(row: RowId, r: RunResult, stepId: string, file: string): void {
     const res = r.results.get(stepId);
-    this.expect(row, `${stepId}: ${file} written`, fileOf(r, file), `${file} missing; tool result: ${clip(res?.output ?? "(none)")}`);
+    this.expect(row, `${stepId}: ${file} written`, this.exists(file), `${file} missing; tool result: ${clip(res?.output ?? "(none)")}`);
     this.expect(row, `${stepId}: not denied`, !!res && !res.output.includes("Cohent: "), `tool result: ${clip(res?.output ?? "(none)")}`);
   }
 
@@ -80,12 +86,6 @@ export class Checker {
   scriptOk(r: RunResult, row: RowId): void {
     this.expect(row, "client run finished", r.code === 0 && r.scriptErrors.length === 0, `exit ${r.code}; script errors: ${r.scriptErrors.map(String).join("; ")}; stderr: ${clip(r.stderr, 600)}`);
   }
-}
-
-/** Files are checked right after a run, against the workspace the run used. */
-let currentWs: Workspace | null = null;
-function fileOf(_r: RunResult, rel: string): boolean {
-  return !!currentWs && fileExists(currentWs, rel);
 }
 
 export function clip(s: string, n = 400): string {
@@ -106,10 +106,6 @@ export interface Scenario {
   only?: ClientKind;
   rows: RowId[];
   body(ctx: Ctx): Promise<void>;
-}
-
-export function bindWorkspace(ws: Workspace | null): void {
-  currentWs = ws;
 }
 
 // ---------------------------------------------------------------- steps

@@ -9,7 +9,7 @@ import { startFakeAnthropic, type FakeAnthropic } from "./fake-anthropic.ts";
 import { startFakeOpenAI, type FakeOpenAI } from "./fake-openai.ts";
 import { prepareWorkspace, runClaude, runCodex, type RunResult } from "./harness.ts";
 import { RESULTS_DIR } from "./paths.ts";
-import { bindWorkspace, Checker, PROMPT, SCENARIOS, type Check, type Ctx } from "./scenarios.ts";
+import { Checker, PROMPT, SCENARIOS, type Check, type Ctx } from "./scenarios.ts";
 
 export { RESULTS_DIR };
 
@@ -58,10 +58,9 @@ export function clientSuite(label: string): void {
     for (const scenario of scenarios) {
       it(`${scenario.id}: ${scenario.title}`, async () => {
         const t0 = Date.now();
-        const check = new Checker();
         const runs: RunResult[] = [];
         const ws = await prepareWorkspace();
-        bindWorkspace(ws);
+        const check = new Checker(ws);
         const result: ScenarioResult = { scenario: scenario.id, title: scenario.title, ms: 0, checks: check.checks, runs: [] };
         results.scenarios.push(result);
         const ctx: Ctx = {
@@ -85,7 +84,6 @@ export function clientSuite(label: string): void {
         } finally {
           result.ms = Date.now() - t0;
           result.runs = runs.map((r) => ({ code: r.code, ms: r.ms, requests: r.requests }));
-          bindWorkspace(null);
           await ws.dispose();
         }
         if (result.error) throw new Error(result.error);

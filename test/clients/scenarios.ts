@@ -19,7 +19,7 @@ export const ROWS = {
   outOfScope: "Edit outside the declared scope is blocked",
   peerOverlap: "Edit overlapping a peer's scope is blocked, peer named",
   paused: "Paused from the API: edit and shell blocked",
-  cancelled: "Cancelled from the API: shell blocked",
+  cancelled: "Cancelled from the API: edit and shell blocked",
   resumed: "Resumed: edit and shell run again",
   adapterWhilePaused: "Adapter's own command runs while paused; chained variant blocked",
   applyPatchTool: "apply_patch tool call is an edit",

@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { ClientError, failFrom, ok } from "./envelope.js";
-import { childProcess } from "./builtins.js";
+import { gitSync } from "./git.js";
 
 /**
  * `cohent init`: writes the project file, the adapter and every client's
@@ -123,11 +123,7 @@ export function repoFromRemote(url: string): string | null {
 }
 
 function git(cwd: string, args: string[]): string | null {
-  try {
-    return childProcess().execFileSync("git", ["-c", "core.fsmonitor=false", ...args], { cwd, stdio: ["ignore", "pipe", "ignore"], env: { ...process.env, GIT_OPTIONAL_LOCKS: "0" } }).toString().trim();
-  } catch {
-    return null;
-  }
+  return gitSync(cwd, args)?.trim() || null;
 }
 
 export interface InitOptions {

@@ -18,7 +18,10 @@ const USAGE = `usage: node .cohent/cohent.mjs <command> [--json]
   context                                the current brief, decisions and peer changes
   doctor                                 project, endpoint, pairing, Codex hook trust, Claude hooks
   bootstrap --approve [--token T]        pair this machine with the repository
-  init --server URL [--repo owner/name]  write the project and client files (also: npx cohent init)`;
+  init --server URL [--repo owner/name]  write the project and client files (also: npx cohent init)
+  mcp [--repo DIR]                       the stdio MCP server (tools publish, intent, scope, checkpoint, context)
+  agent <op> --input <file|-> [--repo DIR]  one JSON request in, one protocol-v1 envelope out; agent schema --task <op>
+  doctor --cost [--json] | --clear | --usage on|off   the local usage ledger`;
 
 function readStdin(): Promise<string> {
   return new Promise((resolve, reject) => {
@@ -92,6 +95,10 @@ export async function main(argv: string[]): Promise<number> {
       return result.exitCode;
     }
     case "doctor": {
+      if (rest.some((a) => a === "--cost" || a === "--clear" || a === "--usage")) {
+        const mod = (await import(new URL("./cohent-mcp.mjs", import.meta.url).href)) as typeof import("./mcp/entry.js");
+        return mod.usageCommand(rest, json);
+      }
       const { doctor } = await import("./doctor.js");
       return doctor(positionals(rest), json, import.meta.url);
     }
@@ -102,6 +109,14 @@ export async function main(argv: string[]): Promise<number> {
     case "init": {
       const { initCommand } = await import("./init.js");
       return initCommand(rest, json, import.meta.url);
+    }
+    case "mcp":
+    case "agent": {
+      // The second file: the MCP SDK and zod load only here, never on the hook path.
+      const mod = (await import(new URL("./cohent-mcp.mjs", import.meta.url).href)) as typeof import("./mcp/entry.js");
+      if (command === "mcp") return mod.mcpMain(rest, { scriptUrl: import.meta.url });
+      const root = findRoot(process.cwd(), import.meta.url);
+      return mod.agentMain(rest, { scriptUrl: import.meta.url, relaySession: root ? claimRelay(root, argv)?.sessionId ?? null : null });
     }
     case undefined:
     case "help":
@@ -117,6 +132,8 @@ export async function main(argv: string[]): Promise<number> {
 }
 
 process.once("SIGINT", () => {
+  // agent cancels its request, prints CANCELLED and exits 130 itself.
+  if (process.argv[2] === "agent") return;
   const json = process.argv.includes("--json");
   if (json) process.stdout.write(JSON.stringify(fail(process.argv[2] ?? "cohent", "CANCELLED", "Interrupted.")) + "\n");
   process.exit(130);

@@ -1,0 +1,157 @@
+import { readFileSync } from "node:fs";
+import { BOUNDS, zodDetails } from "@cohent/protocol";
+import { pickSession } from "../commands.js";
+import { findRoot } from "../config.js";
+import { ClientError, fail, type Envelope } from "../envelope.js";
+import { sessionState } from "../client.js";
+import { bindRepository } from "./binding.js";
+import { failureOf, perform } from "./operations.js";
+import { INPUTS, isOperation, OPERATIONS, operationSchema, type Operation } from "./schemas.js";
+
+/**
+ * `agent <op> --input <file|-> [--repo DIR]` and `agent schema --task <op>`:
+ * one JSON request in, exactly one protocol-v1 envelope on stdout, nothing
+ * else there. Exit 0 on ok, 1 on a failure, 130 on SIGINT (CANCELLED).
+ */
+
+/** The largest request read: the service accepts no larger body. */
+export const MAX_INPUT_BYTES = BOUNDS.bodyBytes;
+
+export const AGENT_USAGE = `usage: node .cohent/cohent.mjs agent <${OPERATIONS.join("|")}> [--input <file|->] [--repo DIR]
+       node .cohent/cohent.mjs agent schema --task <${OPERATIONS.join("|")}>`;
+
+function flags(args: readonly string[], known: readonly string[]): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i]!;
+    const eq = a.indexOf("=");
+    const name = a.startsWith("--") && eq !== -1 ? a.slice(0, eq) : a;
+    if (!known.includes(name)) throw new ClientError("INVALID_INPUT", `unknown argument ${JSON.stringify(a)}; ${AGENT_USAGE}`);
+    const value = eq !== -1 && a.startsWith("--") ? a.slice(eq + 1) : args[++i];
+    if (value === undefined) throw new ClientError("INVALID_INPUT", `${name} needs a value; ${AGENT_USAGE}`);
+    out[name] = value;
+  }
+  return out;
+}
+
+/** Reads at most MAX_INPUT_BYTES + 1 bytes; more is PAYLOAD_TOO_LARGE. Resolves null on abort. */
+function readInput(source: string, signal: AbortSignal): Promise<string | null> {
+  const tooLarge = () => new ClientError("PAYLOAD_TOO_LARGE", `The request is larger than ${MAX_INPUT_BYTES} bytes.`);
+  if (source !== "-") {
+    let buf: Buffer;
+    try {
+      buf = readFileSync(source);
+    } catch (err) {
+      throw new ClientError("INVALID_INPUT", `Cannot read --input ${source}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}.`);
+    }
+    if (buf.length > MAX_INPUT_BYTES) throw tooLarge();
+    return Promise.resolve(buf.toString("utf8"));
+  }
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const stop = () => {
+      process.stdin.off("data", onData);
+      process.stdin.off("end", onEnd);
+      process.stdin.off("error", onError);
+      signal.removeEventListener("abort", onAbort);
+      process.stdin.pause();
+    };
+    const onData = (c: Buffer) => {
+      size += c.length;
+      if (size > MAX_INPUT_BYTES) {
+        stop();
+        process.stdin.destroy();
+        reject(tooLarge());
+      } else chunks.push(c);
+    };
+    const onEnd = () => {
+      stop();
+      resolve(Buffer.concat(chunks).toString("utf8"));
+    };
+    const onError = (err: Error) => {
+      stop();
+      reject(new ClientError("INVALID_INPUT", `Cannot read stdin: ${err.message}.`));
+    };
+    const onAbort = () => {
+      stop();
+      resolve(null);
+    };
+    process.stdin.on("data", onData);
+    process.stdin.on("end", onEnd);
+    process.stdin.on("error", onError);
+    signal.addEventListener("abort", onAbort, { once: true });
+  });
+}
+
+export interface AgentOptions {
+  scriptUrl: string;
+  /** The session a PreToolUse hook bound this command to (its relay), if any. */
+  relaySession?: string | null;
+  out?: (s: string) => void;
+}
+
+export async function agentMain(argv: readonly string[], opts: AgentOptions): Promise<number> {
+  const out = opts.out ?? ((s: string) => void process.stdout.write(s + "\n"));
+  const [sub, ...rest] = argv;
+  const controller = new AbortController();
+  let interrupted = false;
+  const onSigint = () => {
+    interrupted = true;
+    controller.abort();
+  };
+  process.on("SIGINT", onSigint);
+  let printed = false;
+  const emit = (env: Envelope): number => {
+    if (!printed) out(JSON.stringify(env));
+    printed = true;
+    if (interrupted) return 130;
+    return env.ok ? 0 : 1;
+  };
+  // A cancelled operation settles promptly; this bounds the wait if one does not.
+  const cancelled = new Promise<Envelope>((resolve) =>
+    controller.signal.addEventListener("abort", () => setTimeout(() => resolve(fail(sub ?? "agent", "CANCELLED", "Interrupted.")), 2_000).unref(), { once: true }),
+  );
+  try {
+    if (sub === "schema") {
+      const f = flags(rest, ["--task"]);
+      if (!isOperation(f["--task"])) throw new ClientError("INVALID_INPUT", `--task takes one of ${OPERATIONS.join(", ")}`);
+      out(JSON.stringify(operationSchema(f["--task"] as Operation)));
+      printed = true;
+      return 0;
+    }
+    if (sub === undefined || sub === "--help" || sub === "-h" || sub === "help") {
+      process.stderr.write(AGENT_USAGE + "\n");
+      return sub === undefined ? 1 : 0;
+    }
+    if (!isOperation(sub)) throw new ClientError("INVALID_INPUT", `unknown operation ${JSON.stringify(sub)}; ${AGENT_USAGE}`);
+    const op: Operation = sub;
+    const f = flags(rest, ["--input", "--repo"]);
+    const text = f["--input"] === undefined ? "{}" : await readInput(f["--input"], controller.signal);
+    if (text === null || controller.signal.aborted) return emit(fail(op, "CANCELLED", "Interrupted."));
+    let json: unknown;
+    try {
+      json = JSON.parse(text);
+    } catch (err) {
+      throw new ClientError("INVALID_JSON", `The request is not valid JSON: ${(err as Error).message}`);
+    }
+    const parsed = INPUTS[op].safeParse(json);
+    if (!parsed.success) throw new ClientError("INVALID_INPUT", "The request does not match protocol version 1; print the schema with agent schema --task " + op + ".", zodDetails(parsed.error));
+    const input = parsed.data as { repo?: string };
+    const dir = f["--repo"] ?? input.repo ?? findRoot(process.cwd(), opts.scriptUrl) ?? process.cwd();
+    const root = bindRepository(dir);
+    let sessionId = opts.relaySession ?? null;
+    if (!sessionId) {
+      const picked = pickSession(root);
+      if ("envelope" in picked) return emit({ ...picked.envelope, operation: op });
+      sessionId = picked.sessionId;
+    }
+    const clientName = process.env.COHENT_CLIENT?.trim() || sessionState(root, sessionId).client;
+    const env = await Promise.race([perform(op, parsed.data as never, { root, sessionId, client: clientName, surface: "agent-cli", signal: controller.signal }), cancelled]);
+    return emit(env);
+  } catch (err) {
+    return emit(controller.signal.aborted ? fail(sub ?? "agent", "CANCELLED", "Interrupted.") : failureOf(isOperation(sub) ? sub : "agent", err));
+  } finally {
+    process.off("SIGINT", onSigint);
+  }
+}

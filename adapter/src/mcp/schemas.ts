@@ -1,0 +1,147 @@
+import { z } from "zod";
+import { BOUNDS, CheckpointResponse, CheckpointStatus, ContextResponse, FailureEnvelope, IntentRecord, IntentResponse, PathList, PublishResponse, ScopeResponse, successEnvelope } from "@cohent/protocol";
+
+/**
+ * The requests of the agent CLI and the MCP tools, one zod schema per
+ * operation, built from the protocol's own schemas. Strict at every level:
+ * an unknown field is INVALID_INPUT. The JSON Schemas that `agent schema`
+ * prints and that tools/list publishes are generated from these same
+ * objects, and the transports validate with them.
+ */
+
+export const OPERATIONS = ["publish", "intent", "scope", "checkpoint", "context"] as const;
+export type Operation = (typeof OPERATIONS)[number];
+
+/** Optional everywhere; when given it must normalize to the repository the process is bound to. */
+const Repo = z.string().optional();
+const Version = z.literal(1).optional();
+
+export const PublishInput = z.strictObject({
+  version: Version,
+  repo: Repo,
+  prompt: z.string().min(1).max(BOUNDS.promptChars).describe("The user's request, as given."),
+  paths: PathList.optional().describe("Paths likely touched (hints, not a claim)."),
+});
+
+export const IntentInput = z.strictObject({
+  version: Version,
+  repo: Repo,
+  intent: IntentRecord,
+});
+
+export const ScopeInput = z.strictObject({
+  version: Version,
+  repo: Repo,
+  paths: PathList.describe("Repository paths or globs to claim; replaces the previous claim; [] releases it."),
+});
+
+export const CheckpointSource = z.discriminatedUnion("kind", [
+  z.strictObject({ kind: z.literal("staged") }),
+  z.strictObject({ kind: z.literal("paths"), paths: PathList }),
+]);
+
+export const CheckpointInput = z.strictObject({
+  version: Version,
+  repo: Repo,
+  status: CheckpointStatus,
+  summary: z.string().max(BOUNDS.summaryChars).optional(),
+  source: CheckpointSource.optional().describe("staged: paths from git diff --cached; paths: your list (unverified)."),
+});
+
+export const ContextInput = z.strictObject({
+  version: Version,
+  repo: Repo,
+});
+
+export const INPUTS = {
+  publish: PublishInput,
+  intent: IntentInput,
+  scope: ScopeInput,
+  checkpoint: CheckpointInput,
+  context: ContextInput,
+} as const satisfies Record<Operation, z.ZodType>;
+
+export type Inputs = { [K in Operation]: z.infer<(typeof INPUTS)[K]> };
+
+/**
+ * Success or failure, one envelope. `agent schema` prints the protocol's full
+ * alternatives (operation data, every error code); MCP publishes this
+ * permissive form: the SDK client validates error results against the same
+ * schema, and tools/list stays within its token budget.
+ */
+export const McpOutput = z.object({
+  version: z.literal(1),
+  ok: z.boolean(),
+  operation: z.string(),
+  data: z.unknown().optional(),
+  error: z.looseObject({ code: z.string() }).optional(),
+  warnings: z.array(z.string()),
+  meta: z.looseObject({}),
+});
+
+export const RESPONSE_DATA = {
+  publish: PublishResponse,
+  intent: IntentResponse,
+  scope: ScopeResponse,
+  checkpoint: CheckpointResponse,
+  context: ContextResponse,
+} as const satisfies Record<Operation, z.ZodType>;
+
+export function isOperation(s: string | undefined): s is Operation {
+  return (OPERATIONS as readonly string[]).includes(s ?? "");
+}
+
+export type JsonSchema = { [k: string]: unknown };
+
+/** The full contract of one operation: strict input, and the success or failure alternatives (draft 7). */
+export function operationSchema(op: Operation): { version: 1; operation: Operation; input: JsonSchema; output: JsonSchema } {
+  const output = z.union([successEnvelope(RESPONSE_DATA[op]), FailureEnvelope]);
+  return {
+    version: 1,
+    operation: op,
+    input: z.toJSONSchema(INPUTS[op], { target: "draft-7", io: "input" }) as JsonSchema,
+    output: z.toJSONSchema(output, { target: "draft-7", io: "output" }) as JsonSchema,
+  };
+}
+
+/**
+ * Drops what does not change validation: $schema, defaults (the server
+ * applies them), no-op keywords zod emits ({} for additionalProperties,
+ * empty properties, string propertyNames), and a type that its const or
+ * enum already implies.
+ */
+export function compactSchema<T>(node: T): T {
+  if (Array.isArray(node)) return node.map(compactSchema) as T;
+  if (!node || typeof node !== "object") return node;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(node)) {
+    if (k === "$schema" || k === "default") continue;
+    if (k === "additionalProperties" && v && typeof v === "object" && Object.keys(v).length === 0) continue;
+    if (k === "properties" && v && typeof v === "object" && Object.keys(v).length === 0) continue;
+    if (k === "propertyNames" && JSON.stringify(v) === '{"type":"string"}') continue;
+    if (k === "type" && typeof v === "string" && impliedType(node as Record<string, unknown>) === v) continue;
+    out[k] = k === "properties" ? Object.fromEntries(Object.entries(v as object).map(([pk, pv]) => [pk, compactSchema(pv)])) : compactSchema(v);
+  }
+  return out as T;
+}
+
+function impliedType(node: Record<string, unknown>): string | null {
+  const values = "const" in node ? [node.const] : Array.isArray(node.enum) ? node.enum : null;
+  if (!values?.length) return null;
+  const types = new Set(values.map((v) => (v === null ? "null" : typeof v)));
+  return types.size === 1 && (types.has("string") || types.has("number") || types.has("boolean")) ? [...types][0]! : null;
+}
+
+/**
+ * What tools/list publishes for one operation. MCP carries its own protocol
+ * version, so the request's optional `version` is left out of the listing
+ * (and of what the tool accepts).
+ */
+export const MCP_INPUTS = Object.fromEntries(OPERATIONS.map((op) => [op, (INPUTS[op] as z.ZodObject).omit({ version: true })])) as unknown as { [K in Operation]: z.ZodType<Omit<Inputs[K], "version">> };
+
+export function toolSchemas(op: Operation): { inputSchema: JsonSchema; outputSchema: JsonSchema } {
+  return {
+    inputSchema: compactSchema(z.toJSONSchema(MCP_INPUTS[op], { target: "draft-7", io: "input" }) as JsonSchema),
+    outputSchema: compactSchema(z.toJSONSchema(McpOutput, { target: "draft-7", io: "output" }) as JsonSchema),
+  };
+}

@@ -1,0 +1,154 @@
+import { execFileSync, spawn } from "node:child_process";
+import { copyFileSync, mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import http from "node:http";
+import type { AddressInfo, Socket } from "node:net";
+import os from "node:os";
+import path from "node:path";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { ListRootsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
+import { buildAdapter, MCP_FILE } from "../../adapter/build.mjs";
+
+/**
+ * The machine transports as shipped: both built files copied into a real Git
+ * checkout's .cohent/, run as child processes against a real backend.
+ */
+
+let built: Promise<string> | null = null;
+export function builtFiles(): Promise<string> {
+  built ??= buildAdapter({ quiet: true, outfile: path.join(mkdtempSync(path.join(os.tmpdir(), "cohent-mcp-bundle-")), "cohent.mjs") });
+  return built;
+}
+
+export interface Repo {
+  root: string;
+  home: string;
+  script: string;
+}
+
+export function git(cwd: string, ...args: string[]): string {
+  return execFileSync("git", args, { cwd, env: { ...process.env, GIT_AUTHOR_NAME: "t", GIT_AUTHOR_EMAIL: "t@t", GIT_COMMITTER_NAME: "t", GIT_COMMITTER_EMAIL: "t@t" } }).toString();
+}
+
+/** A fresh Git repository with .cohent/ (project file, cohent.mjs, cohent-mcp.mjs) and its own HOME. */
+export async function makeRepo(service: string | null, repository = "acme/shop"): Promise<Repo> {
+  const base = mkdtempSync(path.join(os.tmpdir(), "cohent-mcp-"));
+  const root = path.join(base, "repo");
+  const home = path.join(base, "home");
+  mkdirSync(path.join(root, ".cohent"), { recursive: true });
+  mkdirSync(home, { recursive: true });
+  git(root, "init", "-q");
+  if (service) writeFileSync(path.join(root, ".cohent", "project.json"), JSON.stringify({ version: 1, service, repository }));
+  const bundle = await builtFiles();
+  const script = path.join(root, ".cohent", "cohent.mjs");
+  copyFileSync(bundle, script);
+  copyFileSync(path.join(path.dirname(bundle), MCP_FILE), path.join(root, ".cohent", MCP_FILE));
+  return { root, home, script };
+}
+
+export function childEnv(repo: Repo, extra: Record<string, string | undefined> = {}): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const [k, v] of Object.entries({ PATH: process.env.PATH, HOME: repo.home, COHENT_USAGE_LOG: "0", ...extra })) if (v !== undefined) env[k] = v;
+  return env;
+}
+
+export interface Connected {
+  client: Client;
+  stderr: () => string;
+  close: () => Promise<void>;
+  setRoots: (uris: string[]) => Promise<void>;
+}
+
+/** An SDK client over stdio spawning `node .cohent/cohent.mjs mcp`; with `roots`, it advertises the roots capability. */
+export async function connect(repo: Repo, opts: { env?: Record<string, string | undefined>; args?: string[]; name?: string; roots?: string[]; cwd?: string } = {}): Promise<Connected> {
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [repo.script, "mcp", ...(opts.args ?? [])],
+    cwd: opts.cwd ?? repo.root,
+    env: childEnv(repo, opts.env),
+    stderr: "pipe",
+  });
+  let err = "";
+  transport.stderr?.on("data", (c) => (err += c));
+  let roots = opts.roots;
+  const client = new Client({ name: opts.name ?? "test-client", version: "1.0.0" }, { capabilities: roots ? { roots: { listChanged: true } } : {} });
+  if (roots) client.setRequestHandler(ListRootsRequestSchema, async () => ({ roots: (roots ?? []).map((uri) => ({ uri })) }));
+  await client.connect(transport);
+  return {
+    client,
+    stderr: () => err,
+    close: () => client.close(),
+    setRoots: async (uris) => {
+      roots = uris;
+      await client.sendRootsListChanged();
+    },
+  };
+}
+
+/** A loopback "service" that accepts requests and never answers: a backend call held open. */
+export async function hangingService(): Promise<{ url: string; requests: () => number; closedSockets: () => number; waitForRequest: () => Promise<void>; waitForClose: () => Promise<number>; stop: () => Promise<void> }> {
+  let requests = 0;
+  let closed = 0;
+  const sockets = new Set<Socket>();
+  const waiters: (() => void)[] = [];
+  const closeWaiters: (() => void)[] = [];
+  const server = http.createServer((req) => {
+    requests++;
+    req.resume();
+    waiters.splice(0).forEach((w) => w());
+    req.socket.once("close", () => {
+      closed++;
+      closeWaiters.splice(0).forEach((w) => w());
+    });
+  });
+  server.on("connection", (s) => {
+    sockets.add(s);
+    s.once("close", () => sockets.delete(s));
+  });
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    requests: () => requests,
+    closedSockets: () => closed,
+    waitForRequest: () => (requests > 0 ? Promise.resolve() : new Promise<void>((r) => waiters.push(r))),
+    waitForClose: () => {
+      const start = performance.now();
+      return closed > 0 ? Promise.resolve(0) : new Promise<number>((r) => closeWaiters.push(() => r(performance.now() - start)));
+    },
+    stop: async () => {
+      for (const s of sockets) s.destroy();
+      await new Promise<void>((r) => server.close(() => r()));
+    },
+  };
+}
+
+export interface Run {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs the built adapter with args; `onSpawn` may signal the child. */
+export function runAdapter(repo: Repo, args: string[], opts: { stdin?: string; env?: Record<string, string | undefined>; cwd?: string; onSpawn?: (child: ReturnType<typeof spawn>) => void; keepStdinOpen?: boolean } = {}): Promise<Run> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [repo.script, ...args], { cwd: opts.cwd ?? repo.root, env: childEnv(repo, opts.env), stdio: ["pipe", "pipe", "pipe"] });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (c) => (stdout += c));
+    child.stderr.on("data", (c) => (stderr += c));
+    child.on("error", reject);
+    child.on("close", (code, signal) => resolve({ code, signal, stdout, stderr }));
+    if (opts.stdin !== undefined) child.stdin.write(opts.stdin);
+    if (!opts.keepStdinOpen) child.stdin.end();
+    opts.onSpawn?.(child);
+  });
+}
+
+/** stdout holds exactly one JSON document (one line). */
+export function oneJson(stdout: string): any {
+  const lines = stdout.split("\n").filter((l) => l.trim() !== "");
+  if (lines.length !== 1) throw new Error(`expected exactly one JSON line on stdout, got ${lines.length}: ${stdout.slice(0, 500)}`);
+  return JSON.parse(lines[0]!);
+}

@@ -3,6 +3,7 @@ import { dirname, join, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { ClientError, failFrom, ok } from "./envelope.js";
 import { gitSync } from "./git.js";
+import { mcpEntries, renderMcpEntries } from "./mcp-setup.js";
 
 /**
  * `cohent init`: writes the project file, the adapter and every client's
@@ -132,6 +133,8 @@ export interface InitOptions {
   repo?: string;
   /** The built adapter to copy into .cohent/cohent.mjs. */
   bundle: string;
+  /** Also write the MCP entries of Claude Code, Codex, Cursor and VS Code (merged). */
+  mcpWrite?: boolean;
 }
 
 export function init(opts: InitOptions): { root: string; repository: string; service: string; files: FileChange[] } {
@@ -160,6 +163,9 @@ export function init(opts: InitOptions): { root: string; repository: string; ser
   const project = readJsonObject(join(root, ".cohent/project.json"));
   put(".cohent/project.json", JSON.stringify({ ...project, version: 1, service, repository }, null, 2) + "\n");
   put(".cohent/cohent.mjs", readFileSync(opts.bundle, "utf8"));
+  // The MCP server and agent CLI: the second file, loaded only by `mcp` and `agent`.
+  const mcpBundle = join(dirname(opts.bundle), "cohent-mcp.mjs");
+  if (existsSync(mcpBundle)) put(".cohent/cohent-mcp.mjs", readFileSync(mcpBundle, "utf8"));
   put(".gitignore", mergeGitignore(read(".gitignore")));
   put("AGENTS.md", mergeSection(read("AGENTS.md"), AGENT_INSTRUCTIONS));
   const codex = mergeHooks(readJsonObject(join(root, ".codex/hooks.json")), CODEX_HOOKS, () => ({ type: "command", command: CODEX_HOOK_COMMAND, timeout: CODEX_TIMEOUT }));
@@ -168,6 +174,17 @@ export function init(opts: InitOptions): { root: string; repository: string; ser
   put(".claude/settings.json", JSON.stringify(claude, null, 2) + "\n");
   put(".cursor/rules/cohent.mdc", `---\ndescription: Coordinate with other coding agents through Cohent\nalwaysApply: true\n---\n\n${AGENT_INSTRUCTIONS}`);
   put(".github/copilot-instructions.md", mergeSection(read(".github/copilot-instructions.md"), AGENT_INSTRUCTIONS));
+  if (opts.mcpWrite) {
+    for (const entry of mcpEntries(root)) {
+      let merged: string;
+      try {
+        merged = entry.merge(read(entry.file));
+      } catch {
+        throw new ClientError("INVALID_INPUT", `${entry.file} cannot be merged (not valid JSON); fix it by hand, then rerun init --mcp-write.`);
+      }
+      put(entry.file, merged);
+    }
+  }
   return { root, repository, service, files };
 }
 
@@ -185,6 +202,8 @@ export function renderInit(r: ReturnType<typeof init>): string {
     "",
     "Next: commit these files, then on each machine run  node .cohent/cohent.mjs bootstrap --approve",
     "Codex runs project hooks only after a person trusts them once in the TUI; node .cohent/cohent.mjs doctor tells you whether it will.",
+    "",
+    renderMcpEntries(r.root),
   );
   return lines.join("\n");
 }
@@ -193,10 +212,12 @@ export function renderInit(r: ReturnType<typeof init>): string {
 export async function initCommand(args: string[], json: boolean, scriptUrl: string): Promise<number> {
   const server = flag(args, "--server");
   const repo = flag(args, "--repo");
+  const mcpWrite = args.includes("--mcp-write");
   try {
-    if (!server) throw new ClientError("INVALID_INPUT", "usage: init --server URL [--repo owner/name]");
-    const r = init({ cwd: process.cwd(), server, ...(repo ? { repo } : {}), bundle: fileURLToPath(scriptUrl) });
-    process.stdout.write((json ? JSON.stringify(ok("init", r)) : renderInit(r)) + "\n");
+    if (!server) throw new ClientError("INVALID_INPUT", "usage: init --server URL [--repo owner/name] [--mcp-write]");
+    const r = init({ cwd: process.cwd(), server, ...(repo ? { repo } : {}), bundle: fileURLToPath(scriptUrl), mcpWrite });
+    const mcp = Object.fromEntries(mcpEntries(r.root).map((e) => [e.client, { file: e.file, snippet: e.snippet }]));
+    process.stdout.write((json ? JSON.stringify(ok("init", { ...r, mcp })) : renderInit(r)) + "\n");
     return 0;
   } catch (err) {
     const env = failFrom("init", err);
@@ -207,7 +228,7 @@ export async function initCommand(args: string[], json: boolean, scriptUrl: stri
 }
 
 /** `npx cohent init` from the workspace: builds the adapter from source, then initializes the checkout in cwd. */
-export async function initFromWorkspace(opts: { server: string; repo?: string; json?: boolean }): Promise<number> {
+export async function initFromWorkspace(opts: { server: string; repo?: string; json?: boolean; mcpWrite?: boolean }): Promise<number> {
   const here = dirname(fileURLToPath(import.meta.url));
   let bundle = join(here, "..", "..", "dist", "adapter", "cohent.mjs");
   try {
@@ -216,6 +237,6 @@ export async function initFromWorkspace(opts: { server: string; repo?: string; j
   } catch {
     /* no esbuild here: use the bundle that was built before */
   }
-  const args = ["--server", opts.server, ...(opts.repo ? ["--repo", opts.repo] : [])];
+  const args = ["--server", opts.server, ...(opts.repo ? ["--repo", opts.repo] : []), ...(opts.mcpWrite ? ["--mcp-write"] : [])];
   return initCommand(args, !!opts.json, pathToFileURL(bundle).href);
 }

@@ -101,7 +101,7 @@ describe("npx cohent init", () => {
     expect(envelope).toMatchObject({ version: 1, ok: true, operation: "init", data: { repository: "acme/shop", service: server.url } });
     const statuses = Object.fromEntries(envelope.data.files.map((f: { path: string; status: string }) => [f.path, f.status]));
     expect(statuses).toEqual({
-      ".cohent/project.json": "created", ".cohent/cohent.mjs": "created", ".gitignore": "updated", "AGENTS.md": "updated",
+      ".cohent/project.json": "created", ".cohent/cohent.mjs": "created", ".cohent/cohent-mcp.mjs": "created", ".gitignore": "updated", "AGENTS.md": "updated",
       ".codex/hooks.json": "created", ".claude/settings.json": "updated", ".cursor/rules/cohent.mdc": "created", ".github/copilot-instructions.md": "created",
     });
 

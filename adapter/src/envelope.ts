@@ -1,3 +1,4 @@
+import { CohentError } from "@cohent/protocol/codes";
 /**
  * Protocol-v1 envelopes on the client side, without zod: the adapter only
  * builds and reads them. Codes are the stable ones of protocol/errors.ts.
@@ -63,6 +64,6 @@ export function fail(operation: string, code: string, message: string, details?:
 
 export function failFrom(operation: string, err: unknown): Envelope<never> {
   if (err instanceof ClientError) return fail(operation, err.code, err.message, err.details);
-  if (err instanceof Error && err.name === "PathError") return fail(operation, "INVALID_PATH", err.message);
+  if (err instanceof CohentError) return fail(operation, err.code, err.message, err.details);
   return fail(operation, "INTERNAL", err instanceof Error ? err.message : String(err));
 }

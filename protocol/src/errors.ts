@@ -1,69 +1,8 @@
 import { z } from "zod";
+import { CohentError, ERROR_CODES } from "./codes.js";
 
-/**
- * Stable error codes. A code never changes meaning; callers branch on it.
- * `status` is the HTTP status the backend answers with; transports without
- * HTTP (CLI, MCP) ignore it.
- */
-export const ERRORS = {
-  INVALID_JSON: { status: 400, retryable: false, message: "The request body is not valid JSON." },
-  INVALID_INPUT: { status: 400, retryable: false, message: "The request does not match protocol version 1." },
-  INVALID_PATH: { status: 400, retryable: false, message: "A path is not a repository-relative path." },
-  INVALID_SESSION: { status: 400, retryable: false, message: "The x-cohent-session header is missing or malformed." },
-  INVALID_CURSOR: { status: 400, retryable: false, message: "The x-cohent-cursor header is not a cursor." },
-  PAYLOAD_TOO_LARGE: { status: 413, retryable: false, message: "The request body is too large." },
-  UNSUPPORTED_MEDIA_TYPE: { status: 415, retryable: false, message: "Send the request body as application/json." },
-  UNAUTHENTICATED: { status: 401, retryable: false, message: "A valid agent token is required." },
-  NOT_INTENT_OWNER: { status: 403, retryable: false, message: "That work intent belongs to another session." },
-  INTENT_NOT_FOUND: { status: 404, retryable: false, message: "No such work intent in this repository." },
-  PACKET_NOT_FOUND: { status: 404, retryable: false, message: "No such packet for this session." },
-  SESSION_NOT_FOUND: { status: 404, retryable: false, message: "No such session." },
-  REPOSITORY_NOT_FOUND: { status: 404, retryable: false, message: "No such repository." },
-  NOT_FOUND: { status: 404, retryable: false, message: "No such route." },
-  METHOD_NOT_ALLOWED: { status: 405, retryable: false, message: "That method is not allowed here." },
-  INTENT_CLOSED: { status: 409, retryable: false, message: "That work intent is closed; publish a new prompt." },
-  SCOPE_CONFLICT: { status: 409, retryable: true, message: "The scope overlaps an active peer's scope." },
-  PACKET_ALREADY_ACKED: { status: 409, retryable: false, message: "That packet was already acknowledged." },
-  REPOSITORY_EXISTS: { status: 409, retryable: false, message: "That repository is already registered." },
-  SESSION_PAUSED: { status: 423, retryable: true, message: "This session is paused from the Control Room." },
-  SESSION_CANCELLED: { status: 423, retryable: false, message: "This session was cancelled from the Control Room." },
-  PAIRING_PENDING: { status: 428, retryable: true, message: "The pairing request has not been approved yet." },
-  PAIRING_SLOW_DOWN: { status: 429, retryable: true, message: "Polling too fast; wait the interval before asking again." },
-  PAIRING_DENIED: { status: 403, retryable: false, message: "The pairing request was denied." },
-  PAIRING_EXPIRED: { status: 410, retryable: false, message: "The pairing request expired; start a new one." },
-  FORBIDDEN: { status: 403, retryable: false, message: "Not allowed." },
-  CSRF_REJECTED: { status: 403, retryable: false, message: "The request failed the CSRF check." },
-  INTERNAL: { status: 500, retryable: true, message: "Internal error." },
-  // Client-side codes (adapter, agent CLI, MCP server).
-  CONTROL_PLANE_UNREACHABLE: { status: 503, retryable: true, message: "The Cohent service cannot be reached." },
-  NOT_CONFIGURED: { status: 400, retryable: false, message: "This checkout is not configured for Cohent." },
-  NOT_PAIRED: { status: 401, retryable: false, message: "No credential for this repository on this machine." },
-  INVALID_REPOSITORY: { status: 400, retryable: false, message: "Not a Git repository." },
-  REPOSITORY_OUTSIDE_ROOT: { status: 403, retryable: false, message: "The repository lies outside the client's roots." },
-  REPOSITORY_MISMATCH: { status: 400, retryable: false, message: "The request names a different repository." },
-  CANCELLED: { status: 499, retryable: false, message: "The operation was cancelled." },
-} as const satisfies Record<string, { status: number; retryable: boolean; message: string }>;
-
-export type ErrorCode = keyof typeof ERRORS;
-export const ERROR_CODES = Object.keys(ERRORS) as [ErrorCode, ...ErrorCode[]];
+export { CohentError, ERROR_CODES, ERRORS, type ErrorCode } from "./codes.js";
 export const ErrorCodeSchema = z.enum(ERROR_CODES);
-
-/** The one error type every layer throws; transports render it. */
-export class CohentError extends Error {
-  readonly code: ErrorCode;
-  readonly retryable: boolean;
-  readonly details?: unknown;
-  constructor(code: ErrorCode, message?: string, details?: unknown) {
-    super(message ?? ERRORS[code].message);
-    this.name = "CohentError";
-    this.code = code;
-    this.retryable = ERRORS[code].retryable;
-    this.details = details;
-  }
-  get status(): number {
-    return ERRORS[this.code].status;
-  }
-}
 
 /** Compact, stable rendering of zod issues for `details`. */
 export function zodDetails(error: z.ZodError): { issues: { path: string; message: string }[] } {

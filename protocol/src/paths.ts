@@ -1,6 +1,6 @@
 import { minimatch, type MinimatchOptions } from "minimatch";
 import { BOUNDS } from "./bounds.js";
-import { CohentError } from "./errors.js";
+import { CohentError } from "./codes.js";
 
 /**
  * Repository paths: normalization and overlap. A path is either a literal

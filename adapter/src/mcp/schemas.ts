@@ -73,7 +73,7 @@ export const McpOutput = z.object({
   version: z.literal(1),
   ok: z.boolean(),
   operation: z.string(),
-  data: z.unknown().optional(),
+  data: z.looseObject({}).optional(),
   error: z.looseObject({ code: z.string() }).optional(),
   warnings: z.array(z.string()),
   meta: z.looseObject({}),

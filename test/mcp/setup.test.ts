@@ -74,3 +74,17 @@ describe("git, run safely", () => {
     expect(existsSync(marker)).toBe(false);
   });
 });
+
+describe("the hook path stays lean", () => {
+  it("cohent.mjs carries neither the MCP SDK nor zod; the second file does", async () => {
+    const { builtFiles } = await import("./helpers.js");
+    const { MCP_FILE } = await import("../../adapter/build.mjs");
+    const bundle = await builtFiles();
+    const hookFile = readFileSync(bundle, "utf8");
+    const mcpFile = readFileSync(path.join(path.dirname(bundle), MCP_FILE), "utf8");
+    for (const marker of ["notifications/roots/list_changed", "jsonrpc", "toJSONSchema"]) {
+      expect(hookFile).not.toContain(marker);
+      expect(mcpFile).toContain(marker);
+    }
+  });
+});

@@ -1,0 +1,64 @@
+import { execFileSync } from "node:child_process";
+import { copyFileSync, mkdirSync, mkdtempSync, statSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { buildAdapter, MCP_FILE } from "../adapter/build.mjs";
+import { startBackend } from "../test/helpers/backend.js";
+import { median } from "./lib.js";
+
+/**
+ * The MCP server's footprint in an agent's context and in time: the whole
+ * tools/list answer in tokens (characters / 4; budget 1,500), the two
+ * bundle sizes, and the p50 of spawning the server, initializing, listing
+ * and making one call against a local backend.
+ */
+
+export const TOOLS_LIST_BUDGET = 1_500;
+const RUNS = Number(process.env.COHENT_BENCH_RUNS ?? 10);
+
+export async function benchMcp(): Promise<Record<string, string | number>[]> {
+  const dir = mkdtempSync(path.join(os.tmpdir(), "cohent-bench-mcp-"));
+  const backend = await startBackend();
+  try {
+    const bundle = await buildAdapter({ quiet: true, outfile: path.join(dir, "bundle", "cohent.mjs") });
+    const root = path.join(dir, "repo");
+    mkdirSync(path.join(root, ".cohent"), { recursive: true });
+    execFileSync("git", ["init", "-q"], { cwd: root });
+    copyFileSync(bundle, path.join(root, ".cohent", "cohent.mjs"));
+    copyFileSync(path.join(path.dirname(bundle), MCP_FILE), path.join(root, ".cohent", MCP_FILE));
+    await backend.addRepo("bench/mcp");
+    const token = await backend.issueToken("bench/mcp", "bench");
+    writeFileSync(path.join(root, ".cohent", "project.json"), JSON.stringify({ version: 1, service: backend.url, repository: "bench/mcp" }));
+    const env = { PATH: process.env.PATH ?? "", HOME: dir, COHENT_AGENT_TOKEN: token, COHENT_SESSION: "bench", COHENT_USAGE_LOG: "0" };
+
+    let listChars = 0;
+    const times: number[] = [];
+    for (let i = 0; i < RUNS; i++) {
+      const start = performance.now();
+      const client = new Client({ name: "bench", version: "1" });
+      await client.connect(new StdioClientTransport({ command: process.execPath, args: [path.join(root, ".cohent", "cohent.mjs"), "mcp"], cwd: root, env, stderr: "ignore" }));
+      const list = await client.listTools();
+      await client.callTool({ name: "context", arguments: {} });
+      times.push(performance.now() - start);
+      listChars = JSON.stringify(list).length;
+      await client.close();
+    }
+    const tokens = Math.ceil(listChars / 4);
+    return [
+      { measure: "tools/list (5 tools)", value: `${listChars} chars = ${tokens} tokens`, budget: `${TOOLS_LIST_BUDGET} tokens`, ok: tokens <= TOOLS_LIST_BUDGET ? "yes" : "NO" },
+      { measure: "spawn + initialize + tools/list + context call (p50)", value: `${median(times).toFixed(0)} ms`, budget: "-", ok: "-" },
+      { measure: "cohent.mjs (hook path)", value: `${statSync(bundle).size} bytes`, budget: "no MCP SDK", ok: "-" },
+      { measure: "cohent-mcp.mjs (mcp, agent)", value: `${statSync(path.join(path.dirname(bundle), MCP_FILE)).size} bytes`, budget: "-", ok: "-" },
+    ];
+  } finally {
+    await backend.stop();
+  }
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const { table } = await import("./lib.js");
+  table("MCP tools/list budget", await benchMcp());
+  process.exit(0);
+}

@@ -49,9 +49,18 @@ export const OPAQUE_TOOLS: ReadonlySet<string> = new Set([
   "run_terminal_cmd", "terminal", "Monitor", "TaskStop",
 ]);
 
-/** Edit, shell (opaque), or neither (reads and tools the table does not cover). */
+/**
+ * Cohent's own MCP tools (a server entry named "cohent", as `init` writes it)
+ * are exempt like the adapter's own command, so that the protocol cannot
+ * lock itself out: they only talk to the service, which refuses a paused
+ * session's claims itself.
+ */
+export const OWN_MCP_PREFIX = "mcp__cohent__";
+
+/** Edit, shell (opaque), or neither (reads, Cohent's own MCP tools, tools the table does not cover). */
 export function toolKind(toolName: string): ToolKind | null {
   if (EDIT_TOOLS.has(toolName)) return "edit";
+  if (toolName.startsWith(OWN_MCP_PREFIX)) return null;
   if (OPAQUE_TOOLS.has(toolName) || toolName.startsWith("mcp__")) return "shell";
   return null;
 }

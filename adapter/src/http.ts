@@ -41,6 +41,7 @@ export async function requestJson(
     fail(operation, "CONTROL_PLANE_UNREACHABLE", `The Cohent service at ${target.origin} cannot be reached (${why}). Start it or fix the service URL in .cohent/project.json; edits and shell commands stay blocked until then.`);
   return new Promise<Envelope>((resolve) => {
     let settled = false;
+    let timer: ReturnType<typeof setTimeout> | undefined;
     const done = (e: Envelope) => {
       if (!settled) {
         settled = true;
@@ -72,7 +73,7 @@ export async function requestJson(
     } catch (err) {
       return done(unreachable((err as Error).message));
     }
-    const timer = setTimeout(() => {
+    timer = setTimeout(() => {
       req.destroy();
       done(unreachable(`no answer within ${timeoutMs} ms`));
     }, timeoutMs);

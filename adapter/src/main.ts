@@ -1,7 +1,8 @@
-import { findRoot } from "./config.js";
+import { findRoot, readProject } from "./config.js";
 import { fail, type Envelope } from "./envelope.js";
 import { execute, pickSession, positionals, RELAYED, renderHuman, shownPacket, type Outcome } from "./commands.js";
-import { runHook } from "./hook.js";
+import { clientOf, runHook, type HookResult } from "./hook.js";
+import { recordUsage, usageTarget } from "./usage.js";
 import { relayKey, updateRuntime, type Relay } from "./runtime.js";
 
 /**
@@ -57,6 +58,7 @@ function claimRelay(root: string, argv: readonly string[]): Relay | null {
 }
 
 async function agentCommand(name: string, argv: string[], json: boolean): Promise<number> {
+  const started = performance.now();
   const root = findRoot(process.cwd(), import.meta.url);
   if (!root) return emit(name, { envelope: fail(name, "NOT_CONFIGURED", "No .cohent/project.json here or above; run npx cohent init --server URL."), exitCode: 1 }, json);
   const relay = claimRelay(root, argv);
@@ -72,6 +74,7 @@ async function agentCommand(name: string, argv: string[], json: boolean): Promis
     outcome.envelope.error.message += " If this runs inside a sandbox without network (Codex workspace-write), run it through the agent's shell tool with Cohent's hooks trusted: the PreToolUse hook performs it outside the sandbox.";
   }
   const shown = shownPacket(outcome.envelope);
+  recordUsage({ op: name, surface: "cli", ok: outcome.envelope.ok, code: outcome.envelope.error?.code, chars: shown?.text.length ?? 0, ms: performance.now() - started, repo: repoTag(root) });
   if (shown) {
     const { ack, openCheckout } = await import("./client.js");
     try {
@@ -83,15 +86,49 @@ async function agentCommand(name: string, argv: string[], json: boolean): Promis
   return emit(name, outcome, json);
 }
 
+function repoTag(root: string | null): string | null {
+  if (!root || !usageTarget().file) return null;
+  try {
+    return readProject(root).repository;
+  } catch {
+    return null;
+  }
+}
+
+/** One metadata row per hook call when the usage ledger is on: the event, the verdict, the injected characters. */
+function recordHookUsage(stdin: string, root: string | null, result: HookResult, ms: number): void {
+  if (!usageTarget().file) return;
+  let p: { hook_event_name?: string; model?: string } = {};
+  try {
+    p = JSON.parse(stdin);
+  } catch {
+    /* recorded as unknown */
+  }
+  let out: { hookSpecificOutput?: { permissionDecision?: string; additionalContext?: string } } = {};
+  try {
+    out = result.stdout ? JSON.parse(result.stdout) : {};
+  } catch {
+    /* plain output */
+  }
+  const denied = out.hookSpecificOutput?.permissionDecision === "deny";
+  recordUsage({
+    op: `hook:${p.hook_event_name ?? "unknown"}`, surface: "hook", client: clientOf(p), model: typeof p.model === "string" ? p.model : null,
+    ok: result.exitCode === 0 && !denied, code: denied ? "DENIED" : undefined, chars: out.hookSpecificOutput?.additionalContext?.length ?? 0, ms, repo: repoTag(root),
+  });
+}
+
 export async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
   const json = rest.includes("--json");
   switch (command) {
     case "hook": {
+      const started = performance.now();
       const root = findRoot(process.cwd(), import.meta.url);
-      const result = await runHook(await readStdin(), root);
+      const stdin = await readStdin();
+      const result = await runHook(stdin, root);
       write(result.stdout, process.stdout);
       write(result.stderr, process.stderr);
+      recordHookUsage(stdin, root, result, performance.now() - started);
       return result.exitCode;
     }
     case "doctor": {

@@ -148,8 +148,9 @@ export function buildCli(): Command {
     .description("write .cohent/, the adapter and every client's discovery files into the Git checkout here")
     .requiredOption("--server <url>", "the Cohent service URL")
     .option("--repo <name>", "owner/name (default: from the origin remote)")
+    .option("--mcp-write", "also write the MCP client entries (.mcp.json, .codex/config.toml, .cursor/mcp.json, .vscode/mcp.json)")
     .option("--json", "print the v1 envelope")
-    .action(async (opts: { server: string; repo?: string; json?: boolean }) => {
+    .action(async (opts: { server: string; repo?: string; json?: boolean; mcpWrite?: boolean }) => {
       const { initFromWorkspace } = await import("@cohent/adapter/init");
       process.exitCode = await initFromWorkspace(opts);
     });

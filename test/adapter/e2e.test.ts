@@ -189,6 +189,9 @@ describe("the kill switch and the failure rows", () => {
     expect(stdin.denied).toMatch(/paused/);
     const mcp = await hook(co, { ...codex.shell(S, co.root, ""), tool_name: "mcp__github__create_pr", tool_input: { title: "x" } }, env);
     expect(mcp.denied).toMatch(/paused/);
+    // Cohent's own MCP tools are exempt like its command: the service decides for them.
+    const ownMcp = await hook(co, { ...codex.shell(S, co.root, ""), tool_name: "mcp__cohent__checkpoint", tool_input: { status: "blocked", summary: "paused" } }, env);
+    expect(ownMcp.denied).toBeNull();
 
     // The adapter's own command stays exempt: a paused agent can still report that it stopped,
     // while the server itself refuses a new claim.

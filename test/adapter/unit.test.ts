@@ -60,7 +60,7 @@ describe("tool classification with the measured payloads", () => {
     ["Write", "edit"], ["Edit", "edit"], ["NotebookEdit", "edit"], ["MultiEdit", "edit"], ["apply_patch", "edit"],
     ["Bash", "shell"], ["BashOutput", "shell"], ["KillShell", "shell"], ["PowerShell", "shell"], ["shell", "shell"],
     ["exec_command", "shell"], ["unified_exec", "shell"], ["write_stdin", "shell"], ["run_terminal_cmd", "shell"],
-    ["terminal", "shell"], ["Monitor", "shell"], ["TaskStop", "shell"], ["mcp__github__create_issue", "shell"], ["mcp__x__read", "shell"],
+    ["terminal", "shell"], ["Monitor", "shell"], ["TaskStop", "shell"], ["mcp__github__create_issue", "shell"], ["mcp__x__read", "shell"], ["mcp__cohent__intent", null], ["mcp__cohentx__write", "shell"],
     ["Read", null], ["Grep", null], ["Glob", null], ["WebFetch", null], ["Task", null], ["TodoWrite", null],
   ])("%s is %s", (name, kind) => {
     expect(toolKind(name)).toBe(kind);

@@ -152,6 +152,28 @@ describe("usage ledger", () => {
     expect(existsSync(ledger)).toBe(false);
   });
 
+  it("the hook and the plain commands record rows too (surfaces hook and cli), with the verdict and the injected characters", async () => {
+    const ledger = path.join(repo.home, "ledger", "hook-usage.jsonl");
+    const env = { COHENT_AGENT_TOKEN: token, COHENT_USAGE_LOG: ledger, CLAUDECODE: "1" };
+    const payload = (o: object) => JSON.stringify({ session_id: "usage-hook", cwd: repo.root, ...o });
+    await runAdapter(repo, ["hook"], { env, stdin: payload({ hook_event_name: "UserPromptSubmit", prompt: "PROMPT-CANARY refactor" }) });
+    const denied = await runAdapter(repo, ["hook"], { env, stdin: payload({ hook_event_name: "PreToolUse", tool_name: "Write", tool_input: { file_path: path.join(repo.root, "secret-target.ts"), content: "x" } }) });
+    expect(denied.stdout).toContain('"permissionDecision":"deny"');
+    await runAdapter(repo, ["context"], { env: { ...env, COHENT_SESSION: "usage-hook" } });
+    const text = readFileSync(ledger, "utf8");
+    expect(text).not.toContain("PROMPT-CANARY");
+    expect(text).not.toContain("secret-target");
+    const rows = text.trim().split("\n").map((l) => JSON.parse(l));
+    expect(rows.map((r) => [r.op, r.surface, r.ok])).toEqual([
+      ["hook:UserPromptSubmit", "hook", true],
+      ["hook:PreToolUse", "hook", false],
+      ["context", "cli", true],
+    ]);
+    expect(rows[0]).toMatchObject({ client: "Claude Code", repo: "acme/shop" });
+    expect(rows[0].chars).toBeGreaterThan(0);
+    expect(rows[1].code).toBe("DENIED");
+  });
+
   it("the stored preference applies when COHENT_USAGE_LOG is unset, and the variable wins over it", async () => {
     const cache = path.join(repo.home, "xdg-cache");
     const env = { XDG_CACHE_HOME: cache, COHENT_USAGE_LOG: undefined };

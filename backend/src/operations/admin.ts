@@ -4,7 +4,7 @@ import { hashToken, newId, newToken } from "../ids.js";
 import { guardStatus } from "../lease.js";
 import type { Tx } from "../store/db.js";
 import type { Deps } from "./deps.js";
-import { addEvent } from "./journal.js";
+import { addEvent, lockRepository } from "./journal.js";
 
 /**
  * Operations for people (the admin CLI now, the Control Room later): the
@@ -89,6 +89,7 @@ export async function controlSession(deps: Deps, input: { sessionId: string; kin
   return deps.db.tx(async (tx) => {
     const session = await tx.session.findUnique({ where: { id: input.sessionId } });
     if (!session) throw new CohentError("SESSION_NOT_FOUND");
+    await lockRepository(tx, session.repoId);
     const now = deps.clock();
     const reason = input.reason ?? (kind === "resume" ? null : `${kind === "pause" ? "Paused" : "Cancelled"} by ${input.actor} from the Control Room.`);
     const updated = await tx.session.update({ where: { id: session.id }, data: { control: CONTROL_STATE[kind], controlReason: reason } });

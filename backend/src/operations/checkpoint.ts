@@ -2,7 +2,7 @@ import { normalizeRepoPaths, type CheckpointRequest, type CheckpointResponse } f
 import { newId } from "../ids.js";
 import type { Caller, Deps } from "./deps.js";
 import { claimPaths, closeIntent, refuseClaim } from "./claims.js";
-import { addEvent, issuePacket } from "./journal.js";
+import { addEvent, issuePacket, lockRepository } from "./journal.js";
 import { toJson } from "./json.js";
 import { ownIntent } from "./views.js";
 
@@ -19,6 +19,7 @@ export async function checkpoint(deps: Deps, caller: Caller, req: CheckpointRequ
   const closing = CLOSING.has(req.status);
   const result = await deps.db.tx(async (tx) => {
     const me = await ownIntent(tx, caller, req.intentId);
+    await lockRepository(tx, caller.repo.id);
     if (paths && !closing) {
       const { conflicts } = await claimPaths(tx, deps, caller, req.intentId, paths);
       if (conflicts.length) return { conflicts, response: null };

@@ -4,16 +4,15 @@ import { leaseCutoff } from "../lease.js";
 import { arbitrate, describeConflicts } from "../scope.js";
 import type { Tx } from "../store/db.js";
 import type { Caller, Deps } from "./deps.js";
-import { addEvent } from "./journal.js";
+import { addEvent, lockRepository } from "./journal.js";
 import { parseJson, toJson } from "./json.js";
 import { recordOf } from "./views.js";
 
 /**
- * Claims `paths` for an intent, replacing its previous claim. Atomic: the
- * first statement bumps the repository's claimVersion, which takes the
- * repository row's write lock (PostgreSQL row lock, SQLite write lock) until
- * commit, so overlapping claims racing from any number of backend instances
- * are decided one after another. Returns the conflicts instead of writing.
+ * Claims `paths` for an intent, replacing its previous claim. Atomic: it
+ * first takes the repository's write lock (lockRepository), so overlapping
+ * claims racing from any number of backend instances are decided one after
+ * another. Returns the conflicts instead of writing.
  */
 export async function claimPaths(
   tx: Tx,
@@ -22,7 +21,7 @@ export async function claimPaths(
   intentId: string,
   paths: string[],
 ): Promise<{ conflicts: ScopeConflict[]; replaced: string[] }> {
-  await tx.repository.update({ where: { id: caller.repo.id }, data: { claimVersion: { increment: 1 } } });
+  await lockRepository(tx, caller.repo.id);
   await freeExpiredClaims(tx, deps, caller.repo.id);
 
   const previous = await tx.claim.findUnique({ where: { intentId } });

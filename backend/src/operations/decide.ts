@@ -2,7 +2,7 @@ import type { PeerView } from "@cohent/protocol";
 import { resolve, type Resolution } from "../resolver.js";
 import type { Tx } from "../store/db.js";
 import type { Caller, Deps } from "./deps.js";
-import { addEvent, recordDecision } from "./journal.js";
+import { addEvent, lockRepository, recordDecision } from "./journal.js";
 import { loadActiveIntents, loadCompletedIntents, loadIntent, toDecision, toPeerView, toResolverIntent } from "./views.js";
 
 /**
@@ -27,6 +27,7 @@ export async function decide(tx: Tx, deps: Deps, caller: Caller, intentId: strin
   const changed = !last || last.action !== resolution.action || last.peerIds !== JSON.stringify(resolution.peerIds);
   let decision = last ? toDecision(last) : null;
   if (force || changed) {
+    await lockRepository(tx, caller.repo.id);
     const row = await recordDecision(tx, deps, { repoId: caller.repo.id, intentId, action: resolution.action, peerIds: resolution.peerIds, reason: resolution.reason });
     decision = toDecision(row);
     await tx.intent.update({ where: { id: intentId }, data: { lastAction: resolution.action } });

@@ -2,7 +2,7 @@ import type { IntentRequest, IntentResponse } from "@cohent/protocol";
 import type { Caller, Deps } from "./deps.js";
 import { closeIntent } from "./claims.js";
 import { decide } from "./decide.js";
-import { addEvent, issuePacket } from "./journal.js";
+import { addEvent, issuePacket, lockRepository } from "./journal.js";
 import { toJson } from "./json.js";
 import { ownIntent } from "./views.js";
 
@@ -13,6 +13,7 @@ import { ownIntent } from "./views.js";
 export async function intent(deps: Deps, caller: Caller, req: IntentRequest): Promise<IntentResponse> {
   return deps.db.tx(async (tx) => {
     await ownIntent(tx, caller, req.intentId);
+    await lockRepository(tx, caller.repo.id);
     const now = deps.clock();
     const data: { record: string; state: string; updatedAt: Date; usage?: string } = {
       record: toJson(req.intent), state: req.intent.state, updatedAt: now,

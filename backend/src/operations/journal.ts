@@ -5,12 +5,30 @@ import type { Tx } from "../store/db.js";
 import type { Caller, Deps } from "./deps.js";
 import { toJson } from "./json.js";
 
+const locked = new WeakSet<object>();
+
+/**
+ * Takes the repository's write lock for the rest of the transaction (once):
+ * bumping `claimVersion` holds the repository row's lock (PostgreSQL) or the
+ * database write lock (SQLite) until commit. Every transaction that claims
+ * paths or appends to the change log takes it first, so a repository's
+ * claims are decided one at a time and its events commit in the order of
+ * their sequence numbers: a cursor never moves past an event that commits
+ * later, which concurrent instances on PostgreSQL would otherwise allow.
+ */
+export async function lockRepository(tx: Tx, repoId: string): Promise<void> {
+  if (locked.has(tx)) return;
+  await tx.repository.update({ where: { id: repoId }, data: { claimVersion: { increment: 1 } } });
+  locked.add(tx);
+}
+
 /** Appends to the change log; the event's sequence number is the cursor. */
 export async function addEvent(
   tx: Tx,
   deps: Deps,
   e: { repoId: string; intentId: string; kind: string; summary: string; peerIds?: string[] },
 ): Promise<number> {
+  await lockRepository(tx, e.repoId);
   const row = await tx.event.create({
     data: { repoId: e.repoId, intentId: e.intentId, kind: e.kind, summary: e.summary.slice(0, 500), peerIds: toJson(e.peerIds ?? []), createdAt: deps.clock() },
     select: { seq: true },

@@ -3,7 +3,7 @@ import { newId } from "../ids.js";
 import { PUBLISH_INSTRUCTION } from "../render.js";
 import type { Caller, Deps } from "./deps.js";
 import { closeIntent } from "./claims.js";
-import { addEvent, issuePacket } from "./journal.js";
+import { addEvent, issuePacket, lockRepository } from "./journal.js";
 import { toJson } from "./json.js";
 import { loadActiveIntents, toPeerView } from "./views.js";
 
@@ -18,6 +18,7 @@ export async function publish(deps: Deps, caller: Caller, req: PublishRequest): 
   const paths = normalizeRepoPaths(req.paths);
   const now = deps.clock();
   return deps.db.tx(async (tx) => {
+    await lockRepository(tx, caller.repo.id);
     const previous = await tx.intent.findMany({ where: { sessionId: caller.session.id, closedAt: null }, select: { id: true } });
     for (const p of previous) await closeIntent(tx, deps, caller, p.id, "superseded", "superseded by a new prompt");
 

@@ -1,0 +1,58 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { addEvent } from "../../backend/src/operations/journal.js";
+import { startBackend, type TestBackend } from "../helpers/backend.js";
+import { DATABASE_KINDS } from "../helpers/kinds.js";
+
+const WRITERS = 12;
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * A cursor must never move past an event that commits later. Writers append
+ * events and linger before committing; a reader keeps reading "after my
+ * cursor" and advancing it. It must end up having seen every event. On
+ * PostgreSQL the writers are spread over two instances sharing the database.
+ */
+describe.each(DATABASE_KINDS)("the change log's cursor (%s)", (kind) => {
+  const backends: TestBackend[] = [];
+  let repoId = "";
+  beforeAll(async () => {
+    const first = await startBackend({ kind });
+    backends.push(first);
+    if (kind === "postgres") backends.push(await startBackend({ databaseUrl: first.deps.db.url }));
+    await first.addRepo("acme/cursor");
+    repoId = (await first.deps.db.prisma.repository.findUniqueOrThrow({ where: { name: "acme/cursor" } })).id;
+  });
+  afterAll(async () => {
+    for (const b of backends.reverse()) await b.stop();
+  });
+
+  it("a reader advancing its cursor sees every event, however the writers' commits interleave", async () => {
+    const reader = backends[0]!.deps.db.prisma;
+    const seen = new Set<number>();
+    let cursor = 0;
+    let writing = true;
+    const read = (async () => {
+      while (writing) {
+        const rows = await reader.event.findMany({ where: { repoId, seq: { gt: cursor } }, orderBy: { seq: "asc" } });
+        for (const r of rows) seen.add(r.seq);
+        if (rows.length) cursor = rows[rows.length - 1]!.seq;
+        await sleep(2);
+      }
+    })();
+    const written = await Promise.all(
+      Array.from({ length: WRITERS }, (_, i) =>
+        backends[i % backends.length]!.deps.db.tx(async (tx) => {
+          const seq = await addEvent(tx, backends[0]!.deps, { repoId, intentId: `wki_w${i}`, kind: "test", summary: `writer ${i}` });
+          await sleep(30 + ((i * 37) % 50)); // linger: a later writer may commit first
+          return seq;
+        }),
+      ),
+    );
+    await sleep(50);
+    writing = false;
+    await read;
+    const rest = await reader.event.findMany({ where: { repoId, seq: { gt: cursor } } });
+    expect(rest, "every event was behind the cursor by the end").toEqual([]);
+    expect([...seen].sort((a, b) => a - b)).toEqual([...written].sort((a, b) => a - b));
+  });
+});

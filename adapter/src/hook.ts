@@ -137,7 +137,7 @@ async function preToolUse(p: HookPayload, root: string | null, sessionId: string
   if (call.kind === "shell" && call.command !== null && root) {
     const ex = parseExemptCommand(call.command, { cwd, repoRoot: root });
     if (ex.exempt) {
-      await relay(root, sessionId, ex.argv);
+      await relay(root, sessionId, ex.argv, cwd);
       return SILENT;
     }
   }
@@ -272,11 +272,31 @@ const REPORTED: Partial<Record<Condition, string>> = {
  * prints it and exits with its code. Other adapter commands get only the
  * session binding.
  */
-async function relay(root: string, sessionId: string, argv: string[]): Promise<void> {
+/** An agent operation whose request the hook can see: from a file, or none ({}); never stdin. */
+function relayableAgent(args: readonly string[]): boolean {
+  const [op, ...rest] = args;
+  if (!op || !["publish", "intent", "scope", "checkpoint", "context"].includes(op)) return false;
+  const i = rest.findIndex((a) => a === "--input" || a.startsWith("--input="));
+  if (i === -1) return true;
+  const value = rest[i]!.startsWith("--input=") ? rest[i]!.slice("--input=".length) : rest[i + 1];
+  return value !== undefined && value !== "-";
+}
+
+async function relay(root: string, sessionId: string, argv: string[], cwd: string): Promise<void> {
   const [name, ...args] = argv;
   const key = relayKey(argv);
   let result: { envelope: Envelope; exitCode: number } | undefined;
-  if (name && RELAYED.has(name)) {
+  if (name === "agent" && relayableAgent(args)) {
+    // The JSON agent CLI, with its request in a file the hook can read: run it here, outside the sandbox.
+    const mod = (await import(new URL("./cohent-mcp.mjs", import.meta.url).href)) as typeof import("./mcp/entry.js");
+    let printed = "";
+    const exitCode = await mod.agentMain(args, { scriptUrl: import.meta.url, relaySession: sessionId, cwd, out: (s) => void (printed = s) });
+    try {
+      result = { envelope: JSON.parse(printed) as Envelope, exitCode };
+    } catch {
+      /* nothing to hand over: the command runs by itself */
+    }
+  } else if (name && RELAYED.has(name)) {
     result = await execute(name, args, root, sessionId);
     const shown = shownPacket(result.envelope);
     if (shown) {

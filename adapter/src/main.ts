@@ -153,7 +153,8 @@ export async function main(argv: string[]): Promise<number> {
       const mod = (await import(new URL("./cohent-mcp.mjs", import.meta.url).href)) as typeof import("./mcp/entry.js");
       if (command === "mcp") return mod.mcpMain(rest, { scriptUrl: import.meta.url });
       const root = findRoot(process.cwd(), import.meta.url);
-      return mod.agentMain(rest, { scriptUrl: import.meta.url, relaySession: root ? claimRelay(root, argv)?.sessionId ?? null : null });
+      const relay = root ? claimRelay(root, argv) : null;
+      return mod.agentMain(rest, { scriptUrl: import.meta.url, relaySession: relay?.sessionId ?? null, relayed: relay?.result ?? null });
     }
     case undefined:
     case "help":

@@ -33,7 +33,10 @@ export async function makeCheckout(service: string | null, repository = "acme/sh
   mkdirSync(home, { recursive: true });
   if (service) writeFileSync(path.join(root, ".cohent", "project.json"), JSON.stringify({ version: 1, service, repository }));
   const script = path.join(root, ".cohent", "cohent.mjs");
-  copyFileSync(await builtAdapter(), script);
+  const bundle = await builtAdapter();
+  copyFileSync(bundle, script);
+  // The second file (MCP server, agent CLI), as `cohent init` installs it next to the first.
+  copyFileSync(path.join(path.dirname(bundle), "cohent-mcp.mjs"), path.join(root, ".cohent", "cohent-mcp.mjs"));
   return { root, home, script };
 }
 

@@ -1,6 +1,7 @@
+import { execFileSync } from "node:child_process";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { readFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startBackend, type TestBackend } from "../helpers/backend.js";
 import { agentRuns, codex, hook, makeCheckout, run } from "./helpers.js";
@@ -32,6 +33,27 @@ afterAll(async () => {
 const intentJson = (o: object) => JSON.stringify({ plan: [], components: [], dependsOn: [], deferred: [], requires: [], capabilities: [], state: "planned", ...o });
 
 describe("the sandbox relay", () => {
+  it("the JSON agent CLI with its request in a file is relayed too; from stdin it cannot be", async () => {
+    const co = await makeCheckout(server.url, REPO);
+    execFileSync("git", ["init", "-q"], { cwd: co.root }); // the agent CLI binds to a Git top-level
+    const env = { COHENT_AGENT_TOKEN: bob };
+    await hook(co, codex.prompt("sbx-agent", co.root, "agent cli in the sandbox"), env);
+    writeFileSync(path.join(co.root, "intent.json"), JSON.stringify({ intent: { objective: "Agent CLI in the sandbox", outputs: ["agent-cli-out"] } }));
+    const relayed = await agentRuns(co, codex, "sbx-agent", ["agent", "intent", "--input", "intent.json"], { env, commandNodeArgs: sandboxed });
+    expect(relayed.pre.denied).toBeNull();
+    expect(relayed.cmd!.code, relayed.cmd!.stdout + relayed.cmd!.stderr).toBe(0);
+    const envelope = JSON.parse(relayed.cmd!.stdout);
+    expect(envelope).toMatchObject({ version: 1, ok: true, operation: "intent", data: { action: "proceed" } });
+    const stored = await server.deps.db.tx((tx) => tx.intent.findUnique({ where: { id: envelope.data.intentId } }));
+    expect(JSON.parse(stored!.record!).objective).toBe("Agent CLI in the sandbox");
+    // A request on stdin is invisible to the hook: the sandboxed command reports it cannot reach the service.
+    const args = ["agent", "context", "--input", "-"];
+    expect((await hook(co, codex.shell("sbx-agent", co.root, `node .cohent/cohent.mjs ${args.join(" ")}`), env)).denied).toBeNull();
+    const fromStdin = await run(co, args, { env, nodeArgs: sandboxed, stdin: "{}" });
+    expect(fromStdin.code).toBe(1);
+    expect(JSON.parse(fromStdin.stdout).error.code).toBe("CONTROL_PLANE_UNREACHABLE");
+  });
+
   it("the sandboxed command alone cannot reach the service (the stand-in sandbox is real)", async () => {
     const co = await makeCheckout(server.url, REPO);
     const env = { COHENT_AGENT_TOKEN: alice };

@@ -1,4 +1,5 @@
 import { readFileSync } from "node:fs";
+import { resolve as resolvePath } from "node:path";
 import { BOUNDS, zodDetails } from "@cohent/protocol";
 import { pickSession } from "../commands.js";
 import { findRoot } from "../config.js";
@@ -88,6 +89,10 @@ export interface AgentOptions {
   scriptUrl: string;
   /** The session a PreToolUse hook bound this command to (its relay), if any. */
   relaySession?: string | null;
+  /** The answer the hook already obtained for this very command (the sandbox relay), if any. */
+  relayed?: { envelope: Envelope } | null;
+  /** Where a relative --input resolves (the command's directory, when the hook runs it). */
+  cwd?: string;
   out?: (s: string) => void;
 }
 
@@ -127,7 +132,11 @@ export async function agentMain(argv: readonly string[], opts: AgentOptions): Pr
     if (!isOperation(sub)) throw new ClientError("INVALID_INPUT", `unknown operation ${JSON.stringify(sub)}; ${AGENT_USAGE}`);
     const op: Operation = sub;
     const f = flags(rest, ["--input", "--repo"]);
-    const text = f["--input"] === undefined ? "{}" : await readInput(f["--input"], controller.signal);
+    // Under Codex's network-less sandbox the PreToolUse hook ran this command already.
+    const relayed = opts.relayed?.envelope;
+    if (relayed && relayed.error?.code !== "CONTROL_PLANE_UNREACHABLE") return emit(relayed);
+    const source = f["--input"] === undefined || f["--input"] === "-" ? f["--input"] : resolvePath(opts.cwd ?? process.cwd(), f["--input"]);
+    const text = source === undefined ? "{}" : await readInput(source, controller.signal);
     if (text === null || controller.signal.aborted) return emit(fail(op, "CANCELLED", "Interrupted."));
     let json: unknown;
     try {

@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs";
 import { findRoot, readProject } from "./config.js";
 import { fail, type Envelope } from "./envelope.js";
 import { execute, pickSession, positionals, RELAYED, renderHuman, shownPacket, type Outcome } from "./commands.js";
@@ -24,7 +25,18 @@ const USAGE = `usage: node .cohent/cohent.mjs <command> [--json]
   agent <op> --input <file|-> [--repo DIR]  one JSON request in, one protocol-v1 envelope out; agent schema --task <op>
   doctor --cost [--json] | --clear | --usage on|off   the local usage ledger`;
 
+/**
+ * The hook payload. Clients hand it over on a pipe, which a synchronous read
+ * takes whole without creating process.stdin (a net.Socket and its stream
+ * machinery: measurable on every tool call). A non-blocking descriptor
+ * (EAGAIN) falls back to the stream.
+ */
 function readStdin(): Promise<string> {
+  try {
+    return Promise.resolve(readFileSync(0, "utf8"));
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== "EAGAIN") return Promise.reject(err);
+  }
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     process.stdin.on("data", (c: Buffer) => chunks.push(c));

@@ -146,18 +146,23 @@ export async function checkpoint(c: Checkout, sessionId: string, input: { status
   return env;
 }
 
-/** Polls for changes after the session's cursor; re-resolves its action. */
-export async function poll(c: Checkout, sessionId: string, opts: { fromStart?: boolean; keepPacket?: boolean } = {}): Promise<Envelope> {
+/**
+ * Polls for changes after the session's cursor; re-resolves its action. A
+ * packet it brings is kept as pending: the guard polls in PreToolUse, and the
+ * packet is injected (and acknowledged) at the next PostToolUse.
+ */
+export async function poll(c: Checkout, sessionId: string): Promise<Envelope> {
   const s = sessionState(c.root, sessionId);
   if (!s.intentId) return fail("poll", "INVALID_INPUT", "This session has no work intent yet.");
-  const env = await pollAgent(connection(c, sessionId), s.intentId, opts.fromStart ? "0" : s.cursor);
+  const env = await pollAgent(connection(c, sessionId), s.intentId, s.cursor);
   remember(c, sessionId, env, (st) => {
     if (!env.ok) return;
     st.polledAt = Date.now();
     st.cursor = env.data.cursor;
-    if (env.data.packet) st.action = env.data.packet.action;
-    // A packet polled by the guard is injected (and acknowledged) at the next PostToolUse.
-    if (env.data.packet && opts.keepPacket) st.pending = { packetId: env.data.packet.id, text: env.data.packet.text };
+    if (env.data.packet) {
+      st.action = env.data.packet.action;
+      st.pending = { packetId: env.data.packet.id, text: env.data.packet.text };
+    }
   });
   return env;
 }

@@ -183,7 +183,7 @@ async function preToolUse(p: HookPayload, root: string | null, sessionId: string
     if (contact !== undefined) return contact;
     if (!checkout) return (contact = null);
     if (pollDue()) {
-      contact = await client.poll(checkout, sessionId, { keepPacket: true });
+      contact = await client.poll(checkout, sessionId);
       if (!contact.ok && (contact.error?.code === "INTENT_NOT_FOUND" || contact.error?.code === "NOT_INTENT_OWNER")) {
         updateSession(root!, sessionId, (s) => {
           delete s.intentId;
@@ -338,14 +338,18 @@ async function userPromptSubmit(p: HookPayload, root: string | null, sessionId: 
   return context("UserPromptSubmit", text);
 }
 
-async function postToolUse(p: HookPayload, root: string | null, sessionId: string): Promise<HookResult> {
-  if (!root) return SILENT;
-  let checkout: client.Checkout;
+/** The checkout for events that only report: an unusable configuration is the guard's to refuse, not theirs. */
+function quietCheckout(root: string): client.Checkout | null {
   try {
-    checkout = client.openCheckout(root);
+    return client.openCheckout(root);
   } catch {
-    return SILENT;
+    return null;
   }
+}
+
+async function postToolUse(p: HookPayload, root: string | null, sessionId: string): Promise<HookResult> {
+  const checkout = root ? quietCheckout(root) : null;
+  if (!root || !checkout) return SILENT;
   const call = classify(p.tool_name ?? "", p.tool_input);
   const cwd = p.cwd && isAbsolute(p.cwd) ? p.cwd : process.cwd();
   const touched: string[] = [];
@@ -378,13 +382,8 @@ async function postToolUse(p: HookPayload, root: string | null, sessionId: strin
 }
 
 async function stop(root: string | null, sessionId: string): Promise<HookResult> {
-  if (!root) return SILENT;
-  let checkout: client.Checkout;
-  try {
-    checkout = client.openCheckout(root);
-  } catch {
-    return SILENT;
-  }
+  const checkout = root ? quietCheckout(root) : null;
+  if (!root || !checkout) return SILENT;
   const s = client.sessionState(root, sessionId);
   if (!s.intentId || s.action === "completed" || s.action === "abandoned") return SILENT;
   // An agent stopped by wait, duplicate or handoff has not produced its outputs: completing it would

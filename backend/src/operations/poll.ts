@@ -5,7 +5,7 @@ import type { Caller, Deps } from "./deps.js";
 import { decide } from "./decide.js";
 import { issuePacket } from "./journal.js";
 import { parseJson } from "./json.js";
-import { ownIntent, recordOf, toChange, toPeerView } from "./views.js";
+import { intentInclude, ownIntent, recordOf, toChange, toPeerView } from "./views.js";
 
 const SCAN = 500;
 
@@ -81,7 +81,7 @@ export async function poll(deps: Deps, caller: Caller, req: PollRequest): Promis
     const peerRows = touched.size
       ? await tx.intent.findMany({
           where: { id: { in: [...touched] } },
-          include: { session: { select: { lastSeenAt: true, control: true } }, claim: { select: { paths: true } }, checkpoints: { orderBy: { createdAt: "desc" }, take: 1 } },
+          include: intentInclude,
         })
       : [];
     const packet = await issuePacket(

@@ -1,3 +1,4 @@
+export * from "./actions.js";
 export * from "./bounds.js";
 export * from "./errors.js";
 export * from "./paths.js";

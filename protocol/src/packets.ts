@@ -1,11 +1,10 @@
 import { z } from "zod";
+import { ACTIONS } from "./actions.js";
 import { IntentRecord, IntentState } from "./intent.js";
 
 /** The resolver's answers, plus `plan` for a prompt with no structured intent yet. */
-export const Action = z.enum(["plan", "wait", "duplicate", "handoff", "parallel", "proceed"]);
+export const Action = z.enum(ACTIONS);
 export type Action = z.infer<typeof Action>;
-/** Actions on which the guarded adapter refuses a visible edit. */
-export const EDIT_BLOCKING_ACTIONS: readonly Action[] = ["plan", "wait", "duplicate", "handoff"];
 
 export const Guard = z.enum(["calling-in", "silent", "expired"]);
 export type Guard = z.infer<typeof Guard>;

@@ -1,5 +1,6 @@
-// Bundles adapter/src/main.ts into one dependency-free ESM file, dist/adapter/cohent.mjs, and
-// adapter/src/mcp/entry.ts into the lazily loaded second file next to it, cohent-mcp.mjs.
+// Two bundles, split by entry point: adapter/src/main.ts into one dependency-free ESM file,
+// dist/adapter/cohent.mjs (the hook and the CLI), and mcp-server/src/entry.ts into the lazily
+// loaded second file next to it, cohent-mcp.mjs (the MCP server and the JSON agent CLI: SDK and zod).
 import { build } from "esbuild";
 import { mkdirSync, statSync } from "node:fs";
 import { dirname, join } from "node:path";
@@ -22,7 +23,7 @@ export async function buildAdapter({ quiet = false, outfile = OUTFILE } = {}) {
   const mcpfile = join(dirname(outfile), MCP_FILE);
   await build({
     ...common,
-    entryPoints: [join(here, "src", "mcp", "entry.ts")],
+    entryPoints: [join(here, "..", "mcp-server", "src", "entry.ts")],
     outfile: mcpfile,
     // The SDK's CommonJS dependencies (ajv) call require(); give the ESM bundle one.
     banner: { js: "// cohent-mcp.mjs: the Cohent MCP server and agent CLI, loaded by cohent.mjs on demand. Generated; do not edit.\nimport { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);" },

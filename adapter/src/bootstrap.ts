@@ -1,5 +1,7 @@
 import { findRoot, readProject, saveCredential, type Project } from "./config.js";
-import { ClientError, fail, failFrom, ok, type Envelope } from "./envelope.js";
+import { CohentError } from "@cohent/protocol/codes";
+import type { Envelope } from "@cohent/protocol";
+import { fail, failFrom, ok } from "./envelope.js";
 import { requestJson } from "./http.js";
 import { os } from "./builtins.js";
 
@@ -23,7 +25,7 @@ function store(project: Project, token: string, person: string | undefined): str
   return saveCredential(project, { token, ...(person ? { person } : {}), savedAt: new Date().toISOString() });
 }
 
-export async function pair(project: Project, say: (line: string) => void): Promise<Envelope> {
+export async function pair(project: Project, say: (line: string) => void): Promise<Envelope<any>> {
   let user = "user";
   try {
     user = os().userInfo().username || user;
@@ -60,22 +62,22 @@ export async function pair(project: Project, say: (line: string) => void): Promi
 }
 
 export async function bootstrap(args: string[], json: boolean, scriptUrl: string): Promise<number> {
-  const out = (env: Envelope, human: () => string) => {
+  const out = (env: Envelope<any>, human: () => string) => {
     if (json) process.stdout.write(JSON.stringify(env) + "\n");
     else (env.ok ? process.stdout : process.stderr).write(human() + "\n");
     return env.ok ? 0 : 1;
   };
   try {
     const root = findRoot(process.cwd(), scriptUrl);
-    if (!root) throw new ClientError("NOT_CONFIGURED", "No .cohent/project.json here or above; run npx cohent init --server URL first.");
+    if (!root) throw new CohentError("NOT_CONFIGURED", "No .cohent/project.json here or above; run npx cohent init --server URL first.");
     const project = readProject(root);
     const token = flag(args, "--token");
     if (token) {
-      if (!/^\S{8,}$/.test(token)) throw new ClientError("INVALID_INPUT", "--token takes an issued agent token.");
+      if (!/^\S{8,}$/.test(token)) throw new CohentError("INVALID_INPUT", "--token takes an issued agent token.");
       const file = store(project, token, undefined);
       return out(ok("bootstrap", { repository: project.repository, person: null, service: project.service, credentials: file }), () => `Stored the token for ${project.repository} in ${file}.`);
     }
-    if (!args.includes("--approve")) throw new ClientError("INVALID_INPUT", "usage: bootstrap --approve   (or bootstrap --token <issued token>)");
+    if (!args.includes("--approve")) throw new CohentError("INVALID_INPUT", "usage: bootstrap --approve   (or bootstrap --token <issued token>)");
     // Progress goes to stderr under --json so that stdout holds only the envelope.
     const env = await pair(project, (line) => (json ? process.stderr : process.stdout).write(line + "\n"));
     return out(env, () => (env.ok ? `Paired: ${env.data.person} on ${env.data.repository}. Credential stored in ${env.data.credentials}.` : `cohent bootstrap: ${env.error!.code}: ${env.error!.message}`));

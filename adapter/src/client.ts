@@ -1,14 +1,16 @@
-import { ClientError, fail, type Envelope } from "./envelope.js";
+import { BOUNDS } from "@cohent/protocol/bounds";
+import { CohentError } from "@cohent/protocol/codes";
+import type { CheckpointResponse, ContextResponse, Envelope, IntentResponse, PollResponse, PublishResponse, ScopeResponse, SessionResponse } from "@cohent/protocol";
+import { fail } from "./envelope.js";
 import { readProject, resolveToken, type Project } from "./config.js";
 import { pollAgent, postAgent, sessionRead, type AgentConnection } from "./http.js";
-import { normalizeRepoPath } from "./paths.js";
 import { redact, redactDeep } from "./redact.js";
-import { emptySession, readRuntime, sessionHeader, updateSession, type SessionState } from "./runtime.js";
+import { sessionHeader, type SessionFile, type SessionState } from "./runtime.js";
 
 /**
- * The adapter's client: every agent operation once, persisting what the
- * next process needs in runtime.json. The hook and the CLI commands are
- * thin transports over it.
+ * Every agent call to the service, once. Each keeps what the next process
+ * needs in the session's state (in memory: the caller saves runtime.json
+ * once). The operation layer and the guard call these; transports never do.
  */
 
 export interface Checkout {
@@ -29,120 +31,76 @@ export function connection(c: Checkout, sessionId: string): AgentConnection {
   return { service: c.project.service, token: c.token, session: sessionHeader(sessionId), signal: c.signal };
 }
 
-export function sessionState(root: string, sessionId: string): SessionState {
-  return readRuntime(root).sessions[sessionId] ?? emptySession();
-}
+const post = <T>(c: Checkout, s: SessionFile, body: { type: string; [k: string]: unknown }) => postAgent(connection(c, s.id), body) as Promise<Envelope<T>>;
 
 /** Every answer's meta says whether the session is paused or cancelled: remember it. */
-function controlOf(env: Envelope): Pick<SessionState, "control" | "controlReason"> | null {
-  const s = env.meta?.session;
-  if (s) return { control: s.control, controlReason: s.controlReason };
-  if (env.error?.code === "SESSION_PAUSED") return { control: "paused", controlReason: env.error.message };
-  if (env.error?.code === "SESSION_CANCELLED") return { control: "cancelled", controlReason: env.error.message };
-  return null;
+function remember(s: SessionFile, env: Envelope<unknown>): void {
+  const m = env.meta?.session;
+  if (m) s.set({ control: m.control, controlReason: m.controlReason });
+  else if (!env.ok && env.error.code === "SESSION_PAUSED") s.set({ control: "paused", controlReason: env.error.message });
+  else if (!env.ok && env.error.code === "SESSION_CANCELLED") s.set({ control: "cancelled", controlReason: env.error.message });
 }
 
-function remember(c: Checkout, sessionId: string, env: Envelope, change?: (s: SessionState) => void): void {
-  updateSession(c.root, sessionId, (s) => {
-    const control = controlOf(env);
-    if (control) Object.assign(s, control);
-    change?.(s);
-  });
-}
+const clip = (v: string, n: number) => v.slice(0, n);
 
-export const BLOCKING_ACTIONS = new Set(["plan", "wait", "duplicate", "handoff"]);
-
-export async function publish(c: Checkout, sessionId: string, input: { prompt: string; client: string | null; model: string | null; paths?: string[] }): Promise<Envelope> {
-  const body: Record<string, unknown> = { type: "publish", prompt: redact(input.prompt).slice(0, 16_000) || "(empty prompt)", paths: input.paths ?? [] };
-  if (input.client) body.clientName = input.client.slice(0, 64);
-  if (input.model) body.model = input.model.slice(0, 64);
-  const env = await postAgent(connection(c, sessionId), body as { type: string });
-  remember(c, sessionId, env, (s) => {
-    if (input.client) s.client = input.client;
-    if (input.model) s.model = input.model;
-    if (!env.ok) return;
-    s.intentId = env.data.intentId;
-    s.action = env.data.action;
-    s.cursor = env.data.packet.cursor;
-    s.scope = [];
-    s.explicitScope = false;
-    s.touched = [];
-    delete s.pending;
-  });
+export async function publish(c: Checkout, s: SessionFile, input: { prompt: string; client: string | null; model: string | null; paths?: string[] }): Promise<Envelope<PublishResponse>> {
+  const body: Record<string, unknown> = { type: "publish", prompt: clip(redact(input.prompt), BOUNDS.promptChars) || "(empty prompt)", paths: input.paths ?? [] };
+  if (input.client) body.clientName = clip(input.client, BOUNDS.identityChars);
+  if (input.model) body.model = clip(input.model, BOUNDS.identityChars);
+  const env = await post<PublishResponse>(c, s, body as { type: string });
+  remember(s, env);
+  if (input.client) s.set({ client: input.client });
+  if (input.model) s.set({ model: input.model });
+  if (env.ok) s.set({ intentId: env.data.intentId, action: env.data.action, cursor: env.data.packet.cursor, scope: [], explicitScope: false, touched: [], pending: undefined });
   return env;
 }
 
-/** The session's open intent, publishing one for a client without a prompt hook (instruction-only agents). */
-async function ensureIntent(c: Checkout, sessionId: string, prompt: string): Promise<{ intentId: string } | { env: Envelope }> {
-  const s = sessionState(c.root, sessionId);
-  if (s.intentId) return { intentId: s.intentId };
-  const env = await publish(c, sessionId, { prompt, client: s.client ?? process.env.COHENT_CLIENT ?? null, model: s.model });
-  return env.ok ? { intentId: env.data.intentId } : { env };
-}
+const STALE_INTENT = new Set(["INTENT_CLOSED", "INTENT_NOT_FOUND", "NOT_INTENT_OWNER"]);
 
-/** Posts on the session's intent; a closed intent gets a fresh prompt once, then the call is repeated. */
-async function onIntent(c: Checkout, sessionId: string, prompt: string, body: (intentId: string) => { type: string; [k: string]: unknown }): Promise<Envelope> {
+/** Posts on the session's intent (publishing one for a client without a prompt hook); a closed intent gets a fresh prompt once. */
+async function onIntent<T>(c: Checkout, s: SessionFile, prompt: string, body: (intentId: string) => { type: string; [k: string]: unknown }): Promise<Envelope<T>> {
   for (let attempt = 0; ; attempt++) {
-    const got = await ensureIntent(c, sessionId, prompt);
-    if ("env" in got) return got.env;
-    const env = await postAgent(connection(c, sessionId), body(got.intentId));
-    if (!env.ok && attempt === 0 && (env.error?.code === "INTENT_CLOSED" || env.error?.code === "INTENT_NOT_FOUND" || env.error?.code === "NOT_INTENT_OWNER")) {
-      updateSession(c.root, sessionId, (s) => {
-        delete s.intentId;
-      });
+    if (!s.state.intentId) {
+      const env = await publish(c, s, { prompt, client: s.state.client ?? process.env.COHENT_CLIENT ?? null, model: s.state.model });
+      if (!env.ok) return env;
+    }
+    const env = await post<T>(c, s, body(s.state.intentId!));
+    remember(s, env);
+    if (!env.ok && attempt === 0 && STALE_INTENT.has(env.error.code)) {
+      s.set({ intentId: undefined });
       continue;
     }
     return env;
   }
 }
 
-export async function intent(c: Checkout, sessionId: string, record: Record<string, unknown>): Promise<Envelope> {
+export async function intent(c: Checkout, s: SessionFile, record: Record<string, unknown>): Promise<Envelope<IntentResponse>> {
   const clean = redactDeep(record);
   const objective = typeof clean.objective === "string" ? clean.objective : "agent work";
-  const env = await onIntent(c, sessionId, objective, (intentId) => ({ type: "intent", intentId, intent: clean }));
-  remember(c, sessionId, env, (s) => {
-    if (!env.ok) return;
-    s.intentId = env.data.intentId;
-    s.action = env.data.action;
-    s.cursor = env.data.packet.cursor;
-  });
+  const env = await onIntent<IntentResponse>(c, s, objective, (intentId) => ({ type: "intent", intentId, intent: clean }));
+  if (env.ok) s.set({ intentId: env.data.intentId, action: env.data.action, cursor: env.data.packet.cursor });
   return env;
-}
-
-export function normalizeAll(root: string, raw: readonly string[]): string[] {
-  return [...new Set(raw.map((p) => normalizeRepoPath(p, root)))];
 }
 
 /** Claims a scope, replacing the previous claim. `explicit` marks a declared scope, which then bounds every edit. */
-export async function claim(c: Checkout, sessionId: string, paths: string[], explicit: boolean): Promise<Envelope> {
-  const env = await onIntent(c, sessionId, "scope claimed through the adapter", (intentId) => ({ type: "scope", intentId, paths }));
-  remember(c, sessionId, env, (s) => {
-    if (!env.ok) return;
-    s.scope = env.data.paths;
-    s.explicitScope = explicit && paths.length > 0;
-    if (env.data.packet?.cursor) s.cursor = env.data.packet.cursor;
-  });
+export async function claim(c: Checkout, s: SessionFile, paths: string[], explicit: boolean): Promise<Envelope<ScopeResponse>> {
+  const env = await onIntent<ScopeResponse>(c, s, "scope claimed through the adapter", (intentId) => ({ type: "scope", intentId, paths }));
+  if (env.ok) s.set({ scope: env.data.paths, explicitScope: explicit && paths.length > 0, ...(env.data.packet?.cursor ? { cursor: env.data.packet.cursor } : {}) });
   return env;
 }
 
-export async function checkpoint(c: Checkout, sessionId: string, input: { status: string; summary: string; paths?: string[]; pathsSource?: "provided-unverified" | "repository-derived" }): Promise<Envelope> {
-  const s = sessionState(c.root, sessionId);
-  if (!s.intentId) return fail("checkpoint", "INVALID_INPUT", "This session has no work intent to checkpoint; publish a prompt or an intent first.");
-  const body: Record<string, unknown> = { type: "checkpoint", intentId: s.intentId, status: input.status, summary: redact(input.summary).slice(0, 1_000) };
+export type CheckpointInput = { status: "working" | "blocked" | "completed" | "abandoned"; summary: string; paths?: string[]; pathsSource?: "provided-unverified" | "repository-derived" };
+
+export async function checkpoint(c: Checkout, s: SessionFile, input: CheckpointInput): Promise<Envelope<CheckpointResponse>> {
+  if (!s.state.intentId) return fail("checkpoint", "INVALID_INPUT", "This session has no work intent to checkpoint; publish a prompt or an intent first.");
+  const body: Record<string, unknown> = { type: "checkpoint", intentId: s.state.intentId, status: input.status, summary: clip(redact(input.summary), BOUNDS.summaryChars) };
   if (input.paths) body.paths = input.paths;
   if (input.paths && input.pathsSource) body.pathsSource = input.pathsSource;
-  const env = await postAgent(connection(c, sessionId), body as { type: string });
-  remember(c, sessionId, env, (st) => {
-    if (!env.ok) return;
-    if (input.status === "completed" || input.status === "abandoned") {
-      st.action = input.status;
-      st.scope = [];
-      st.explicitScope = false;
-      st.touched = [];
-    } else if (input.paths) {
-      st.scope = env.data.paths ?? st.scope;
-    }
-  });
+  const env = await post<CheckpointResponse>(c, s, body as { type: string });
+  remember(s, env);
+  if (!env.ok) return env;
+  if (input.status === "completed" || input.status === "abandoned") s.set({ action: input.status, scope: [], explicitScope: false, touched: [] });
+  else if (input.paths) s.set({ scope: env.data.paths ?? s.state.scope });
   return env;
 }
 
@@ -151,52 +109,48 @@ export async function checkpoint(c: Checkout, sessionId: string, input: { status
  * packet it brings is kept as pending: the guard polls in PreToolUse, and the
  * packet is injected (and acknowledged) at the next PostToolUse.
  */
-export async function poll(c: Checkout, sessionId: string): Promise<Envelope> {
-  const s = sessionState(c.root, sessionId);
-  if (!s.intentId) return fail("poll", "INVALID_INPUT", "This session has no work intent yet.");
-  const env = await pollAgent(connection(c, sessionId), s.intentId, s.cursor);
-  remember(c, sessionId, env, (st) => {
-    if (!env.ok) return;
-    st.polledAt = Date.now();
-    st.cursor = env.data.cursor;
-    if (env.data.packet) {
-      st.action = env.data.packet.action;
-      st.pending = { packetId: env.data.packet.id, text: env.data.packet.text };
-    }
-  });
+export async function poll(c: Checkout, s: SessionFile): Promise<Envelope<PollResponse>> {
+  if (!s.state.intentId) return fail("poll", "INVALID_INPUT", "This session has no work intent yet.");
+  const env = (await pollAgent(connection(c, s.id), s.state.intentId, s.state.cursor)) as Envelope<PollResponse>;
+  remember(s, env);
+  if (env.ok) {
+    s.set({ polledAt: Date.now(), cursor: env.data.cursor });
+    if (env.data.packet) s.set({ action: env.data.packet.action, pending: { packetId: env.data.packet.id, text: env.data.packet.text } });
+  } else if (env.error.code === "INTENT_NOT_FOUND" || env.error.code === "NOT_INTENT_OWNER") {
+    s.set({ intentId: undefined, action: undefined });
+  }
   return env;
 }
 
 /** The current brief: goal, this session's latest decision, active peers (related first). */
-export async function context(c: Checkout, sessionId: string): Promise<Envelope> {
-  const s = sessionState(c.root, sessionId);
-  const env = await postAgent(connection(c, sessionId), s.intentId ? { type: "context", intentId: s.intentId } : { type: "context" });
-  remember(c, sessionId, env, (st) => {
-    if (env.ok && env.data.intentId && env.data.intentId === st.intentId && env.data.action) st.action = env.data.action;
-  });
+export async function context(c: Checkout, s: SessionFile): Promise<Envelope<ContextResponse>> {
+  const env = await post<ContextResponse>(c, s, s.state.intentId ? { type: "context", intentId: s.state.intentId } : { type: "context" });
+  remember(s, env);
+  if (env.ok && env.data.intentId && env.data.intentId === s.state.intentId && env.data.action) s.set({ action: env.data.action });
   return env;
 }
 
 /** Reads the session's control state and renews its lease: the cheapest call that proves the service is there. */
-export async function session(c: Checkout, sessionId: string): Promise<Envelope> {
-  const env = await sessionRead(connection(c, sessionId));
-  remember(c, sessionId, env);
+export async function session(c: Checkout, s: SessionFile): Promise<Envelope<SessionResponse>> {
+  const env = (await sessionRead(connection(c, s.id))) as Envelope<SessionResponse>;
+  remember(s, env);
   return env;
 }
 
 /** Reports a refusal the guard made locally, so the Control Room counts it. Best effort: never delays a deny. */
-export async function reportGuard(c: Checkout, sessionId: string, kind: string, tool: string, paths: string[]): Promise<void> {
-  const s = sessionState(c.root, sessionId);
-  const body: Record<string, unknown> = { type: "guard", kind, tool: tool.slice(0, 64), paths: paths.slice(0, 64) };
-  if (s.intentId) body.intentId = s.intentId;
-  await postAgent({ ...connection(c, sessionId), timeoutMs: 1_500 }, body as { type: string });
+export async function reportGuard(c: Checkout, s: SessionFile, kind: string, tool: string, paths: string[]): Promise<void> {
+  const body: Record<string, unknown> = { type: "guard", kind, tool: clip(tool, BOUNDS.identityChars), paths: paths.slice(0, BOUNDS.paths) };
+  if (s.state.intentId) body.intentId = s.state.intentId;
+  await postAgent({ ...connection(c, s.id), timeoutMs: 1_500 }, body as { type: string });
 }
 
-/** Acknowledges the characters of a packet actually injected; once per packet, so a repeat is not an error. */
+/** Acknowledges the characters of a packet actually injected; once per packet. Undercounting is the only cost of a failure. */
 export async function ack(c: Checkout, sessionId: string, packetId: string, chars: number): Promise<void> {
-  await postAgent(connection(c, sessionId), { type: "ack", packetId, chars });
+  await postAgent({ ...connection(c, sessionId), signal: undefined }, { type: "ack", packetId, chars }).catch(() => undefined);
 }
 
-export function assertOk(env: Envelope): void {
-  if (!env.ok) throw new ClientError(env.error!.code, env.error!.message, env.error!.details);
+export function assertOk<T>(env: Envelope<T>): asserts env is Extract<Envelope<T>, { ok: true }> {
+  if (!env.ok) throw new CohentError(env.error.code, env.error.message, env.error.details);
 }
+
+export type { SessionState };

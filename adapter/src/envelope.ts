@@ -1,69 +1,32 @@
-import { CohentError } from "@cohent/protocol/codes";
+import { CohentError, ERRORS, type ErrorCode } from "@cohent/protocol/codes";
+import type { Envelope, FailureEnvelope, Meta, SuccessEnvelope } from "@cohent/protocol";
+
 /**
- * Protocol-v1 envelopes on the client side, without zod: the adapter only
- * builds and reads them. Codes are the stable ones of protocol/errors.ts.
+ * Builders for the protocol's envelopes without zod: the types come from
+ * @cohent/protocol (erased at build), the codes and retryable flags from its
+ * zod-free `codes` module.
  */
 
-export interface ErrorBody {
-  code: string;
-  message: string;
-  retryable: boolean;
-  details?: unknown;
-}
+export type { Envelope };
 
-export interface SessionMeta {
-  id: string;
-  control: "active" | "paused" | "cancelled";
-  controlReason: string | null;
-  leaseExpiresAt: string;
-}
-
-export interface Envelope<T = any> {
-  version: 1;
-  ok: boolean;
-  operation: string;
-  data?: T;
-  error?: ErrorBody;
-  warnings: string[];
-  meta: { serverTime?: string; session?: SessionMeta; [k: string]: unknown };
-}
-
-/** retryable flags of the client-side codes (mirrors protocol ERRORS). */
-const RETRYABLE: Record<string, boolean> = {
-  CONTROL_PLANE_UNREACHABLE: true,
-  NOT_CONFIGURED: false,
-  NOT_PAIRED: false,
-  INVALID_REPOSITORY: false,
-  INVALID_INPUT: false,
-  INVALID_PATH: false,
-  CANCELLED: false,
-  INTERNAL: true,
-  PAIRING_PENDING: true,
-  PAIRING_SLOW_DOWN: true,
-};
-
-export class ClientError extends Error {
-  constructor(
-    readonly code: string,
-    message: string,
-    readonly details?: unknown,
-  ) {
-    super(message);
-  }
-}
-
-export function ok<T>(operation: string, data: T, meta: Envelope["meta"] = {}, warnings: string[] = []): Envelope<T> {
+export function ok<T>(operation: string, data: T, meta: Meta = {}, warnings: string[] = []): SuccessEnvelope<T> {
   return { version: 1, ok: true, operation, data, warnings, meta };
 }
 
-export function fail(operation: string, code: string, message: string, details?: unknown, meta: Envelope["meta"] = {}): Envelope<never> {
-  const error: ErrorBody = { code, message, retryable: RETRYABLE[code] ?? false };
+export function fail(operation: string, code: ErrorCode, message?: string, details?: unknown, meta: Meta = {}): FailureEnvelope {
+  const error: FailureEnvelope["error"] = { code, message: message ?? ERRORS[code].message, retryable: ERRORS[code].retryable };
   if (details !== undefined) error.details = details;
   return { version: 1, ok: false, operation, error, warnings: [], meta };
 }
 
-export function failFrom(operation: string, err: unknown): Envelope<never> {
-  if (err instanceof ClientError) return fail(operation, err.code, err.message, err.details);
+/** Anything thrown, as a failure envelope; an unknown error is INTERNAL with its message. */
+export function failFrom(operation: string, err: unknown): FailureEnvelope {
   if (err instanceof CohentError) return fail(operation, err.code, err.message, err.details);
   return fail(operation, "INTERNAL", err instanceof Error ? err.message : String(err));
+}
+
+/** A service answer's error with the protocol's retryable flag for its code. */
+export function withProtocolFlags<E extends Envelope<unknown>>(env: E): E {
+  if (!env.ok && env.error.code in ERRORS) env.error.retryable = ERRORS[env.error.code].retryable;
+  return env;
 }

@@ -1,6 +1,6 @@
 import { realpathSync } from "node:fs";
 import { childProcess } from "./builtins.js";
-import { ClientError } from "./envelope.js";
+import { CohentError } from "@cohent/protocol/codes";
 
 /**
  * Every git command the adapter runs, run the same careful way: no optional
@@ -60,10 +60,10 @@ export function topLevel(dir: string): string {
   try {
     real = realpathSync(dir);
   } catch {
-    throw new ClientError("INVALID_REPOSITORY", `${dir} does not exist.`);
+    throw new CohentError("INVALID_REPOSITORY", `${dir} does not exist.`);
   }
   const out = gitSync(real, ["rev-parse", "--show-toplevel"])?.trim();
-  if (!out) throw new ClientError("INVALID_REPOSITORY", `${dir} is not inside a Git repository (git rev-parse --show-toplevel failed).`);
+  if (!out) throw new CohentError("INVALID_REPOSITORY", `${dir} is not inside a Git repository (git rev-parse --show-toplevel failed).`);
   try {
     return realpathSync(out);
   } catch {
@@ -73,7 +73,7 @@ export function topLevel(dir: string): string {
 
 /** The commit a revision names, verified after --end-of-options; null when it names none. */
 export function resolveCommit(root: string, rev: string): string | null {
-  if (!isSafeRevision(rev)) throw new ClientError("INVALID_INPUT", `Unsafe revision ${JSON.stringify(rev.slice(0, 80))}: it may not start with "-" or contain whitespace or control characters.`);
+  if (!isSafeRevision(rev)) throw new CohentError("INVALID_INPUT", `Unsafe revision ${JSON.stringify(rev.slice(0, 80))}: it may not start with "-" or contain whitespace or control characters.`);
   return gitSync(root, ["rev-parse", "--verify", "--quiet", "--end-of-options", `${rev}^{commit}`])?.trim() || null;
 }
 

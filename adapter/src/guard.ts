@@ -1,66 +1,144 @@
+import { blocksEdits, GUIDANCE, INTENT_COMMAND, isReplan, type ActionName, type IntentEnd } from "@cohent/protocol/actions";
+import { scopeCovers } from "@cohent/protocol/paths";
+import type { ScopeConflict } from "@cohent/protocol";
+
 /**
- * The PreToolUse guard table of the spec, as data. Rows are in the spec's
- * order; the first row whose condition holds and that blocks the tool's
- * kind decides. Shell tools are held only to the first three rows: Cohent
- * cannot see what a shell command will write, and scope is itself
- * declared through a shell command.
+ * The guard, pure: what PreToolUse decides for one tool call over a
+ * snapshot of everything it depends on, and what a Stop checkpoints. No I/O
+ * here; guard-shell.ts gathers the snapshot. Every refusal text is here.
  */
 
 export type ToolKind = "edit" | "shell";
 export type Condition = "stopped" | "unreachable" | "unconfigured" | "intentNotReady" | "scopeConflict" | "outsideScope";
-export type Verdict = "block" | "allow";
+export type Decision = "block" | "allow";
 
-export const GUARD_TABLE: readonly { condition: Condition; spec: string; edit: Verdict; shell: Verdict }[] = [
-  { condition: "stopped", spec: "Paused or cancelled from the control center", edit: "block", shell: "block" },
-  { condition: "unreachable", spec: "Paired but the control plane is unreachable", edit: "block", shell: "block" },
-  { condition: "unconfigured", spec: "Configuration unusable", edit: "block", shell: "block" },
-  { condition: "intentNotReady", spec: "No prompt or semantic intent announced", edit: "block", shell: "allow" },
-  { condition: "scopeConflict", spec: "Scope overlaps an active peer scope", edit: "block", shell: "allow" },
-  { condition: "outsideScope", spec: "The write targets a path outside the declared scope", edit: "block", shell: "allow" },
+/**
+ * The spec's PreToolUse table, as data, in the spec's order; the first row
+ * whose condition holds and that blocks the tool's kind decides. Shell
+ * tools are held only to the first three rows: Cohent cannot see what a
+ * shell command will write, and scope is itself declared through one.
+ */
+export const GUARD_TABLE: readonly { condition: Condition; edit: Decision; shell: Decision }[] = [
+  { condition: "stopped", edit: "block", shell: "block" },
+  { condition: "unreachable", edit: "block", shell: "block" },
+  { condition: "unconfigured", edit: "block", shell: "block" },
+  { condition: "intentNotReady", edit: "block", shell: "allow" },
+  { condition: "scopeConflict", edit: "block", shell: "allow" },
+  { condition: "outsideScope", edit: "block", shell: "allow" },
 ];
 
-export type GuardDecision = { permission: "allow" } | { permission: "deny"; condition: Condition; reason: string };
-
-/** The conditions worth probing for a kind, in table order: only rows that could block it. */
-export function conditionsFor(kind: ToolKind): Condition[] {
-  return GUARD_TABLE.filter((row) => row[kind] === "block").map((row) => row.condition);
+/** Everything one decision depends on, gathered once. */
+export interface Snapshot {
+  control: "active" | "paused" | "cancelled";
+  controlReason: string | null;
+  /** The service's failure on this call's contact (unreachable, credential refused), if any. */
+  contactError: { code: string; message: string } | null;
+  /** Why the configuration is unusable (no project file, no credential), if it is. */
+  configError: string | null;
+  intentId: string | null;
+  action: string | null;
+  scope: string[];
+  explicitScope: boolean;
+  /** The edit's targets inside the repository, normalized; null when the tool's targets cannot be read. */
+  targets: string[] | null;
+  /** A target that is not a repository path. */
+  targetError: string | null;
+  /** The service's refusal of the scope this edit needed (guard-shell claims it when autoClaim asks). */
+  claimError: { code: string; message: string; details?: unknown } | null;
 }
 
-/**
- * Reads the table. `probe` answers whether a condition holds, with the
- * reason to show the agent (a string) or null. Probes run lazily in table
- * order, so a network probe never runs once an earlier row has decided.
- */
-export async function decide(kind: ToolKind, probe: (c: Condition) => Promise<string | null> | string | null): Promise<GuardDecision> {
+export type Verdict = { permission: "allow"; condition: null; reason: null } | { permission: "deny"; condition: Condition; reason: string };
+
+const ALLOW: Verdict = { permission: "allow", condition: null, reason: null };
+const SCOPE_COMMAND = "node .cohent/cohent.mjs scope";
+
+/** One line per conflicting peer: the one rendering of a scope conflict (hook refusals and the CLI). */
+export function describeConflicts(details: unknown): string[] {
+  const conflicts = ((details as { conflicts?: ScopeConflict[] } | undefined)?.conflicts ?? []) as ScopeConflict[];
+  return conflicts.map((c) => {
+    const agent = [c.client, c.model].filter(Boolean).join(" ");
+    const working = c.objective ? `, working on ${JSON.stringify(c.objective)}` : "";
+    return `${c.paths.join(", ")} overlaps the scope of ${c.person}${agent ? ` (${agent})` : ""}: ${c.theirPaths.join(", ")}${working} (${c.intentId})`;
+  });
+}
+
+const isEnd = (a: string | null): a is IntentEnd => a === "completed" || a === "abandoned";
+
+/** Each row's condition: the reason to refuse when it holds, else null. */
+const HOLDS: Record<Condition, (s: Snapshot) => string | null> = {
+  stopped: (s) =>
+    s.control === "active"
+      ? null
+      : `this session ${s.control === "paused" ? "is paused" : "was cancelled"} from the Cohent Control Room${s.controlReason ? ` (${s.controlReason})` : ""}. Stop working and wait for a person to resume it; no edit or shell command runs until then.`,
+  unreachable: (s) => (s.contactError?.code === "CONTROL_PLANE_UNREACHABLE" ? s.contactError.message : null),
+  unconfigured: (s) => {
+    if (s.configError) return `Cohent is not usable in this checkout: ${s.configError}`;
+    const e = s.contactError;
+    if (e && (e.code === "UNAUTHENTICATED" || e.code === "INVALID_SESSION")) {
+      return `the Cohent service refused this machine's credential (${e.message}). Pair again: node .cohent/cohent.mjs bootstrap --approve.`;
+    }
+    return null;
+  },
+  intentNotReady: (s) => {
+    if (!s.intentId) return `no prompt or intent has been announced for this session. Publish one first: ${INTENT_COMMAND}`;
+    if (isEnd(s.action)) return `edit refused: ${GUIDANCE[s.action]}`;
+    return blocksEdits(s.action) ? `edit refused (${s.action ?? "plan"}): ${GUIDANCE[(s.action ?? "plan") as ActionName]}` : null;
+  },
+  scopeConflict: (s) => {
+    const e = s.claimError;
+    if (!e) return null;
+    if (e.code !== "SCOPE_CONFLICT") return `edit refused: claiming ${(s.targets ?? []).join(", ")} failed: ${e.code}: ${e.message}`;
+    const lines = describeConflicts(e.details);
+    return `edit refused: ${lines.length ? lines.join("; ") : e.message}. Choose other files, or declare a narrower scope with ${SCOPE_COMMAND} <path…>.`;
+  },
+  outsideScope: (s) => {
+    if (s.targetError) return `edit refused: ${s.targetError}`;
+    if (!s.targets || s.targets.length === 0) return s.explicitScope ? null : `Cohent cannot read this edit's targets. Declare them first: ${SCOPE_COMMAND} <path…>`;
+    const outside = s.targets.filter((t) => !scopeCovers(s.scope, t));
+    if (outside.length === 0) return null;
+    return `edit refused: ${outside.join(", ")} lies outside your declared scope (${s.scope.join(", ") || "none"}), so it has not been compared with anybody else's work. Declare a scope that covers it: ${SCOPE_COMMAND} ${[...s.scope, ...outside].join(" ")}`;
+  },
+};
+
+/** Reads the table for one call: the first holding row that blocks its kind decides. */
+export function assess(call: { kind: ToolKind }, snapshot: Snapshot, upTo?: Condition): Verdict {
   for (const row of GUARD_TABLE) {
-    if (row[kind] !== "block") continue;
-    const reason = await probe(row.condition);
-    if (reason !== null) return { permission: "deny", condition: row.condition, reason: reason.trim() || row.spec };
+    if (row[call.kind] === "block") {
+      const reason = HOLDS[row.condition](snapshot);
+      if (reason !== null) return { permission: "deny", condition: row.condition, reason: reason.trim() || "Cohent refused this tool call." };
+    }
+    if (row.condition === upTo) break;
   }
-  return { permission: "allow" };
+  return ALLOW;
 }
 
-/** Edit tools: Cohent can read their targets. */
-export const EDIT_TOOLS: ReadonlySet<string> = new Set(["Write", "Edit", "NotebookEdit", "MultiEdit", "apply_patch"]);
+/**
+ * The scope an edit needs claimed before the scope rows can pass: without a
+ * declared scope, the guard claims each edit's targets as it goes. Null
+ * when nothing is to claim, or when an earlier row already refuses.
+ */
+export function autoClaim(call: { kind: ToolKind }, s: Snapshot): string[] | null {
+  if (call.kind !== "edit" || s.explicitScope || !s.targets?.length || s.targetError) return null;
+  if (s.targets.every((t) => s.scope.includes(t))) return null;
+  if (assess(call, s, "intentNotReady").permission === "deny") return null;
+  return [...new Set([...s.scope, ...s.targets])];
+}
 
-/** The opaque set: tools whose effects Cohent cannot see; held to the kill switch only. */
-export const OPAQUE_TOOLS: ReadonlySet<string> = new Set([
-  "Bash", "BashOutput", "KillShell", "PowerShell", "shell", "exec_command", "unified_exec", "write_stdin",
-  "run_terminal_cmd", "terminal", "Monitor", "TaskStop",
-]);
+/** Refusals the service cannot see, reported so that they count (it counts scope conflicts itself). */
+export function reportedKind(v: Verdict, s: Snapshot): string | null {
+  if (v.condition === "stopped") return s.control === "cancelled" ? "cancelled" : "paused";
+  if (v.condition === "intentNotReady") return "intent-not-ready";
+  if (v.condition === "outsideScope") return "outside-scope";
+  return null;
+}
 
 /**
- * Cohent's own MCP tools (a server entry named "cohent", as `init` writes it)
- * are exempt like the adapter's own command, so that the protocol cannot
- * lock itself out: they only talk to the service, which refuses a paused
- * session's claims itself.
+ * What a Stop checkpoints. An agent stopped by wait, duplicate or handoff has
+ * not produced its outputs: completing it would tell dependents to proceed,
+ * so it stays open as blocked until its next prompt supersedes it.
  */
-export const OWN_MCP_PREFIX = "mcp__cohent__";
-
-/** Edit, shell (opaque), or neither (reads, Cohent's own MCP tools, tools the table does not cover). */
-export function toolKind(toolName: string): ToolKind | null {
-  if (EDIT_TOOLS.has(toolName)) return "edit";
-  if (toolName.startsWith(OWN_MCP_PREFIX)) return null;
-  if (OPAQUE_TOOLS.has(toolName) || toolName.startsWith("mcp__")) return "shell";
-  return null;
+export function stopCheckpoint(s: { intentId?: string | null; action?: string | null; touched: string[] }): { status: "blocked" | "completed"; summary: string; paths?: string[] } | null {
+  if (!s.intentId || isEnd(s.action ?? null)) return null;
+  if (isReplan(s.action)) return { status: "blocked", summary: `Stopped on ${s.action}.` };
+  return { status: "completed", summary: s.touched.length ? `Finished; touched ${s.touched.join(", ")}` : "Finished without edits.", paths: s.touched };
 }

@@ -1,6 +1,6 @@
 import type { IncomingMessage, RequestOptions } from "node:http";
 import { http, https } from "./builtins.js";
-import type { Envelope } from "./envelope.js";
+import type { Envelope } from "@cohent/protocol";
 import { fail } from "./envelope.js";
 
 /**
@@ -29,7 +29,7 @@ export async function requestJson(
   operation: string,
   timeoutMs = DEFAULT_TIMEOUT_MS,
   signal?: AbortSignal,
-): Promise<Envelope> {
+): Promise<Envelope<any>> {
   const target = new URL(url);
   const payload = body === undefined ? undefined : JSON.stringify(body);
   const opts: RequestOptions = {
@@ -39,10 +39,10 @@ export async function requestJson(
   const request = target.protocol === "https:" ? https().request : http().request;
   const unreachable = (why: string) =>
     fail(operation, "CONTROL_PLANE_UNREACHABLE", `The Cohent service at ${target.origin} cannot be reached (${why}). Start it or fix the service URL in .cohent/project.json; edits and shell commands stay blocked until then.`);
-  return new Promise<Envelope>((resolve) => {
+  return new Promise<Envelope<any>>((resolve) => {
     let settled = false;
     let timer: ReturnType<typeof setTimeout> | undefined;
-    const done = (e: Envelope) => {
+    const done = (e: Envelope<any>) => {
       if (!settled) {
         settled = true;
         clearTimeout(timer);
@@ -62,7 +62,7 @@ export async function requestJson(
         res.on("error", (err) => done(unreachable(err.message)));
         res.on("end", () => {
           try {
-            const env = JSON.parse(Buffer.concat(chunks).toString("utf8")) as Envelope;
+            const env = JSON.parse(Buffer.concat(chunks).toString("utf8")) as Envelope<any>;
             if (env && env.version === 1 && typeof env.ok === "boolean") return done(env);
           } catch {
             /* fall through */
@@ -88,20 +88,20 @@ function agentHeaders(c: AgentConnection): Record<string, string> {
   return { authorization: `Bearer ${c.token}`, "x-cohent-session": c.session };
 }
 
-export function postAgent(c: AgentConnection, body: { type: string; [k: string]: unknown }): Promise<Envelope> {
+export function postAgent(c: AgentConnection, body: { type: string; [k: string]: unknown }): Promise<Envelope<any>> {
   return requestJson("POST", `${c.service}/api/agent`, agentHeaders(c), body, body.type, c.timeoutMs, c.signal);
 }
 
-export function pollAgent(c: AgentConnection, intentId: string, cursor?: string): Promise<Envelope> {
+export function pollAgent(c: AgentConnection, intentId: string, cursor?: string): Promise<Envelope<any>> {
   const h = { ...agentHeaders(c), "x-cohent-intent": intentId, ...(cursor ? { "x-cohent-cursor": cursor } : {}) };
   return requestJson("GET", `${c.service}/api/agent`, h, undefined, "poll", c.timeoutMs, c.signal);
 }
 
 /** The kill-switch read: renews the lease and reports control; no resolver run on the server. */
-export function sessionRead(c: AgentConnection): Promise<Envelope> {
+export function sessionRead(c: AgentConnection): Promise<Envelope<any>> {
   return requestJson("GET", `${c.service}/api/agent/session`, agentHeaders(c), undefined, "session", c.timeoutMs, c.signal);
 }
 
-export function health(service: string, timeoutMs?: number): Promise<Envelope> {
+export function health(service: string, timeoutMs?: number): Promise<Envelope<any>> {
   return requestJson("GET", `${service}/healthz`, {}, undefined, "health", timeoutMs);
 }

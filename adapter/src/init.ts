@@ -1,7 +1,8 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
-import { ClientError, failFrom, ok } from "./envelope.js";
+import { CohentError as ClientError } from "@cohent/protocol/codes";
+import { failFrom, ok } from "./envelope.js";
 import { gitSync } from "./git.js";
 import { mcpEntries, renderMcpEntries } from "./mcp-setup.js";
 

@@ -1,10 +1,13 @@
 import { readFileSync } from "node:fs";
+import type { Envelope } from "@cohent/protocol";
+import { exitCodeOf, HUMAN_COMMANDS, parseHuman, positionals, renderHuman } from "./cli.js";
 import { findRoot, readProject } from "./config.js";
-import { fail, type Envelope } from "./envelope.js";
-import { execute, pickSession, positionals, RELAYED, renderHuman, shownPacket, type Outcome } from "./commands.js";
-import { clientOf, runHook, type HookResult } from "./hook.js";
+import { fail, failFrom } from "./envelope.js";
+import { runHook, type HookResult } from "./hook.js";
+import { perform } from "./operations.js";
+import { claimRelay, loadSecond } from "./relay.js";
+import { cliSessionId, selectSession } from "./session.js";
 import { recordUsage, usageTarget } from "./usage.js";
-import { relayKey, updateRuntime, type Relay } from "./runtime.js";
 
 /**
  * cohent.mjs: the adapter in a user's checkout. Hand-parsed argv and no
@@ -49,53 +52,31 @@ function write(out: string | undefined, stream: NodeJS.WriteStream) {
   if (out) stream.write(out.endsWith("\n") ? out : out + "\n");
 }
 
-function emit(name: string, outcome: Outcome, json: boolean): number {
-  if (json) write(JSON.stringify(outcome.envelope), process.stdout);
-  else if (outcome.envelope.ok || outcome.envelope.error?.code === "SCOPE_CONFLICT") write(renderHuman(name, outcome.envelope), process.stdout);
-  else write(renderHuman(name, outcome.envelope), process.stderr);
-  return outcome.exitCode;
+function emit(name: string, envelope: Envelope<any>, json: boolean): number {
+  if (json) write(JSON.stringify(envelope), process.stdout);
+  else write(renderHuman(name, envelope), envelope.ok || envelope.error.code === "SCOPE_CONFLICT" ? process.stdout : process.stderr);
+  return exitCodeOf(name, envelope);
 }
 
-/** Takes the oldest relay the hook left for exactly these arguments. */
-function claimRelay(root: string, argv: readonly string[]): Relay | null {
-  const key = relayKey(argv);
-  try {
-    return updateRuntime(root, (rt) => {
-      const i = rt.relays.findIndex((r) => r.key === key);
-      return i === -1 ? null : rt.relays.splice(i, 1)[0]!;
-    });
-  } catch {
-    return null;
-  }
-}
-
-async function agentCommand(name: string, argv: string[], json: boolean): Promise<number> {
-  const started = performance.now();
+/** intent, scope, checkpoint, context: the human CLI transport over the operation layer. */
+async function humanCommand(name: string, argv: string[], json: boolean): Promise<number> {
   const root = findRoot(process.cwd(), import.meta.url);
-  if (!root) return emit(name, { envelope: fail(name, "NOT_CONFIGURED", "No .cohent/project.json here or above; run npx cohent init --server URL."), exitCode: 1 }, json);
+  if (!root) return emit(name, fail(name, "NOT_CONFIGURED", "No .cohent/project.json here or above; run npx cohent init --server URL."), json);
   const relay = claimRelay(root, argv);
-  if (relay?.result && relay.result.envelope.error?.code !== "CONTROL_PLANE_UNREACHABLE") return emit(name, relay.result, json);
-  let sessionId = relay?.sessionId;
-  if (!sessionId) {
-    const picked = pickSession(root);
-    if ("envelope" in picked) return emit(name, { envelope: picked.envelope, exitCode: 1 }, json);
-    sessionId = picked.sessionId;
+  const relayed = relay?.result?.envelope;
+  if (relayed && (relayed.ok || relayed.error.code !== "CONTROL_PLANE_UNREACHABLE")) return emit(name, relayed, json);
+  let envelope: Envelope<any>;
+  try {
+    const sessionId = relay?.sessionId ?? selectSession(root, { own: cliSessionId(), onAmbiguity: "refuse" }).sessionId;
+    const { op, input } = parseHuman(name, argv.slice(1));
+    envelope = await perform(op, input, { root, sessionId, surface: "cli" });
+  } catch (err) {
+    envelope = failFrom(name, err);
   }
-  const outcome = await execute(name, argv.slice(1), root, sessionId);
-  if (outcome.envelope.error?.code === "CONTROL_PLANE_UNREACHABLE" && !relay) {
-    outcome.envelope.error.message += " If this runs inside a sandbox without network (Codex workspace-write), run it through the agent's shell tool with Cohent's hooks trusted: the PreToolUse hook performs it outside the sandbox.";
+  if (!envelope.ok && envelope.error.code === "CONTROL_PLANE_UNREACHABLE" && !relay) {
+    envelope.error.message += " If this runs inside a sandbox without network (Codex workspace-write), run it through the agent's shell tool with Cohent's hooks trusted: the PreToolUse hook performs it outside the sandbox.";
   }
-  const shown = shownPacket(outcome.envelope);
-  recordUsage({ op: name, surface: "cli", ok: outcome.envelope.ok, code: outcome.envelope.error?.code, chars: shown?.text.length ?? 0, ms: performance.now() - started, repo: repoTag(root) });
-  if (shown) {
-    const { ack, openCheckout } = await import("./client.js");
-    try {
-      await ack(openCheckout(root), sessionId, shown.id, shown.text.length);
-    } catch {
-      /* undercounting is the only cost */
-    }
-  }
-  return emit(name, outcome, json);
+  return emit(name, envelope, json);
 }
 
 function repoTag(root: string | null): string | null {
@@ -108,25 +89,11 @@ function repoTag(root: string | null): string | null {
 }
 
 /** One metadata row per hook call when the usage ledger is on: the event, the verdict, the injected characters. */
-function recordHookUsage(stdin: string, root: string | null, result: HookResult, ms: number): void {
+function recordHookUsage(root: string | null, r: HookResult, ms: number): void {
   if (!usageTarget().file) return;
-  let p: { hook_event_name?: string; model?: string } = {};
-  try {
-    p = JSON.parse(stdin);
-  } catch {
-    /* recorded as unknown */
-  }
-  let out: { hookSpecificOutput?: { permissionDecision?: string; additionalContext?: string } } = {};
-  try {
-    out = result.stdout ? JSON.parse(result.stdout) : {};
-  } catch {
-    /* plain output */
-  }
-  const denied = out.hookSpecificOutput?.permissionDecision === "deny";
-  recordUsage({
-    op: `hook:${p.hook_event_name ?? "unknown"}`, surface: "hook", client: clientOf(p), model: typeof p.model === "string" ? p.model : null,
-    ok: result.exitCode === 0 && !denied, code: denied ? "DENIED" : undefined, chars: out.hookSpecificOutput?.additionalContext?.length ?? 0, ms, repo: repoTag(root),
-  });
+  const denied = r.verdict?.permission === "deny";
+  const row = { op: `hook:${r.event}`, surface: "hook" as const, client: r.client, model: r.model, chars: r.injected, ms, repo: repoTag(root) };
+  recordUsage({ ...row, ok: r.exitCode === 0 && !denied, code: denied ? "DENIED" : undefined });
 }
 
 export async function main(argv: string[]): Promise<number> {
@@ -137,16 +104,15 @@ export async function main(argv: string[]): Promise<number> {
       const started = performance.now();
       const root = findRoot(process.cwd(), import.meta.url);
       const stdin = await readStdin();
-      const result = await runHook(stdin, root);
+      const result = await runHook(stdin, root, import.meta.url);
       write(result.stdout, process.stdout);
       write(result.stderr, process.stderr);
-      recordHookUsage(stdin, root, result, performance.now() - started);
+      recordHookUsage(root, result, performance.now() - started);
       return result.exitCode;
     }
     case "doctor": {
       if (rest.some((a) => a === "--cost" || a === "--clear" || a === "--usage")) {
-        const mod = (await import(new URL("./cohent-mcp.mjs", import.meta.url).href)) as typeof import("./mcp/entry.js");
-        return mod.usageCommand(rest, json);
+        return (await loadSecond()).usageCommand(rest, json);
       }
       const { doctor } = await import("./doctor.js");
       return doctor(positionals(rest), json, import.meta.url);
@@ -162,11 +128,11 @@ export async function main(argv: string[]): Promise<number> {
     case "mcp":
     case "agent": {
       // The second file: the MCP SDK and zod load only here, never on the hook path.
-      const mod = (await import(new URL("./cohent-mcp.mjs", import.meta.url).href)) as typeof import("./mcp/entry.js");
-      if (command === "mcp") return mod.mcpMain(rest, { scriptUrl: import.meta.url });
+      const second = await loadSecond();
+      if (command === "mcp") return second.mcpMain(rest, { scriptUrl: import.meta.url });
       const root = findRoot(process.cwd(), import.meta.url);
       const relay = root ? claimRelay(root, argv) : null;
-      return mod.agentMain(rest, { scriptUrl: import.meta.url, relaySession: relay?.sessionId ?? null, relayed: relay?.result ?? null });
+      return second.agentMain(rest, { scriptUrl: import.meta.url, relaySession: relay?.sessionId ?? null, relayed: relay?.result ?? null });
     }
     case undefined:
     case "help":
@@ -175,8 +141,8 @@ export async function main(argv: string[]): Promise<number> {
       write(USAGE, command ? process.stdout : process.stderr);
       return command ? 0 : 1;
     default:
-      if (RELAYED.has(command)) return agentCommand(command, argv, json);
-      write(json ? JSON.stringify(fail(command, "INVALID_INPUT", `unknown command ${command}`) as Envelope) : `cohent: unknown command ${command}\n${USAGE}`, json ? process.stdout : process.stderr);
+      if (HUMAN_COMMANDS.has(command)) return humanCommand(command, argv, json);
+      write(json ? JSON.stringify(fail(command, "INVALID_INPUT", `unknown command ${command}`)) : `cohent: unknown command ${command}\n${USAGE}`, json ? process.stdout : process.stderr);
       return 1;
   }
 }

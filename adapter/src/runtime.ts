@@ -1,6 +1,6 @@
-import { closeSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { closeSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, statSync, writeFileSync, type Stats } from "node:fs";
 import { join } from "node:path";
-import type { Envelope } from "./envelope.js";
+import type { Envelope } from "@cohent/protocol";
 import { crypto } from "./builtins.js";
 
 /**
@@ -37,7 +37,7 @@ export interface Relay {
   key: string;
   sessionId: string;
   at: string;
-  result?: { envelope: Envelope; exitCode: number };
+  result?: { envelope: Envelope<any>; exitCode: number };
 }
 
 export interface Runtime {
@@ -60,14 +60,24 @@ export function emptySession(now = new Date()): SessionState {
 }
 
 export function readRuntime(root: string): Runtime {
+  return load(root).rt;
+}
+
+/** The parsed file and the identity of what was read (inode, mtime, size), so a later write can tell whether it changed. */
+function load(root: string): { rt: Runtime; stamp: string | null } {
+  const file = runtimeFile(root);
+  let stamp: string | null = null;
   try {
-    const rt = JSON.parse(readFileSync(runtimeFile(root), "utf8")) as Runtime;
-    if (rt && rt.version === 1 && rt.sessions && Array.isArray(rt.relays)) return rt;
+    stamp = stampOf(statSync(file));
+    const rt = JSON.parse(readFileSync(file, "utf8")) as Runtime;
+    if (rt && rt.version === 1 && rt.sessions && Array.isArray(rt.relays)) return { rt, stamp };
   } catch {
     /* missing or unreadable: start over */
   }
-  return { version: 1, sessions: {}, relays: [] };
+  return { rt: { version: 1, sessions: {}, relays: [] }, stamp };
 }
+
+const stampOf = (st: Stats) => `${st.ino}:${st.mtimeMs}:${st.size}`;
 
 const sleeper = new Int32Array(new SharedArrayBuffer(4));
 function sleep(ms: number) {
@@ -101,12 +111,25 @@ export function writeRuntimeAtomic(root: string, rt: Runtime): void {
   renameSync(tmp, file);
 }
 
-/** Read, change and write runtime.json atomically under its lock; drops expired relays on the way. */
-export function updateRuntime<T>(root: string, change: (rt: Runtime) => T): T {
+/**
+ * Read, change and write runtime.json atomically under its lock; drops expired relays on the way.
+ * `known` is a copy read earlier: when the file has not changed since (same stamp), it is not read again.
+ */
+export function updateRuntime<T>(root: string, change: (rt: Runtime) => T, known?: { rt: Runtime; stamp: string | null }): T {
   mkdirSync(join(root, ".cohent"), { recursive: true });
   const unlock = lock(runtimeFile(root));
   try {
-    const rt = readRuntime(root);
+    let current = known;
+    if (current) {
+      let stamp: string | null = null;
+      try {
+        stamp = stampOf(statSync(runtimeFile(root)));
+      } catch {
+        /* no file */
+      }
+      if (stamp !== current.stamp) current = undefined;
+    }
+    const rt = current ? structuredClone(current.rt) : load(root).rt;
     const cutoff = Date.now() - RELAY_MS;
     rt.relays = rt.relays.filter((r) => Date.parse(r.at) > cutoff);
     const out = change(rt);
@@ -125,6 +148,66 @@ export function updateSession(root: string, sessionId: string, change: (s: Sessi
     s.seenAt = new Date().toISOString();
     return s;
   });
+}
+
+/** seenAt is refreshed at most this often by calls that change nothing else: liveness needs minutes, not every call. */
+const SEEN_EVERY_MS = 60_000;
+
+/**
+ * One process's view of one session: runtime.json read once, changes kept
+ * as a patch, and written at most once by save(), merged under the lock
+ * into whatever parallel hooks wrote meanwhile.
+ */
+export class SessionFile {
+  readonly state: SessionState;
+  private readonly patch: Partial<SessionState> = {};
+  private readonly loaded: { rt: Runtime; stamp: string | null };
+  private relay: Relay | null = null;
+  private saved = false;
+
+  constructor(
+    readonly root: string,
+    readonly id: string,
+  ) {
+    this.loaded = load(root);
+    this.state = structuredClone(this.loaded.rt.sessions[id] ?? emptySession());
+  }
+
+  get runtime(): Runtime {
+    return this.loaded.rt;
+  }
+
+  /** Changes fields of this session; `undefined` removes one. */
+  set(change: Partial<SessionState>): void {
+    Object.assign(this.state, change);
+    Object.assign(this.patch, change);
+  }
+
+  /** Leaves a relay for the command the hook saw (written with the session's changes). */
+  leaveRelay(relay: Relay): void {
+    this.relay = relay;
+  }
+
+  /** Writes the changes, once; a call that changed nothing writes only to keep the session live. */
+  save(): void {
+    if (this.saved) return;
+    this.saved = true;
+    const stale = Date.now() - Date.parse(this.state.seenAt) >= SEEN_EVERY_MS || !this.loaded.rt.sessions[this.id];
+    if (Object.keys(this.patch).length === 0 && !this.relay && !stale) return;
+    updateRuntime(
+      this.root,
+      (rt) => {
+        const s = (rt.sessions[this.id] ??= emptySession());
+        for (const [k, v] of Object.entries(this.patch)) {
+          if (v === undefined) delete (s as unknown as Record<string, unknown>)[k];
+          else (s as unknown as Record<string, unknown>)[k] = v;
+        }
+        s.seenAt = new Date().toISOString();
+        if (this.relay) rt.relays.push(this.relay);
+      },
+      this.loaded,
+    );
+  }
 }
 
 export function liveSessions(rt: Runtime, now = Date.now()): string[] {

@@ -1,6 +1,7 @@
 import { writeFileSync, readFileSync, rmSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { GUIDANCE } from "@cohent/protocol/actions";
 import { admin } from "@cohent/backend";
 import { startBackend, type TestBackend } from "../helpers/backend.js";
 import { addPatch, agentRuns, claude, codex, hook, makeCheckout, run } from "./helpers.js";
@@ -103,7 +104,7 @@ describe("two sessions in one checkout", () => {
     expect(wait.cmd!.stdout).toMatch(/: wait\./);
     expect(wait.cmd!.stdout).toContain("Replan");
     const blocked = await hook(co, claude.write(B, co.root, path.join(co.root, "web/pay.tsx")), envB);
-    expect(blocked.denied).toMatch(/must wait/);
+    expect(blocked.denied).toContain(`edit refused (wait): ${GUIDANCE.wait}`);
 
     // Same objective and output as A: duplicate, exit 2, in JSON form the v1 envelope.
     const dup = await agentRuns(co, claude, B, ["intent", intentJson({ objective: "Payments API", outputs: ["payments-api"] }), "--json"], { env: envB });
@@ -132,7 +133,7 @@ describe("two sessions in one checkout", () => {
     // An explicit scope that overlaps: exit 1, the peer named, the replacement rule stated.
     const scope = await agentRuns(co, claude, B, ["scope", "src/payments"], { env: envB });
     expect(scope.cmd!.code).toBe(1);
-    expect(scope.cmd!.stdout).toContain("overlaps alice (Codex gpt-5.5) on src/payments/api.ts");
+    expect(scope.cmd!.stdout).toContain("- src/payments overlaps the scope of alice (Codex gpt-5.5): src/payments/api.ts");
     expect(scope.cmd!.stdout).toContain("replaces your previous claim");
 
     // A non-overlapping scope is claimed; a write outside it is refused even though nobody holds that path.

@@ -1,58 +1,13 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { covers as protocolCovers } from "@cohent/protocol/paths";
-import { conditionsFor, decide, GUARD_TABLE, toolKind, type Condition, type ToolKind } from "../../adapter/src/guard.js";
+import { ERRORS } from "@cohent/protocol/codes";
+import { fail } from "../../adapter/src/envelope.js";
+import { classify, toolKind } from "../../adapter/src/tools.js";
 import { parseExemptCommand } from "../../adapter/src/exemption.js";
 import { patchTargets, shellPatchTargets } from "../../adapter/src/patch.js";
 import { redact, redactDeep } from "../../adapter/src/redact.js";
-import { covers, normalizeRepoPath } from "../../adapter/src/paths.js";
-import { classify, clientOf } from "../../adapter/src/hook.js";
+import { clientOf } from "../../adapter/src/hook.js";
 import { builtAdapter, claude, codex } from "./helpers.js";
-
-describe("the guard table", () => {
-  const ALL: Condition[] = ["stopped", "unreachable", "unconfigured", "intentNotReady", "scopeConflict", "outsideScope"];
-  // The spec's table, row by row: condition × tool kind -> decision.
-  const SPEC: [Condition, "block" | "allow", "block" | "allow"][] = [
-    ["stopped", "block", "block"],
-    ["unreachable", "block", "block"],
-    ["unconfigured", "block", "block"],
-    ["intentNotReady", "block", "allow"],
-    ["scopeConflict", "block", "allow"],
-    ["outsideScope", "block", "allow"],
-  ];
-  it("is the spec's table, in the spec's order", () => {
-    expect(GUARD_TABLE.map((r) => [r.condition, r.edit, r.shell])).toEqual(SPEC);
-  });
-  for (const [condition, edit, shell] of SPEC) {
-    for (const [kind, expected] of [["edit", edit], ["shell", shell]] as [ToolKind, string][]) {
-      it(`${condition} alone: ${kind} is ${expected === "block" ? "denied" : "allowed"}`, async () => {
-        const d = await decide(kind, (c) => (c === condition ? `because ${c}` : null));
-        expect(d.permission).toBe(expected === "block" ? "deny" : "allow");
-        if (d.permission === "deny") expect(d.reason).toBe(`because ${condition}`);
-      });
-    }
-  }
-  it("the first holding row decides, and later probes never run", async () => {
-    const asked: Condition[] = [];
-    const d = await decide("edit", (c) => {
-      asked.push(c);
-      return c === "unreachable" || c === "outsideScope" ? c : null;
-    });
-    expect(d).toMatchObject({ permission: "deny", condition: "unreachable" });
-    expect(asked).toEqual(["stopped", "unreachable"]);
-  });
-  it("shell tools are never probed for scope rows", async () => {
-    expect(conditionsFor("shell")).toEqual(["stopped", "unreachable", "unconfigured"]);
-    expect(conditionsFor("edit")).toEqual(ALL);
-    const asked: Condition[] = [];
-    expect(await decide("shell", (c) => (asked.push(c), c === "stopped" ? null : null))).toEqual({ permission: "allow" });
-    expect(asked).toEqual(["stopped", "unreachable", "unconfigured"]);
-  });
-  it("a deny never has an empty reason", async () => {
-    const d = await decide("edit", (c) => (c === "stopped" ? "  " : null));
-    expect(d.permission === "deny" && d.reason.length > 0).toBe(true);
-  });
-});
 
 describe("tool classification with the measured payloads", () => {
   const root = "/repo";
@@ -248,15 +203,27 @@ describe("secret redaction", () => {
   });
 });
 
-describe("paths: the adapter uses the protocol's module", () => {
-  it("is the same function, so hook and server agree by construction", () => {
-    expect(covers).toBe(protocolCovers);
-    expect(normalizeRepoPath("/repo/src/./a/../b.ts", "/repo")).toBe("src/b.ts");
-    expect(() => normalizeRepoPath("/etc/passwd", "/repo")).toThrow(/outside/);
+describe("the adapter speaks the protocol's codes", () => {
+  it("a failure's retryable flag is the protocol's, for every code", () => {
+    for (const [code, { retryable, message }] of Object.entries(ERRORS)) {
+      const env = fail("op", code as keyof typeof ERRORS);
+      expect(env.ok).toBe(false);
+      expect(env.ok === false && [env.error.code, env.error.retryable, env.error.message]).toEqual([code, retryable, message]);
+    }
   });
-  it("keeps zod out of the hook bundle", async () => {
+  it("declares no envelope type or error class of its own", () => {
+    for (const file of ["envelope.ts", "client.ts", "http.ts", "operations.ts"]) {
+      const src = readFileSync(new URL(`../../adapter/src/${file}`, import.meta.url), "utf8");
+      expect(src).not.toMatch(/interface Envelope|class \w*Error|RETRYABLE|EDIT_BLOCKING_ACTIONS|16_000|1_000\)/);
+    }
+  });
+});
+
+describe("the hook bundle", () => {
+  it("keeps zod and the MCP SDK out of cohent.mjs", async () => {
     const bundle = readFileSync(await builtAdapter(), "utf8");
-    expect(bundle).not.toMatch(/ZodError|\$ZodType/);
+    expect(bundle).not.toMatch(/ZodError|\$ZodType|zod/i);
+    expect(bundle).not.toMatch(/modelcontextprotocol|McpServer|StdioServerTransport/);
     expect(bundle).toContain("braceExpand"); // minimatch is in: a real matcher, not a copy
   });
 });

@@ -1,12 +1,12 @@
 import { readFileSync } from "node:fs";
 import { resolve as resolvePath } from "node:path";
-import { BOUNDS, zodDetails } from "@cohent/protocol";
-import { pickSession } from "../commands.js";
-import { findRoot } from "../config.js";
-import { ClientError, fail, type Envelope } from "../envelope.js";
-import { sessionState } from "../client.js";
+import { BOUNDS, CohentError, zodDetails, type Envelope } from "@cohent/protocol";
+import { findRoot } from "@cohent/adapter/config.js";
+import { fail, failFrom } from "@cohent/adapter/envelope.js";
+import { perform } from "@cohent/adapter/operations.js";
+import type { SessionFile } from "@cohent/adapter/runtime.js";
+import { cliSessionId, selectSession } from "@cohent/adapter/session.js";
 import { bindRepository } from "./binding.js";
-import { failureOf, perform } from "./operations.js";
 import { INPUTS, isOperation, OPERATIONS, operationSchema, type Operation } from "./schemas.js";
 
 /**
@@ -27,9 +27,9 @@ function flags(args: readonly string[], known: readonly string[]): Record<string
     const a = args[i]!;
     const eq = a.indexOf("=");
     const name = a.startsWith("--") && eq !== -1 ? a.slice(0, eq) : a;
-    if (!known.includes(name)) throw new ClientError("INVALID_INPUT", `unknown argument ${JSON.stringify(a)}; ${AGENT_USAGE}`);
+    if (!known.includes(name)) throw new CohentError("INVALID_INPUT", `unknown argument ${JSON.stringify(a)}; ${AGENT_USAGE}`);
     const value = eq !== -1 && a.startsWith("--") ? a.slice(eq + 1) : args[++i];
-    if (value === undefined) throw new ClientError("INVALID_INPUT", `${name} needs a value; ${AGENT_USAGE}`);
+    if (value === undefined) throw new CohentError("INVALID_INPUT", `${name} needs a value; ${AGENT_USAGE}`);
     out[name] = value;
   }
   return out;
@@ -37,13 +37,13 @@ function flags(args: readonly string[], known: readonly string[]): Record<string
 
 /** Reads at most MAX_INPUT_BYTES + 1 bytes; more is PAYLOAD_TOO_LARGE. Resolves null on abort. */
 function readInput(source: string, signal: AbortSignal): Promise<string | null> {
-  const tooLarge = () => new ClientError("PAYLOAD_TOO_LARGE", `The request is larger than ${MAX_INPUT_BYTES} bytes.`);
+  const tooLarge = () => new CohentError("PAYLOAD_TOO_LARGE", `The request is larger than ${MAX_INPUT_BYTES} bytes.`);
   if (source !== "-") {
     let buf: Buffer;
     try {
       buf = readFileSync(source);
     } catch (err) {
-      throw new ClientError("INVALID_INPUT", `Cannot read --input ${source}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}.`);
+      throw new CohentError("INVALID_INPUT", `Cannot read --input ${source}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}.`);
     }
     if (buf.length > MAX_INPUT_BYTES) throw tooLarge();
     return Promise.resolve(buf.toString("utf8"));
@@ -72,7 +72,7 @@ function readInput(source: string, signal: AbortSignal): Promise<string | null> 
     };
     const onError = (err: Error) => {
       stop();
-      reject(new ClientError("INVALID_INPUT", `Cannot read stdin: ${err.message}.`));
+      reject(new CohentError("INVALID_INPUT", `Cannot read stdin: ${err.message}.`));
     };
     const onAbort = () => {
       stop();
@@ -90,10 +90,44 @@ export interface AgentOptions {
   /** The session a PreToolUse hook bound this command to (its relay), if any. */
   relaySession?: string | null;
   /** The answer the hook already obtained for this very command (the sandbox relay), if any. */
-  relayed?: { envelope: Envelope } | null;
+  relayed?: { envelope: Envelope<any> } | null;
   /** Where a relative --input resolves (the command's directory, when the hook runs it). */
   cwd?: string;
   out?: (s: string) => void;
+}
+
+/** One request: flags, input, schema, repository, session, then the operation layer. Throws on a bad request. */
+async function request(op: Operation, rest: readonly string[], o: { scriptUrl: string; cwd?: string; signal: AbortSignal; sessionId?: string | null; session?: SessionFile }): Promise<Envelope<any>> {
+  const f = flags(rest, ["--input", "--repo"]);
+  const source = f["--input"] === undefined || f["--input"] === "-" ? f["--input"] : resolvePath(o.cwd ?? process.cwd(), f["--input"]);
+  const text = source === undefined ? "{}" : await readInput(source, o.signal);
+  if (text === null || o.signal.aborted) return fail(op, "CANCELLED", "Interrupted.");
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (err) {
+    throw new CohentError("INVALID_JSON", `The request is not valid JSON: ${(err as Error).message}`);
+  }
+  const parsed = INPUTS[op].safeParse(json);
+  if (!parsed.success) throw new CohentError("INVALID_INPUT", "The request does not match protocol version 1; print the schema with agent schema --task " + op + ".", zodDetails(parsed.error));
+  const input = parsed.data as { repo?: string };
+  const root = bindRepository(f["--repo"] ?? input.repo ?? findRoot(process.cwd(), o.scriptUrl) ?? process.cwd());
+  const session = o.session?.root === root ? o.session : undefined;
+  const sessionId = session?.id ?? o.sessionId ?? selectSession(root, { own: cliSessionId(), onAmbiguity: "refuse" }).sessionId;
+  return perform(op, parsed.data as never, { root, sessionId, client: process.env.COHENT_CLIENT?.trim() || null, surface: "agent-cli", signal: o.signal, ...(session ? { session } : {}) });
+}
+
+/** The hook's relay of a sandboxed `agent` command: the same request, for the session the hook holds. */
+export async function agentOutcome(argv: readonly string[], o: { scriptUrl: string; session: SessionFile; cwd: string }): Promise<{ envelope: Envelope<any>; exitCode: number }> {
+  const [sub, ...rest] = argv;
+  let envelope: Envelope<any>;
+  try {
+    if (!isOperation(sub)) throw new CohentError("INVALID_INPUT", `unknown operation ${JSON.stringify(sub)}; ${AGENT_USAGE}`);
+    envelope = await request(sub, rest, { ...o, signal: new AbortController().signal });
+  } catch (err) {
+    envelope = failFrom(isOperation(sub) ? sub : "agent", err);
+  }
+  return { envelope, exitCode: envelope.ok ? 0 : 1 };
 }
 
 export async function agentMain(argv: readonly string[], opts: AgentOptions): Promise<number> {
@@ -107,20 +141,20 @@ export async function agentMain(argv: readonly string[], opts: AgentOptions): Pr
   };
   process.on("SIGINT", onSigint);
   let printed = false;
-  const emit = (env: Envelope): number => {
+  const emit = (env: Envelope<any>): number => {
     if (!printed) out(JSON.stringify(env));
     printed = true;
     if (interrupted) return 130;
     return env.ok ? 0 : 1;
   };
   // A cancelled operation settles promptly; this bounds the wait if one does not.
-  const cancelled = new Promise<Envelope>((resolve) =>
+  const cancelled = new Promise<Envelope<any>>((resolve) =>
     controller.signal.addEventListener("abort", () => setTimeout(() => resolve(fail(sub ?? "agent", "CANCELLED", "Interrupted.")), 2_000).unref(), { once: true }),
   );
   try {
     if (sub === "schema") {
       const f = flags(rest, ["--task"]);
-      if (!isOperation(f["--task"])) throw new ClientError("INVALID_INPUT", `--task takes one of ${OPERATIONS.join(", ")}`);
+      if (!isOperation(f["--task"])) throw new CohentError("INVALID_INPUT", `--task takes one of ${OPERATIONS.join(", ")}`);
       out(JSON.stringify(operationSchema(f["--task"] as Operation)));
       printed = true;
       return 0;
@@ -129,37 +163,14 @@ export async function agentMain(argv: readonly string[], opts: AgentOptions): Pr
       process.stderr.write(AGENT_USAGE + "\n");
       return sub === undefined ? 1 : 0;
     }
-    if (!isOperation(sub)) throw new ClientError("INVALID_INPUT", `unknown operation ${JSON.stringify(sub)}; ${AGENT_USAGE}`);
-    const op: Operation = sub;
-    const f = flags(rest, ["--input", "--repo"]);
+    if (!isOperation(sub)) throw new CohentError("INVALID_INPUT", `unknown operation ${JSON.stringify(sub)}; ${AGENT_USAGE}`);
     // Under Codex's network-less sandbox the PreToolUse hook ran this command already.
     const relayed = opts.relayed?.envelope;
-    if (relayed && relayed.error?.code !== "CONTROL_PLANE_UNREACHABLE") return emit(relayed);
-    const source = f["--input"] === undefined || f["--input"] === "-" ? f["--input"] : resolvePath(opts.cwd ?? process.cwd(), f["--input"]);
-    const text = source === undefined ? "{}" : await readInput(source, controller.signal);
-    if (text === null || controller.signal.aborted) return emit(fail(op, "CANCELLED", "Interrupted."));
-    let json: unknown;
-    try {
-      json = JSON.parse(text);
-    } catch (err) {
-      throw new ClientError("INVALID_JSON", `The request is not valid JSON: ${(err as Error).message}`);
-    }
-    const parsed = INPUTS[op].safeParse(json);
-    if (!parsed.success) throw new ClientError("INVALID_INPUT", "The request does not match protocol version 1; print the schema with agent schema --task " + op + ".", zodDetails(parsed.error));
-    const input = parsed.data as { repo?: string };
-    const dir = f["--repo"] ?? input.repo ?? findRoot(process.cwd(), opts.scriptUrl) ?? process.cwd();
-    const root = bindRepository(dir);
-    let sessionId = opts.relaySession ?? null;
-    if (!sessionId) {
-      const picked = pickSession(root);
-      if ("envelope" in picked) return emit({ ...picked.envelope, operation: op });
-      sessionId = picked.sessionId;
-    }
-    const clientName = process.env.COHENT_CLIENT?.trim() || sessionState(root, sessionId).client;
-    const env = await Promise.race([perform(op, parsed.data as never, { root, sessionId, client: clientName, surface: "agent-cli", signal: controller.signal }), cancelled]);
+    if (relayed && (relayed.ok || relayed.error.code !== "CONTROL_PLANE_UNREACHABLE")) return emit(relayed);
+    const env = await Promise.race([request(sub, rest, { scriptUrl: opts.scriptUrl, cwd: opts.cwd, signal: controller.signal, sessionId: opts.relaySession }), cancelled]);
     return emit(env);
   } catch (err) {
-    return emit(controller.signal.aborted ? fail(sub ?? "agent", "CANCELLED", "Interrupted.") : failureOf(isOperation(sub) ? sub : "agent", err));
+    return emit(controller.signal.aborted ? fail(sub ?? "agent", "CANCELLED", "Interrupted.") : failFrom(isOperation(sub) ? sub : "agent", err));
   } finally {
     process.off("SIGINT", onSigint);
   }

@@ -1,11 +1,12 @@
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { CallToolRequestSchema, ListToolsRequestSchema, RootsListChangedNotificationSchema, type CallToolResult, type Tool } from "@modelcontextprotocol/sdk/types.js";
-import { zodDetails } from "@cohent/protocol";
-import { findRoot, readProject } from "../config.js";
-import { ClientError, fail, type Envelope } from "../envelope.js";
-import { bindRepository, checkRepo, insideRoots, ownSessionId, resolveMcpSession } from "./binding.js";
-import { failureOf, perform } from "./operations.js";
+import { CohentError, zodDetails, type Envelope } from "@cohent/protocol";
+import { findRoot, readProject } from "@cohent/adapter/config.js";
+import { fail, failFrom } from "@cohent/adapter/envelope.js";
+import { perform } from "@cohent/adapter/operations.js";
+import { mcpSessionId, selectSession } from "@cohent/adapter/session.js";
+import { bindRepository, checkRepo, insideRoots } from "./binding.js";
 import { isOperation, MCP_INPUTS, McpOutput, OPERATIONS, toolSchemas, type Operation } from "./schemas.js";
 
 /**
@@ -36,7 +37,7 @@ export function toolList(): Tool[] {
   })) as Tool[];
 }
 
-function result(env: Envelope): CallToolResult {
+function result(env: Envelope<unknown>): CallToolResult {
   const structured = McpOutput.parse(env) as Record<string, unknown>;
   return { content: [{ type: "text", text: JSON.stringify(structured) }], structuredContent: structured, ...(env.ok ? {} : { isError: true }) };
 }
@@ -77,7 +78,7 @@ export async function mcpMain(argv: readonly string[], opts: { scriptUrl: string
   );
   const tools = toolList();
   const session = { bound: null as string | null, own: "" };
-  let roots: Promise<ClientError | null> | null = null;
+  let roots: Promise<CohentError | null> | null = null;
 
   const clientName = () => {
     const v = server.getClientVersion();
@@ -85,16 +86,16 @@ export async function mcpMain(argv: readonly string[], opts: { scriptUrl: string
   };
 
   /** The roots check, cached until the client says its roots changed. */
-  const checkRoots = (): Promise<ClientError | null> => {
+  const checkRoots = (): Promise<CohentError | null> => {
     if (!server.getClientCapabilities()?.roots) return Promise.resolve(null);
     roots ??= server.listRoots(undefined, { timeout: 10_000 }).then(
       ({ roots: list }) =>
         insideRoots(bound, list)
           ? null
-          : new ClientError("REPOSITORY_OUTSIDE_ROOT", `This server's repository ${bound} is outside the client's roots (${list.map((r) => r.uri).join(", ") || "none"}). Add it to the client's workspace roots, or start a server for a repository inside them.`),
+          : new CohentError("REPOSITORY_OUTSIDE_ROOT", `This server's repository ${bound} is outside the client's roots (${list.map((r) => r.uri).join(", ") || "none"}). Add it to the client's workspace roots, or start a server for a repository inside them.`),
       (err: Error) => {
         roots = null;
-        return new ClientError("REPOSITORY_OUTSIDE_ROOT", `The client advertises roots but did not list them (${err.message}); the repository cannot be checked against them.`);
+        return new CohentError("REPOSITORY_OUTSIDE_ROOT", `The client advertises roots but did not list them (${err.message}); the repository cannot be checked against them.`);
       },
     );
     return roots;
@@ -106,7 +107,7 @@ export async function mcpMain(argv: readonly string[], opts: { scriptUrl: string
     if (refused) process.stderr.write(`cohent mcp: ${refused.message}\n`);
   });
   server.oninitialized = () => {
-    session.own = ownSessionId(clientName());
+    session.own = mcpSessionId(clientName());
     void checkRoots().then((refused) => refused && process.stderr.write(`cohent mcp: ${refused.message}\n`));
   };
 
@@ -115,14 +116,14 @@ export async function mcpMain(argv: readonly string[], opts: { scriptUrl: string
     const name = request.params.name;
     const op = isOperation(name) ? name : null;
     try {
-      if (!op) throw new ClientError("INVALID_INPUT", `No tool ${JSON.stringify(name)}; the tools are ${OPERATIONS.join(", ")}.`);
+      if (!op) throw new CohentError("INVALID_INPUT", `No tool ${JSON.stringify(name)}; the tools are ${OPERATIONS.join(", ")}.`);
       const parsed = MCP_INPUTS[op].safeParse(request.params.arguments ?? {});
-      if (!parsed.success) throw new ClientError("INVALID_INPUT", "The arguments do not match the tool's input schema.", zodDetails(parsed.error));
+      if (!parsed.success) throw new CohentError("INVALID_INPUT", "The arguments do not match the tool's input schema.", zodDetails(parsed.error));
       checkRepo(bound, (parsed.data as { repo?: string }).repo);
       const refused = await checkRoots();
       if (refused) throw refused;
-      session.own ||= ownSessionId(clientName());
-      const picked = resolveMcpSession(bound, clientName(), session);
+      session.own ||= mcpSessionId(clientName());
+      const picked = selectSession(bound, { client: clientName(), own: session.own, sticky: session, onAmbiguity: "own" });
       const env = await perform(op, parsed.data as never, {
         root: bound,
         sessionId: picked.sessionId,
@@ -133,7 +134,7 @@ export async function mcpMain(argv: readonly string[], opts: { scriptUrl: string
       });
       return result(env);
     } catch (err) {
-      return result(extra.signal.aborted ? fail(op ?? name, "CANCELLED", "The operation was cancelled.") : failureOf(op ?? name, err));
+      return result(extra.signal.aborted ? fail(op ?? name, "CANCELLED", "The operation was cancelled.") : failFrom(op ?? name, err));
     }
   });
 

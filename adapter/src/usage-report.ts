@@ -1,5 +1,5 @@
 import { existsSync, readFileSync, rmSync } from "node:fs";
-import { usageFile, usageTarget, writePreference, type UsageRow } from "../usage.js";
+import { usageFile, usageTarget, writePreference, type UsageRow } from "./usage.js";
 
 /**
  * The ledger's report side (`doctor --cost`, `--clear`, `--usage on|off`).

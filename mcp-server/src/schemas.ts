@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { OPERATIONS, type Operation } from "@cohent/adapter/operations.js";
 import { BOUNDS, CheckpointResponse, CheckpointStatus, ContextResponse, FailureEnvelope, IntentRecord, IntentResponse, PathList, PublishResponse, ScopeResponse, successEnvelope } from "@cohent/protocol";
 
 /**
@@ -9,8 +10,7 @@ import { BOUNDS, CheckpointResponse, CheckpointStatus, ContextResponse, FailureE
  * objects, and the transports validate with them.
  */
 
-export const OPERATIONS = ["publish", "intent", "scope", "checkpoint", "context"] as const;
-export type Operation = (typeof OPERATIONS)[number];
+export { isOperation, OPERATIONS, type Operation } from "@cohent/adapter/operations.js";
 
 /** Optional everywhere; when given it must normalize to the repository the process is bound to. */
 const Repo = z.string().optional();
@@ -86,10 +86,6 @@ export const RESPONSE_DATA = {
   checkpoint: CheckpointResponse,
   context: ContextResponse,
 } as const satisfies Record<Operation, z.ZodType>;
-
-export function isOperation(s: string | undefined): s is Operation {
-  return (OPERATIONS as readonly string[]).includes(s ?? "");
-}
 
 export type JsonSchema = { [k: string]: unknown };
 

@@ -1,0 +1,83 @@
+import { resolve } from "node:path";
+import { blocksEdits } from "@cohent/protocol/actions";
+import { normalizeRepoPath } from "@cohent/protocol/paths";
+import type { Envelope } from "@cohent/protocol";
+import * as client from "./client.js";
+import { assess, autoClaim, reportedKind, type Snapshot, type ToolKind, type Verdict } from "./guard.js";
+import type { SessionFile } from "./runtime.js";
+import type { ToolCall } from "./tools.js";
+
+/**
+ * The guard's shell: gathers the snapshot for one PreToolUse call with one
+ * contact with the service (a poll when one is due, else the cheap session
+ * read), lets the pure guard decide, and performs what the decision needs
+ * (claiming an edit's targets, reporting a local refusal). Session changes
+ * stay in the SessionFile; the hook saves it once.
+ */
+
+/** How often the guard polls while nothing blocks; in between it reads only the kill switch. */
+const POLL_EVERY_MS = process.env.COHENT_POLL_EVERY_MS && Number(process.env.COHENT_POLL_EVERY_MS) >= 0 ? Number(process.env.COHENT_POLL_EVERY_MS) : 10_000;
+
+const NO_PROJECT = "this checkout has no .cohent/project.json; run npx cohent init --server URL, then node .cohent/cohent.mjs bootstrap --approve";
+
+/** Edit targets inside the repository; an edit wholly outside it is held to the kill switch only (a shell's rules). */
+function writeTargets(call: ToolCall, root: string | null, cwd: string): { kind: ToolKind; targets: string[] | null; targetError: string | null } {
+  if (call.kind !== "edit" || !root || !call.targets) return { kind: call.kind!, targets: null, targetError: null };
+  const inside: string[] = [];
+  let targetError: string | null = null;
+  for (const t of call.targets) {
+    const abs = resolve(cwd, t);
+    if (abs !== root && !abs.startsWith(root + "/")) continue;
+    try {
+      inside.push(normalizeRepoPath(abs, root));
+    } catch (err) {
+      targetError = (err as Error).message;
+    }
+  }
+  return { kind: inside.length === 0 && !targetError ? "shell" : "edit", targets: inside, targetError };
+}
+
+export async function guard(tool: string, call: ToolCall, cwd: string, root: string | null, s: SessionFile | null): Promise<Verdict> {
+  const { kind, targets, targetError } = writeTargets(call, root, cwd);
+  let checkout: client.Checkout | null = null;
+  let configError: string | null = root ? null : NO_PROJECT;
+  if (root) {
+    try {
+      checkout = client.openCheckout(root);
+    } catch (err) {
+      configError = (err as Error).message;
+    }
+  }
+  let contact: Envelope<any> | null = null;
+  if (checkout && s) {
+    const st = s.state;
+    const pollDue = !!st.intentId && ((kind === "edit" && blocksEdits(st.action)) || Date.now() - (st.polledAt ?? 0) >= POLL_EVERY_MS);
+    contact = pollDue ? await client.poll(checkout, s) : await client.session(checkout, s);
+    if (contact.ok && (contact.data?.control === "paused" || contact.data?.control === "cancelled") && !contact.meta?.session) s.set({ control: contact.data.control });
+  }
+  const st = s?.state;
+  const snap: Snapshot = {
+    control: st?.control ?? "active",
+    controlReason: st?.controlReason ?? null,
+    contactError: contact && !contact.ok ? contact.error : null,
+    configError,
+    intentId: st?.intentId ?? null,
+    action: st?.action ?? null,
+    scope: st?.scope ?? [],
+    explicitScope: st?.explicitScope ?? false,
+    targets,
+    targetError,
+    claimError: null,
+  };
+  const call2 = { kind };
+  const wanted = checkout && s ? autoClaim(call2, snap) : null;
+  if (wanted && checkout && s) {
+    const env = await client.claim(checkout, s, wanted, false);
+    if (env.ok) snap.scope = s.state.scope;
+    else snap.claimError = env.error;
+  }
+  const verdict = assess(call2, snap);
+  const reported = verdict.permission === "deny" ? reportedKind(verdict, snap) : null;
+  if (reported && checkout && s) await client.reportGuard(checkout, s, reported, tool, targets ?? []).catch(() => undefined);
+  return verdict;
+}

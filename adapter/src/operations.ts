@@ -1,0 +1,122 @@
+import { BOUNDS } from "@cohent/protocol/bounds";
+import { CohentError } from "@cohent/protocol/codes";
+import { normalizeRepoPaths } from "@cohent/protocol/paths";
+import type { CheckpointStatus, Envelope } from "@cohent/protocol";
+import * as client from "./client.js";
+import { fail, failFrom, withProtocolFlags } from "./envelope.js";
+import { stagedPaths } from "./git.js";
+import { SessionFile } from "./runtime.js";
+import { recordUsage, type Surface } from "./usage.js";
+
+/**
+ * The one client-side operation layer. Every transport (the hook, the human
+ * CLI, the JSON agent CLI, MCP) parses its request into an operation and an
+ * input, calls perform(), and renders the envelope it gets back. perform
+ * dispatches, acknowledges the packet the answer shows the agent, records
+ * the usage row, and saves the session's state once. It never throws.
+ */
+
+export const OPERATIONS = ["publish", "intent", "scope", "checkpoint", "context"] as const;
+export type Operation = (typeof OPERATIONS)[number];
+
+export const isOperation = (s: string | undefined): s is Operation => (OPERATIONS as readonly string[]).includes(s ?? "");
+
+export interface Inputs {
+  publish: { prompt: string; paths?: string[]; client?: string | null; model?: string | null };
+  intent: { intent: Record<string, unknown> };
+  scope: { paths: string[] };
+  checkpoint: { status: CheckpointStatus; summary?: string; source?: { kind: "staged" } | { kind: "paths"; paths: string[] } };
+  context: object;
+}
+
+export interface OperationContext {
+  /** The checkout root; it holds .cohent/project.json. */
+  root: string;
+  sessionId: string;
+  /** Who calls: MCP clientInfo, COHENT_CLIENT, or what the hook recorded. */
+  client?: string | null;
+  /** Who renders the answer; the hook records its own row per event, so "hook" records none here. */
+  surface: Surface;
+  signal?: AbortSignal;
+  warnings?: string[];
+  /** The caller's session file, when it saves runtime.json itself (the hook's relay): perform then does not. */
+  session?: SessionFile;
+}
+
+/** The packet an answer shows the agent, for the acknowledgement of injected characters. */
+export function shownPacket(env: Envelope<any>): { id: string; text: string } | null {
+  const p = env.ok ? env.data?.packet : null;
+  return p && typeof p.id === "string" && typeof p.text === "string" ? { id: p.id, text: p.text } : null;
+}
+
+export async function perform<K extends Operation>(op: K, input: Inputs[K], ctx: OperationContext): Promise<Envelope<any>> {
+  const started = performance.now();
+  let env: Envelope<any>;
+  let repository: string | null = null;
+  const s = ctx.session ?? new SessionFile(ctx.root, ctx.sessionId);
+  try {
+    const c: client.Checkout = { ...client.openCheckout(ctx.root), signal: ctx.signal };
+    repository = c.project.repository;
+    env = await dispatch(op, input, c, s, ctx);
+    if (ctx.signal?.aborted && !(!env.ok && env.error.code === "CANCELLED")) env = fail(op, "CANCELLED", "The operation was cancelled.");
+    const shown = shownPacket(env);
+    // The packet reaches the agent in this answer: acknowledge what it reads.
+    if (shown && !ctx.signal?.aborted) await client.ack(c, s.id, shown.id, shown.text.length);
+  } catch (err) {
+    env = ctx.signal?.aborted || (err as Error)?.name === "AbortError" ? fail(op, "CANCELLED", "The operation was cancelled.") : failFrom(op, err);
+  }
+  if (!ctx.session) {
+    try {
+      s.save();
+    } catch (err) {
+      if (env.ok) env = failFrom(op, err);
+    }
+  }
+  env.operation = op;
+  withProtocolFlags(env);
+  if (ctx.warnings?.length) env.warnings = [...(env.warnings ?? []), ...ctx.warnings];
+  if (ctx.surface !== "hook") {
+    const row = { op, surface: ctx.surface, client: ctx.client ?? s.state.client, model: s.state.model, ok: env.ok, chars: shownPacket(env)?.text.length ?? 0 };
+    recordUsage({ ...row, code: env.ok ? undefined : env.error.code, ms: performance.now() - started, repo: repository });
+  }
+  return env;
+}
+
+async function dispatch<K extends Operation>(op: K, raw: Inputs[K], c: client.Checkout, s: SessionFile, ctx: OperationContext): Promise<Envelope<any>> {
+  const paths = (list: readonly string[] | undefined) => normalizeRepoPaths(list ?? [], c.root);
+  switch (op) {
+    case "publish": {
+      const input = raw as Inputs["publish"];
+      const who = { client: input.client ?? s.state.client ?? ctx.client ?? null, model: input.model ?? s.state.model };
+      return client.publish(c, s, { prompt: input.prompt, ...who, paths: paths(input.paths) });
+    }
+    case "intent":
+      return client.intent(c, s, (raw as Inputs["intent"]).intent);
+    case "scope": {
+      const previous = s.state.scope;
+      const env = await client.claim(c, s, paths((raw as Inputs["scope"]).paths), true);
+      // A refused scope leaves the previous claim in place: say which it is.
+      if (!env.ok && env.error.code === "SCOPE_CONFLICT") env.error.details = { ...(env.error.details as object), previousScope: previous };
+      return env;
+    }
+    case "checkpoint": {
+      const input = raw as Inputs["checkpoint"];
+      const out: client.CheckpointInput = { status: input.status, summary: input.summary ?? "" };
+      if (input.source?.kind === "staged") {
+        out.paths = await stagedPaths(c.root, ctx.signal);
+        out.pathsSource = "repository-derived";
+        if (out.paths.length > BOUNDS.paths) {
+          throw new CohentError("INVALID_INPUT", `${out.paths.length} staged paths; a checkpoint carries at most ${BOUNDS.paths}. Pass source {kind:"paths"} with directory globs instead.`);
+        }
+      } else if (input.source?.kind === "paths") {
+        out.paths = paths(input.source.paths);
+        out.pathsSource = "provided-unverified";
+      }
+      return client.checkpoint(c, s, out);
+    }
+    case "context":
+      return client.context(c, s);
+    default:
+      throw new CohentError("INVALID_INPUT", `unknown operation ${String(op)}`);
+  }
+}

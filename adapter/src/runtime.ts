@@ -179,8 +179,12 @@ export class SessionFile {
 
   /** Changes fields of this session; `undefined` removes one. */
   set(change: Partial<SessionState>): void {
-    Object.assign(this.state, change);
-    Object.assign(this.patch, change);
+    const state = this.state as unknown as Record<string, unknown>;
+    for (const [k, v] of Object.entries(change)) {
+      if (JSON.stringify(state[k]) === JSON.stringify(v)) continue; // unchanged: nothing to write
+      state[k] = v;
+      (this.patch as Record<string, unknown>)[k] = v;
+    }
   }
 
   /** Leaves a relay for the command the hook saw (written with the session's changes). */

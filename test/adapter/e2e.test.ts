@@ -1,4 +1,4 @@
-import { writeFileSync, readFileSync, rmSync } from "node:fs";
+import { writeFileSync, readFileSync, rmSync, statSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { GUIDANCE } from "@cohent/protocol/actions";
@@ -157,6 +157,36 @@ describe("two sessions in one checkout", () => {
     expect(rt.sessions[A].scope).toEqual(["src/payments/api.ts"]);
     expect(rt.sessions[B].scope).toEqual(["web/payments"]);
     expect(rt.sessions[B].explicitScope).toBe(true);
+  });
+
+  it("a Stop after wait or duplicate checkpoints blocked, never completed; an unchanged PreToolUse leaves runtime.json alone", async () => {
+    const co = await makeCheckout(server.url, REPO);
+    const [A, B, C] = ["codex-stop-A", "claude-stop-B", "claude-stop-C"];
+    const envA = { ...codex.env, COHENT_AGENT_TOKEN: aliceToken };
+    const envB = { ...claude.env, COHENT_AGENT_TOKEN: bobToken };
+    await hook(co, codex.prompt(A, co.root, "Build the ledger core"), envA);
+    expect((await agentRuns(co, codex, A, ["intent", intentJson({ objective: "Ledger core", outputs: ["ledger-core"] })], { env: envA })).cmd!.code).toBe(0);
+
+    const runtime = path.join(co.root, ".cohent", "runtime.json");
+    const stopped = async (session: string, intent: object, action: string) => {
+      await hook(co, claude.prompt(session, co.root, "Work on the ledger"), envB);
+      const r = await agentRuns(co, claude, session, ["intent", intentJson(intent)], { env: envB });
+      expect(r.cmd!.stdout).toMatch(new RegExp(`: ${action}\\.`));
+      await hook(co, claude.stop(session, co.root), envB);
+      const intentId = JSON.parse(readFileSync(runtime, "utf8")).sessions[session].intentId;
+      const row = await server.deps.db.tx((tx) => tx.intent.findUnique({ where: { id: intentId }, include: { checkpoints: true } }));
+      expect(row!.state).not.toBe("completed");
+      expect(row!.checkpoints.map((c) => [c.status, c.summary])).toEqual([["blocked", `Stopped on ${action}.`]]);
+    };
+    await stopped(B, { objective: "Ledger UI", outputs: ["ledger-ui"], dependsOn: ["ledger-core"] }, "wait");
+    await stopped(C, { objective: "Ledger core", outputs: ["ledger-core"] }, "duplicate");
+
+    // A shell call that changes nothing (no poll due, same control state) neither writes nor replaces the file.
+    await hook(co, codex.shell(A, co.root, "git status"), { ...envA, COHENT_POLL_EVERY_MS: "600000" });
+    const before = statSync(runtime);
+    expect((await hook(co, codex.shell(A, co.root, "git status"), { ...envA, COHENT_POLL_EVERY_MS: "600000" })).denied).toBeNull();
+    const after = statSync(runtime);
+    expect([after.ino, after.mtimeMs]).toEqual([before.ino, before.mtimeMs]);
   });
 
   it("a command outside any hook refuses when several sessions share the checkout", async () => {

@@ -1,11 +1,10 @@
 import { BOUNDS } from "@cohent/protocol/bounds";
-import { CohentError } from "@cohent/protocol/codes";
 import type { CheckpointResponse, ContextResponse, Envelope, IntentResponse, PollResponse, PublishResponse, ScopeResponse, SessionResponse } from "@cohent/protocol";
 import { fail } from "./envelope.js";
 import { readProject, resolveToken, type Project } from "./config.js";
 import { pollAgent, postAgent, sessionRead, type AgentConnection } from "./http.js";
 import { redact, redactDeep } from "./redact.js";
-import { sessionHeader, type SessionFile, type SessionState } from "./runtime.js";
+import { sessionHeader, type SessionFile } from "./runtime.js";
 
 /**
  * Every agent call to the service, once. Each keeps what the next process
@@ -148,9 +147,3 @@ export async function reportGuard(c: Checkout, s: SessionFile, kind: string, too
 export async function ack(c: Checkout, sessionId: string, packetId: string, chars: number): Promise<void> {
   await postAgent({ ...connection(c, sessionId), signal: undefined }, { type: "ack", packetId, chars }).catch(() => undefined);
 }
-
-export function assertOk<T>(env: Envelope<T>): asserts env is Extract<Envelope<T>, { ok: true }> {
-  if (!env.ok) throw new CohentError(env.error.code, env.error.message, env.error.details);
-}
-
-export type { SessionState };

@@ -1,4 +1,4 @@
-import { closeSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, statSync, writeFileSync, type Stats } from "node:fs";
+import { closeSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Envelope } from "@cohent/protocol";
 import { crypto } from "./builtins.js";
@@ -65,11 +65,9 @@ export function readRuntime(root: string): Runtime {
 
 /** The parsed file and the identity of what was read (inode, mtime, size), so a later write can tell whether it changed. */
 function load(root: string): { rt: Runtime; stamp: string | null } {
-  const file = runtimeFile(root);
-  let stamp: string | null = null;
+  const stamp = stampOf(runtimeFile(root));
   try {
-    stamp = stampOf(statSync(file));
-    const rt = JSON.parse(readFileSync(file, "utf8")) as Runtime;
+    const rt = JSON.parse(readFileSync(runtimeFile(root), "utf8")) as Runtime;
     if (rt && rt.version === 1 && rt.sessions && Array.isArray(rt.relays)) return { rt, stamp };
   } catch {
     /* missing or unreadable: start over */
@@ -77,7 +75,14 @@ function load(root: string): { rt: Runtime; stamp: string | null } {
   return { rt: { version: 1, sessions: {}, relays: [] }, stamp };
 }
 
-const stampOf = (st: Stats) => `${st.ino}:${st.mtimeMs}:${st.size}`;
+function stampOf(file: string): string | null {
+  try {
+    const st = statSync(file);
+    return `${st.ino}:${st.mtimeMs}:${st.size}`;
+  } catch {
+    return null;
+  }
+}
 
 const sleeper = new Int32Array(new SharedArrayBuffer(4));
 function sleep(ms: number) {
@@ -119,17 +124,7 @@ export function updateRuntime<T>(root: string, change: (rt: Runtime) => T, known
   mkdirSync(join(root, ".cohent"), { recursive: true });
   const unlock = lock(runtimeFile(root));
   try {
-    let current = known;
-    if (current) {
-      let stamp: string | null = null;
-      try {
-        stamp = stampOf(statSync(runtimeFile(root)));
-      } catch {
-        /* no file */
-      }
-      if (stamp !== current.stamp) current = undefined;
-    }
-    const rt = current ? structuredClone(current.rt) : load(root).rt;
+    const rt = known && stampOf(runtimeFile(root)) === known.stamp ? structuredClone(known.rt) : load(root).rt;
     const cutoff = Date.now() - RELAY_MS;
     rt.relays = rt.relays.filter((r) => Date.parse(r.at) > cutoff);
     const out = change(rt);
@@ -138,16 +133,6 @@ export function updateRuntime<T>(root: string, change: (rt: Runtime) => T, known
   } finally {
     unlock();
   }
-}
-
-/** Changes one session's state (creating it), stamping seenAt. */
-export function updateSession(root: string, sessionId: string, change: (s: SessionState) => void): SessionState {
-  return updateRuntime(root, (rt) => {
-    const s = (rt.sessions[sessionId] ??= emptySession());
-    change(s);
-    s.seenAt = new Date().toISOString();
-    return s;
-  });
 }
 
 /** seenAt is refreshed at most this often by calls that change nothing else: liveness needs minutes, not every call. */

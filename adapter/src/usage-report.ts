@@ -1,4 +1,5 @@
 import { existsSync, readFileSync, rmSync } from "node:fs";
+import { fail, ok } from "./envelope.js";
 import { usageFile, usageTarget, writePreference, type UsageRow } from "./usage.js";
 
 /**
@@ -77,21 +78,21 @@ export function usageCommand(args: readonly string[], json: boolean, out: (s: st
   if (args.includes("--clear")) {
     const existed = existsSync(file);
     rmSync(file, { force: true });
-    out(json ? JSON.stringify({ version: 1, ok: true, operation: "usage-clear", data: { file, deleted: existed }, warnings: [], meta: {} }) : existed ? `Deleted ${file}.` : `No usage ledger at ${file}.`);
+    out(json ? JSON.stringify(ok("usage-clear", { file, deleted: existed })) : existed ? `Deleted ${file}.` : `No usage ledger at ${file}.`);
     return 0;
   }
   const i = args.indexOf("--usage");
   if (i !== -1) {
     const v = args[i + 1];
     if (v !== "on" && v !== "off") {
-      out(json ? JSON.stringify({ version: 1, ok: false, operation: "usage", error: { code: "INVALID_INPUT", message: "usage: doctor --usage on|off", retryable: false }, warnings: [], meta: {} }) : "usage: doctor --usage on|off");
+      out(json ? JSON.stringify(fail("usage", "INVALID_INPUT", "usage: doctor --usage on|off")) : "usage: doctor --usage on|off");
       return 1;
     }
     const pref = writePreference(v === "on");
-    out(json ? JSON.stringify({ version: 1, ok: true, operation: "usage", data: { usageLog: v === "on", preference: pref }, warnings: [], meta: {} }) : `Usage recording ${v} (stored in ${pref}; COHENT_USAGE_LOG still wins).`);
+    out(json ? JSON.stringify(ok("usage", { usageLog: v === "on", preference: pref })) : `Usage recording ${v} (stored in ${pref}; COHENT_USAGE_LOG still wins).`);
     return 0;
   }
   const report = aggregate(readUsage(file), file);
-  out(json ? JSON.stringify({ version: 1, ok: true, operation: "usage-cost", data: report, warnings: [], meta: {} }) : renderReport(report));
+  out(json ? JSON.stringify(ok("usage-cost", report)) : renderReport(report));
   return 0;
 }

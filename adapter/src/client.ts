@@ -33,8 +33,8 @@ export function connection(c: Checkout, sessionId: string): AgentConnection {
 const post = <T>(c: Checkout, s: SessionFile, body: { type: string; [k: string]: unknown }) => postAgent(connection(c, s.id), body) as Promise<Envelope<T>>;
 
 /** Every answer's meta says whether the session is paused or cancelled: remember it. */
-function remember(s: SessionFile, env: Envelope<unknown>): void {
-  const m = env.meta?.session;
+function remember(s: SessionFile, env: Envelope<any>): void {
+  const m = env.meta?.session ?? (env.ok && env.data?.control ? { control: env.data.control, controlReason: env.data.controlReason ?? null } : null);
   if (m) s.set({ control: m.control, controlReason: m.controlReason });
   else if (!env.ok && env.error.code === "SESSION_PAUSED") s.set({ control: "paused", controlReason: env.error.message });
   else if (!env.ok && env.error.code === "SESSION_CANCELLED") s.set({ control: "cancelled", controlReason: env.error.message });

@@ -53,7 +53,6 @@ export async function guard(tool: string, call: ToolCall, cwd: string, root: str
     const st = s.state;
     const pollDue = !!st.intentId && ((kind === "edit" && blocksEdits(st.action)) || Date.now() - (st.polledAt ?? 0) >= POLL_EVERY_MS);
     contact = pollDue ? await client.poll(checkout, s) : await client.session(checkout, s);
-    if (contact.ok && (contact.data?.control === "paused" || contact.data?.control === "cancelled") && !contact.meta?.session) s.set({ control: contact.data.control });
   }
   const st = s?.state;
   const snap: Snapshot = {
@@ -69,14 +68,14 @@ export async function guard(tool: string, call: ToolCall, cwd: string, root: str
     targetError,
     claimError: null,
   };
-  const call2 = { kind };
-  const wanted = checkout && s ? autoClaim(call2, snap) : null;
+  const judged = { kind };
+  const wanted = checkout && s ? autoClaim(judged, snap) : null;
   if (wanted && checkout && s) {
     const env = await client.claim(checkout, s, wanted, false);
     if (env.ok) snap.scope = s.state.scope;
     else snap.claimError = env.error;
   }
-  const verdict = assess(call2, snap);
+  const verdict = assess(judged, snap);
   const reported = verdict.permission === "deny" ? reportedKind(verdict, snap) : null;
   if (reported && checkout && s) await client.reportGuard(checkout, s, reported, tool, targets ?? []).catch(() => undefined);
   return verdict;

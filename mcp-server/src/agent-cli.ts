@@ -123,7 +123,7 @@ export async function agentOutcome(argv: readonly string[], o: { scriptUrl: stri
   let envelope: Envelope<any>;
   try {
     if (!isOperation(sub)) throw new CohentError("INVALID_INPUT", `unknown operation ${JSON.stringify(sub)}; ${AGENT_USAGE}`);
-    envelope = await request(sub, rest, { ...o, signal: new AbortController().signal });
+    envelope = await request(sub, rest, { ...o, sessionId: o.session.id, signal: new AbortController().signal });
   } catch (err) {
     envelope = failFrom(isOperation(sub) ? sub : "agent", err);
   }

@@ -1,5 +1,5 @@
 import { tryParseHuman, exitCodeOf, HUMAN_COMMANDS } from "./cli.js";
-import { perform } from "./operations.js";
+import { isOperation, perform } from "./operations.js";
 import { relayKey, updateRuntime, type Relay, type SessionFile } from "./runtime.js";
 
 /**
@@ -18,7 +18,7 @@ export const loadSecond = () => import(new URL("./cohent-mcp.mjs", import.meta.u
 /** An agent operation whose request the hook can see: from a file, or none ({}); never stdin. */
 function relayableAgent(args: readonly string[]): boolean {
   const [op, ...rest] = args;
-  if (!op || !["publish", "intent", "scope", "checkpoint", "context"].includes(op)) return false;
+  if (!isOperation(op)) return false;
   const i = rest.findIndex((a) => a === "--input" || a.startsWith("--input="));
   if (i === -1) return true;
   const value = rest[i]!.startsWith("--input=") ? rest[i]!.slice("--input=".length) : rest[i + 1];

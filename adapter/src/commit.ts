@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { normalizeRepoPath, scopeCovers } from "@cohent/protocol/paths";
 import { crypto, os } from "./builtins.js";
 import { ClientError } from "./envelope.js";
-import { git, gitPatiently, nulList, type GitResult } from "./git/run.js";
+import { git, gitPatiently, waitForIndexLock, type GitResult } from "./git/run.js";
 import { ownerOf, type PeerScope, type Scopes } from "./git-guard.js";
 
 /**
@@ -128,6 +128,10 @@ export async function commitOwn(o: CommitOptions): Promise<CommitResult> {
   const pathList = mine.join("\0");
   const subject = o.message.split("\n")[0]!.slice(0, 100);
   let hash = "";
+  // Land nothing while another git holds the index: the commit is only whole once our paths are refreshed there.
+  if (!(await waitForIndexLock(o.root, deadline))) {
+    throw new ClientError("INDEX_LOCKED", `Another git command holds the index lock (.git/index.lock) for more than ${waitMs} ms; nothing was committed. Try again when it has finished.`);
+  }
   for (let attempt = 0; ; attempt++) {
     const headR = await git(o.root, ["rev-parse", "--verify", "--quiet", "HEAD^{commit}"]);
     const head = headR.code === 0 ? headR.stdout.trim() : null;

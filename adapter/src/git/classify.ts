@@ -98,7 +98,8 @@ function parseArgs(kind: GitOpKind, words: Word[]): Parsed {
     if (t.startsWith("-") && t.length > 1) {
       for (let j = 1; j < t.length; j++) {
         const letter = t[j]!;
-        const name = syn.short[letter] ?? (letter === "m" ? "message" : letter);
+        const short = syn.short[letter] ?? (letter === "m" ? "message" : letter);
+        const name = LONG_ALIASES[short] ?? short;
         if (syn.shortArg.has(letter)) {
           const rest = t.slice(j + 1);
           const v = rest ? w : words[++i];

@@ -60,6 +60,16 @@ const LOCKED = /index\.lock['"]?: File exists|Unable to create .*\.lock|cannot l
  * `waitMs`) while another git holds the lock instead of failing at once:
  * two agents committing at the same moment is normal in a shared checkout.
  */
+/** Waits until nobody holds the real index's lock, or the deadline passes; true when it is free. */
+export async function waitForIndexLock(root: string, deadline: number): Promise<boolean> {
+  const lock = await indexLockPath(root);
+  for (let pause = 20; existsSync(lock); pause = Math.min(pause * 2, 200)) {
+    if (Date.now() >= deadline) return false;
+    await sleep(pause);
+  }
+  return true;
+}
+
 export async function gitPatiently(root: string, args: readonly string[], waitMs: number, opts: GitRunOptions = {}): Promise<GitResult> {
   const lock = await indexLockPath(root);
   const deadline = Date.now() + waitMs;

@@ -103,7 +103,13 @@ interface Taken {
 }
 
 /** What one operation takes, discards or overwrites, asked of git in the operation's own directory. */
-async function takenBy(o: GitOp, dir: string, prefix: string, staged: Set<string>, repo: Repo): Promise<Taken[]> {
+async function takenBy(o: GitOp, dir: string, prefix: string, staged: Set<string>, repo: Repo): Promise<{ taken: Taken[]; source: string | null }> {
+  let source: string | null = o.source;
+  const taken = await takenFrom(o, dir, prefix, staged, repo, (s) => (source = s));
+  return { taken, source };
+}
+
+async function takenFrom(o: GitOp, dir: string, prefix: string, staged: Set<string>, repo: Repo, resolved: (source: string) => void): Promise<Taken[]> {
   const f = new Set(o.flags);
   const mode = o.pathspecs === null ? [] : o.pathspecMode;
   let spec = o.pathspecs ?? [":/"];
@@ -111,7 +117,7 @@ async function takenBy(o: GitOp, dir: string, prefix: string, staged: Set<string
   let source = o.source;
   if (o.ambiguous !== null) {
     const tree = await treeish(dir, o.ambiguous);
-    if (tree) source = tree;
+    if (tree) resolved((source = tree));
     else spec = o.pathspecs === null ? spec : [o.ambiguous, ...spec];
   }
   const whole = spec.length === 0;
@@ -219,26 +225,29 @@ const VERB: Record<Effect, string> = {
 };
 
 /** The command that does what `o` meant, for the caller's own paths only. */
-function insteadFor(o: GitOp, mine: string[], commitMessage: string | null, hasCommit: boolean): string | null {
-  if (hasCommit) return `node .cohent/cohent.mjs commit -m ${shellQuote(commitMessage ?? "…")}`;
+function insteadFor(o: GitOp, mine: string[], commitMessage: string | null, hasCommit: boolean, root: string, cwd: string): string | null {
+  // Paths are repository-relative: from a subdirectory, the command names the top level.
+  const script = cwd === root ? ".cohent/cohent.mjs" : posix.relative(cwd, `${root}/.cohent/cohent.mjs`);
+  if (hasCommit) return `node ${shellQuote(script)} commit -m ${shellQuote(commitMessage ?? "…")}`;
   if (mine.length === 0) return null;
   const paths = mine.map(shellQuote).join(" ");
   const f = new Set(o.flags);
+  const git = cwd === root ? "git" : `git -C ${shellQuote(root)}`;
   switch (o.kind) {
     case "add":
-      return `git add -- ${paths}`;
+      return `${git} add -- ${paths}`;
     case "stash":
-      return `git stash push${o.message ? ` -m ${shellQuote(o.message)}` : ""} -- ${paths}`;
+      return `${git} stash push${o.message ? ` -m ${shellQuote(o.message)}` : ""} -- ${paths}`;
     case "checkout":
-      return `git checkout${o.source ? ` ${shellQuote(o.source)}` : ""} -- ${paths}`;
+      return `${git} checkout${o.source ? ` ${shellQuote(o.source)}` : ""} -- ${paths}`;
     case "restore":
-      return `git restore${f.has("staged") ? " --staged" : ""}${f.has("worktree") ? " --worktree" : ""}${o.source ? ` --source=${shellQuote(o.source)}` : ""} -- ${paths}`;
+      return `${git} restore${f.has("staged") ? " --staged" : ""}${f.has("worktree") ? " --worktree" : ""}${o.source ? ` --source=${shellQuote(o.source)}` : ""} -- ${paths}`;
     case "reset":
-      return f.has("hard") || f.has("merge") ? `git restore --source=HEAD --staged --worktree -- ${paths}` : `git restore --staged -- ${paths}`;
+      return f.has("hard") || f.has("merge") ? `${git} restore --source=HEAD --staged --worktree -- ${paths}` : `${git} restore --staged -- ${paths}`;
     case "switch":
-      return `git restore --source=HEAD --staged --worktree -- ${paths}`;
+      return `${git} restore --source=HEAD --staged --worktree -- ${paths}`;
     case "clean":
-      return `git clean -f${f.has("dirs") ? " -d" : ""} -- ${paths}`;
+      return `${git} clean -f${f.has("dirs") ? " -d" : ""} -- ${paths}`;
     case "commit":
       return null;
   }
@@ -268,7 +277,7 @@ export async function checkGitCommand(input: GitGuardInput): Promise<GitGuardVer
     if (!where) continue;
     if (where.top !== input.root) continue;
     const runIn = o.cwd === null ? input.root : dir;
-    const taken = await takenBy(o.cwd === null ? { ...o, pathspecs: null } : o, runIn, o.cwd === null ? "" : where.prefix, staged, repo);
+    const { taken, source } = await takenBy(o.cwd === null ? { ...o, pathspecs: null } : o, runIn, o.cwd === null ? "" : where.prefix, staged, repo);
     const mine: string[] = [];
     for (const t of taken) {
       const byPeer = new Map<PeerScope, string[]>();
@@ -286,12 +295,12 @@ export async function checkGitCommand(input: GitGuardInput): Promise<GitGuardVer
     }
     if (conflicts.some((c) => c.op === o.text)) {
       const hasCommit = !!commitOp && (o.kind === "add" || o.kind === "commit");
-      const cmd = insteadFor(o, [...new Set(mine)].sort(), commitOp?.message ?? null, hasCommit);
+      const cmd = insteadFor({ ...o, source }, [...new Set(mine)].sort(), commitOp?.message ?? null, hasCommit, input.root, input.cwd);
       if (cmd) instead.add(cmd);
     }
   }
   if (conflicts.length === 0) return { allowed: true, ops };
-  if (unstage.size) instead.add(`git restore --staged -- ${[...unstage].sort().map(shellQuote).join(" ")}  (only if you staged them yourself: it unstages the peer's paths, their changes stay in the working tree)`);
+  if (unstage.size) instead.add(`${input.cwd === input.root ? "git" : `git -C ${shellQuote(input.root)}`} restore --staged -- ${[...unstage].sort().map(shellQuote).join(" ")}  (only if you staged them yourself: it unstages the peer's paths, their changes stay in the working tree)`);
   const what = conflicts.map((c) => `\`${inert(c.op, 200)}\` would ${VERB[c.effect]} changes in the scope of ${who(c.peer)}: ${list(c.paths)}`).join("; ");
   const todo = instead.size ? ` Do this instead, for your own changes only: ${[...instead].join(" ; ")}` : " None of the changes it touches are yours: leave them to their owner.";
   return { allowed: false, ops, conflicts, reason: `git command refused: ${what}.${todo}`, instead: [...instead] };

@@ -1,3 +1,4 @@
+import { execFile } from "node:child_process";
 import { existsSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { beforeEach, describe, expect, it } from "vitest";
@@ -116,6 +117,19 @@ describe("the git guard on a shared checkout", () => {
     const v = await check("git checkout -- src");
     expect(v.allowed).toBe(false);
     if (!v.allowed) expect(v.instead).toEqual(["git checkout -- src/a/x.ts"]);
+    const w = await check("git checkout HEAD src");
+    if (!w.allowed) expect(w.instead).toEqual(["git checkout HEAD -- src/a/x.ts"]);
+    expect(w.allowed).toBe(false);
+  });
+
+  it("from a subdirectory, pathspecs are the subdirectory's and the offered commands name the top level", async () => {
+    const v = await check("git add .. && git commit -m x", asAna, path.join(root, "src/a"));
+    expect(v.allowed).toBe(false);
+    if (!v.allowed) expect(v.instead).toContain("node ../../.cohent/cohent.mjs commit -m x");
+    expect((await check("git add .", asAna, path.join(root, "src/a"))).allowed).toBe(true);
+    const w = await check("git clean -f ..", asAna, path.join(root, "src/a"));
+    expect(w.allowed).toBe(false);
+    if (!w.allowed) expect(w.instead).toEqual([`git -C ${root} clean -f -- src/a/new.ts`]);
   });
 
   it("the peer's own commands are checked from its side", async () => {
@@ -191,6 +205,23 @@ describe("commit: the intent's own paths only", () => {
     expect(sh(root, "show", "--name-only", "--format=", b.hash).trim().split("\n").sort()).toEqual(["src/b/y.ts", "src/b/z.ts"]);
     // Bo's commit took the working tree's content (b3), not the staged b2; both sides are clean now.
     expect(sh(root, "show", `${b.hash}:src/b/y.ts`)).toBe("b3\n");
+    expect(sh(root, "status", "--porcelain")).toBe("");
+  });
+
+  it("two commits from two processes at once both land", async () => {
+    const child = (opts: object) =>
+      new Promise<{ ok: boolean; hash?: string; paths?: string[]; code?: string }>((resolve, reject) =>
+        execFile(process.execPath, ["--import", "tsx", path.join(import.meta.dirname, "commit-child.ts"), JSON.stringify(opts)], { cwd: process.cwd() }, (err, stdout) =>
+          err ? reject(err) : resolve(JSON.parse(stdout)),
+        ),
+      );
+    const [a, b] = await Promise.all([
+      child({ root, message: "Ana's", ...asAna, ...meta }),
+      child({ root, message: "Bo's", ...asBo, intentId: "wki_bo", person: "Bo", client: "Codex" }),
+    ]);
+    expect(a).toMatchObject({ ok: true, paths: ["src/a/new.ts", "src/a/x.ts"] });
+    expect(b).toMatchObject({ ok: true, paths: ["src/b/y.ts", "src/b/z.ts"] });
+    expect(sh(root, "rev-list", "--count", "HEAD").trim()).toBe("3");
     expect(sh(root, "status", "--porcelain")).toBe("");
   });
 

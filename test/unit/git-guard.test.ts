@@ -113,6 +113,12 @@ describe("git classifier: chains, subshells, quoting", () => {
     expect(classifyGitCommand(command, "/repo").map((o) => o.kind)).toEqual(kinds);
   });
 
+  it("a here-document message (as Claude Code writes commits) with an apostrophe does not hide what follows", () => {
+    const cmd = "git add src/a && git commit -m \"$(cat <<'EOF'\nFix it\n\nDon't (really) break it.\nEOF\n)\" && git stash";
+    expect(classifyGitCommand(cmd, "/repo").map((o) => o.kind)).toEqual(["add", "commit", "stash"]);
+    expect(classifyGitCommand(cmd, "/repo")[1]?.pathspecs).toEqual([]);
+  });
+
   it("a quoted message keeps its separators and the message is read", () => {
     const [c] = classifyGitCommand(`git commit -m "fix: a && b; c | d"`, "/repo");
     expect(c?.message).toBe("fix: a && b; c | d");

@@ -34,11 +34,33 @@ interface Lexed {
   subs: string[];
 }
 
-/** Index of the `)` closing a `$(` that opened just before `start`, skipping quotes; -1 if none. */
+/** Index of the `)` closing a `$(` that opened just before `start`, skipping quotes and here-documents; -1 if none. */
 function closingParen(s: string, start: number): number {
   let depth = 1;
+  const pending: string[] = [];
   for (let i = start; i < s.length; i++) {
     const c = s[i]!;
+    if (c === "<" && s[i + 1] === "<" && s[i + 2] !== "<") {
+      const d = /^<<-?[ \t]*(?:'([^']*)'|"([^"]*)"|\\?([^\s;&|<>()]+))/.exec(s.slice(i));
+      if (d) {
+        pending.push(d[1] ?? d[2] ?? d[3]!);
+        i += d[0].length - 1;
+        continue;
+      }
+    }
+    if (c === "\n" && pending.length) {
+      // The here-document's body (an apostrophe in a commit message) is data: skip to its delimiter line.
+      for (const delim of pending.splice(0)) {
+        for (;;) {
+          const nl = s.indexOf("\n", i + 1);
+          const line = s.slice(i + 1, nl === -1 ? s.length : nl);
+          i = nl === -1 ? s.length : nl;
+          if (line.replace(/^\t+/, "") === delim || nl === -1) break;
+        }
+      }
+      i--;
+      continue;
+    }
     if (c === "\\") i++;
     else if (c === "'") {
       const end = s.indexOf("'", i + 1);

@@ -55,6 +55,25 @@ export interface GitGuardInput extends Scopes {
   signal?: AbortSignal;
 }
 
+/** A peer as the brief (`context`) lists it; only the fields the guard reads. */
+export interface BriefPeer {
+  intentId: string;
+  person: string;
+  client: string | null;
+  model: string | null;
+  scope: string[];
+  state?: string;
+}
+
+const ENDED = new Set(["completed", "abandoned", "superseded"]);
+
+/** The brief's peers as guard scopes: open intents with a non-empty scope. */
+export function peerScopes(peers: readonly BriefPeer[]): PeerScope[] {
+  return peers
+    .filter((p) => !ENDED.has(p.state ?? "") && p.scope.length > 0)
+    .map((p) => ({ intentId: p.intentId, person: p.person, client: p.client, model: p.model, paths: p.scope }));
+}
+
 /** Whose a changed path is: "own" (own scope or unclaimed) or the peer whose scope covers it. */
 export function ownerOf(path: string, scopes: Scopes, dir = false): "own" | PeerScope {
   if (scopeCovers(scopes.own, path)) return "own";

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { classifyGitCommand, type GitOp } from "../../adapter/src/git/classify.js";
 import { simpleCommands } from "../../adapter/src/git/shell.js";
+import { ownerOf, peerScopes } from "../../adapter/src/git-guard.js";
 
 /** The essentials of an operation, for compact rows. */
 function brief(o: GitOp) {
@@ -157,5 +158,39 @@ describe("git classifier: chains, subshells, quoting", () => {
 
   it("the shell reader splits words as the shell does", () => {
     expect(simpleCommands(`a "b c"'d' e\\ f; g`, "/").map((c) => c.words.map((w) => w.text))).toEqual([["a", "b cd", "e f"], ["g"]]);
+  });
+});
+
+describe("scopes", () => {
+  const peers = peerScopes([
+    { intentId: "wki_1", person: "Bo", client: "Codex", model: null, scope: ["src/b", "docs/*.md"], state: "working" },
+    { intentId: "wki_2", person: "Cy", client: null, model: null, scope: ["src/c"], state: "completed" },
+    { intentId: "wki_3", person: "Di", client: null, model: null, scope: [], state: "planned" },
+  ]);
+
+  it("the brief's open peers with a scope become guard scopes", () => {
+    expect(peers).toEqual([{ intentId: "wki_1", person: "Bo", client: "Codex", model: null, paths: ["src/b", "docs/*.md"] }]);
+  });
+
+  it.each([
+    ["src/a/x.ts", "own"],
+    ["src/b/y.ts", "Bo"],
+    ["docs/guide.md", "Bo"],
+    ["docs/sub/guide.md", "own"], // the protocol's matcher: * stays within one segment
+    ["src/c/z.ts", "own"],
+    ["README.md", "own"],
+    ["src/bb/x.ts", "own"],
+  ])("%s belongs to %s", (path, who) => {
+    const o = ownerOf(path, { own: ["src/a"], peers });
+    expect(o === "own" ? "own" : o.person).toBe(who);
+  });
+
+  it("the own scope wins where it covers a path", () => {
+    expect(ownerOf("src/b/mine.ts", { own: ["src/b/mine.ts"], peers })).toBe("own");
+  });
+
+  it("a directory git clean would delete belongs to the peer whose scope lies inside it", () => {
+    const o = ownerOf("src", { own: ["src/a"], peers }, true);
+    expect(o === "own" ? "own" : o.person).toBe("Bo");
   });
 });

@@ -15,6 +15,11 @@ export { classifyGitCommand, type GitOp } from "./git/classify.js";
  * answer (add --dry-run, diff --name-only, ls-files, clean -n), never a
  * guess at pathspec rules. Changes in the caller's own scope, and changes
  * nobody claimed, are the caller's.
+ *
+ * Use: `classifyGitCommand(command, cwd)` is pure and cheap; only when it
+ * finds operations does a caller need the peers (the brief's, through
+ * `peerScopes`) and `checkGitCommand`, which runs read-only git (optional
+ * locks off) and fails open when git cannot answer.
  */
 
 export interface PeerScope {

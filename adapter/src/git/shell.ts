@@ -1,0 +1,306 @@
+import { posix } from "node:path";
+
+/**
+ * Just enough of a POSIX shell reader to find the simple commands a shell
+ * line runs: chains (&& || ; | & newline), subshells ( … ), groups { …; },
+ * command substitutions $( … ) and `…` (which run too), `sh -c '…'` and
+ * `eval`, quoting and escapes, redirections and here-documents, and `cd`
+ * (so that `cd sub && git add .` is read in sub). Unlike the exemption
+ * parser, which refuses anything it cannot read exactly, this one must read
+ * everything it can and mark what it cannot know (a $VAR, a substitution,
+ * a brace or tilde expansion) as dynamic, so that the caller can assume the
+ * worst for that word. Pure.
+ */
+
+export interface Word {
+  text: string;
+  /** Holds an expansion whose value the shell decides at run time ($X, $(…), `…`, ~, {a,b}). */
+  dynamic: boolean;
+  /** Starts with an unquoted NAME= (an environment assignment when before the program). */
+  assign: boolean;
+}
+
+export interface SimpleCommand {
+  words: Word[];
+  /** The directory the command runs in (absolute when the start was); null once a `cd` cannot be followed. */
+  cwd: string | null;
+}
+
+type Token = { op: string } | { word: Word };
+
+interface Lexed {
+  tokens: Token[];
+  /** Bodies of command substitutions, in order: they run as commands of their own. */
+  subs: string[];
+}
+
+/** Index of the `)` closing a `$(` that opened just before `start`, skipping quotes and here-documents; -1 if none. */
+function closingParen(s: string, start: number): number {
+  let depth = 1;
+  const pending: string[] = [];
+  for (let i = start; i < s.length; i++) {
+    const c = s[i]!;
+    if (c === "<" && s[i + 1] === "<" && s[i + 2] !== "<") {
+      const d = /^<<-?[ \t]*(?:'([^']*)'|"([^"]*)"|\\?([^\s;&|<>()]+))/.exec(s.slice(i));
+      if (d) {
+        pending.push(d[1] ?? d[2] ?? d[3]!);
+        i += d[0].length - 1;
+        continue;
+      }
+    }
+    if (c === "\n" && pending.length) {
+      // The here-document's body (an apostrophe in a commit message) is data: skip to its delimiter line.
+      for (const delim of pending.splice(0)) {
+        for (;;) {
+          const nl = s.indexOf("\n", i + 1);
+          const line = s.slice(i + 1, nl === -1 ? s.length : nl);
+          i = nl === -1 ? s.length : nl;
+          if (line.replace(/^\t+/, "") === delim || nl === -1) break;
+        }
+      }
+      i--;
+      continue;
+    }
+    if (c === "\\") i++;
+    else if (c === "'") {
+      const end = s.indexOf("'", i + 1);
+      if (end === -1) return -1;
+      i = end;
+    } else if (c === '"') {
+      for (i++; i < s.length && s[i] !== '"'; i++) if (s[i] === "\\") i++;
+    } else if (c === "(") depth++;
+    else if (c === ")" && --depth === 0) return i;
+  }
+  return -1;
+}
+
+function lex(src: string): Lexed {
+  const tokens: Token[] = [];
+  const subs: string[] = [];
+  let word: Word | null = null;
+  let heredocs: string[] = [];
+  const begin = () => (word ??= { text: "", dynamic: false, assign: false });
+  const end = () => {
+    if (word) tokens.push({ word });
+    word = null;
+  };
+  /** Reads `$…` at i (the `$`); returns the index of its last character. */
+  const dollar = (i: number): number => {
+    const w = begin();
+    const next = src[i + 1];
+    if (next === "(") {
+      const close = closingParen(src, i + 2);
+      const stop = close === -1 ? src.length : close;
+      if (src[i + 2] !== "(") subs.push(src.slice(i + 2, stop));
+      w.dynamic = true;
+      return stop;
+    }
+    if (next === "{") {
+      const close = src.indexOf("}", i + 2);
+      w.dynamic = true;
+      return close === -1 ? src.length : close;
+    }
+    if (next === "'") {
+      const close = src.indexOf("'", i + 2);
+      const body = src.slice(i + 2, close === -1 ? src.length : close);
+      if (body.includes("\\")) w.dynamic = true;
+      w.text += body;
+      return close === -1 ? src.length : close;
+    }
+    const m = /^(?:[A-Za-z_][A-Za-z0-9_]*|[0-9@*#?$!-])/.exec(src.slice(i + 1));
+    if (m) {
+      w.dynamic = true;
+      return i + m[0].length;
+    }
+    w.text += "$";
+    return i;
+  };
+  const backtick = (i: number): number => {
+    let j = i + 1;
+    for (; j < src.length && src[j] !== "`"; j++) if (src[j] === "\\") j++;
+    subs.push(src.slice(i + 1, j));
+    begin().dynamic = true;
+    return j;
+  };
+  for (let i = 0; i < src.length; i++) {
+    const c = src[i]!;
+    if (c === " " || c === "\t" || c === "\r") {
+      end();
+      continue;
+    }
+    if (c === "\n") {
+      end();
+      tokens.push({ op: ";" });
+      // Here-document bodies are data, not commands.
+      for (const delim of heredocs) {
+        let j = i + 1;
+        for (;;) {
+          const nl = src.indexOf("\n", j);
+          const line = src.slice(j, nl === -1 ? src.length : nl);
+          j = nl === -1 ? src.length : nl + 1;
+          if (line.replace(/^\t+/, "") === delim || nl === -1) break;
+        }
+        i = j - 1;
+      }
+      heredocs = [];
+      continue;
+    }
+    if (c === "#" && !word) {
+      const nl = src.indexOf("\n", i);
+      i = (nl === -1 ? src.length : nl) - 1;
+      continue;
+    }
+    if (c === "\\") {
+      if (src[i + 1] === "\n") i++;
+      else if (i + 1 < src.length) begin().text += src[++i];
+      continue;
+    }
+    if (c === "'") {
+      const close = src.indexOf("'", i + 1);
+      begin().text += src.slice(i + 1, close === -1 ? src.length : close);
+      i = close === -1 ? src.length : close;
+      continue;
+    }
+    if (c === '"') {
+      const w = begin();
+      let j = i + 1;
+      for (; j < src.length && src[j] !== '"'; j++) {
+        const d = src[j]!;
+        if (d === "\\" && /[$`"\\\n]/.test(src[j + 1] ?? "")) {
+          if (src[j + 1] !== "\n") w.text += src[j + 1];
+          j++;
+        } else if (d === "$") j = dollar(j);
+        else if (d === "`") j = backtick(j);
+        else w.text += d;
+      }
+      i = j;
+      continue;
+    }
+    if (c === "$") {
+      i = dollar(i);
+      continue;
+    }
+    if (c === "`") {
+      i = backtick(i);
+      continue;
+    }
+    if (c === "<" || c === ">") {
+      // A redirection: drop a leading fd number, then the operator; its target word is dropped by the reader.
+      const w = word as Word | null;
+      if (w && /^[0-9]+$/.test(w.text) && !w.dynamic) word = null;
+      else end();
+      const m = /^(<<<|<<-|<<|<>|<&|>>|>&|>\||<|>)/.exec(src.slice(i))!;
+      i += m[0].length - 1;
+      if (m[0] === "<<" || m[0] === "<<-") {
+        const d = /^[ \t]*(?:'([^']*)'|"([^"]*)"|\\?([^\s;&|<>()]+))/.exec(src.slice(i + 1));
+        if (d) {
+          heredocs.push(d[1] ?? d[2] ?? d[3]!);
+          i += d[0].length;
+        }
+        continue;
+      }
+      if ((m[0] === ">&" || m[0] === "<&") && /^[0-9-]/.test(src[i + 1] ?? "")) {
+        i += /^[0-9]*-?/.exec(src.slice(i + 1))![0].length;
+        continue;
+      }
+      tokens.push({ op: "redirect" });
+      continue;
+    }
+    if (c === "&" && src[i + 1] === ">") {
+      end();
+      i += src[i + 2] === ">" ? 2 : 1;
+      tokens.push({ op: "redirect" });
+      continue;
+    }
+    if (c === ";" || c === "&" || c === "|" || c === "(" || c === ")") {
+      end();
+      const two = src.slice(i, i + 2);
+      if (two === "&&" || two === "||" || two === ";;" || two === "|&") {
+        tokens.push({ op: two === ";;" ? ";" : two === "|&" ? "|" : two });
+        i++;
+      } else tokens.push({ op: c });
+      continue;
+    }
+    const w = begin();
+    if (c === "~" && w.text === "") w.dynamic = true;
+    if ((c === "{" || c === "}") && !(w.text === "" && /[\s;&|]/.test(src[i + 1] ?? " "))) w.dynamic = true;
+    if (c === "=" && /^[A-Za-z_][A-Za-z0-9_]*$/.test(w.text) && !w.dynamic) w.assign = true;
+    w.text += c;
+  }
+  end();
+  return { tokens, subs };
+}
+
+const KEYWORDS = new Set(["!", "{", "}", "if", "then", "else", "elif", "fi", "do", "done", "while", "until", "esac", "time"]);
+/** Lines whose words are not one command (their bodies, after `do`/`in`, are read as commands anyway). */
+const SKIP_WHOLE = new Set(["for", "case", "select", "function"]);
+const SHELLS = /(^|\/)(sh|bash|zsh|dash|ksh)$/;
+
+function resolveDir(cwd: string | null, words: Word[]): string | null {
+  const args = words.slice(1).filter((w) => w.text !== "-P" && w.text !== "-L" && w.text !== "--");
+  const target = args[0];
+  if (!target || target.dynamic || target.text === "-" || cwd === null) return null;
+  return posix.resolve(cwd, target.text);
+}
+
+/**
+ * The simple commands of a shell line, in the order they appear (command
+ * substitutions first, as the shell runs them), each with its directory.
+ * `cwd` is the shell's starting directory.
+ */
+export function simpleCommands(src: string, cwd: string | null = "/", depth = 0): SimpleCommand[] {
+  if (depth > 4) return [];
+  const { tokens, subs } = lex(src);
+  const out: SimpleCommand[] = [];
+  for (const s of subs) out.push(...simpleCommands(s, cwd, depth + 1));
+  const stack: (string | null)[] = [];
+  let here = cwd;
+  let words: Word[] = [];
+  let skipNext = false;
+  const flush = () => {
+    const cmd = words;
+    words = [];
+    skipNext = false;
+    let start = 0;
+    while (start < cmd.length && KEYWORDS.has(cmd[start]!.text) && !cmd[start]!.dynamic) start++;
+    const rest = cmd.slice(start);
+    if (rest.length === 0 || SKIP_WHOLE.has(rest[0]!.text)) return;
+    const prog = rest.find((w) => !w.assign);
+    if (prog && (prog.text === "cd" || prog.text === "pushd" || prog.text === "popd") && rest[0] === prog) {
+      here = prog.text === "popd" ? null : resolveDir(here, rest);
+      return;
+    }
+    // sh -c 'script' and eval: the script is commands of its own.
+    const at = rest.indexOf(prog!);
+    if (prog && SHELLS.test(prog.text)) {
+      const flag = rest.slice(at + 1).findIndex((w) => /^-[a-z]*c[a-z]*$/.test(w.text));
+      const script = flag === -1 ? undefined : rest[at + 2 + flag];
+      if (script) {
+        // A script the shell builds at run time cannot be read; it is left to the shell.
+        if (!script.dynamic) out.push(...simpleCommands(script.text, here, depth + 1));
+        return;
+      }
+    }
+    if (prog && prog.text === "eval") {
+      out.push(...simpleCommands(rest.slice(at + 1).map((w) => w.text).join(" "), here, depth + 1));
+      return;
+    }
+    out.push({ words: rest, cwd: here });
+  };
+  for (const t of tokens) {
+    if ("word" in t) {
+      if (skipNext) skipNext = false;
+      else words.push(t.word);
+      continue;
+    }
+    if (t.op === "redirect") {
+      skipNext = true;
+      continue;
+    }
+    flush();
+    if (t.op === "(") stack.push(here);
+    else if (t.op === ")") here = stack.length ? stack.pop()! : here;
+  }
+  flush();
+  return out;
+}

@@ -1,0 +1,39 @@
+import { table } from "../lib.js";
+import { postgresDb, sqliteDb, startBareKoa, type Db } from "./procs.js";
+import { benchRequests } from "./requests.js";
+
+/**
+ * `npm run bench:load`: the server and a bare Koa endpoint each in its own
+ * process, driven by the same external generator; every figure next to the
+ * baseline measured in the same run. Flags: --profile (CPU profile of the
+ * server under load instead of the tables), --only requests|agents.
+ * Env: BENCH_LOAD_SECONDS (5), BENCH_LOAD_CONNECTIONS (8),
+ * BENCH_AGENTS (200), BENCH_AGENTS_SECONDS (20), BENCH_LOAD_DB (sqlite,postgres),
+ * BENCH_PG_URL (postgresql://postgres@127.0.0.1:5432/postgres).
+ */
+
+const argv = process.argv.slice(2);
+const only = argv.includes("--only") ? argv[argv.indexOf("--only") + 1] : undefined;
+const kinds = (process.env.BENCH_LOAD_DB ?? "sqlite,postgres").split(",");
+
+async function withDb<T>(kind: string, fn: (db: Db) => Promise<T>): Promise<T | null> {
+  const db = kind === "postgres" ? await postgresDb() : sqliteDb();
+  if (!db) return null;
+  try {
+    return await fn(db);
+  } finally {
+    await db.drop();
+  }
+}
+
+const bare = await startBareKoa();
+try {
+  if (!only || only === "requests") {
+    const rows = [];
+    for (const kind of kinds) rows.push(...((await withDb(kind, (db) => benchRequests(db, bare))) ?? []));
+    table(`Hot-path requests, ${process.env.BENCH_LOAD_CONNECTIONS ?? 8} connections from a separate autocannon process, ${process.env.BENCH_LOAD_SECONDS ?? 5} s each`, rows);
+  }
+} finally {
+  await bare.stop();
+}
+process.exit(0);

@@ -62,8 +62,7 @@ function childEnv(db: Db, extra: Record<string, string> = {}): NodeJS.ProcessEnv
   const env: NodeJS.ProcessEnv = { ...process.env, ...db.env, ...extra };
   // A SQLite run must not pick up a DATABASE_URL from the caller's shell.
   if (db.kind === "sqlite") delete env.DATABASE_URL;
-  // Only the server under profile gets NODE_OPTIONS from `extra`.
-  if (!extra.NODE_OPTIONS) delete env.NODE_OPTIONS;
+  delete env.NODE_OPTIONS;
   return env;
 }
 
@@ -125,10 +124,14 @@ function spawnServer(args: string[], env: NodeJS.ProcessEnv, pattern: RegExp, wh
   });
 }
 
-/** `cohent serve --port 0` on this database, in its own process. */
-export function startCohent(db: Db, extraEnv: Record<string, string> = {}): Promise<Proc> {
-  const env = childEnv(db, { COHENT_HOST: "127.0.0.1", ...extraEnv });
-  return spawnServer([COHENT, "serve", "--port", "0", "--host", "127.0.0.1", ...db.args], env, /cohent serving on (http:\/\/127\.0\.0\.1:\d+)/, "cohent serve");
+/**
+ * `cohent serve --port 0` on this database, in its own process. `nodeFlags`
+ * go to that node process itself (the bin registers tsx in-process, so
+ * `--cpu-prof` profiles the server; Node 20 refuses it in NODE_OPTIONS).
+ */
+export function startCohent(db: Db, nodeFlags: string[] = []): Promise<Proc> {
+  const env = childEnv(db, { COHENT_HOST: "127.0.0.1" });
+  return spawnServer([...nodeFlags, COHENT, "serve", "--port", "0", "--host", "127.0.0.1", ...db.args], env, /cohent serving on (http:\/\/127\.0\.0\.1:\d+)/, "cohent serve");
 }
 
 /** The bare Koa JSON endpoint, in its own process. */

@@ -38,6 +38,9 @@ export async function prepareCases(server: Proc, db: Db, repo: string): Promise<
   const emptyCursor = (await empty.a.poll(empty.intentId)).cursor as string;
   const ownCursor = (await own.a.poll(own.intentId)).cursor as string;
   await own.a.post({ type: "checkpoint", intentId: own.intentId, status: "working", summary: "own step" });
+  // Check that each poll measures what its name says.
+  if ((await empty.a.poll(empty.intentId, emptyCursor)).packet !== null) throw new Error("the empty poll is not empty");
+  if ((await own.a.poll(own.intentId, ownCursor)).cursor === ownCursor) throw new Error("the poll after the own checkpoint sees nothing after its cursor");
 
   const post = (headers: Record<string, string>, body: unknown): Partial<CannonSpec> => ({ method: "POST", headers, body: JSON.stringify(body) });
   const intentBody = { objective: "Bench bench-int", components: ["component-int-out"], outputs: ["int-out"] };

@@ -1,6 +1,8 @@
 import { table } from "../lib.js";
 import { postgresDb, sqliteDb, startBareKoa, type Db } from "./procs.js";
-import { benchRequests } from "./requests.js";
+import { agentsBaseline, agentsTitle, benchAgents } from "./agents.js";
+import { benchProfile } from "./profile.js";
+import { benchRequests, type Row } from "./requests.js";
 
 /**
  * `npm run bench:load`: the server and a bare Koa endpoint each in its own
@@ -26,12 +28,30 @@ async function withDb<T>(kind: string, fn: (db: Db) => Promise<T>): Promise<T | 
   }
 }
 
+if (argv.includes("--profile") || process.env.BENCH_LOAD_PROFILE === "1") {
+  for (const kind of kinds) {
+    for (const p of (await withDb(kind, benchProfile)) ?? []) {
+      table(`Profile by group, ${p.title}`, p.groups);
+      table(`Top self time by package or file, ${p.title}`, p.top);
+    }
+  }
+  process.exit(0);
+}
+
 const bare = await startBareKoa();
 try {
   if (!only || only === "requests") {
     const rows = [];
     for (const kind of kinds) rows.push(...((await withDb(kind, (db) => benchRequests(db, bare))) ?? []));
     table(`Hot-path requests, ${process.env.BENCH_LOAD_CONNECTIONS ?? 8} connections from a separate autocannon process, ${process.env.BENCH_LOAD_SECONDS ?? 5} s each`, rows);
+  }
+  if (!only || only === "agents") {
+    const baseline = await agentsBaseline(bare);
+    const rows: Row[] = [];
+    for (const kind of kinds) {
+      for (const instances of kind === "postgres" ? [1, 2] : [1]) rows.push(...((await withDb(kind, (db) => benchAgents(db, instances, baseline))) ?? []));
+    }
+    table(agentsTitle, rows);
   }
 } finally {
   await bare.stop();

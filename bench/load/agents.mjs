@@ -25,7 +25,7 @@ const cpuMs = () =>
 
 const phases = { setup: { samples: {}, failures: {} }, window: { samples: {}, failures: {} } };
 let phase = "setup";
-let phaseEnd = performance.now() + (spec.setupSeconds ?? 20) * 1000;
+let phaseEnd = performance.now() + (spec.setupSeconds ?? 15) * 1000;
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, Math.max(0, ms)));
 const jitter = (ms) => ms * (0.8 + 0.4 * Math.random());

@@ -11,7 +11,7 @@ import type { Row } from "./requests.js";
 const AGENTS = Number(process.env.BENCH_AGENTS ?? 200);
 const SECONDS = Number(process.env.BENCH_AGENTS_SECONDS ?? 20);
 const BASELINE_SECONDS = Number(process.env.BENCH_AGENTS_BASELINE_SECONDS ?? 10);
-const SETUP_SECONDS = Number(process.env.BENCH_AGENTS_SETUP_SECONDS ?? 20);
+const SETUP_SECONDS = Number(process.env.BENCH_AGENTS_SETUP_SECONDS ?? 15);
 const PACE = {
   sessionMs: Number(process.env.BENCH_AGENTS_SESSION_MS ?? 2000),
   pollMs: Number(process.env.BENCH_AGENTS_POLL_MS ?? 5000),

@@ -101,7 +101,7 @@ export async function benchProfile(db: Db): Promise<{ title: string; groups: Row
       const { groups, items, totalMs } = summarize(profile, inside ? window : undefined);
       const pct = (ms: number) => ((100 * ms) / totalMs).toFixed(1);
       out.push({
-        title: `${db.kind}, ${load}: self time of the server's CPU samples (${Math.round(totalMs)} ms) ${inside ? "during the load" : "over its whole life, setup included"}, ${requests} requests`,
+        title: `${db.kind}, ${load}: self time over ${Math.round(totalMs)} ms of the server's non-idle samples ${inside ? "during the load" : "over its whole life, setup included"}, ${requests} requests`,
         groups: [...groups.entries()].sort((a, b) => b[1] - a[1]).map(([group, ms]) => ({ group, "self %": pct(ms) })),
         top: [...items.entries()]
           .sort((a, b) => b[1].ms - a[1].ms)

@@ -7,11 +7,9 @@ import { benchRequests, type Row } from "./requests.js";
 /**
  * `npm run bench:load`: the server and a bare Koa endpoint each in its own
  * process, driven by the same external generator; every figure next to the
- * baseline measured in the same run. Flags: --profile (CPU profile of the
- * server under load instead of the tables), --only requests|agents.
- * Env: BENCH_LOAD_SECONDS (5), BENCH_LOAD_CONNECTIONS (8),
- * BENCH_AGENTS (200), BENCH_AGENTS_SECONDS (20), BENCH_LOAD_DB (sqlite,postgres),
- * BENCH_PG_URL (postgresql://postgres@127.0.0.1:5432/postgres).
+ * baseline measured in the same run. `--profile`: a CPU profile of the server
+ * under load instead of the tables; `--only requests|agents`: one section.
+ * Knobs (BENCH_LOAD_*, BENCH_AGENTS_*, BENCH_PG_URL): bench/load/README.md.
  */
 
 const argv = process.argv.slice(2);

@@ -1,4 +1,4 @@
-/** Small measuring helpers: medians and a bounded closed-loop load generator. */
+/** Small measuring helpers: medians, percentiles and Markdown tables. */
 
 export function median(xs: number[]): number {
   const s = [...xs].sort((a, b) => a - b);
@@ -9,18 +9,6 @@ export function median(xs: number[]): number {
 export function percentile(xs: number[], p: number): number {
   const s = [...xs].sort((a, b) => a - b);
   return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))]!;
-}
-
-/** Runs `requests` calls with `concurrency` in flight; returns requests per second. */
-export async function throughput(requests: number, concurrency: number, call: (i: number) => Promise<void>): Promise<number> {
-  let next = 0;
-  const start = performance.now();
-  await Promise.all(
-    Array.from({ length: concurrency }, async () => {
-      while (next < requests) await call(next++);
-    }),
-  );
-  return requests / ((performance.now() - start) / 1000);
 }
 
 export function table(title: string, rows: Record<string, string | number>[]): void {

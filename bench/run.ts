@@ -1,15 +1,14 @@
 import { existsSync } from "node:fs";
-import { benchPacketSizes, benchResolver, benchThroughput } from "./backend.js";
+import { benchPacketSizes, benchResolver } from "./backend.js";
 import { table } from "./lib.js";
 
 /**
  * `npm run bench`: every figure is a ratio against a baseline measured in
  * the same run, on this machine, so runs on different machines compare.
+ * Throughput is measured by `npm run bench:load` (bench/load/), with the
+ * server and the load generator in separate processes: an in-process loop
+ * measured its own fetch calls more than the server.
  */
-const kinds: ("sqlite" | "postgres")[] = process.env.COHENT_TEST_DATABASE_URL ? ["sqlite", "postgres"] : ["sqlite"];
-const rows = [];
-for (const kind of kinds) rows.push(...(await benchThroughput(kind)));
-table("Agent API throughput (8 in flight, loopback)", rows);
 table("Resolver latency", benchResolver());
 table("Packet sizes (tokens = ceil(chars / 4))", await benchPacketSizes());
 

@@ -1,0 +1,125 @@
+// The 200-agent generator, in its own process. Each simulated agent has its
+// own session and, like a guarded coding agent, publishes a task, declares an
+// intent and claims a scope of its own (the setup phase, all agents ramping
+// up together); then, for the measured window, it reads the kill switch as
+// its tool calls would, polls, checkpoints every few seconds, and starts a
+// new task (publish, intent, scope) when its task ends.
+// Agent i talks to targets[i % targets.length].
+// Spec (argv[2], JSON): { targets, token, agents, seconds, setupSeconds, rampMs,
+// sessionMs, pollMs, checkpointMs, taskMs, prefix, pids }. Prints per-operation
+// counts and latencies, and the CPU the `pids` used in the window, as JSON.
+import { readFileSync } from "node:fs";
+
+const spec = JSON.parse(process.argv[2]);
+const { targets, token, agents, seconds, prefix } = spec;
+const rampMs = spec.rampMs ?? 2000;
+const GRACE_MS = 3000; // requests still open this long after a phase ends are cut and counted
+const every = { session: spec.sessionMs ?? 2000, poll: spec.pollMs ?? 5000, checkpoint: spec.checkpointMs ?? 5000 };
+const taskMs = spec.taskMs ?? 30000;
+
+const cpuMs = () =>
+  (spec.pids ?? []).reduce((sum, pid) => {
+    const f = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
+    return sum + (Number(f[11]) + Number(f[12])) * 10; // utime + stime, 100 ticks per second
+  }, 0);
+
+const phases = { setup: { samples: {}, failures: {} }, window: { samples: {}, failures: {} } };
+let phase = "setup";
+let phaseEnd = performance.now() + (spec.setupSeconds ?? 15) * 1000;
+
+const sleep = (ms) => new Promise((r) => setTimeout(r, Math.max(0, ms)));
+const jitter = (ms) => ms * (0.8 + 0.4 * Math.random());
+
+async function call(op, base, headers, body) {
+  const p = phases[phase];
+  const t = performance.now();
+  const fail = (code) => {
+    p.failures[op] = { ...p.failures[op], [code]: (p.failures[op]?.[code] ?? 0) + 1 };
+    return null;
+  };
+  try {
+    const res = await fetch(`${base}/api/agent${op === "session" ? "/session" : ""}`, {
+      method: body ? "POST" : "GET",
+      headers,
+      ...(body ? { body: JSON.stringify(body) } : {}),
+      signal: AbortSignal.timeout(Math.max(1, Math.floor(phaseEnd + GRACE_MS - t))),
+    });
+    const json = await res.json();
+    if (!res.ok || !json.ok) return fail(json?.error?.code ?? `HTTP ${res.status}`);
+    (p.samples[op] ??= []).push(performance.now() - t);
+    return json.data;
+  } catch (err) {
+    return fail(err?.name === "TimeoutError" ? "cut at phase end" : (err?.name ?? "error"));
+  }
+}
+
+/** publish, intent, scope: one task's start. */
+async function startTask(i, task, base, headers) {
+  const pub = await call("publish", base, headers, { type: "publish", prompt: `Agent ${i}, task ${task}: work on module ${i}`, paths: [`agents/a${i}`] });
+  if (!pub) return null;
+  const decided = await call("intent", base, headers, {
+    type: "intent",
+    intentId: pub.intentId,
+    intent: { objective: `Agent ${i} task ${task}`, plan: ["Edit the module", "Run its tests"], components: [`module-${i}`], outputs: [`agent-${i}-task-${task}`] },
+  });
+  await call("scope", base, headers, { type: "scope", intentId: pub.intentId, paths: [`agents/a${i}`] });
+  return { intentId: pub.intentId, cursor: decided?.packet?.cursor ?? "0", step: 0 };
+}
+
+const state = [];
+const setupStart = performance.now();
+await Promise.all(
+  Array.from({ length: agents }, async (_, i) => {
+    const base = targets[i % targets.length];
+    const headers = { authorization: `Bearer ${token}`, "x-cohent-session": `${prefix}-agent-${i}`, "content-type": "application/json" };
+    await sleep(Math.random() * rampMs);
+    state[i] = { base, headers, task: 0, work: await startTask(i, 0, base, headers) };
+  }),
+);
+const setupSeconds = (performance.now() - setupStart) / 1000;
+
+phase = "window";
+const start = performance.now();
+phaseEnd = start + seconds * 1000;
+const cpuBefore = cpuMs();
+await Promise.all(
+  state.map(async (a, i) => {
+    // Tasks started in the setup end at random points, so new tasks spread over the window.
+    let taskEnd = start + Math.random() * taskMs;
+    const next = { session: start + Math.random() * every.session, poll: start + Math.random() * every.poll, checkpoint: start + Math.random() * every.checkpoint };
+    while (performance.now() < phaseEnd) {
+      if (!a.work || performance.now() >= taskEnd) {
+        a.work = await startTask(i, ++a.task, a.base, a.headers);
+        taskEnd = performance.now() + jitter(taskMs);
+        if (!a.work) await sleep(1000);
+        continue;
+      }
+      const op = Object.keys(next).reduce((x, y) => (next[x] <= next[y] ? x : y));
+      await sleep(Math.min(next[op], taskEnd, phaseEnd) - performance.now());
+      if (performance.now() >= phaseEnd || performance.now() >= taskEnd) continue;
+      next[op] = performance.now() + jitter(every[op]);
+      const w = a.work;
+      if (op === "session") await call("session", a.base, a.headers);
+      else if (op === "poll") {
+        const polled = await call("poll", a.base, { ...a.headers, "x-cohent-intent": w.intentId, "x-cohent-cursor": w.cursor });
+        if (polled?.cursor) w.cursor = polled.cursor;
+      } else {
+        w.step++;
+        await call("checkpoint", a.base, a.headers, { type: "checkpoint", intentId: w.intentId, status: "working", summary: `step ${w.step}`, paths: [`agents/a${i}/file-${w.step % 3}.ts`] });
+      }
+    }
+  }),
+);
+const cpu = cpuMs() - cpuBefore;
+const elapsed = (performance.now() - start) / 1000;
+
+const pct = (s, p) => (s.length ? s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))] : null);
+const stats = (p, secs) =>
+  Object.fromEntries(
+    ["session", "poll", "checkpoint", "publish", "intent", "scope"].map((op) => {
+      const s = (p.samples[op] ?? []).sort((a, b) => a - b);
+      return [op, { count: s.length, perSecond: s.length / secs, p50: pct(s, 50), p99: pct(s, 99), failures: p.failures[op] ?? {} }];
+    }),
+  );
+process.stdout.write(JSON.stringify({ setupSeconds, setup: stats(phases.setup, setupSeconds), elapsed, cpuMs: cpu, ops: stats(phases.window, elapsed) }) + "\n");
+process.exit(0);

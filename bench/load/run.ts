@@ -1,0 +1,57 @@
+import { table } from "../lib.js";
+import { postgresDb, sqliteDb, startBareKoa, type Db } from "./procs.js";
+import { agentsBaseline, agentsTitle, benchAgents } from "./agents.js";
+import { benchProfile } from "./profile.js";
+import { benchRequests, type Row } from "./requests.js";
+
+/**
+ * `npm run bench:load`: the server and a bare Koa endpoint each in its own
+ * process, driven by the same external generator; every figure next to the
+ * baseline measured in the same run. `--profile`: a CPU profile of the server
+ * under load instead of the tables; `--only requests|agents`: one section.
+ * Knobs (BENCH_LOAD_*, BENCH_AGENTS_*, BENCH_PG_URL): bench/load/README.md.
+ */
+
+const argv = process.argv.slice(2);
+const only = argv.includes("--only") ? argv[argv.indexOf("--only") + 1] : undefined;
+const kinds = (process.env.BENCH_LOAD_DB ?? "sqlite,postgres").split(",");
+
+async function withDb<T>(kind: string, fn: (db: Db) => Promise<T>): Promise<T | null> {
+  const db = kind === "postgres" ? await postgresDb() : sqliteDb();
+  if (!db) return null;
+  try {
+    return await fn(db);
+  } finally {
+    await db.drop();
+  }
+}
+
+if (argv.includes("--profile") || process.env.BENCH_LOAD_PROFILE === "1") {
+  for (const kind of kinds) {
+    for (const p of (await withDb(kind, benchProfile)) ?? []) {
+      table(`Profile by group, ${p.title}`, p.groups);
+      table(`Top self time by package or file, ${p.title}`, p.top);
+    }
+  }
+  process.exit(0);
+}
+
+const bare = await startBareKoa();
+try {
+  if (!only || only === "requests") {
+    const rows = [];
+    for (const kind of kinds) rows.push(...((await withDb(kind, (db) => benchRequests(db, bare))) ?? []));
+    table(`Hot-path requests, ${process.env.BENCH_LOAD_CONNECTIONS ?? 8} connections from a separate autocannon process, ${process.env.BENCH_LOAD_SECONDS ?? 5} s each`, rows);
+  }
+  if (!only || only === "agents") {
+    const baseline = await agentsBaseline(bare);
+    const rows: Row[] = [];
+    for (const kind of kinds) {
+      for (const instances of kind === "postgres" ? [1, 2] : [1]) rows.push(...((await withDb(kind, (db) => benchAgents(db, instances, baseline))) ?? []));
+    }
+    table(agentsTitle, rows);
+  }
+} finally {
+  await bare.stop();
+}
+process.exit(0);

@@ -1,5 +1,8 @@
 import { z } from "zod";
+import { CONTROL_KINDS } from "./console-constants.js";
 import type { Action, Control, Guard } from "./packets.js";
+
+export * from "./console-constants.js";
 
 // The human side of the wire: pairing (the CLI asks, a person answers in the
 // browser) and the Control Room's JSON and live stream. Inputs the backend
@@ -14,7 +17,6 @@ export const RepoName = z
 export const Goal = z.string().max(2_000);
 export const Person = z.string().trim().min(1).max(64);
 
-export const CONTROL_KINDS = ["pause", "cancel", "resume"] as const;
 export const ControlKind = z.enum(CONTROL_KINDS);
 export type ControlKind = z.infer<typeof ControlKind>;
 
@@ -28,11 +30,6 @@ export type ControlRequest = z.infer<typeof ControlRequest>;
 /** POST /api/console/repos/:owner/:name/goal */
 export const GoalRequest = z.strictObject({ goal: Goal });
 export type GoalRequest = z.infer<typeof GoalRequest>;
-
-/** The header a console state change carries its CSRF token in. */
-export const CSRF_HEADER = "x-cohent-csrf";
-/** The server-sent event the console stream emits when anything it shows changed. */
-export const LIVE_EVENT = "change";
 
 // ---- pairing ---------------------------------------------------------------
 
@@ -49,8 +46,6 @@ export type PairingStart = z.infer<typeof PairingStart>;
 export const PairingPoll = z.strictObject({ deviceCode: z.string().min(1).max(200) });
 export type PairingPoll = z.infer<typeof PairingPoll>;
 
-/** RFC 8628 §6.1: no vowels (no words), no lookalikes. */
-export const USER_CODE_ALPHABET = "BCDFGHJKLMNPQRSTVWXZ";
 /** A user code as a person types it ("wdjb mjht", "WDJB-MJHT") -> "WDJB-MJHT". */
 export const UserCode = z
   .string()

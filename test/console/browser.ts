@@ -17,12 +17,36 @@ function newest(dir: string): number {
   return t;
 }
 
-/** Builds the console when its sources are newer than the build, so the browser never tests a stale UI. */
+const sleep = (ms: number) => Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+
+/**
+ * Builds the console when its sources are newer than the build, so the browser never tests a stale UI.
+ * Browser suites run in parallel workers: a lock directory lets one build while the others wait.
+ */
 export function ensureConsoleBuilt(): void {
   const handler = path.join(ROOT, "console/build/handler.js");
-  const src = Math.max(newest(path.join(ROOT, "console/src")), statSync(path.join(ROOT, "console/vite.config.ts")).mtimeMs);
-  if (existsSync(handler) && statSync(handler).mtimeMs >= src) return;
-  execFileSync(process.execPath, [path.join(ROOT, "node_modules/vite/bin/vite.js"), "build", "--logLevel", "error"], { cwd: path.join(ROOT, "console"), stdio: "inherit" });
+  const fresh = () => {
+    const src = Math.max(newest(path.join(ROOT, "console/src")), statSync(path.join(ROOT, "console/vite.config.ts")).mtimeMs);
+    return existsSync(handler) && statSync(handler).mtimeMs >= src;
+  };
+  const lock = path.join(ROOT, "console/.build-lock");
+  for (;;) {
+    if (fresh()) return;
+    try {
+      mkdirSync(lock);
+      break;
+    } catch {
+      // Another worker builds; a lock older than five minutes belongs to a dead one.
+      if (existsSync(lock) && Date.now() - statSync(lock).mtimeMs > 300_000) rmSync(lock, { recursive: true, force: true });
+      sleep(250);
+    }
+  }
+  try {
+    if (fresh()) return;
+    execFileSync(process.execPath, [path.join(ROOT, "node_modules/vite/bin/vite.js"), "build", "--logLevel", "error"], { cwd: path.join(ROOT, "console"), stdio: "inherit" });
+  } finally {
+    rmSync(lock, { recursive: true, force: true });
+  }
 }
 
 export async function launchChromium(): Promise<{ browser: Browser; close: () => Promise<void> }> {

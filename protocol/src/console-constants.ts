@@ -6,10 +6,11 @@ export const CONTROL_KINDS = ["pause", "cancel", "resume"] as const;
 type ControlKind = (typeof CONTROL_KINDS)[number];
 
 /** The session's control state after each command. */
-export const CONTROL_STATE = { pause: "paused", cancel: "cancelled", resume: "active" } as const satisfies Record<
-  ControlKind,
-  "active" | "paused" | "cancelled"
->;
+export const CONTROL_STATE = {
+  pause: "paused",
+  cancel: "cancelled",
+  resume: "active",
+} as const satisfies Record<ControlKind, "active" | "paused" | "cancelled">;
 
 /** The header a console state change carries its CSRF token in. */
 export const CSRF_HEADER = "x-cohent-csrf";

@@ -297,7 +297,10 @@ export interface RecapItem {
   at: string;
 }
 export type BlockedItem = RecapItem & { blockers: string[] };
-export type WaitingItem = RecapItem & { dependsOn: string[]; waitingOn: { person: string; objective: string }[] };
+export type WaitingItem = RecapItem & {
+  dependsOn: string[];
+  waitingOn: { person: string; objective: string }[];
+};
 
 /** A deterministic account of a time window, built only from intents, checkpoints and decisions. */
 export interface Recap {

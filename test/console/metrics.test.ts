@@ -2,7 +2,14 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Metrics, MetricsSeries, Overview } from "@cohent/protocol";
 import type { Browser, Locator, Page } from "playwright-core";
 import { agentClient } from "../helpers/backend.js";
-import { cohent, ensureConsoleBuilt, launchChromium, screenshotPath, startServe, type ServeProcess } from "./browser.js";
+import {
+  cohent,
+  ensureConsoleBuilt,
+  launchChromium,
+  screenshotPath,
+  startServe,
+  type ServeProcess,
+} from "./browser.js";
 
 /**
  * The metrics page shows exactly the figures the backend computes: every
@@ -26,8 +33,10 @@ const INTENT = (objective: string, extra: Record<string, unknown> = {}) => ({
 });
 
 /** What the admin CLI computes for the window the page shows by default. */
-const cliMetrics = (): Metrics => JSON.parse(cohent(["metrics", "--repo", REPO, "--since", "24h", "--json"], serve.dataDir));
-const figures = (m: Metrics) => Object.fromEntries(Object.entries(m).filter(([k]) => k !== "repo" && k !== "since"));
+const cliMetrics = (): Metrics =>
+  JSON.parse(cohent(["metrics", "--repo", REPO, "--since", "24h", "--json"], serve.dataDir));
+const figures = (m: Metrics) =>
+  Object.fromEntries(Object.entries(m).filter(([k]) => k !== "repo" && k !== "since"));
 const tile = (name: string): Locator => page.getByTestId(`metric-${name}`);
 /** The console API as the signed-in page calls it: its cookie, and its CSRF token on changes. */
 async function consoleApi<T>(method: "GET" | "POST", path: string, body?: unknown): Promise<T> {
@@ -35,7 +44,13 @@ async function consoleApi<T>(method: "GET" | "POST", path: string, body?: unknow
     async ({ method, path, body }) => {
       const me = (await (await fetch("/api/console/me")).json()).data;
       const init: RequestInit =
-        method === "GET" ? {} : { method, headers: { "content-type": "application/json", "x-cohent-csrf": me.csrfToken }, body: JSON.stringify(body) };
+        method === "GET"
+          ? {}
+          : {
+              method,
+              headers: { "content-type": "application/json", "x-cohent-csrf": me.csrfToken },
+              body: JSON.stringify(body),
+            };
       return (await fetch(path, init)).json();
     },
     { method, path, body },
@@ -62,30 +77,52 @@ afterAll(async () => {
 describe("metrics page", () => {
   it("shows every total and every bar the backend computes", async () => {
     cohent(["repo", "add", REPO], serve.dataDir);
-    const token = (person: string) => cohent(["token", "issue", "--repo", REPO, "--person", person], serve.dataDir).trim();
+    const token = (person: string) =>
+      cohent(["token", "issue", "--repo", REPO, "--person", person], serve.dataDir).trim();
     const alice = agentClient(serve.url, token("alice"), "alice-m1");
     const bob = agentClient(serve.url, token("bob"), "bob-m1");
 
     // Alice produces an output and claims a file; Bob waits for the output and is refused the file.
-    const a = (await alice.post({ type: "publish", prompt: "Refactor cart validation", paths: ["app/cart.ts"] })).body.data;
-    await alice.post({ type: "intent", intentId: a.intentId, intent: INTENT("Refactor cart validation", { outputs: ["cart-api"] }) });
+    const a = (
+      await alice.post({ type: "publish", prompt: "Refactor cart validation", paths: ["app/cart.ts"] })
+    ).body.data;
+    await alice.post({
+      type: "intent",
+      intentId: a.intentId,
+      intent: INTENT("Refactor cart validation", { outputs: ["cart-api"] }),
+    });
     const claimed = await alice.post({ type: "scope", intentId: a.intentId, paths: ["app/cart.ts"] });
     expect(claimed.status).toBe(200);
-    const b = (await bob.post({ type: "publish", prompt: "Add a coupon field", paths: ["app/cart.ts"] })).body.data;
-    const waited = await bob.post({ type: "intent", intentId: b.intentId, intent: INTENT("Add a coupon field", { dependsOn: ["cart-api"] }) });
+    const b = (await bob.post({ type: "publish", prompt: "Add a coupon field", paths: ["app/cart.ts"] })).body
+      .data;
+    const waited = await bob.post({
+      type: "intent",
+      intentId: b.intentId,
+      intent: INTENT("Add a coupon field", { dependsOn: ["cart-api"] }),
+    });
     expect(waited.body.data.action).toBe("wait");
-    expect((await bob.post({ type: "scope", intentId: b.intentId, paths: ["app/cart.ts"] })).body.error.code).toBe("SCOPE_CONFLICT");
+    expect(
+      (await bob.post({ type: "scope", intentId: b.intentId, paths: ["app/cart.ts"] })).body.error.code,
+    ).toBe("SCOPE_CONFLICT");
 
     // Refusals the adapter reports: one on paths, two not.
     for (const kind of ["outside-scope", "intent-not-ready", "intent-not-ready"]) {
-      const r = await alice.post({ type: "guard", intentId: a.intentId, kind, tool: "apply_patch", paths: ["lib/x.ts"] });
+      const r = await alice.post({
+        type: "guard",
+        intentId: a.intentId,
+        kind,
+        tool: "apply_patch",
+        paths: ["lib/x.ts"],
+      });
       expect(r.status).toBe(200);
     }
     // Acknowledged packets, with sizes that make the character count run into thousands.
     expect((await alice.post({ type: "ack", packetId: a.packet.id, chars: 1_234 })).status).toBe(200);
     expect((await bob.post({ type: "ack", packetId: b.packet.id, chars: 2_345 })).status).toBe(200);
     // Human commands from the Control Room: a pause and a resume.
-    const bobSession = (await consoleApi<Overview>("GET", `/api/console/repos/${REPO}`)).work.find((w) => w.person === "bob")!.sessionId;
+    const bobSession = (await consoleApi<Overview>("GET", `/api/console/repos/${REPO}`)).work.find(
+      (w) => w.person === "bob",
+    )!.sessionId;
     await consoleApi("POST", `/api/console/sessions/${bobSession}/control`, { kind: "pause" });
     await consoleApi("POST", `/api/console/sessions/${bobSession}/control`, { kind: "resume" });
 
@@ -98,21 +135,37 @@ describe("metrics page", () => {
     await tile("humanCommands").waitFor();
 
     // One tile per figure, no more, no less; each shows the CLI's number.
-    const tiles = await page.locator('[data-testid^="metric-"]').evaluateAll((els) => els.map((e) => e.getAttribute("data-testid")));
-    expect(tiles.map((t) => t!.slice("metric-".length)).sort()).toEqual(Object.keys(figures(expected)).sort());
-    for (const [k, v] of Object.entries(figures(expected))) expect(await shown(k), k).toBe((v as number).toLocaleString("en-US"));
+    const tiles = await page
+      .locator('[data-testid^="metric-"]')
+      .evaluateAll((els) => els.map((e) => e.getAttribute("data-testid")));
+    expect(tiles.map((t) => t!.slice("metric-".length)).sort()).toEqual(
+      Object.keys(figures(expected)).sort(),
+    );
+    for (const [k, v] of Object.entries(figures(expected)))
+      expect(await shown(k), k).toBe((v as number).toLocaleString("en-US"));
 
     // The plots draw the API's series, and each series adds up to its total.
     const api = await consoleApi<MetricsSeries>("GET", `/api/console/repos/${REPO}/metrics?since=24h`);
     expect(figures(api.totals)).toEqual(figures(expected));
     const plotted: Record<string, keyof MetricsSeries["series"]> = {
-      potentialOverlaps: "overlaps", redirections: "redirections", pathGuardCatches: "guardCatches", dependencyWaits: "waits",
-      packets: "packets", packetTokens: "packetTokens", injectedChars: "injectedChars", humanCommands: "commands",
+      potentialOverlaps: "overlaps",
+      redirections: "redirections",
+      pathGuardCatches: "guardCatches",
+      dependencyWaits: "waits",
+      packets: "packets",
+      packetTokens: "packetTokens",
+      injectedChars: "injectedChars",
+      humanCommands: "commands",
     };
     for (const [metric, series] of Object.entries(plotted)) {
       const values = api.series[series];
-      expect(values.reduce((x, y) => x + y, 0), series).toBe(expected[metric as keyof Metrics]);
-      expect(await tile(metric).getByRole("img").getAttribute("aria-label"), series).toMatch(new RegExp(`: ${values.join(", ")}$`));
+      expect(
+        values.reduce((x, y) => x + y, 0),
+        series,
+      ).toBe(expected[metric as keyof Metrics]);
+      expect(await tile(metric).getByRole("img").getAttribute("aria-label"), series).toMatch(
+        new RegExp(`: ${values.join(", ")}$`),
+      );
     }
     await page.screenshot({ path: screenshotPath("metrics-exact") });
 
@@ -120,7 +173,11 @@ describe("metrics page", () => {
     await consoleApi("POST", `/api/console/sessions/${bobSession}/control`, { kind: "pause" });
     const after = cliMetrics();
     expect(after.humanCommands).toBe(expected.humanCommands + 1);
-    await tile("humanCommands").getByTestId("value").filter({ hasText: new RegExp(`^${after.humanCommands}$`) }).waitFor({ timeout: 5_000 });
-    for (const [k, v] of Object.entries(figures(after))) expect(await shown(k), k).toBe((v as number).toLocaleString("en-US"));
+    await tile("humanCommands")
+      .getByTestId("value")
+      .filter({ hasText: new RegExp(`^${after.humanCommands}$`) })
+      .waitFor({ timeout: 5_000 });
+    for (const [k, v] of Object.entries(figures(after)))
+      expect(await shown(k), k).toBe((v as number).toLocaleString("en-US"));
   }, 180_000);
 });

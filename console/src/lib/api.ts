@@ -49,7 +49,11 @@ export async function post<T>(path: string, body: unknown = {}): Promise<T> {
   try {
     res = await fetch(path, {
       method: "POST",
-      headers: { "content-type": "application/json", accept: "application/json", [CSRF_HEADER]: session.csrfToken },
+      headers: {
+        "content-type": "application/json",
+        accept: "application/json",
+        [CSRF_HEADER]: session.csrfToken,
+      },
       body: JSON.stringify(body),
     });
   } catch {

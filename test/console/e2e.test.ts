@@ -2,7 +2,14 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { addPatch, codex, hook, makeCheckout } from "../adapter/helpers.js";
 import { agentClient } from "../helpers/backend.js";
-import { cohent, ensureConsoleBuilt, launchChromium, screenshotPath, startServe, type ServeProcess } from "./browser.js";
+import {
+  cohent,
+  ensureConsoleBuilt,
+  launchChromium,
+  screenshotPath,
+  startServe,
+  type ServeProcess,
+} from "./browser.js";
 import { pairingRequest, pairingToken } from "./helpers.js";
 
 /**
@@ -44,7 +51,13 @@ async function waitForCredential(base: string, deviceCode: string, interval: num
   }
 }
 
-const INTENT = (objective: string, extra: Record<string, unknown> = {}) => ({ objective, plan: ["do it"], components: ["cart"], state: "planned", ...extra });
+const INTENT = (objective: string, extra: Record<string, unknown> = {}) => ({
+  objective,
+  plan: ["do it"],
+  components: ["cart"],
+  state: "planned",
+  ...extra,
+});
 
 describe("Control Room in a browser", () => {
   it("serves the console and the API from one port and asks for sign-in first", async () => {
@@ -71,8 +84,13 @@ describe("Control Room in a browser", () => {
     await other.close();
   });
 
-  it("approves a pairing while the CLI waits, and the CLI receives its credential within seconds", async () => {
-    const start = await pairingRequest(serve.url, { repo: "acme/shop", machine: "alice-laptop", user: "alice", client: "Codex" });
+  it("approves a pairing while the CLI waits; the CLI gets its credential within seconds", async () => {
+    const start = await pairingRequest(serve.url, {
+      repo: "acme/shop",
+      machine: "alice-laptop",
+      user: "alice",
+      client: "Codex",
+    });
     const { verificationUri, userCode, deviceCode, interval } = start.body.data;
     const credential = waitForCredential(serve.url, deviceCode, interval);
 
@@ -97,7 +115,10 @@ describe("Control Room in a browser", () => {
 
   it("shows two agents live, their collision and the resolver's decision, and pauses one", async () => {
     const alice = agentClient(serve.url, aliceToken, "alice-s1");
-    const bobToken = cohent(["token", "issue", "--repo", "acme/shop", "--person", "bob", "--client", "Claude Code"], serve.dataDir).trim();
+    const bobToken = cohent(
+      ["token", "issue", "--repo", "acme/shop", "--person", "bob", "--client", "Claude Code"],
+      serve.dataDir,
+    ).trim();
     const bob = agentClient(serve.url, bobToken, "bob-s1");
 
     await page.goto(`${serve.url}/repos/acme/shop`);
@@ -105,16 +126,41 @@ describe("Control Room in a browser", () => {
     await page.screenshot({ path: screenshotPath("05-no-active-work") });
 
     // Alice starts; her card appears without a reload.
-    const a = (await alice.post({ type: "publish", prompt: "Refactor cart validation", paths: ["app/cart.ts"], clientName: "Codex", model: "gpt-5" })).body.data;
+    const a = (
+      await alice.post({
+        type: "publish",
+        prompt: "Refactor cart validation",
+        paths: ["app/cart.ts"],
+        clientName: "Codex",
+        model: "gpt-5",
+      })
+    ).body.data;
     const t0 = Date.now();
     await page.locator('[data-testid="work-card"][data-person="alice"]').waitFor({ timeout: 3_000 });
     expect(Date.now() - t0).toBeLessThan(2_500);
-    await alice.post({ type: "intent", intentId: a.intentId, intent: INTENT("Refactor cart validation", { outputs: ["cart-api"] }) });
-    expect((await alice.post({ type: "scope", intentId: a.intentId, paths: ["app/cart.ts"] })).status).toBe(200);
+    await alice.post({
+      type: "intent",
+      intentId: a.intentId,
+      intent: INTENT("Refactor cart validation", { outputs: ["cart-api"] }),
+    });
+    expect((await alice.post({ type: "scope", intentId: a.intentId, paths: ["app/cart.ts"] })).status).toBe(
+      200,
+    );
 
     // Bob's work depends on Alice's output and wants the same file.
-    const b = (await bob.post({ type: "publish", prompt: "Add coupon field to the cart", paths: ["app/cart.ts"], clientName: "Claude Code" })).body.data;
-    const waited = await bob.post({ type: "intent", intentId: b.intentId, intent: INTENT("Add coupon field", { dependsOn: ["cart-api"] }) });
+    const b = (
+      await bob.post({
+        type: "publish",
+        prompt: "Add coupon field to the cart",
+        paths: ["app/cart.ts"],
+        clientName: "Claude Code",
+      })
+    ).body.data;
+    const waited = await bob.post({
+      type: "intent",
+      intentId: b.intentId,
+      intent: INTENT("Add coupon field", { dependsOn: ["cart-api"] }),
+    });
     expect(waited.body.data.action).toBe("wait");
     const refused = await bob.post({ type: "scope", intentId: b.intentId, paths: ["app/cart.ts"] });
     expect(refused.body.error.code).toBe("SCOPE_CONFLICT");
@@ -123,7 +169,11 @@ describe("Control Room in a browser", () => {
     await bobCard.waitFor({ timeout: 3_000 });
     await bobCard.getByTestId("collision").first().waitFor({ timeout: 3_000 });
     expect(await bobCard.getByTestId("collision").first().innerText()).toContain("held by alice");
-    await page.locator('[data-testid="work-card"][data-person="alice"]').getByTestId("collision").first().waitFor();
+    await page
+      .locator('[data-testid="work-card"][data-person="alice"]')
+      .getByTestId("collision")
+      .first()
+      .waitFor();
     expect(await bobCard.locator(".badge.wait").count()).toBeGreaterThan(0);
     await page.screenshot({ path: screenshotPath("06-live-work-collision") });
 
@@ -156,9 +206,18 @@ describe("Control Room in a browser", () => {
     await page.getByTestId("goal").filter({ hasText: "Ship checkout v2" }).waitFor();
 
     const alice = agentClient(serve.url, aliceToken, "alice-s1");
-    const open = JSON.parse(cohent(["sessions", "list", "--repo", "acme/shop", "--json"], serve.dataDir)) as { person: string; intents: { id: string }[] }[];
+    const open = JSON.parse(cohent(["sessions", "list", "--repo", "acme/shop", "--json"], serve.dataDir)) as {
+      person: string;
+      intents: { id: string }[];
+    }[];
     const aliceIntent = open.find((s) => s.person === "alice")!.intents[0]!.id;
-    await alice.post({ type: "checkpoint", intentId: aliceIntent, status: "completed", summary: "Validation moved to cart-api", paths: ["app/cart.ts"] });
+    await alice.post({
+      type: "checkpoint",
+      intentId: aliceIntent,
+      status: "completed",
+      summary: "Validation moved to cart-api",
+      paths: ["app/cart.ts"],
+    });
 
     await page.getByRole("link", { name: /Metrics/ }).click();
     await page.getByTestId("metric-pathGuardCatches").waitFor();
@@ -167,7 +226,10 @@ describe("Control Room in a browser", () => {
     await page.screenshot({ path: screenshotPath("09-metrics") });
 
     await page.getByRole("link", { name: /Recap/ }).click();
-    await page.getByTestId("recap-Completed").getByText("Refactor cart validation").waitFor({ timeout: 3_000 });
+    await page
+      .getByTestId("recap-Completed")
+      .getByText("Refactor cart validation")
+      .waitFor({ timeout: 3_000 });
     await page.getByTestId("recap-Waiting").getByText("Add coupon field").waitFor();
     await page.screenshot({ path: screenshotPath("10-recap") });
 
@@ -175,8 +237,15 @@ describe("Control Room in a browser", () => {
     expect(text).toMatch(/Completed \(1\)\n {2}- Refactor cart validation — alice \(Codex, gpt-5\)/);
     expect(text).toContain("paths: app/cart.ts");
     expect(text).toMatch(/Waiting \(1\)\n {2}- Add coupon field — bob \(Claude Code\)/);
-    const json = JSON.parse(cohent(["recap", "--repo", "acme/shop", "--since", "1h", "--json"], serve.dataDir));
-    expect(json.completed[0]).toMatchObject({ person: "alice", client: "Codex", model: "gpt-5", outputs: ["cart-api"] });
+    const json = JSON.parse(
+      cohent(["recap", "--repo", "acme/shop", "--since", "1h", "--json"], serve.dataDir),
+    );
+    expect(json.completed[0]).toMatchObject({
+      person: "alice",
+      client: "Codex",
+      model: "gpt-5",
+      outputs: ["cart-api"],
+    });
   });
 
   it("revokes a token from the browser and the agent's next call is refused", async () => {
@@ -195,8 +264,11 @@ describe("Control Room in a browser", () => {
     await page.screenshot({ path: screenshotPath("11-people-tokens") });
   });
 
-  it("pauses a hook-driven agent from the browser: its next PreToolUse is refused, edit and shell alike", async () => {
-    const token = cohent(["token", "issue", "--repo", "acme/shop", "--person", "carol", "--client", "Codex"], serve.dataDir).trim();
+  it("pauses a hook-driven agent: its next PreToolUse is refused, edit and shell alike", async () => {
+    const token = cohent(
+      ["token", "issue", "--repo", "acme/shop", "--person", "carol", "--client", "Codex"],
+      serve.dataDir,
+    ).trim();
     const co = await makeCheckout(serve.url, "acme/shop");
     const env = { ...codex.env, COHENT_AGENT_TOKEN: token };
     const S = "codex-browser-pause";

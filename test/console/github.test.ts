@@ -11,7 +11,11 @@ import { ConsoleClient, pairingRequest, pairingToken } from "./helpers.js";
  * (authorize, access_token) and the two REST endpoints Cohent reads
  * (/user, /repos/{owner}/{repo} with permissions).
  */
-function gitHubStandIn(opts: { clientId: string; clientSecret: string; people: Record<string, Record<string, { push: boolean }>> }) {
+function gitHubStandIn(opts: {
+  clientId: string;
+  clientSecret: string;
+  people: Record<string, Record<string, { push: boolean }>>;
+}) {
   let nextLogin = "";
   const codes = new Map<string, string>();
   const tokens = new Map<string, string>();
@@ -38,12 +42,20 @@ function gitHubStandIn(opts: { clientId: string; clientSecret: string; people: R
       let body = "";
       req.on("data", (c) => (body += c));
       req.on("end", () => {
-        const basic = Buffer.from((req.headers.authorization ?? "").replace(/^Basic /, ""), "base64").toString();
-        if (basic !== `${opts.clientId}:${opts.clientSecret}`) return json(401, { error: "incorrect_client_credentials" });
+        const basic = Buffer.from(
+          (req.headers.authorization ?? "").replace(/^Basic /, ""),
+          "base64",
+        ).toString();
+        if (basic !== `${opts.clientId}:${opts.clientSecret}`)
+          return json(401, { error: "incorrect_client_credentials" });
         const code = new URLSearchParams(body).get("code") ?? "";
         const login = codes.get(code);
         codes.delete(code); // single use, as GitHub does
-        if (!login) return json(200, { error: "bad_verification_code", error_description: "The code passed is incorrect or expired." });
+        if (!login)
+          return json(200, {
+            error: "bad_verification_code",
+            error_description: "The code passed is incorrect or expired.",
+          });
         const token = `gho_${Math.random().toString(36).slice(2)}`;
         tokens.set(token, login);
         issued.push(token);
@@ -57,7 +69,12 @@ function gitHubStandIn(opts: { clientId: string; clientSecret: string; people: R
     const m = /^\/repos\/([^/]+)\/([^/]+)$/.exec(url.pathname);
     if (m) {
       const perm = opts.people[login]?.[`${m[1]}/${m[2]}`];
-      return perm ? json(200, { full_name: `${m[1]}/${m[2]}`, permissions: { admin: false, push: perm.push, pull: true } }) : json(404, { message: "Not Found" });
+      return perm
+        ? json(200, {
+            full_name: `${m[1]}/${m[2]}`,
+            permissions: { admin: false, push: perm.push, pull: true },
+          })
+        : json(404, { message: "Not Found" });
     }
     json(404, { message: "Not Found" });
   });
@@ -67,7 +84,10 @@ function gitHubStandIn(opts: { clientId: string; clientSecret: string; people: R
     as: (login: string) => {
       nextLogin = login;
     },
-    listen: () => new Promise<string>((r) => server.listen(0, "127.0.0.1", () => r(`http://127.0.0.1:${(server.address() as AddressInfo).port}`))),
+    listen: () =>
+      new Promise<string>((r) =>
+        server.listen(0, "127.0.0.1", () => r(`http://127.0.0.1:${(server.address() as AddressInfo).port}`)),
+      ),
     close: () => new Promise<void>((r) => server.close(() => r())),
   };
 }
@@ -75,7 +95,10 @@ function gitHubStandIn(opts: { clientId: string; clientSecret: string; people: R
 const standIn = gitHubStandIn({
   clientId: "Iv1.test",
   clientSecret: "shh",
-  people: { octo: { "acme/shop": { push: true }, "acme/docs": { push: false } }, reader: { "acme/shop": { push: false } } },
+  people: {
+    octo: { "acme/shop": { push: true }, "acme/docs": { push: false } },
+    reader: { "acme/shop": { push: false } },
+  },
 });
 let server: RunningServer;
 let dropDb: () => Promise<void>;
@@ -87,7 +110,10 @@ beforeAll(async () => {
   server = await startServer({
     databaseUrl: db.url,
     log: pino({ level: "silent" }),
-    console: { buildDir: "/nonexistent", github: { clientId: "Iv1.test", clientSecret: "shh", webUrl: gh, apiUrl: gh } },
+    console: {
+      buildDir: "/nonexistent",
+      github: { clientId: "Iv1.test", clientSecret: "shh", webUrl: gh, apiUrl: gh },
+    },
   });
 });
 afterAll(async () => {
@@ -97,7 +123,10 @@ afterAll(async () => {
 });
 
 /** Follows the OAuth redirects the way a browser would, keeping cookies per origin. */
-async function signInWithGitHub(login: string, next = "/"): Promise<{ client: ConsoleClient; landed: string }> {
+async function signInWithGitHub(
+  login: string,
+  next = "/",
+): Promise<{ client: ConsoleClient; landed: string }> {
   standIn.as(login);
   const client = new ConsoleClient(server.url);
   const start = await client.raw(`/auth/github?next=${encodeURIComponent(next)}`);
@@ -121,7 +150,8 @@ describe("GitHub sign-in (against a loopback stand-in)", () => {
     const me = (await client.get("/api/console/me")).body.data;
     expect(me).toMatchObject({ signedIn: true, mode: "github", person: "octo", provider: "github" });
     expect(standIn.seen).toContain("POST /login/oauth/access_token");
-    // The GitHub token is kept only sealed with a key from the session cookie, which the database never holds.
+    // The GitHub token is kept only sealed with a key from the session cookie,
+    // which the database never holds.
     const rows = await server.deps.db.prisma.consoleSession.findMany({ where: { provider: "github" } });
     expect(rows.length).toBeGreaterThan(0);
     for (const row of rows) {
@@ -132,18 +162,26 @@ describe("GitHub sign-in (against a loopback stand-in)", () => {
 
   it("grants approval for owner/name only when GitHub says the person can push", async () => {
     const { client } = await signInWithGitHub("octo");
-    const shop = (await pairingRequest(server.url, { repo: "acme/shop", machine: "m1", user: "oct", client: "Codex" })).body.data;
-    const docs = (await pairingRequest(server.url, { repo: "acme/docs", machine: "m1", user: "oct" })).body.data;
-    const other = (await pairingRequest(server.url, { repo: "evil/corp", machine: "m1", user: "oct" })).body.data;
+    const shop = (
+      await pairingRequest(server.url, { repo: "acme/shop", machine: "m1", user: "oct", client: "Codex" })
+    ).body.data;
+    const docs = (await pairingRequest(server.url, { repo: "acme/docs", machine: "m1", user: "oct" })).body
+      .data;
+    const other = (await pairingRequest(server.url, { repo: "evil/corp", machine: "m1", user: "oct" })).body
+      .data;
 
     expect((await client.get(`/api/console/pairings/${docs.userCode}`)).body.data.mayApprove).toBe(false);
     const refusedDocs = await client.post(`/api/console/pairings/${docs.userCode}/approve`);
     expect(refusedDocs.status).toBe(403);
     expect(refusedDocs.body.error.code).toBe("FORBIDDEN");
-    expect((await client.post(`/api/console/pairings/${other.userCode}/approve`)).body.error.code).toBe("FORBIDDEN");
+    expect((await client.post(`/api/console/pairings/${other.userCode}/approve`)).body.error.code).toBe(
+      "FORBIDDEN",
+    );
 
     // The pending list shows only what this person may approve.
-    const listed = (await client.get("/api/console/repos")).body.data.pairings.map((p: { repo: string }) => p.repo);
+    const listed = (await client.get("/api/console/repos")).body.data.pairings.map(
+      (p: { repo: string }) => p.repo,
+    );
     expect(listed).toEqual(["acme/shop"]);
 
     expect((await client.get(`/api/console/pairings/${shop.userCode}`)).body.data.mayApprove).toBe(true);
@@ -151,7 +189,9 @@ describe("GitHub sign-in (against a loopback stand-in)", () => {
     const got = await pairingToken(server.url, shop.deviceCode);
     // The token works for the GitHub person who approved it.
     expect(got.body.data).toMatchObject({ repo: "acme/shop", person: "octo" });
-    expect((await client.get("/api/console/repos")).body.data.repos.map((r: { name: string }) => r.name)).toEqual(["acme/shop"]);
+    expect(
+      (await client.get("/api/console/repos")).body.data.repos.map((r: { name: string }) => r.name),
+    ).toEqual(["acme/shop"]);
   });
 
   it("keeps a person without push rights out of the repository's console", async () => {

@@ -63,10 +63,18 @@ export async function signedInAdmin(backend: TestBackend): Promise<ConsoleClient
 
 /** The CLI side of pairing, over HTTP, as `cohent.mjs bootstrap --approve` drives it. */
 export async function pairingRequest(base: string, body: Record<string, unknown>) {
-  const res = await fetch(`${base}/api/pairing`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+  const res = await fetch(`${base}/api/pairing`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify(body),
+  });
   return { status: res.status, body: (await res.json()) as any };
 }
 export async function pairingToken(base: string, deviceCode: string) {
-  const res = await fetch(`${base}/api/pairing/token`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ deviceCode }) });
+  const res = await fetch(`${base}/api/pairing/token`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ deviceCode }),
+  });
   return { status: res.status, body: (await res.json()) as any };
 }

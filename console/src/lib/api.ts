@@ -1,9 +1,11 @@
+import type { ErrorCode } from "@cohent/protocol/codes";
+import { CSRF_HEADER } from "@cohent/protocol/console-constants";
 import { session } from "./session.svelte";
 
-/** A failure envelope from the backend, with its stable code. */
+/** A failure envelope from the backend. Pages branch on its stable `code`, never on its message. */
 export class ApiError extends Error {
   constructor(
-    readonly code: string,
+    readonly code: ErrorCode,
     message: string,
     readonly status: number,
   ) {
@@ -11,12 +13,19 @@ export class ApiError extends Error {
   }
 }
 
+/** The error a page shows for anything a request threw. */
+export const apiError = (e: unknown): ApiError =>
+  e instanceof ApiError ? e : new ApiError("INTERNAL", e instanceof Error ? e.message : String(e), 0);
+
+const unreachable = (status: number, message = "The Cohent server cannot be reached.") =>
+  new ApiError("CONTROL_PLANE_UNREACHABLE", message, status);
+
 async function envelope<T>(res: Response): Promise<T> {
-  let body: { ok?: boolean; data?: T; error?: { code: string; message: string } };
+  let body: { ok?: boolean; data?: T; error?: { code: ErrorCode; message: string } };
   try {
     body = await res.json();
   } catch {
-    throw new ApiError("UNREACHABLE", `The Cohent server answered ${res.status} without JSON.`, res.status);
+    throw unreachable(res.status, `The Cohent server answered ${res.status} without JSON.`);
   }
   if (!body.ok) {
     if (body.error?.code === "UNAUTHENTICATED") session.signedIn = false;
@@ -30,7 +39,7 @@ export async function get<T>(path: string): Promise<T> {
   try {
     res = await fetch(path, { headers: { accept: "application/json" } });
   } catch {
-    throw new ApiError("UNREACHABLE", "The Cohent server cannot be reached.", 0);
+    throw unreachable(0);
   }
   return envelope<T>(res);
 }
@@ -40,11 +49,15 @@ export async function post<T>(path: string, body: unknown = {}): Promise<T> {
   try {
     res = await fetch(path, {
       method: "POST",
-      headers: { "content-type": "application/json", accept: "application/json", "x-cohent-csrf": session.csrfToken },
+      headers: {
+        "content-type": "application/json",
+        accept: "application/json",
+        [CSRF_HEADER]: session.csrfToken,
+      },
       body: JSON.stringify(body),
     });
   } catch {
-    throw new ApiError("UNREACHABLE", "The Cohent server cannot be reached.", 0);
+    throw unreachable(0);
   }
   return envelope<T>(res);
 }

@@ -9,7 +9,12 @@ export function ago(iso: string | null | undefined, now: number): string {
 }
 
 export function clock(iso: string): string {
-  return new Date(iso).toLocaleString(undefined, { month: "short", day: "numeric", hour: "2-digit", minute: "2-digit" });
+  return new Date(iso).toLocaleString(undefined, {
+    month: "short",
+    day: "numeric",
+    hour: "2-digit",
+    minute: "2-digit",
+  });
 }
 
 export function agent(p: { client: string | null; model?: string | null }): string {

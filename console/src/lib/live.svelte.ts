@@ -1,5 +1,7 @@
+import { LIVE_EVENT, LIVE_PATH } from "@cohent/protocol/console-constants";
+
 /**
- * The live feed: one EventSource per tab. Every `change` bumps `version`;
+ * The live feed: one EventSource per tab. Every change event bumps `version`;
  * pages refetch what they show when it moves. The clock ticks so that
  * "12 s ago" and guard states age without a reload.
  */
@@ -10,8 +12,8 @@ let ticker: ReturnType<typeof setInterval> | null = null;
 
 export function connectLive(): void {
   if (source) return;
-  source = new EventSource("/api/console/events");
-  source.addEventListener("change", () => {
+  source = new EventSource(LIVE_PATH);
+  source.addEventListener(LIVE_EVENT, () => {
     live.version += 1;
   });
   source.onopen = () => {

@@ -1,10 +1,11 @@
+import type { Overview } from "@cohent/protocol";
 import { getContext, setContext } from "svelte";
-import type { Overview } from "./types";
+import type { ApiError } from "./api";
 
 export interface RepoState {
   name: string;
   data: Overview | null;
-  error: string;
+  error: ApiError | null;
   refresh: () => Promise<void>;
 }
 const KEY = Symbol("repo");

@@ -1,8 +1,11 @@
+import type { ConsoleMe, SignInMode } from "@cohent/protocol";
+import { get } from "./api";
+
 /** Who is signed in, and the CSRF token state-changing requests carry. */
 export const session = $state({
   loaded: false,
   signedIn: false,
-  mode: "local" as "local" | "github",
+  mode: "local" as SignInMode,
   person: "",
   provider: "",
   csrfToken: "",
@@ -11,14 +14,12 @@ export const session = $state({
 
 export async function loadSession(): Promise<void> {
   try {
-    const res = await fetch("/api/console/me");
-    const body = await res.json();
-    const d = body.data;
-    session.signedIn = !!d.signedIn;
-    session.mode = d.mode;
-    session.person = d.person ?? "";
-    session.provider = d.provider ?? "";
-    session.csrfToken = d.csrfToken ?? "";
+    const me = await get<ConsoleMe>("/api/console/me");
+    session.signedIn = me.signedIn;
+    session.mode = me.mode;
+    session.person = me.signedIn ? me.person : "";
+    session.provider = me.signedIn ? me.provider : "";
+    session.csrfToken = me.signedIn ? me.csrfToken : "";
     session.error = "";
   } catch {
     session.error = "The Cohent server cannot be reached. Is `cohent serve` running?";

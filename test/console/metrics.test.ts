@@ -1,0 +1,183 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Metrics, MetricsSeries, Overview } from "@cohent/protocol";
+import type { Browser, Locator, Page } from "playwright-core";
+import { agentClient } from "../helpers/backend.js";
+import {
+  cohent,
+  ensureConsoleBuilt,
+  launchChromium,
+  screenshotPath,
+  startServe,
+  type ServeProcess,
+} from "./browser.js";
+
+/**
+ * The metrics page shows exactly the figures the backend computes: every
+ * total `cohent metrics --json` prints (a separate process over the same
+ * database), and every bar of every plot, in the real `cohent serve` and
+ * Debian's chromium.
+ */
+
+const REPO = "acme/metrics";
+let serve: ServeProcess;
+let browser: Browser;
+let closeBrowser: () => Promise<void>;
+let page: Page;
+
+const INTENT = (objective: string, extra: Record<string, unknown> = {}) => ({
+  objective,
+  plan: ["do it"],
+  components: ["cart"],
+  state: "planned",
+  ...extra,
+});
+
+/** What the admin CLI computes for the window the page shows by default. */
+const cliMetrics = (): Metrics =>
+  JSON.parse(cohent(["metrics", "--repo", REPO, "--since", "24h", "--json"], serve.dataDir));
+const figures = (m: Metrics) =>
+  Object.fromEntries(Object.entries(m).filter(([k]) => k !== "repo" && k !== "since"));
+const tile = (name: string): Locator => page.getByTestId(`metric-${name}`);
+/** The console API as the signed-in page calls it: its cookie, and its CSRF token on changes. */
+async function consoleApi<T>(method: "GET" | "POST", path: string, body?: unknown): Promise<T> {
+  const env = await page.evaluate(
+    async ({ method, path, body }) => {
+      const me = (await (await fetch("/api/console/me")).json()).data;
+      const init: RequestInit =
+        method === "GET"
+          ? {}
+          : {
+              method,
+              headers: { "content-type": "application/json", "x-cohent-csrf": me.csrfToken },
+              body: JSON.stringify(body),
+            };
+      return (await fetch(path, init)).json();
+    },
+    { method, path, body },
+  );
+  if (!env.ok) throw new Error(`${method} ${path}: ${env.error.code}`);
+  return env.data as T;
+}
+const shown = async (name: string) => (await tile(name).getByTestId("value").innerText()).trim();
+
+beforeAll(async () => {
+  ensureConsoleBuilt();
+  serve = await startServe();
+  ({ browser, close: closeBrowser } = await launchChromium());
+  page = await (await browser.newContext({ viewport: { width: 1366, height: 900 } })).newPage();
+  await page.goto(serve.signInLink);
+  await page.getByRole("heading", { name: "Repositories" }).waitFor();
+}, 180_000);
+
+afterAll(async () => {
+  await closeBrowser?.();
+  await serve?.stop();
+});
+
+describe("metrics page", () => {
+  it("shows every total and every bar the backend computes", async () => {
+    cohent(["repo", "add", REPO], serve.dataDir);
+    const token = (person: string) =>
+      cohent(["token", "issue", "--repo", REPO, "--person", person], serve.dataDir).trim();
+    const alice = agentClient(serve.url, token("alice"), "alice-m1");
+    const bob = agentClient(serve.url, token("bob"), "bob-m1");
+
+    // Alice produces an output and claims a file; Bob waits for the output and is refused the file.
+    const a = (
+      await alice.post({ type: "publish", prompt: "Refactor cart validation", paths: ["app/cart.ts"] })
+    ).body.data;
+    await alice.post({
+      type: "intent",
+      intentId: a.intentId,
+      intent: INTENT("Refactor cart validation", { outputs: ["cart-api"] }),
+    });
+    const claimed = await alice.post({ type: "scope", intentId: a.intentId, paths: ["app/cart.ts"] });
+    expect(claimed.status).toBe(200);
+    const b = (await bob.post({ type: "publish", prompt: "Add a coupon field", paths: ["app/cart.ts"] })).body
+      .data;
+    const waited = await bob.post({
+      type: "intent",
+      intentId: b.intentId,
+      intent: INTENT("Add a coupon field", { dependsOn: ["cart-api"] }),
+    });
+    expect(waited.body.data.action).toBe("wait");
+    expect(
+      (await bob.post({ type: "scope", intentId: b.intentId, paths: ["app/cart.ts"] })).body.error.code,
+    ).toBe("SCOPE_CONFLICT");
+
+    // Refusals the adapter reports: one on paths, two not.
+    for (const kind of ["outside-scope", "intent-not-ready", "intent-not-ready"]) {
+      const r = await alice.post({
+        type: "guard",
+        intentId: a.intentId,
+        kind,
+        tool: "apply_patch",
+        paths: ["lib/x.ts"],
+      });
+      expect(r.status).toBe(200);
+    }
+    // Acknowledged packets, with sizes that make the character count run into thousands.
+    expect((await alice.post({ type: "ack", packetId: a.packet.id, chars: 1_234 })).status).toBe(200);
+    expect((await bob.post({ type: "ack", packetId: b.packet.id, chars: 2_345 })).status).toBe(200);
+    // Human commands from the Control Room: a pause and a resume.
+    const bobSession = (await consoleApi<Overview>("GET", `/api/console/repos/${REPO}`)).work.find(
+      (w) => w.person === "bob",
+    )!.sessionId;
+    await consoleApi("POST", `/api/console/sessions/${bobSession}/control`, { kind: "pause" });
+    await consoleApi("POST", `/api/console/sessions/${bobSession}/control`, { kind: "resume" });
+
+    const expected = cliMetrics();
+    // Every figure took part, so a tile showing the wrong figure or none cannot pass unnoticed.
+    for (const [k, v] of Object.entries(figures(expected))) expect(v, k).toBeGreaterThan(0);
+    expect(expected.injectedChars).toBe(3_579);
+
+    await page.goto(`${serve.url}/repos/${REPO}/metrics`);
+    await tile("humanCommands").waitFor();
+
+    // One tile per figure, no more, no less; each shows the CLI's number.
+    const tiles = await page
+      .locator('[data-testid^="metric-"]')
+      .evaluateAll((els) => els.map((e) => e.getAttribute("data-testid")));
+    expect(tiles.map((t) => t!.slice("metric-".length)).sort()).toEqual(
+      Object.keys(figures(expected)).sort(),
+    );
+    for (const [k, v] of Object.entries(figures(expected)))
+      expect(await shown(k), k).toBe((v as number).toLocaleString("en-US"));
+
+    // The plots draw the API's series, and each series adds up to its total.
+    const api = await consoleApi<MetricsSeries>("GET", `/api/console/repos/${REPO}/metrics?since=24h`);
+    expect(figures(api.totals)).toEqual(figures(expected));
+    const plotted: Record<string, keyof MetricsSeries["series"]> = {
+      potentialOverlaps: "overlaps",
+      redirections: "redirections",
+      pathGuardCatches: "guardCatches",
+      dependencyWaits: "waits",
+      packets: "packets",
+      packetTokens: "packetTokens",
+      injectedChars: "injectedChars",
+      humanCommands: "commands",
+    };
+    for (const [metric, series] of Object.entries(plotted)) {
+      const values = api.series[series];
+      expect(
+        values.reduce((x, y) => x + y, 0),
+        series,
+      ).toBe(expected[metric as keyof Metrics]);
+      expect(await tile(metric).getByRole("img").getAttribute("aria-label"), series).toMatch(
+        new RegExp(`: ${values.join(", ")}$`),
+      );
+    }
+    await page.screenshot({ path: screenshotPath("metrics-exact") });
+
+    // A new command moves the figure on the open page, without a reload, to the CLI's new number.
+    await consoleApi("POST", `/api/console/sessions/${bobSession}/control`, { kind: "pause" });
+    const after = cliMetrics();
+    expect(after.humanCommands).toBe(expected.humanCommands + 1);
+    await tile("humanCommands")
+      .getByTestId("value")
+      .filter({ hasText: new RegExp(`^${after.humanCommands}$`) })
+      .waitFor({ timeout: 5_000 });
+    for (const [k, v] of Object.entries(figures(after)))
+      expect(await shown(k), k).toBe((v as number).toLocaleString("en-US"));
+  }, 180_000);
+});

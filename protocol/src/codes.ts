@@ -42,6 +42,9 @@ export const ERRORS = {
   REPOSITORY_OUTSIDE_ROOT: { status: 403, retryable: false, message: "The repository lies outside the client's roots." },
   REPOSITORY_MISMATCH: { status: 400, retryable: false, message: "The request names a different repository." },
   CANCELLED: { status: 499, retryable: false, message: "The operation was cancelled." },
+  NOTHING_TO_COMMIT: { status: 409, retryable: false, message: "None of your changed paths are left to commit." },
+  INDEX_LOCKED: { status: 423, retryable: true, message: "Another git command holds the index lock." },
+  GIT_FAILED: { status: 500, retryable: false, message: "A git command failed." },
 } as const satisfies Record<string, { status: number; retryable: boolean; message: string }>;
 
 export type ErrorCode = keyof typeof ERRORS;

@@ -2,7 +2,7 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import Koa from "koa";
 import { IntentRecord } from "@cohent/protocol";
-import { resolve, type ResolverIntent } from "../backend/src/resolver.js";
+import { resolve, type ResolverIntent } from "../backend/src/core/resolver.js";
 import { agentClient, startBackend } from "../test/helpers/backend.js";
 import { median, throughput } from "./lib.js";
 

@@ -1,15 +1,16 @@
 import { Command, Option } from "commander";
-import { CohentError, toCohentError } from "@cohent/protocol";
-import { resolveDatabaseUrl, resolvePort } from "./config.js";
-import { DEFAULT_LEASE } from "./lease.js";
+import { toCohentError } from "@cohent/protocol";
+import { consoleConfigFromEnv, resolveDatabaseUrl, resolvePort } from "./config.js";
+import { DEFAULT_LEASE } from "./core/lease.js";
+import { parseSince } from "./core/since.js";
 import { createLogger } from "./log.js";
-import * as admin from "./operations/admin.js";
+import * as admin from "./operations/people/admin.js";
 import type { Deps } from "./operations/deps.js";
+import { recap, renderRecap } from "./operations/people/recap.js";
+import { createLoginLink } from "./operations/people/signin.js";
 import { startServer } from "./server.js";
-import { consoleConfigFromEnv } from "./console/config.js";
-import { createLoginLink } from "./operations/console.js";
-import { recap, renderRecap } from "./operations/recap.js";
 import { openDb } from "./store/db.js";
+import { createStore } from "./store/index.js";
 import { migrate } from "./store/migrate.js";
 
 /**
@@ -26,7 +27,7 @@ async function withDeps<T>(opts: { dataDir?: string }, fn: (deps: Deps) => Promi
   const db = await openDb(url);
   const log = createLogger(process.env.COHENT_LOG_LEVEL ?? "warn");
   try {
-    return await fn({ db, clock: () => new Date(), lease: DEFAULT_LEASE, log });
+    return await fn({ store: createStore(db), clock: () => new Date(), lease: DEFAULT_LEASE, log });
   } finally {
     await db.close();
   }
@@ -34,14 +35,6 @@ async function withDeps<T>(opts: { dataDir?: string }, fn: (deps: Deps) => Promi
 
 function print(value: unknown, json: boolean | undefined, human: () => string) {
   process.stdout.write((json ? JSON.stringify(value, null, 2) : human()) + "\n");
-}
-
-/** "24h", "30m", "7d" -> a Date that far back. */
-export function parseSince(text: string, now = new Date()): Date {
-  const m = /^(\d+)([smhd])$/.exec(text);
-  if (!m) throw new CohentError("INVALID_INPUT", `--since takes a duration such as 30m, 24h or 7d (got ${text})`);
-  const unit = { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 }[m[2] as "s" | "m" | "h" | "d"];
-  return new Date(now.getTime() - Number(m[1]) * unit);
 }
 
 export function buildCli(): Command {
@@ -144,18 +137,6 @@ export function buildCli(): Command {
   }
 
   program
-    .command("init")
-    .description("write .cohent/, the adapter and every client's discovery files into the Git checkout here")
-    .requiredOption("--server <url>", "the Cohent service URL")
-    .option("--repo <name>", "owner/name (default: from the origin remote)")
-    .option("--mcp-write", "also write the MCP client entries (.mcp.json, .codex/config.toml, .cursor/mcp.json, .vscode/mcp.json)")
-    .option("--json", "print the v1 envelope")
-    .action(async (opts: { server: string; repo?: string; json?: boolean; mcpWrite?: boolean }) => {
-      const { initFromWorkspace } = await import("@cohent/adapter/init");
-      process.exitCode = await initFromWorkspace(opts);
-    });
-
-  program
     .command("metrics")
     .description("coordination metrics of a repository")
     .requiredOption("--repo <name>", "owner/name")
@@ -163,7 +144,7 @@ export function buildCli(): Command {
     .addOption(dataDirOption())
     .option("--json", "print JSON")
     .action(async (opts: { repo: string; since?: string; dataDir?: string; json?: boolean }) => {
-      const since = opts.since ? parseSince(opts.since) : undefined;
+      const since = opts.since ? parseSince(opts.since, new Date()) : undefined;
       const m = await withDeps(opts, (deps) => admin.metrics(deps, opts.repo, since));
       print(m, opts.json, () => Object.entries(m).map(([k, v]) => `${k}: ${v ?? "-"}`).join("\n"));
     });
@@ -186,7 +167,7 @@ export function buildCli(): Command {
     .addOption(dataDirOption())
     .option("--json", "print JSON")
     .action(async (opts: { repo: string; since: string; dataDir?: string; json?: boolean }) => {
-      const since = parseSince(opts.since);
+      const since = parseSince(opts.since, new Date());
       const r = await withDeps(opts, (deps) => recap(deps, opts.repo, since));
       print(r, opts.json, () => renderRecap(r));
     });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { IntentRecord } from "@cohent/protocol";
-import { resolve, sameObjective, type ResolverIntent } from "../../backend/src/resolver.js";
+import { resolve, sameObjective, type ResolverIntent } from "../../backend/src/core/resolver.js";
 
 /** A resolver intent from a partial record; createdAt orders "earlier". */
 function w(id: string, createdAt: number, record: Partial<IntentRecord> | null, status: "active" | "completed" = "active"): ResolverIntent {

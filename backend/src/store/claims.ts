@@ -1,25 +1,14 @@
-import type { PeerClaim } from "../core/arbitrate.js";
 import type { PrismaTx } from "./db.js";
 import { json, list, toPeerClaim } from "./rows.js";
 
 /** Path claims: at most one per intent. */
-export interface Claims {
-  pathsOf(intentId: string): Promise<string[] | null>;
-  /** Every other intent's claim in the repository, oldest update first. */
-  peers(repoId: string, exceptIntentId: string): Promise<PeerClaim[]>;
-  /** Intents whose claim outlived their session's lease. */
-  expired(repoId: string, cutoff: Date): Promise<string[]>;
-  set(c: { intentId: string; repoId: string; paths: string[]; at: Date }): Promise<void>;
-  /** True when there was a claim to release. */
-  release(intentId: string): Promise<boolean>;
-}
-
-export const claims = (c: PrismaTx): Claims => ({
-  pathsOf: async (intentId) => {
+export const claims = (c: PrismaTx) => ({
+  pathsOf: async (intentId: string): Promise<string[] | null> => {
     const row = await c.claim.findUnique({ where: { intentId }, select: { paths: true } });
     return row ? list(row.paths) : null;
   },
-  peers: async (repoId, exceptIntentId) =>
+  /** Every other intent's claim in the repository, oldest update first. */
+  peers: async (repoId: string, exceptIntentId: string) =>
     (
       await c.claim.findMany({
         where: { repoId, intentId: { not: exceptIntentId } },
@@ -27,16 +16,13 @@ export const claims = (c: PrismaTx): Claims => ({
         orderBy: { updatedAt: "asc" },
       })
     ).map(toPeerClaim),
-  expired: async (repoId, cutoff) =>
-    (
-      await c.claim.findMany({ where: { repoId, intent: { session: { lastSeenAt: { lt: cutoff } } } }, select: { intentId: true } })
-    ).map((r) => r.intentId),
-  set: async ({ intentId, repoId, paths, at }) => {
-    await c.claim.upsert({
-      where: { intentId },
-      create: { intentId, repoId, paths: json(paths), updatedAt: at },
-      update: { paths: json(paths), updatedAt: at },
-    });
+  /** Intents whose claim outlived their session's lease. */
+  expired: async (repoId: string, cutoff: Date) =>
+    (await c.claim.findMany({ where: { repoId, intent: { session: { lastSeenAt: { lt: cutoff } } } }, select: { intentId: true } })).map((r) => r.intentId),
+  set: async ({ intentId, repoId, paths, at }: { intentId: string; repoId: string; paths: string[]; at: Date }) => {
+    const data = { paths: json(paths), updatedAt: at };
+    await c.claim.upsert({ where: { intentId }, create: { intentId, repoId, ...data }, update: data });
   },
-  release: async (intentId) => (await c.claim.deleteMany({ where: { intentId } })).count > 0,
+  /** True when there was a claim to release. */
+  release: async (intentId: string) => (await c.claim.deleteMany({ where: { intentId } })).count > 0,
 });

@@ -1,27 +1,13 @@
-import { OVERLAP_ACTIONS, type Decision } from "@cohent/protocol";
+import { OVERLAP_ACTIONS } from "@cohent/protocol";
 import type { MetricRows } from "../core/metrics.js";
 import type { RecapRow } from "../core/recap.js";
 import type { PrismaTx } from "./db.js";
 import { list, recordOf, toDecision } from "./rows.js";
 
 /** The read models of the console, the admin CLI and the recap: queries no agent call runs. */
-export interface Reads {
+export const reads = (c: PrismaTx) => ({
   /** The rows every metric is computed from, optionally since an instant. */
-  metricRows(repoId: string, since?: Date): Promise<MetricRows>;
-  /** A fingerprint of everything the console shows: the change log and what changes outside it. */
-  fingerprint(): Promise<string>;
-  repoSummary(repoId: string): Promise<{ openIntents: number; activeTokens: number; people: string[]; lastActivityAt: Date | null }>;
-  scopeCatches(repoId: string, since: Date): Promise<{ intentId: string; kind: string; paths: string[]; peerIds: string[]; at: Date }[]>;
-  overlapDecisions(repoId: string, take: number): Promise<Decision[]>;
-  commands(repoId: string, take: number): Promise<{ id: string; kind: string; actor: string; reason: string | null; at: Date; sessionId: string; person: string; client: string | null }[]>;
-  tokens(repoId: string): Promise<{ id: string; person: string; client: string | null; createdAt: Date; revokedAt: Date | null; lastCallAt: Date | null; machine: string | null; approvedBy: string | null }[]>;
-  /** Work that changed in the window, and open blocked or waiting work that did not. */
-  recapIntents(repoId: string, since: Date): Promise<RecapRow[]>;
-  commandCount(repoId: string, since: Date): Promise<number>;
-}
-
-export const reads = (c: PrismaTx): Reads => ({
-  metricRows: async (repoId, since) => {
+  metricRows: async (repoId: string, since?: Date): Promise<MetricRows> => {
     const where = { repoId, ...(since ? { createdAt: { gte: since } } : {}) };
     const [decisions, catches, packets, commands] = await Promise.all([
       c.decision.findMany({ where, select: { createdAt: true, action: true } }),
@@ -31,6 +17,7 @@ export const reads = (c: PrismaTx): Reads => ({
     ]);
     return { decisions, catches, packets, commands };
   },
+  /** A fingerprint of everything the console shows: the change log and what changes outside it. */
   fingerprint: async () => {
     const [event, pairing, tokens, revoked, seen, repos] = await Promise.all([
       c.event.aggregate({ _max: { seq: true } }),
@@ -45,7 +32,7 @@ export const reads = (c: PrismaTx): Reads => ({
       seen._max.lastSeenAt?.getTime() ?? 0, repos._count,
     ].join(":");
   },
-  repoSummary: async (repoId) => {
+  repoSummary: async (repoId: string) => {
     const [openIntents, activeTokens, people, lastEvent] = await Promise.all([
       c.intent.count({ where: { repoId, closedAt: null } }),
       c.agentToken.count({ where: { repoId, revokedAt: null } }),
@@ -54,20 +41,20 @@ export const reads = (c: PrismaTx): Reads => ({
     ]);
     return { openIntents, activeTokens, people: people.map((x) => x.person), lastActivityAt: lastEvent?.createdAt ?? null };
   },
-  scopeCatches: async (repoId, since) =>
+  scopeCatches: async (repoId: string, since: Date) =>
     (
       await c.guardCatch.findMany({ where: { repoId, kind: "scope-conflict", createdAt: { gte: since } }, orderBy: { createdAt: "desc" }, take: 100 })
     ).map((g) => ({ intentId: g.intentId, kind: g.kind, paths: list(g.paths), peerIds: list(g.peerIds), at: g.createdAt })),
-  overlapDecisions: async (repoId, take) =>
+  overlapDecisions: async (repoId: string, take: number) =>
     (await c.decision.findMany({ where: { repoId, action: { in: [...OVERLAP_ACTIONS] } }, orderBy: { createdAt: "desc" }, take })).map(toDecision),
-  commands: async (repoId, take) =>
+  commands: async (repoId: string, take: number) =>
     (
       await c.command.findMany({
         where: { repoId }, orderBy: { createdAt: "desc" }, take,
         include: { session: { select: { client: true, token: { select: { person: true } } } } },
       })
     ).map((x) => ({ id: x.id, kind: x.kind, actor: x.actor, reason: x.reason, at: x.createdAt, sessionId: x.sessionId, person: x.session.token.person, client: x.session.client })),
-  tokens: async (repoId) => {
+  tokens: async (repoId: string) => {
     const rows = await c.agentToken.findMany({
       where: { repoId }, orderBy: { createdAt: "desc" },
       include: { sessions: { select: { lastSeenAt: true }, orderBy: { lastSeenAt: "desc" }, take: 1 } },
@@ -79,7 +66,8 @@ export const reads = (c: PrismaTx): Reads => ({
       machine: by.get(t.id)?.machine ?? null, approvedBy: by.get(t.id)?.approvedBy ?? null,
     }));
   },
-  recapIntents: async (repoId, since) => {
+  /** Work that changed in the window, and open blocked or waiting work that did not. */
+  recapIntents: async (repoId: string, since: Date): Promise<RecapRow[]> => {
     const include = { claim: true, checkpoints: { orderBy: [{ createdAt: "asc" as const }, { id: "asc" as const }] } };
     const orderBy = [{ updatedAt: "asc" as const }, { id: "asc" as const }];
     const [stalled, changed] = await Promise.all([
@@ -92,5 +80,5 @@ export const reads = (c: PrismaTx): Reads => ({
       checkpoints: r.checkpoints.map((k) => ({ summary: k.summary, paths: list(k.paths) })),
     }));
   },
-  commandCount: (repoId, since) => c.command.count({ where: { repoId, createdAt: { gte: since } } }),
+  commandCount: (repoId: string, since: Date) => c.command.count({ where: { repoId, createdAt: { gte: since } } }),
 });

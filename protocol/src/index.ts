@@ -7,4 +7,5 @@ export * from "./requests.js";
 export * from "./packets.js";
 export * from "./responses.js";
 export * from "./envelope.js";
+export * from "./console.js";
 export { protocolDoc } from "./doc.js";

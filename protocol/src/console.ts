@@ -1,0 +1,328 @@
+import { z } from "zod";
+import { CONTROL_KINDS } from "./console-constants.js";
+import type { Action, Control, Guard } from "./packets.js";
+
+export * from "./console-constants.js";
+
+// The human side of the wire: pairing (the CLI asks, a person answers in the
+// browser) and the Control Room's JSON and live stream. Inputs the backend
+// validates are zod schemas; what it answers is plain types, read by the
+// console with `import type`.
+
+// ---- names and inputs ------------------------------------------------------
+
+export const RepoName = z
+  .string()
+  .regex(/^[A-Za-z0-9_.-]{1,100}\/[A-Za-z0-9_.-]{1,100}$/, "repositories are named owner/name");
+export const Goal = z.string().max(2_000);
+export const Person = z.string().trim().min(1).max(64);
+
+export const ControlKind = z.enum(CONTROL_KINDS);
+export type ControlKind = z.infer<typeof ControlKind>;
+
+/** POST /api/console/sessions/:id/control */
+export const ControlRequest = z.strictObject({
+  kind: ControlKind,
+  reason: z.string().trim().min(1).max(500).optional(),
+});
+export type ControlRequest = z.infer<typeof ControlRequest>;
+
+/** POST /api/console/repos/:owner/:name/goal */
+export const GoalRequest = z.strictObject({ goal: Goal });
+export type GoalRequest = z.infer<typeof GoalRequest>;
+
+// ---- pairing ---------------------------------------------------------------
+
+/** POST /api/pairing: a CLI asks for a credential for one repository. */
+export const PairingStart = z.strictObject({
+  repo: RepoName,
+  machine: z.string().trim().min(1).max(128),
+  user: z.string().trim().min(1).max(64),
+  client: z.string().trim().min(1).max(64).optional(),
+});
+export type PairingStart = z.infer<typeof PairingStart>;
+
+/** POST /api/pairing/token: the CLI's poll. */
+export const PairingPoll = z.strictObject({ deviceCode: z.string().min(1).max(200) });
+export type PairingPoll = z.infer<typeof PairingPoll>;
+
+/** A user code as a person types it ("wdjb mjht", "WDJB-MJHT") -> "WDJB-MJHT". */
+export const UserCode = z
+  .string()
+  .trim()
+  .toUpperCase()
+  .transform((c) => c.replace(/[^A-Z]/g, ""))
+  .pipe(z.string().length(8))
+  .transform((c) => `${c.slice(0, 4)}-${c.slice(4)}`);
+
+/** The answer to PairingStart. */
+export interface PairingStarted {
+  pairingId: string;
+  userCode: string;
+  verificationUri: string;
+  deviceCode: string;
+  /** Seconds between polls. */
+  interval: number;
+  expiresAt: string;
+}
+
+/** The answer to an approved PairingPoll: the agent token, shown once. */
+export interface PairingIssued {
+  token: string;
+  repo: string;
+  person: string;
+}
+
+export type PairingStatus = "pending" | "approved" | "denied" | "issued" | "expired";
+
+export interface PairingView {
+  id: string;
+  repo: string;
+  /** False when approving would register a new repository. */
+  repoKnown: boolean;
+  machine: string;
+  user: string;
+  client: string | null;
+  userCode: string;
+  status: PairingStatus;
+  approvedBy: string | null;
+  person: string | null;
+  createdAt: string;
+  expiresAt: string;
+}
+
+/** GET /api/console/pairings/:code: the request, and whether this person may approve it. */
+export interface PairingReview extends PairingView {
+  mayApprove: boolean;
+}
+
+// ---- sign-in -----------------------------------------------------------------
+
+export type SignInMode = "local" | "github";
+
+/** GET /api/console/me */
+export type ConsoleMe =
+  | { signedIn: true; mode: SignInMode; person: string; provider: SignInMode; csrfToken: string }
+  | { signedIn: false; mode: SignInMode };
+
+// ---- repositories and the overview (live work) ---------------------------------
+
+export interface RepoSummary {
+  name: string;
+  goal: string;
+  openIntents: number;
+  activeTokens: number;
+  people: string[];
+  pendingPairings: number;
+  lastActivityAt: string | null;
+}
+
+/** GET /api/console/repos */
+export interface RepoList {
+  repos: RepoSummary[];
+  pairings: PairingView[];
+}
+
+/** A work intent as named on a console page, open or closed. */
+export interface Party {
+  intentId: string;
+  person: string;
+  client: string | null;
+  model: string | null;
+  objective: string | null;
+}
+
+export interface WorkOverlap {
+  with: Party;
+  paths: string[];
+  /** Both sides claimed the paths (otherwise they were only named in prompts). */
+  claimed: boolean;
+}
+
+export interface WorkCollision {
+  at: string;
+  kind: string;
+  paths: string[];
+  refused: Party;
+  holders: Party[];
+}
+
+/** One open work intent on the live page. Prompt and summaries are untrusted text. */
+export interface Work {
+  intentId: string;
+  sessionId: string;
+  person: string;
+  client: string | null;
+  model: string | null;
+  prompt: string;
+  objective: string | null;
+  outputs: string[];
+  dependsOn: string[];
+  capabilities: string[];
+  state: string;
+  lastAction: Action;
+  scope: string[];
+  pathHints: string[];
+  overlaps: WorkOverlap[];
+  collisions: WorkCollision[];
+  lastCheckpoint: { status: string; summary: string; at: string } | null;
+  guard: Guard;
+  lastCallAt: string;
+  control: Control;
+  controlReason: string | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface DecisionView {
+  id: string;
+  action: Action;
+  reason: string;
+  at: string;
+  subject: Party;
+  peers: Party[];
+}
+
+export interface CommandView {
+  id: string;
+  kind: ControlKind;
+  actor: string;
+  reason: string | null;
+  at: string;
+  sessionId: string;
+  person: string;
+  client: string | null;
+}
+
+export interface SessionView {
+  id: string;
+  key: string;
+  person: string;
+  client: string | null;
+  model: string | null;
+  control: Control;
+  guard: Guard;
+  lastSeenAt: string;
+  intents: { id: string; state: string; lastAction: string }[];
+}
+
+export interface TokenView {
+  id: string;
+  person: string;
+  client: string | null;
+  createdAt: string;
+  revokedAt: string | null;
+  lastCallAt: string | null;
+  /** Set when the token was issued through pairing. */
+  machine: string | null;
+  approvedBy: string | null;
+}
+
+/** GET /api/console/repos/:owner/:name: everything the repository's live pages show, in one read. */
+export interface Overview {
+  repo: { name: string; goal: string; createdAt: string };
+  serverTime: string;
+  work: Work[];
+  decisions: DecisionView[];
+  commands: CommandView[];
+  sessions: SessionView[];
+  tokens: TokenView[];
+  pairings: PairingView[];
+}
+
+/** Answers of the console's state changes. */
+export interface ControlResult {
+  id: string;
+  control: Control;
+  reason: string | null;
+}
+export interface GoalResult {
+  repo: string;
+  goal: string;
+}
+export interface RevokeResult {
+  id: string;
+  revokedAt: string | null;
+}
+
+// ---- metrics -------------------------------------------------------------------
+
+/** Derived coordination metrics over a window (never billing). */
+export interface Metrics {
+  repo: string;
+  since: string | null;
+  potentialOverlaps: number;
+  redirections: number;
+  pathGuardCatches: number;
+  guardRefusals: number;
+  packets: number;
+  packetTokens: number;
+  injectedChars: number;
+  dependencyWaits: number;
+  humanCommands: number;
+}
+export type MetricName = Exclude<keyof Metrics, "repo" | "since">;
+
+export type SeriesName =
+  | "overlaps"
+  | "redirections"
+  | "waits"
+  | "guardCatches"
+  | "packets"
+  | "packetTokens"
+  | "injectedChars"
+  | "commands";
+
+/** GET /api/console/repos/:owner/:name/metrics: the totals and equal-width buckets, oldest first. */
+export interface MetricsSeries {
+  totals: Metrics;
+  since: string;
+  until: string;
+  bucketMs: number;
+  series: Record<SeriesName, number[]>;
+}
+
+// ---- recap ---------------------------------------------------------------------
+
+export interface RecapItem {
+  intentId: string;
+  person: string;
+  client: string | null;
+  model: string | null;
+  objective: string;
+  state: string;
+  outputs: string[];
+  paths: string[];
+  summary: string | null;
+  at: string;
+}
+export type BlockedItem = RecapItem & { blockers: string[] };
+export type WaitingItem = RecapItem & { dependsOn: string[]; waitingOn: { person: string; objective: string }[] };
+
+/** A deterministic account of a time window, built only from intents, checkpoints and decisions. */
+export interface Recap {
+  repo: string;
+  since: string;
+  until: string;
+  completed: RecapItem[];
+  blocked: BlockedItem[];
+  waiting: WaitingItem[];
+  inProgress: RecapItem[];
+  abandoned: RecapItem[];
+  people: string[];
+  humanCommands: number;
+}
+
+/** GET /api/console/repos/:owner/:name/recap */
+export interface RecapResponse {
+  recap: Recap;
+  /** The text form `cohent recap` prints. */
+  text: string;
+}
+
+// ---- live stream ---------------------------------------------------------------
+
+/** The data of a LIVE_EVENT: an opaque version that moves whenever anything the console shows changed. */
+export interface LiveChange {
+  version: string;
+}

@@ -1,4 +1,4 @@
-import { OVERLAP_ACTIONS, REPLAN_ACTIONS } from "@cohent/protocol";
+import { OVERLAP_ACTIONS, REPLAN_ACTIONS, type MetricName, type SeriesName } from "@cohent/protocol";
 
 /** Guard catches that stopped a write on its paths (the others are kill-switch and intent refusals). */
 export const PATH_CATCH_KINDS: ReadonlySet<string> = new Set(["scope-conflict", "outside-scope"]);
@@ -34,9 +34,8 @@ const DEFINITIONS = {
   injectedChars: { packet: (p: { ackedChars: number | null }) => p.ackedChars ?? 0 },
   dependencyWaits: { decision: (d: { action: string }) => +(d.action === "wait") },
   humanCommands: { command: () => 1 },
-} satisfies Record<string, Partial<Record<"decision" | "catch" | "packet" | "command", (row: never) => number>>>;
+} satisfies Record<MetricName, Partial<Record<"decision" | "catch" | "packet" | "command", (row: never) => number>>>;
 
-export type MetricName = keyof typeof DEFINITIONS;
 export const METRIC_NAMES = Object.keys(DEFINITIONS) as MetricName[];
 
 /** Sums every metric into `buckets` slots; `slot` places a row by its time. One bucket gives the totals. */
@@ -63,4 +62,4 @@ export const totals = (rows: MetricRows): Record<MetricName, number> =>
 export const SERIES = {
   overlaps: "potentialOverlaps", redirections: "redirections", waits: "dependencyWaits", guardCatches: "pathGuardCatches",
   packets: "packets", packetTokens: "packetTokens", injectedChars: "injectedChars", commands: "humanCommands",
-} as const satisfies Record<string, MetricName>;
+} as const satisfies Record<SeriesName, MetricName>;

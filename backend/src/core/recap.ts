@@ -1,4 +1,4 @@
-import type { IntentRecord } from "@cohent/protocol";
+import type { IntentRecord, Recap, RecapItem } from "@cohent/protocol";
 
 /**
  * Recap: a deterministic account of a time window, built only from intents,
@@ -19,31 +19,6 @@ export interface RecapRow {
   updatedAt: Date;
   scope: string[];
   checkpoints: { summary: string; paths: string[] }[];
-}
-
-export interface RecapItem {
-  intentId: string;
-  person: string;
-  client: string | null;
-  model: string | null;
-  objective: string;
-  state: string;
-  outputs: string[];
-  paths: string[];
-  summary: string | null;
-  at: string;
-}
-export interface Recap {
-  repo: string;
-  since: string;
-  until: string;
-  completed: RecapItem[];
-  blocked: (RecapItem & { blockers: string[] })[];
-  waiting: (RecapItem & { dependsOn: string[]; waitingOn: { person: string; objective: string }[] })[];
-  inProgress: RecapItem[];
-  abandoned: RecapItem[];
-  people: string[];
-  humanCommands: number;
 }
 
 function item(r: RecapRow): RecapItem {

@@ -1,7 +1,7 @@
 import { randomBytes, timingSafeEqual } from "node:crypto";
 import Router from "@koa/router";
 import type { Context, Next } from "koa";
-import { CohentError } from "@cohent/protocol";
+import { CohentError, CSRF_HEADER, type SignInMode } from "@cohent/protocol";
 import type { ConsoleConfig } from "../config.js";
 import type { Deps } from "../operations/deps.js";
 import { createConsoleSession, findConsoleSession, redeemLoginLink, type ConsoleIdentity } from "../operations/people/signin.js";
@@ -9,7 +9,6 @@ import { githubLogin, githubOAuth } from "./github.js";
 
 export const SESSION_COOKIE = "cohent_console";
 const STATE_COOKIE = "cohent_oauth_state";
-export const CSRF_HEADER = "x-cohent-csrf";
 
 /** Only same-site relative paths: a sign-in never redirects elsewhere. */
 function safeNext(next: unknown): string {
@@ -38,7 +37,7 @@ export function consoleAuth(deps: Deps, config: ConsoleConfig) {
     ctx.state.operation = name;
     await next();
   };
-  const signIn = async (ctx: Context, person: string, provider: "local" | "github", githubToken?: string) => {
+  const signIn = async (ctx: Context, person: string, provider: SignInMode, githubToken?: string) => {
     const s = await createConsoleSession(deps, { person, provider, ...(githubToken ? { githubToken } : {}) });
     ctx.cookies.set(SESSION_COOKIE, s.cookie, { httpOnly: true, sameSite: "lax", secure: ctx.secure, path: "/", expires: s.expiresAt, overwrite: true });
   };

@@ -1,7 +1,6 @@
 import Router from "@koa/router";
 import type { Context } from "koa";
-import { CohentError, success } from "@cohent/protocol";
-import { z } from "zod";
+import { CohentError, ControlRequest, GoalRequest, RepoName, success, LIVE_PATH, type ConsoleMe, type RecapResponse } from "@cohent/protocol";
 import type { ConsoleConfig } from "../config.js";
 import { parseSince } from "../core/since.js";
 import type { Deps } from "../operations/deps.js";
@@ -41,7 +40,7 @@ export function consoleRoutes(deps: Deps, config: ConsoleConfig): Router {
   };
   /** The repository named in the path, once the person may use it. */
   const repoParam = async (ctx: Context) => {
-    const name = admin.RepoName.parse(`${ctx.params.owner}/${ctx.params.name}`);
+    const name = RepoName.parse(`${ctx.params.owner}/${ctx.params.name}`);
     await assertUse(ctx, name);
     return name;
   };
@@ -54,7 +53,8 @@ export function consoleRoutes(deps: Deps, config: ConsoleConfig): Router {
 
   router.get("/api/console/me", op("console.me"), async (ctx) => {
     const person = await identify(ctx);
-    reply(ctx, "console.me", person ? { signedIn: true, mode, person: person.person, provider: person.provider, csrfToken: person.csrfToken } : { signedIn: false, mode });
+    const me: ConsoleMe = person ? { signedIn: true, mode, person: person.person, provider: person.provider, csrfToken: person.csrfToken } : { signedIn: false, mode };
+    reply(ctx, "console.me", me);
   });
 
   const api = new Router({ prefix: "/api/console" });
@@ -66,7 +66,7 @@ export function consoleRoutes(deps: Deps, config: ConsoleConfig): Router {
     reply(ctx, "console.logout", { signedIn: false });
   });
 
-  api.get("/events", op("console.events"), liveStream(new LiveFeed(deps)));
+  api.get(LIVE_PATH.slice("/api/console".length), op("console.events"), liveStream(new LiveFeed(deps)));
 
   api.get("/repos", op("console.repos"), async (ctx) => {
     const repos = await visible(ctx, await listRepositories(deps), (r) => r.name);
@@ -83,12 +83,12 @@ export function consoleRoutes(deps: Deps, config: ConsoleConfig): Router {
 
   api.get("/repos/:owner/:name/recap", op("console.recap"), async (ctx) => {
     const r = await recap(deps, await repoParam(ctx), sinceParam(ctx));
-    reply(ctx, "console.recap", { recap: r, text: renderRecap(r) });
+    reply(ctx, "console.recap", { recap: r, text: renderRecap(r) } satisfies RecapResponse);
   });
 
   api.post("/repos/:owner/:name/goal", op("console.goal"), async (ctx) => {
     const name = await repoParam(ctx);
-    const { goal } = z.strictObject({ goal: admin.Goal }).parse(ctx.request.body);
+    const { goal } = GoalRequest.parse(ctx.request.body);
     const row = await admin.setGoal(deps, name, goal);
     reply(ctx, "console.goal", { repo: row.name, goal: row.goal });
   });
@@ -110,7 +110,7 @@ export function consoleRoutes(deps: Deps, config: ConsoleConfig): Router {
   }
 
   api.post("/sessions/:id/control", op("console.control"), async (ctx) => {
-    const body = z.strictObject({ kind: admin.ControlKind, reason: z.string().trim().min(1).max(500).optional() }).parse(ctx.request.body);
+    const body = ControlRequest.parse(ctx.request.body);
     const session = await admin.findSession(deps, String(ctx.params.id));
     await assertUse(ctx, session.repoName);
     reply(ctx, "console.control", await admin.controlSession(deps, { sessionId: session.id, kind: body.kind, actor: who(ctx).person, ...(body.reason ? { reason: body.reason } : {}) }));

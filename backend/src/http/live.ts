@@ -1,4 +1,5 @@
 import type { Context } from "koa";
+import { LIVE_EVENT, type LiveChange } from "@cohent/protocol";
 import type { Deps } from "../operations/deps.js";
 import { changeFingerprint } from "../operations/people/overview.js";
 
@@ -55,7 +56,7 @@ export function liveStream(feed: LiveFeed) {
     ctx.req.socket.setTimeout(0);
     ctx.res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-store", connection: "keep-alive", "x-accel-buffering": "no" });
     ctx.res.write("retry: 1000\n\n");
-    const unsubscribe = feed.subscribe((version) => ctx.res.write(`event: change\ndata: ${JSON.stringify({ version })}\n\n`));
+    const unsubscribe = feed.subscribe((version) => ctx.res.write(`event: ${LIVE_EVENT}\ndata: ${JSON.stringify({ version } satisfies LiveChange)}\n\n`));
     const heartbeat = setInterval(() => ctx.res.write(": keep-alive\n\n"), 15_000);
     await new Promise<void>((resolve) => ctx.res.once("close", resolve));
     clearInterval(heartbeat);

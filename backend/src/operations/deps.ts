@@ -1,6 +1,7 @@
 import type { Logger } from "pino";
 import type { LeaseConfig } from "../core/lease.js";
-import type { Control, Repo, Store } from "../store/index.js";
+import type { Control } from "@cohent/protocol";
+import type { Repo, Store } from "../store/index.js";
 
 /** What every operation needs. Tests inject a real store and a controllable clock. */
 export interface Deps {

@@ -7,7 +7,7 @@ import { reads } from "./reads.js";
 import { repos } from "./repos.js";
 import { sessions, tokens } from "./sessions.js";
 
-export type { IntentRow, Party, Control } from "./rows.js";
+export type { IntentRow } from "./rows.js";
 export type { PairingRow } from "./people.js";
 
 /** One factory per concern; each concern's interface is what its factory returns. */

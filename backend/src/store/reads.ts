@@ -1,4 +1,4 @@
-import { OVERLAP_ACTIONS } from "@cohent/protocol";
+import { OVERLAP_ACTIONS, type ControlKind } from "@cohent/protocol";
 import type { MetricRows } from "../core/metrics.js";
 import type { RecapRow } from "../core/recap.js";
 import type { PrismaTx } from "./db.js";
@@ -53,7 +53,7 @@ export const reads = (c: PrismaTx) => ({
         where: { repoId }, orderBy: { createdAt: "desc" }, take,
         include: { session: { select: { client: true, token: { select: { person: true } } } } },
       })
-    ).map((x) => ({ id: x.id, kind: x.kind, actor: x.actor, reason: x.reason, at: x.createdAt, sessionId: x.sessionId, person: x.session.token.person, client: x.session.client })),
+    ).map((x) => ({ id: x.id, kind: x.kind as ControlKind, actor: x.actor, reason: x.reason, at: x.createdAt, sessionId: x.sessionId, person: x.session.token.person, client: x.session.client })),
   tokens: async (repoId: string) => {
     const rows = await c.agentToken.findMany({
       where: { repoId }, orderBy: { createdAt: "desc" },

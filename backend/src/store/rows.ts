@@ -1,4 +1,4 @@
-import { IntentRecord, type Action, type Decision } from "@cohent/protocol";
+import { IntentRecord, type Action, type Control, type Decision, type Party } from "@cohent/protocol";
 import type { PeerClaim } from "../core/arbitrate.js";
 import type { Prisma } from "../generated/sqlite/client.js";
 
@@ -6,8 +6,6 @@ import type { Prisma } from "../generated/sqlite/client.js";
 export const list = (text: string | null | undefined): string[] => (text ? (JSON.parse(text) as string[]) : []);
 export const recordOf = (text: string | null | undefined): IntentRecord | null => (text ? IntentRecord.parse(JSON.parse(text)) : null);
 export const json = (value: unknown): string => JSON.stringify(value);
-
-export type Control = "active" | "paused" | "cancelled";
 
 export const intentInclude = {
   session: { select: { key: true, lastSeenAt: true, control: true, controlReason: true } },
@@ -34,7 +32,6 @@ export function toDecision(r: { id: string; intentId: string; action: string; pe
 }
 
 /** Who an intent is, for conflict and overview texts. */
-export type Party = Omit<PeerClaim, "paths">;
 export const toParty = (r: { id: string; person: string; client: string | null; model: string | null; record: string | null }): Party => ({
   intentId: r.id, person: r.person, client: r.client, model: r.model, objective: recordOf(r.record)?.objective ?? null,
 });

@@ -1,5 +1,5 @@
 import type { PrismaTx } from "./db.js";
-import type { Control } from "./rows.js";
+import type { Control } from "@cohent/protocol";
 
 const asSession = <T extends { control: string }>(r: T) => ({ ...r, control: r.control as Control });
 

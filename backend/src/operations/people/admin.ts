@@ -1,22 +1,16 @@
-import { CohentError } from "@cohent/protocol";
-import { z } from "zod";
+import { CohentError, CONTROL_STATE, ControlKind, Goal, Person, RepoName, type ControlResult, type SessionView } from "@cohent/protocol";
 import { guardStatus } from "../../core/lease.js";
 import { hashToken, newId, newSecret } from "../../ids.js";
-import type { Control, Repo, Tx } from "../../store/index.js";
+import type { Repo, Tx } from "../../store/index.js";
 import type { Deps } from "../deps.js";
-import { repoByName, RepoName } from "../shared/repos.js";
+import { repoByName } from "../shared/repos.js";
 
 /**
  * Operations for people (the admin CLI and the Control Room): the same
  * layer as the agent's, with a human actor instead of an agent session.
  */
 
-export { RepoName };
 export { metrics } from "./metrics.js";
-export const Goal = z.string().max(2_000);
-export const Person = z.string().trim().min(1).max(64);
-export const ControlKind = z.enum(["pause", "cancel", "resume"]);
-export type ControlKind = z.infer<typeof ControlKind>;
 
 export async function addRepo(deps: Deps, input: { name: string; goal?: string; caseInsensitive?: boolean }): Promise<Repo> {
   const name = RepoName.parse(input.name);
@@ -53,7 +47,7 @@ export async function revokeToken(deps: Deps, tokenId: string) {
   });
 }
 
-export async function listSessions(deps: Deps, repoName: string) {
+export async function listSessions(deps: Deps, repoName: string): Promise<SessionView[]> {
   const repo = await repoByName(deps.store, repoName);
   const now = deps.clock();
   return (await deps.store.sessions.ofRepo(repo.id)).map((s) => ({
@@ -62,10 +56,8 @@ export async function listSessions(deps: Deps, repoName: string) {
   }));
 }
 
-const CONTROL_STATE: Record<ControlKind, Control> = { pause: "paused", cancel: "cancelled", resume: "active" };
-
 /** Stores a human command on the session; the session reads it on its next call. */
-export async function controlSession(deps: Deps, input: { sessionId: string; kind: ControlKind; actor: string; reason?: string }) {
+export async function controlSession(deps: Deps, input: { sessionId: string; kind: ControlKind; actor: string; reason?: string }): Promise<ControlResult> {
   const kind = ControlKind.parse(input.kind);
   return deps.store.tx(async (t) => {
     const session = await t.sessions.get(input.sessionId);

@@ -1,8 +1,7 @@
-import { SERIES, tally, totals, type MetricName } from "../../core/metrics.js";
+import type { Metrics, MetricsSeries } from "@cohent/protocol";
+import { SERIES, tally, totals } from "../../core/metrics.js";
 import type { Deps } from "../deps.js";
 import { repoByName } from "../shared/repos.js";
-
-export type Metrics = { repo: string; since: string | null } & Record<MetricName, number>;
 
 /** The coordination metrics of a repository (core/metrics defines each), optionally since an instant. */
 export async function metrics(deps: Deps, repoName: string, since?: Date): Promise<Metrics> {
@@ -11,7 +10,7 @@ export async function metrics(deps: Deps, repoName: string, since?: Date): Promi
 }
 
 /** Totals and small time series for the metrics page, from the same rows and the same definitions. */
-export async function metricsSeries(deps: Deps, name: string, since: Date, buckets = 24) {
+export async function metricsSeries(deps: Deps, name: string, since: Date, buckets = 24): Promise<MetricsSeries> {
   const repo = await repoByName(deps.store, name);
   const now = deps.clock();
   const width = Math.max(1, now.getTime() - since.getTime()) / buckets;
@@ -23,6 +22,6 @@ export async function metricsSeries(deps: Deps, name: string, since: Date, bucke
     since: since.toISOString(),
     until: now.toISOString(),
     bucketMs: Math.round(width),
-    series: Object.fromEntries(Object.entries(SERIES).map(([wire, metric]) => [wire, counts[metric]])) as Record<keyof typeof SERIES, number[]>,
+    series: Object.fromEntries(Object.entries(SERIES).map(([wire, metric]) => [wire, counts[metric]])) as MetricsSeries["series"],
   };
 }

@@ -1,6 +1,5 @@
-import { scopeOverlap } from "@cohent/protocol";
+import { scopeOverlap, type Overview, type Party, type RepoSummary } from "@cohent/protocol";
 import { guardStatus } from "../../core/lease.js";
-import type { Party } from "../../store/index.js";
 import type { Deps } from "../deps.js";
 import { repoByName } from "../shared/repos.js";
 import { listSessions } from "./admin.js";
@@ -8,10 +7,9 @@ import { pendingPairings } from "./pairing.js";
 
 /** The Control Room's read models: the repository list and one repository's live page. */
 
-export type PartyView = Party;
 const HOUR = 3_600_000;
 
-export async function listRepositories(deps: Deps) {
+export async function listRepositories(deps: Deps): Promise<RepoSummary[]> {
   const [repos, pending] = await Promise.all([deps.store.repos.list(), pendingPairings(deps)]);
   return Promise.all(
     repos.map(async (r) => {
@@ -25,7 +23,7 @@ export async function listRepositories(deps: Deps) {
 }
 
 /** Everything the repository's live pages show, in one read. */
-export async function repoOverview(deps: Deps, name: string) {
+export async function repoOverview(deps: Deps, name: string): Promise<Overview> {
   const { store } = deps;
   const repo = await repoByName(store, name);
   const now = deps.clock();

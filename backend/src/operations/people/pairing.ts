@@ -1,10 +1,10 @@
 import { randomInt } from "node:crypto";
-import { CohentError } from "@cohent/protocol";
-import { z } from "zod";
+import {
+  CohentError, PairingPoll, PairingStart, USER_CODE_ALPHABET, UserCode, type PairingIssued, type PairingStarted, type PairingStatus, type PairingView,
+} from "@cohent/protocol";
 import { hashToken, newId, newSecret } from "../../ids.js";
 import type { PairingRow } from "../../store/index.js";
 import type { Deps } from "../deps.js";
-import { RepoName } from "../shared/repos.js";
 import { createAgentToken } from "./admin.js";
 
 /**
@@ -20,31 +20,12 @@ export const PAIRING_INTERVAL_S = 2;
 const MAX_INTERVAL_S = 10;
 /** Timers and network jitter: a poll this much early still counts as on time. */
 const POLL_GRACE_MS = 500;
-/** RFC 8628 §6.1: no vowels (no words), no lookalikes. */
-const USER_CODE_ALPHABET = "BCDFGHJKLMNPQRSTVWXZ";
-
-export const PairingStart = z.strictObject({
-  repo: RepoName,
-  machine: z.string().trim().min(1).max(128),
-  user: z.string().trim().min(1).max(64),
-  client: z.string().trim().min(1).max(64).optional(),
-});
-export type PairingStart = z.infer<typeof PairingStart>;
-export const PairingPoll = z.strictObject({ deviceCode: z.string().min(1).max(200) });
-export const UserCode = z
-  .string()
-  .trim()
-  .toUpperCase()
-  .transform((c) => c.replace(/[^A-Z]/g, ""))
-  .pipe(z.string().length(8))
-  .transform((c) => `${c.slice(0, 4)}-${c.slice(4)}`);
-
 function newUserCode(): string {
   const chars = Array.from({ length: 8 }, () => USER_CODE_ALPHABET[randomInt(USER_CODE_ALPHABET.length)]);
   return `${chars.slice(0, 4).join("")}-${chars.slice(4).join("")}`;
 }
 
-export async function startPairing(deps: Deps, input: unknown, baseUrl: string) {
+export async function startPairing(deps: Deps, input: unknown, baseUrl: string): Promise<PairingStarted> {
   const req = PairingStart.parse(input);
   const now = deps.clock();
   const expiresAt = new Date(now.getTime() + PAIRING_TTL_MS);
@@ -64,11 +45,11 @@ export async function startPairing(deps: Deps, input: unknown, baseUrl: string) 
 }
 
 type PollOutcome =
-  | { ok: true; token: string; repo: string; person: string }
+  | ({ ok: true } & PairingIssued)
   | { ok: false; error: CohentError };
 
 /** The CLI's poll. Every outcome but success is a stable failure code; the poll time is recorded even then. */
-export async function pollPairing(deps: Deps, input: unknown): Promise<{ token: string; repo: string; person: string }> {
+export async function pollPairing(deps: Deps, input: unknown): Promise<PairingIssued> {
   const { deviceCode } = PairingPoll.parse(input);
   const outcome = await deps.store.tx(async (t): Promise<PollOutcome> => {
     const now = deps.clock();
@@ -103,26 +84,11 @@ export async function pollPairing(deps: Deps, input: unknown): Promise<{ token: 
   return { token: outcome.token, repo: outcome.repo, person: outcome.person };
 }
 
-export interface PairingView {
-  id: string;
-  repo: string;
-  repoKnown: boolean;
-  machine: string;
-  user: string;
-  client: string | null;
-  userCode: string;
-  status: "pending" | "approved" | "denied" | "issued" | "expired";
-  approvedBy: string | null;
-  person: string | null;
-  createdAt: string;
-  expiresAt: string;
-}
-
 function view(row: PairingRow, now: Date, repoKnown: boolean): PairingView {
   const expired = row.status !== "issued" && row.status !== "denied" && now >= row.expiresAt;
   return {
     id: row.id, repo: row.repoName, repoKnown, machine: row.machine, user: row.user, client: row.client, userCode: row.userCode,
-    status: expired ? "expired" : (row.status as PairingView["status"]), approvedBy: row.approvedBy, person: row.person,
+    status: expired ? "expired" : (row.status as PairingStatus), approvedBy: row.approvedBy, person: row.person,
     createdAt: row.createdAt.toISOString(), expiresAt: row.expiresAt.toISOString(),
   };
 }

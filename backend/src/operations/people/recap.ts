@@ -1,8 +1,9 @@
-import { classify, type Recap } from "../../core/recap.js";
+import type { Recap } from "@cohent/protocol";
+import { classify } from "../../core/recap.js";
 import type { Deps } from "../deps.js";
 import { repoByName } from "../shared/repos.js";
 
-export { renderRecap, type Recap, type RecapItem } from "../../core/recap.js";
+export { renderRecap } from "../../core/recap.js";
 
 /** The recap of a repository since an instant (core/recap classifies). */
 export async function recap(deps: Deps, repoName: string, since: Date): Promise<Recap> {

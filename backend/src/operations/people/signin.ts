@@ -1,4 +1,5 @@
 import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from "node:crypto";
+import type { SignInMode } from "@cohent/protocol";
 import { hashToken, newId, newSecret } from "../../ids.js";
 import type { Deps } from "../deps.js";
 
@@ -23,7 +24,7 @@ export async function redeemLoginLink(deps: Deps, token: string): Promise<boolea
 export interface ConsoleIdentity {
   id: string;
   person: string;
-  provider: "local" | "github";
+  provider: SignInMode;
   csrfToken: string;
   githubToken: string | null;
 }
@@ -56,7 +57,7 @@ export function openGithubToken(sealed: string | null, cookie: string): string |
 
 export async function createConsoleSession(
   deps: Deps,
-  input: { person: string; provider: "local" | "github"; githubToken?: string },
+  input: { person: string; provider: SignInMode; githubToken?: string },
 ): Promise<{ cookie: string; identity: ConsoleIdentity; expiresAt: Date }> {
   const cookie = newSecret("cohs");
   const at = deps.clock();
@@ -75,7 +76,7 @@ export async function findConsoleSession(deps: Deps, cookie: string): Promise<Co
   const row = await deps.store.consoleAuth.sessionByHash(hashToken(cookie));
   if (!row || row.expiresAt <= now) return null;
   if (now.getTime() - row.lastSeenAt.getTime() > 5 * 60_000) await deps.store.consoleAuth.touchSession(row.id, now);
-  return { id: row.id, person: row.person, provider: row.provider as ConsoleIdentity["provider"], csrfToken: row.csrfToken, githubToken: openGithubToken(row.githubToken, cookie) };
+  return { id: row.id, person: row.person, provider: row.provider as SignInMode, csrfToken: row.csrfToken, githubToken: openGithubToken(row.githubToken, cookie) };
 }
 
 export async function endConsoleSession(deps: Deps, id: string): Promise<void> {

@@ -1,10 +1,5 @@
-import { CohentError } from "@cohent/protocol";
-import { z } from "zod";
+import { CohentError, RepoName } from "@cohent/protocol";
 import type { Repo, Tx } from "../../store/index.js";
-
-export const RepoName = z
-  .string()
-  .regex(/^[A-Za-z0-9_.-]{1,100}\/[A-Za-z0-9_.-]{1,100}$/, "repositories are named owner/name");
 
 /** The one way to look a repository up by name: a bad name is INVALID_INPUT, an unknown one REPOSITORY_NOT_FOUND. */
 export async function repoByName(t: Pick<Tx, "repos">, name: string): Promise<Repo> {

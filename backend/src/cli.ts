@@ -1,5 +1,5 @@
 import { Command, Option } from "commander";
-import { toCohentError } from "@cohent/protocol";
+import { CONTROL_KINDS, toCohentError } from "@cohent/protocol";
 import { consoleConfigFromEnv, resolveDatabaseUrl, resolvePort } from "./config.js";
 import { DEFAULT_LEASE } from "./core/lease.js";
 import { parseSince } from "./core/since.js";
@@ -39,6 +39,8 @@ function print(value: unknown, json: boolean | undefined, human: () => string) {
 
 export function buildCli(): Command {
   const program = new Command("cohent").description("Cohent: a coordination bus for coding agents").showHelpAfterError();
+  // `init` is the adapter's; bin/cohent.mjs hands it over before this parser runs.
+  program.addHelpText("after", "\nIn a Git checkout: cohent init --server <url> [--repo owner/name] [--mcp-write] [--json]");
 
   program
     .command("serve")
@@ -123,7 +125,7 @@ export function buildCli(): Command {
               .join("\n"),
       );
     });
-  for (const kind of ["pause", "cancel", "resume"] as const) {
+  for (const kind of CONTROL_KINDS) {
     sessions
       .command(`${kind} <sessionId>`)
       .description(`${kind} an agent session; its next call reads it`)

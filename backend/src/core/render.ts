@@ -1,4 +1,4 @@
-import { approxTokens, INTENT_COMMAND, type Action, type Change, type Decision, type Packet, type PeerView } from "@cohent/protocol";
+import { approxTokens, INTENT_COMMAND, type Change, type Packet, type PeerView } from "@cohent/protocol";
 
 /**
  * Renders a packet's text: what the adapter injects into the agent. Peer
@@ -7,18 +7,12 @@ import { approxTokens, INTENT_COMMAND, type Action, type Change, type Decision, 
  * says so; a peer cannot close the fence or start a new instruction line.
  */
 
-export interface PacketParts {
-  kind: Packet["kind"];
-  intentId: string;
-  action: Action;
+/** What a packet says; the journal adds its id, cursor and measures. */
+export type PacketParts = Pick<Packet, "kind" | "intentId" | "action" | "peers" | "decisions" | "changes" | "completed"> & {
   reason: string;
   goal?: string | null;
-  peers: PeerView[];
-  decisions: Decision[];
-  changes: Change[];
-  completed?: PeerView[];
   instruction?: string;
-}
+};
 
 const PEER_TEXT = 160;
 const clip = (s: string, n = PEER_TEXT) =>

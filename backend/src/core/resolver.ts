@@ -1,4 +1,4 @@
-import type { Action, IntentRecord } from "@cohent/protocol";
+import { GUIDANCE, type Action, type IntentRecord } from "@cohent/protocol";
 
 /**
  * The deterministic resolver: a pure function over the caller and the other
@@ -117,23 +117,31 @@ export const completedDependencyRule: Rule = (me, peer) => {
   return names.length ? names : null;
 };
 
-const RULES: { rule: Resolution["rule"]; action: Action; match: Rule; say: (names: string, peers: string) => string }[] = [
-  { rule: "wait", action: "wait", match: waitRule, say: (n, p) => `Wait: ${n} is still being produced by ${p}. Work on something that does not depend on it, or publish a narrower intent.` },
-  { rule: "duplicate", action: "duplicate", match: duplicateRule, say: (n, p) => `Duplicate: ${p} already owns the same objective and output ${n}. Pick different work and publish a narrower intent.` },
-  { rule: "handoff", action: "handoff", match: handoffRule, say: (n, p) => `Handoff: this step needs ${n}, which ${p} has and you do not. Hand it over and publish a narrower intent.` },
-  { rule: "parallel", action: "parallel", match: parallelRule, say: (n, p) => `Parallel: you share ${n} with ${p}; keep your outputs separate and proceed.` },
-  { rule: "completed-dependency", action: "proceed", match: completedDependencyRule, say: (n, p) => `Proceed: ${n} was completed by ${p}; its completed state is attached.` },
+/** The rules in the spec's order; the first that matches wins. */
+const RULES: { rule: Resolution["rule"]; action: Action; match: Rule }[] = [
+  { rule: "wait", action: "wait", match: waitRule },
+  { rule: "duplicate", action: "duplicate", match: duplicateRule },
+  { rule: "handoff", action: "handoff", match: handoffRule },
+  { rule: "parallel", action: "parallel", match: parallelRule },
+  { rule: "completed-dependency", action: "proceed", match: completedDependencyRule },
 ];
+
+/** The reason: the action, its one guidance text (protocol/actions), and what matched with whom. */
+function reasonOf(rule: Resolution["rule"], action: Action, names = "", peers = ""): string {
+  if (rule === "completed-dependency") return `Proceed: ${names} was completed by ${peers}; its completed state is attached.`;
+  const head = `${action[0]!.toUpperCase()}${action.slice(1)}: ${GUIDANCE[action]}`;
+  return peers ? `${head} (${names}: ${peers})` : head;
+}
 
 export function resolve(me: ResolverIntent, others: readonly ResolverIntent[]): Resolution {
   if (!me.record) {
-    return { action: "plan", rule: "no-intent", peerIds: [], names: [], reason: "Plan: publish a structured intent before editing." };
+    return { action: "plan", rule: "no-intent", peerIds: [], names: [], reason: reasonOf("no-intent", "plan") };
   }
   const self = me as ResolverIntent & { record: IntentRecord };
   const peers = others
     .filter((p): p is ResolverIntent & { record: IntentRecord } => p.id !== me.id && p.record !== null)
     .sort(byAge);
-  for (const { rule, action, match, say } of RULES) {
+  for (const { rule, action, match } of RULES) {
     const matches: Match[] = [];
     for (const peer of peers) {
       const names = match(self, peer);
@@ -142,7 +150,7 @@ export function resolve(me: ResolverIntent, others: readonly ResolverIntent[]): 
     if (matches.length === 0) continue;
     const names = [...new Set(matches.flatMap((m) => m.names))];
     const peerIds = matches.map((m) => m.peer.id);
-    return { action, rule, peerIds, names, reason: say(names.map((n) => `"${n}"`).join(", "), peerIds.join(", ")) };
+    return { action, rule, peerIds, names, reason: reasonOf(rule, action, names.map((n) => `"${n}"`).join(", "), peerIds.join(", ")) };
   }
-  return { action: "proceed", rule: "none", peerIds: [], names: [], reason: "Proceed: no active peer conflicts with this intent." };
+  return { action: "proceed", rule: "none", peerIds: [], names: [], reason: reasonOf("none", "proceed") };
 }

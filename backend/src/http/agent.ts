@@ -1,17 +1,16 @@
 import Router from "@koa/router";
 import type { Context, Next } from "koa";
-import { CohentError, PollRequest, success, zodDetails } from "@cohent/protocol";
-import { AGENT_OPERATIONS, authenticate, poll, readSession, sessionMeta, type AgentOperation } from "../operations/agent/index.js";
+import { CohentError, PollRequest, zodDetails } from "@cohent/protocol";
+import { AGENT_OPERATIONS, authenticate, poll, sessionMeta, type AgentOperation } from "../operations/agent/index.js";
 import type { Caller, Deps } from "../operations/deps.js";
+import { reply as envelope } from "./envelope.js";
 
 const isOperation = (t: unknown): t is AgentOperation => typeof t === "string" && Object.hasOwn(AGENT_OPERATIONS, t);
 
 /** /api/agent: a thin transport. Authenticate once, parse, call the operation, render the envelope. */
 export function agentRoutes(deps: Deps): Router {
   const router = new Router({ prefix: "/api/agent" });
-  const reply = (ctx: Context, operation: string, data: unknown) => {
-    ctx.body = success(operation, data, { serverTime: deps.clock().toISOString(), ...ctx.state.meta });
-  };
+  const reply = (ctx: Context, operation: string, data: unknown) => envelope(deps, ctx, operation, data);
   /** Agent authentication: names the operation for the logs and the envelope, then resolves the caller and renews its lease. */
   const agent = (name: (ctx: Context) => string) => async (ctx: Context, next: Next) => {
     ctx.state.operation = name(ctx);
@@ -45,7 +44,10 @@ export function agentRoutes(deps: Deps): Router {
   );
 
   // The kill-switch read for hooks: renews the lease and reports control, nothing else.
-  router.get("/session", agent(() => "session"), (ctx) => reply(ctx, "session", readSession(callerOf(ctx))));
+  router.get("/session", agent(() => "session"), (ctx) => {
+    const { control, controlReason } = callerOf(ctx).session;
+    reply(ctx, "session", { control, controlReason });
+  });
 
   router.get("/", agent(() => "poll"), async (ctx) => {
     const parsed = PollRequest.safeParse({ intentId: ctx.get("x-cohent-intent"), cursor: ctx.get("x-cohent-cursor") || undefined });

@@ -1,6 +1,6 @@
 import Router from "@koa/router";
 import type { Context } from "koa";
-import { CohentError, ControlRequest, GoalRequest, RepoName, success, LIVE_PATH, type ConsoleMe, type RecapResponse } from "@cohent/protocol";
+import { CohentError, ControlRequest, GoalRequest, RepoName, LIVE_PATH, type ConsoleMe, type RecapResponse } from "@cohent/protocol";
 import type { ConsoleConfig } from "../config.js";
 import { parseSince } from "../core/since.js";
 import type { Deps } from "../operations/deps.js";
@@ -11,6 +11,7 @@ import { decidePairing, pairingByCode, pendingPairings } from "../operations/peo
 import { recap, renderRecap } from "../operations/people/recap.js";
 import { endConsoleSession, type ConsoleIdentity } from "../operations/people/signin.js";
 import { consoleAuth, SESSION_COOKIE } from "./auth.js";
+import { reply as envelope } from "./envelope.js";
 import { githubCanPush } from "./github.js";
 import { LiveFeed, liveStream } from "./live.js";
 
@@ -19,9 +20,7 @@ export function consoleRoutes(deps: Deps, config: ConsoleConfig): Router {
   const { router, identify, requireConsole, op } = consoleAuth(deps, config);
   const mode = config.github ? "github" : "local";
   const pushCache = new Map<string, { ok: boolean; at: number }>();
-  const reply = (ctx: Context, operation: string, data: unknown) => {
-    ctx.body = success(operation, data, { serverTime: deps.clock().toISOString() });
-  };
+  const reply = (ctx: Context, operation: string, data: unknown) => envelope(deps, ctx, operation, data);
   const who = (ctx: Context) => ctx.state.console as ConsoleIdentity;
 
   /** Local admin sees everything; a GitHub person only repositories GitHub says they can push to. */

@@ -10,7 +10,7 @@ import { publish } from "./publish.js";
 import { scope } from "./scope.js";
 import { status } from "./status.js";
 
-export { authenticate, readSession, sessionMeta } from "./session.js";
+export { authenticate, sessionMeta } from "./session.js";
 export { poll } from "./poll.js";
 
 type Op<S extends z.ZodType> = { schema: S; run: (deps: Deps, caller: Caller, req: z.infer<S>) => Promise<unknown> };

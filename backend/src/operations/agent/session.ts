@@ -32,8 +32,3 @@ export function sessionMeta(deps: Deps, caller: Caller) {
   const { id, control, controlReason, lastSeenAt } = caller.session;
   return { id, control, controlReason, leaseExpiresAt: new Date(lastSeenAt.getTime() + deps.lease.leaseMs).toISOString() };
 }
-
-/** The kill-switch read for hooks: authentication already renewed the lease; this reports control, nothing else. */
-export function readSession(caller: Caller) {
-  return { control: caller.session.control, controlReason: caller.session.controlReason };
-}

@@ -33,8 +33,8 @@ export async function repoOverview(deps: Deps, name: string): Promise<Overview> 
   const decisions = await store.reads.overlapDecisions(repo.id, 50);
 
   // Parties named anywhere on the page, open or closed.
-  const named = new Set([...decisions, ...catches].flatMap((d) => [d.intentId, ...d.peerIds]));
-  const parties = new Map<string, Party>([...(await store.intents.parties([...named])), ...open.map((r) => ({ intentId: r.id, person: r.person, client: r.client, model: r.model, objective: r.record?.objective ?? null }))].map((p) => [p.intentId, p]));
+  const named = new Set([...decisions, ...catches].flatMap((d) => [d.intentId, ...d.peerIds]).concat(open.map((r) => r.id)));
+  const parties = new Map((await store.intents.parties([...named])).map((p) => [p.intentId, p]));
   const party = (id: string): Party => parties.get(id) ?? { intentId: id, person: "unknown", client: null, model: null, objective: null };
 
   const live = open.map((r) => ({ r, guard: guardStatus(r.session.lastSeenAt, now, deps.lease), paths: r.scope.length ? r.scope : r.promptPaths }));

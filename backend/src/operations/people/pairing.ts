@@ -44,19 +44,13 @@ export async function startPairing(deps: Deps, input: unknown, baseUrl: string):
   }
 }
 
-type PollOutcome =
-  | ({ ok: true } & PairingIssued)
-  | { ok: false; error: CohentError };
-
-/** The CLI's poll. Every outcome but success is a stable failure code; the poll time is recorded even then. */
+/** The CLI's poll. Every outcome but success is a stable failure code, returned (not thrown) so that the poll time commits. */
 export async function pollPairing(deps: Deps, input: unknown): Promise<PairingIssued> {
   const { deviceCode } = PairingPoll.parse(input);
-  const outcome = await deps.store.tx(async (t): Promise<PollOutcome> => {
+  const outcome = await deps.store.tx(async (t): Promise<PairingIssued | CohentError> => {
     const now = deps.clock();
     const row = await t.pairings.byDeviceHash(hashToken(deviceCode));
-    const fail = (code: ConstructorParameters<typeof CohentError>[0], message?: string, details?: unknown): PollOutcome => ({
-      ok: false, error: new CohentError(code, message, details),
-    });
+    const fail = (...args: ConstructorParameters<typeof CohentError>) => new CohentError(...args);
     if (!row) return fail("PAIRING_EXPIRED", "No such pairing request; start a new one.");
     if (row.status === "issued") return fail("PAIRING_EXPIRED", "This pairing request was already used; start a new one.");
     if (row.status === "denied") return fail("PAIRING_DENIED", `${row.approvedBy ?? "A person"} denied this pairing request.`);
@@ -78,10 +72,10 @@ export async function pollPairing(deps: Deps, input: unknown): Promise<PairingIs
     if (!repo) return fail("PAIRING_EXPIRED", "The repository of this pairing request is gone; start a new one.");
     const issued = await createAgentToken(t, deps, { repo, person: row.person ?? row.user, client: row.client });
     await t.pairings.update(row.id, { tokenId: issued.id });
-    return { ok: true, token: issued.token, repo: issued.repo, person: issued.person };
+    return { token: issued.token, repo: issued.repo, person: issued.person };
   });
-  if (!outcome.ok) throw outcome.error;
-  return { token: outcome.token, repo: outcome.repo, person: outcome.person };
+  if (outcome instanceof CohentError) throw outcome;
+  return outcome;
 }
 
 function view(row: PairingRow, now: Date, repoKnown: boolean): PairingView {

@@ -1,6 +1,11 @@
 import type { Context, Next } from "koa";
-import { CohentError, failure, toCohentError } from "@cohent/protocol";
+import { CohentError, failure, success, toCohentError } from "@cohent/protocol";
 import type { Deps } from "../operations/deps.js";
+
+/** Answers with a v1 success envelope; the meta carries the server's time and, on agent calls, the session. */
+export function reply(deps: Deps, ctx: Context, operation: string, data: unknown): void {
+  ctx.body = success(operation, data, { serverTime: deps.clock().toISOString(), ...(ctx.state.meta ?? {}) });
+}
 
 /** Maps body-parser errors, which carry an HTTP status but no code, to stable codes. */
 function fromHttpError(err: unknown): CohentError | null {

@@ -9,9 +9,7 @@ import type { Deps } from "./operations/deps.js";
 import { recap, renderRecap } from "./operations/people/recap.js";
 import { createLoginLink } from "./operations/people/signin.js";
 import { startServer } from "./server.js";
-import { openDb } from "./store/db.js";
-import { createStore } from "./store/index.js";
-import { migrate } from "./store/migrate.js";
+import { openStore } from "./store/index.js";
 
 /**
  * `cohent`: the admin CLI. It talks to the store directly (the same
@@ -19,15 +17,15 @@ import { migrate } from "./store/migrate.js";
  * running server. stdout carries only the answer; diagnostics go to stderr.
  */
 
-const dataDirOption = () => new Option("--data-dir <dir>", "directory of the embedded SQLite database (env COHENT_DATA_DIR)");
+/** A subcommand that opens the store: every one takes --data-dir. */
+const storeCommand = (parent: Command, spec: string) =>
+  parent.command(spec).addOption(new Option("--data-dir <dir>", "directory of the embedded SQLite database (env COHENT_DATA_DIR)"));
 
 async function withDeps<T>(opts: { dataDir?: string }, fn: (deps: Deps) => Promise<T>): Promise<T> {
-  const url = resolveDatabaseUrl(opts);
-  await migrate(url);
-  const db = await openDb(url);
+  const { db, store } = await openStore(resolveDatabaseUrl(opts));
   const log = createLogger(process.env.COHENT_LOG_LEVEL ?? "warn");
   try {
-    return await fn({ store: createStore(db), clock: () => new Date(), lease: DEFAULT_LEASE, log });
+    return await fn({ store, clock: () => new Date(), lease: DEFAULT_LEASE, log });
   } finally {
     await db.close();
   }
@@ -42,12 +40,10 @@ export function buildCli(): Command {
   // `init` is the adapter's; bin/cohent.mjs hands it over before this parser runs.
   program.addHelpText("after", "\nIn a Git checkout: cohent init --server <url> [--repo owner/name] [--mcp-write] [--json]");
 
-  program
-    .command("serve")
+  storeCommand(program, "serve")
     .description("serve the API (and apply pending migrations first)")
     .option("--port <n>", "port (env COHENT_PORT, default 4317)")
     .option("--host <host>", "interface to listen on", process.env.COHENT_HOST ?? "127.0.0.1")
-    .addOption(dataDirOption())
     .action(async (opts: { port?: string; host: string; dataDir?: string }) => {
       const log = createLogger();
       const databaseUrl = resolveDatabaseUrl(opts);
@@ -68,52 +64,42 @@ export function buildCli(): Command {
     });
 
   const repo = program.command("repo").description("repositories");
-  repo
-    .command("add <name>")
+  storeCommand(repo, "add <name>")
     .description("register owner/name")
     .option("--goal <text>", "the project goal that publish hands to agents", "")
     .option("--case-insensitive", "match scope paths case-insensitively")
-    .addOption(dataDirOption())
     .option("--json", "print JSON")
     .action(async (name: string, opts: { goal: string; caseInsensitive?: boolean; dataDir?: string; json?: boolean }) => {
       const row = await withDeps(opts, (deps) => admin.addRepo(deps, { name, goal: opts.goal, caseInsensitive: !!opts.caseInsensitive }));
       print({ id: row.id, name: row.name, goal: row.goal }, opts.json, () => `added ${row.name} (${row.id})`);
     });
-  repo
-    .command("goal <name> <goal>")
+  storeCommand(repo, "goal <name> <goal>")
     .description("set the project goal")
-    .addOption(dataDirOption())
     .action(async (name: string, goal: string, opts: { dataDir?: string }) => {
       await withDeps(opts, (deps) => admin.setGoal(deps, name, goal));
       print(null, false, () => `goal set for ${name}`);
     });
 
   const token = program.command("token").description("agent tokens");
-  token
-    .command("issue")
+  storeCommand(token, "issue")
     .description("issue an agent token; prints only the token, which is shown once")
     .requiredOption("--repo <name>", "owner/name")
     .requiredOption("--person <name>", "the person the agent works for")
     .option("--client <name>", "the client the token is for (Codex, Claude Code, …)")
-    .addOption(dataDirOption())
     .action(async (opts: { repo: string; person: string; client?: string; dataDir?: string }) => {
       const issued = await withDeps(opts, (deps) => admin.issueToken(deps, opts));
       process.stderr.write(`issued ${issued.id} for ${issued.person} on ${issued.repo}\n`);
       process.stdout.write(issued.token + "\n");
     });
-  token
-    .command("revoke <tokenId>")
-    .addOption(dataDirOption())
+  storeCommand(token, "revoke <tokenId>")
     .action(async (tokenId: string, opts: { dataDir?: string }) => {
       await withDeps(opts, (deps) => admin.revokeToken(deps, tokenId));
       print(null, false, () => `revoked ${tokenId}`);
     });
 
   const sessions = program.command("sessions").description("agent sessions");
-  sessions
-    .command("list")
+  storeCommand(sessions, "list")
     .requiredOption("--repo <name>", "owner/name")
-    .addOption(dataDirOption())
     .option("--json", "print JSON")
     .action(async (opts: { repo: string; dataDir?: string; json?: boolean }) => {
       const rows = await withDeps(opts, (deps) => admin.listSessions(deps, opts.repo));
@@ -126,24 +112,20 @@ export function buildCli(): Command {
       );
     });
   for (const kind of CONTROL_KINDS) {
-    sessions
-      .command(`${kind} <sessionId>`)
+    storeCommand(sessions, `${kind} <sessionId>`)
       .description(`${kind} an agent session; its next call reads it`)
       .option("--reason <text>", "shown to the agent")
       .option("--actor <name>", "who gives the command", process.env.USER ?? "admin")
-      .addOption(dataDirOption())
       .action(async (sessionId: string, opts: { reason?: string; actor: string; dataDir?: string }) => {
         const r = await withDeps(opts, (deps) => admin.controlSession(deps, { sessionId, kind, actor: opts.actor, ...(opts.reason ? { reason: opts.reason } : {}) }));
         print(null, false, () => `${r.id} is ${r.control}`);
       });
   }
 
-  program
-    .command("metrics")
+  storeCommand(program, "metrics")
     .description("coordination metrics of a repository")
     .requiredOption("--repo <name>", "owner/name")
     .option("--since <duration>", "only the last 30m, 24h, 7d, …")
-    .addOption(dataDirOption())
     .option("--json", "print JSON")
     .action(async (opts: { repo: string; since?: string; dataDir?: string; json?: boolean }) => {
       const since = opts.since ? parseSince(opts.since, new Date()) : undefined;
@@ -151,22 +133,18 @@ export function buildCli(): Command {
       print(m, opts.json, () => Object.entries(m).map(([k, v]) => `${k}: ${v ?? "-"}`).join("\n"));
     });
 
-  program
-    .command("signin-link")
+  storeCommand(program, "signin-link")
     .description("print a new one-time local admin sign-in link for the Control Room")
     .option("--url <base>", "the server's address", process.env.COHENT_PUBLIC_URL ?? `http://127.0.0.1:${resolvePort(undefined)}`)
-    .addOption(dataDirOption())
     .action(async (opts: { url: string; dataDir?: string }) => {
       const token = await withDeps(opts, (deps) => createLoginLink(deps));
       process.stdout.write(`${opts.url.replace(/\/$/, "")}/auth/local?token=${token}\n`);
     });
 
-  program
-    .command("recap")
+  storeCommand(program, "recap")
     .description("a deterministic account of a time window: completed, blocked and waiting work")
     .requiredOption("--repo <name>", "owner/name")
     .option("--since <duration>", "the window: 30m, 24h, 7d, …", "24h")
-    .addOption(dataDirOption())
     .option("--json", "print JSON")
     .action(async (opts: { repo: string; since: string; dataDir?: string; json?: boolean }) => {
       const since = parseSince(opts.since, new Date());

@@ -5,9 +5,8 @@ import type { ConsoleConfig } from "./config.js";
 import { DEFAULT_LEASE, type LeaseConfig } from "./core/lease.js";
 import { createApp } from "./http/app.js";
 import type { Deps } from "./operations/deps.js";
-import { openDb, type Db } from "./store/db.js";
-import { createStore } from "./store/index.js";
-import { migrate } from "./store/migrate.js";
+import type { Db } from "./store/db.js";
+import { openStore } from "./store/index.js";
 
 /** The server's dependencies, plus raw database access for tests and tools (operations never use it). */
 export type ServerDeps = Deps & { db: Db };
@@ -30,10 +29,9 @@ export async function startServer(opts: {
   /** Sign-in and UI settings of the Control Room; default: from the environment. */
   console?: ConsoleConfig;
 }): Promise<RunningServer> {
-  const applied = await migrate(opts.databaseUrl);
+  const { db, store, applied } = await openStore(opts.databaseUrl);
   if (applied.length) opts.log.info({ applied }, "migrations applied");
-  const db = await openDb(opts.databaseUrl);
-  const deps: ServerDeps = { db, store: createStore(db), clock: opts.clock ?? (() => new Date()), lease: opts.lease ?? DEFAULT_LEASE, log: opts.log };
+  const deps: ServerDeps = { db, store, clock: opts.clock ?? (() => new Date()), lease: opts.lease ?? DEFAULT_LEASE, log: opts.log };
   const server = http.createServer(createApp(deps, opts.console).callback());
   // Longer than clients keep idle sockets, so the client always closes first
   // and never reuses a socket the server has just closed.

@@ -5,6 +5,7 @@ import { CohentError, CSRF_HEADER, type SignInMode } from "@cohent/protocol";
 import type { ConsoleConfig } from "../config.js";
 import type { Deps } from "../operations/deps.js";
 import { createConsoleSession, findConsoleSession, redeemLoginLink, type ConsoleIdentity } from "../operations/people/signin.js";
+import { named as op } from "./envelope.js";
 import { githubLogin, githubOAuth } from "./github.js";
 
 export const SESSION_COOKIE = "cohent_console";
@@ -33,10 +34,6 @@ export const selfOrigin = (ctx: Context) => `${ctx.protocol}://${ctx.host}`;
 export function consoleAuth(deps: Deps, config: ConsoleConfig) {
   const router = new Router();
   const baseUrl = (ctx: Context) => config.publicUrl ?? selfOrigin(ctx);
-  const op = (name: string) => async (ctx: Context, next: Next) => {
-    ctx.state.operation = name;
-    await next();
-  };
   const signIn = async (ctx: Context, person: string, provider: SignInMode, githubToken?: string) => {
     const s = await createConsoleSession(deps, { person, provider, ...(githubToken ? { githubToken } : {}) });
     ctx.cookies.set(SESSION_COOKIE, s.cookie, { httpOnly: true, sameSite: "lax", secure: ctx.secure, path: "/", expires: s.expiresAt, overwrite: true });
@@ -97,5 +94,5 @@ export function consoleAuth(deps: Deps, config: ConsoleConfig) {
     await next();
   };
 
-  return { router, identify, requireConsole, op };
+  return { router, identify, requireConsole };
 }

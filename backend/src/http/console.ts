@@ -11,13 +11,13 @@ import { decidePairing, pairingByCode, pendingPairings } from "../operations/peo
 import { recap, renderRecap } from "../operations/people/recap.js";
 import { endConsoleSession, type ConsoleIdentity } from "../operations/people/signin.js";
 import { consoleAuth, SESSION_COOKIE } from "./auth.js";
-import { reply as envelope } from "./envelope.js";
+import { named as op, reply as envelope } from "./envelope.js";
 import { githubCanPush } from "./github.js";
-import { LiveFeed, liveStream } from "./live.js";
+import { liveFeed, liveStream } from "./live.js";
 
 /** The Control Room's JSON and SSE API, behind a console session (http/auth). */
 export function consoleRoutes(deps: Deps, config: ConsoleConfig): Router {
-  const { router, identify, requireConsole, op } = consoleAuth(deps, config);
+  const { router, identify, requireConsole } = consoleAuth(deps, config);
   const mode = config.github ? "github" : "local";
   const pushCache = new Map<string, { ok: boolean; at: number }>();
   const reply = (ctx: Context, operation: string, data: unknown) => envelope(deps, ctx, operation, data);
@@ -65,7 +65,7 @@ export function consoleRoutes(deps: Deps, config: ConsoleConfig): Router {
     reply(ctx, "console.logout", { signedIn: false });
   });
 
-  api.get(LIVE_PATH.slice("/api/console".length), op("console.events"), liveStream(new LiveFeed(deps)));
+  api.get(LIVE_PATH.slice("/api/console".length), op("console.events"), liveStream(liveFeed(deps)));
 
   api.get("/repos", op("console.repos"), async (ctx) => {
     const repos = await visible(ctx, await listRepositories(deps), (r) => r.name);

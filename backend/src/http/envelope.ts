@@ -7,6 +7,12 @@ export function reply(deps: Deps, ctx: Context, operation: string, data: unknown
   ctx.body = success(operation, data, { serverTime: deps.clock().toISOString(), ...(ctx.state.meta ?? {}) });
 }
 
+/** Names the operation for the access log and the envelope, success or failure. */
+export const named = (name: string) => async (ctx: Context, next: Next) => {
+  ctx.state.operation = name;
+  await next();
+};
+
 /** Maps body-parser errors, which carry an HTTP status but no code, to stable codes. */
 function fromHttpError(err: unknown): CohentError | null {
   const e = err as { status?: number; type?: string };

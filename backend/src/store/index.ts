@@ -1,7 +1,8 @@
 import { claims } from "./claims.js";
-import type { Db, PrismaTx, Provider } from "./db.js";
+import { openDb, type Db, type PrismaTx, type Provider } from "./db.js";
 import { intents } from "./intents.js";
 import { journal } from "./journal.js";
+import { migrate } from "./migrate.js";
 import { consoleAuth, pairings } from "./people.js";
 import { reads } from "./reads.js";
 import { repos } from "./repos.js";
@@ -35,4 +36,11 @@ export function createStore(db: Db, overrides: Partial<{ [K in keyof Concerns]: 
   const factories = { ...CONCERNS, ...overrides };
   const bind = (c: PrismaTx) => Object.fromEntries(Object.entries(factories).map(([k, make]) => [k, make(c)])) as Tx;
   return { ...bind(db.prisma), provider: db.provider, tx: (fn) => db.tx((c) => fn(bind(c))) };
+}
+
+/** Applies pending migrations, then opens the database and its store: what `cohent serve` and every admin command do first. */
+export async function openStore(url: string): Promise<{ db: Db; store: Store; applied: string[] }> {
+  const applied = await migrate(url);
+  const db = await openDb(url);
+  return { db, store: createStore(db), applied };
 }

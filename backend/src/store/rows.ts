@@ -20,7 +20,7 @@ export function toIntent(r: Prisma.IntentGetPayload<{ include: typeof intentIncl
     id: r.id, repoId: r.repoId, sessionId: r.sessionId, person: r.person, client: r.client, model: r.model, prompt: r.prompt,
     promptPaths: list(r.promptPaths), record: recordOf(r.record), state: r.state, lastAction: r.lastAction as Action,
     createdAt: r.createdAt, updatedAt: r.updatedAt, closedAt: r.closedAt, scope: list(r.claim?.paths), // the paths it claims now
-    lastCheckpoint: cp ? { status: cp.status, summary: cp.summary, at: cp.createdAt } : null,
+    lastCheckpoint: cp ? { status: cp.status, summary: cp.summary, at: cp.createdAt.toISOString() } : null,
     session: { ...r.session, control: r.session.control as Control },
   };
 }

@@ -19,9 +19,8 @@ export async function authenticate(deps: Deps, authorization: string | undefined
   const token = await deps.store.tokens.byHash(hashToken(secret));
   if (!token || token.revokedAt) throw new CohentError("UNAUTHENTICATED", "The agent token is unknown or revoked.");
   const session = await deps.store.sessions.renew({ repoId: token.repoId, tokenId: token.id, key: key.data, client: token.client, newId: newId("ses"), at: deps.clock() });
-  const { id, name, goal, caseInsensitive } = token.repo;
   return {
-    repo: { id, name, goal, caseInsensitive },
+    repo: token.repo,
     token: { id: token.id, person: token.person, client: token.client },
     session: { id: session.id, key: session.key, client: session.client, model: session.model, control: session.control, controlReason: session.controlReason, lastSeenAt: session.lastSeenAt },
   };

@@ -7,7 +7,6 @@ import { pendingPairings } from "./pairing.js";
 
 /** The Control Room's read models: the repository list and one repository's live page. */
 
-const HOUR = 3_600_000;
 
 export async function listRepositories(deps: Deps): Promise<RepoSummary[]> {
   const [repos, pending] = await Promise.all([deps.store.repos.list(), pendingPairings(deps)]);
@@ -27,9 +26,8 @@ export async function repoOverview(deps: Deps, name: string): Promise<Overview> 
   const { store } = deps;
   const repo = await repoByName(store, name);
   const now = deps.clock();
-  const opts = { caseInsensitive: repo.caseInsensitive };
   const open = await store.intents.open(repo.id);
-  const catches = await store.reads.scopeCatches(repo.id, new Date(now.getTime() - HOUR));
+  const catches = await store.reads.scopeCatches(repo.id, new Date(now.getTime() - 3_600_000));
   const decisions = await store.reads.overlapDecisions(repo.id, 50);
 
   // Parties named anywhere on the page, open or closed.
@@ -42,20 +40,18 @@ export async function repoOverview(deps: Deps, name: string): Promise<Overview> 
     const overlaps = live
       .filter((o) => o.r.id !== r.id && o.guard !== "expired" && guard !== "expired")
       .map((o) => {
-        const pairs = paths.length && o.paths.length ? scopeOverlap(paths, o.paths, opts) : [];
+        const pairs = paths.length && o.paths.length ? scopeOverlap(paths, o.paths, repo) : [];
         return { with: party(o.r.id), paths: [...new Set(pairs.map((x) => x.mine))], claimed: r.scope.length > 0 && o.r.scope.length > 0 };
       })
       .filter((o) => o.paths.length > 0);
     const collisions = catches
       .filter((c) => c.intentId === r.id || c.peerIds.includes(r.id))
       .map((c) => ({ at: c.at.toISOString(), kind: c.kind, paths: c.paths, refused: party(c.intentId), holders: c.peerIds.map(party) }));
-    const cp = r.lastCheckpoint;
     return {
       intentId: r.id, sessionId: r.sessionId, person: r.person, client: r.client, model: r.model, prompt: r.prompt.slice(0, 400),
       objective: r.record?.objective ?? null, outputs: r.record?.outputs ?? [], dependsOn: r.record?.dependsOn ?? [], capabilities: r.record?.capabilities ?? [],
       state: r.state, lastAction: r.lastAction, scope: r.scope, pathHints: r.promptPaths, overlaps, collisions,
-      lastCheckpoint: cp ? { status: cp.status, summary: cp.summary, at: cp.at.toISOString() } : null,
-      guard, lastCallAt: r.session.lastSeenAt.toISOString(), control: r.session.control, controlReason: r.session.controlReason,
+      lastCheckpoint: r.lastCheckpoint, guard, lastCallAt: r.session.lastSeenAt.toISOString(), control: r.session.control, controlReason: r.session.controlReason,
       createdAt: r.createdAt.toISOString(), updatedAt: r.updatedAt.toISOString(),
     };
   });

@@ -20,6 +20,5 @@ export const toResolverIntent = (row: IntentRow): ResolverIntent => ({
 export const toPeerView = (row: IntentRow, deps: Deps): PeerView => ({
   intentId: row.id, person: row.person, client: row.client, model: row.model, prompt: row.prompt, state: row.state as PeerView["state"],
   intent: row.record, scope: row.scope,
-  lastCheckpoint: row.lastCheckpoint && { status: row.lastCheckpoint.status, summary: row.lastCheckpoint.summary, at: row.lastCheckpoint.at.toISOString() },
-  guard: guardStatus(row.session.lastSeenAt, deps.clock(), deps.lease), updatedAt: row.updatedAt.toISOString(),
+  lastCheckpoint: row.lastCheckpoint, guard: guardStatus(row.session.lastSeenAt, deps.clock(), deps.lease), updatedAt: row.updatedAt.toISOString(),
 });

@@ -13,7 +13,7 @@ if (process.argv[2] === "init") {
     if (!values.server) throw new Error("required option '--server <url>' not specified");
   } catch (err) {
     process.stderr.write(`cohent init: ${err.message}\nusage: cohent init --server <url> [--repo owner/name] [--mcp-write] [--json]\n`);
-    process.exit(2);
+    process.exit(1);
   }
   const { initFromWorkspace } = await import("@cohent/adapter/init");
   process.exitCode = await initFromWorkspace({ server: values.server, repo: values.repo, json: values.json, mcpWrite: values["mcp-write"] });

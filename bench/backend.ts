@@ -1,5 +1,5 @@
 import { IntentRecord } from "@cohent/protocol";
-import { resolve, type ResolverIntent } from "../backend/src/resolver.js";
+import { resolve, type ResolverIntent } from "../backend/src/core/resolver.js";
 import { agentClient, startBackend } from "../test/helpers/backend.js";
 import { median } from "./lib.js";
 

@@ -1,16 +1,15 @@
 import { Command, Option } from "commander";
-import { CohentError, toCohentError } from "@cohent/protocol";
-import { resolveDatabaseUrl, resolvePort } from "./config.js";
-import { DEFAULT_LEASE } from "./lease.js";
+import { CONTROL_KINDS, toCohentError } from "@cohent/protocol";
+import { consoleConfigFromEnv, resolveDatabaseUrl, resolvePort } from "./config.js";
+import { DEFAULT_LEASE } from "./core/lease.js";
+import { parseSince } from "./core/since.js";
 import { createLogger } from "./log.js";
-import * as admin from "./operations/admin.js";
+import * as admin from "./operations/people/admin.js";
 import type { Deps } from "./operations/deps.js";
+import { recap, renderRecap } from "./operations/people/recap.js";
+import { createLoginLink } from "./operations/people/signin.js";
 import { startServer } from "./server.js";
-import { consoleConfigFromEnv } from "./console/config.js";
-import { createLoginLink } from "./operations/console.js";
-import { recap, renderRecap } from "./operations/recap.js";
-import { openDb } from "./store/db.js";
-import { migrate } from "./store/migrate.js";
+import { openStore } from "./store/index.js";
 
 /**
  * `cohent`: the admin CLI. It talks to the store directly (the same
@@ -18,15 +17,15 @@ import { migrate } from "./store/migrate.js";
  * running server. stdout carries only the answer; diagnostics go to stderr.
  */
 
-const dataDirOption = () => new Option("--data-dir <dir>", "directory of the embedded SQLite database (env COHENT_DATA_DIR)");
+/** A subcommand that opens the store: every one takes --data-dir. */
+const storeCommand = (parent: Command, spec: string) =>
+  parent.command(spec).addOption(new Option("--data-dir <dir>", "directory of the embedded SQLite database (env COHENT_DATA_DIR)"));
 
 async function withDeps<T>(opts: { dataDir?: string }, fn: (deps: Deps) => Promise<T>): Promise<T> {
-  const url = resolveDatabaseUrl(opts);
-  await migrate(url);
-  const db = await openDb(url);
+  const { db, store } = await openStore(resolveDatabaseUrl(opts));
   const log = createLogger(process.env.COHENT_LOG_LEVEL ?? "warn");
   try {
-    return await fn({ db, clock: () => new Date(), lease: DEFAULT_LEASE, log });
+    return await fn({ store, clock: () => new Date(), lease: DEFAULT_LEASE, log });
   } finally {
     await db.close();
   }
@@ -36,23 +35,15 @@ function print(value: unknown, json: boolean | undefined, human: () => string) {
   process.stdout.write((json ? JSON.stringify(value, null, 2) : human()) + "\n");
 }
 
-/** "24h", "30m", "7d" -> a Date that far back. */
-export function parseSince(text: string, now = new Date()): Date {
-  const m = /^(\d+)([smhd])$/.exec(text);
-  if (!m) throw new CohentError("INVALID_INPUT", `--since takes a duration such as 30m, 24h or 7d (got ${text})`);
-  const unit = { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 }[m[2] as "s" | "m" | "h" | "d"];
-  return new Date(now.getTime() - Number(m[1]) * unit);
-}
-
 export function buildCli(): Command {
   const program = new Command("cohent").description("Cohent: a coordination bus for coding agents").showHelpAfterError();
+  // `init` is the adapter's; bin/cohent.mjs hands it over before this parser runs.
+  program.addHelpText("after", "\nIn a Git checkout: cohent init --server <url> [--repo owner/name] [--mcp-write] [--json]");
 
-  program
-    .command("serve")
+  storeCommand(program, "serve")
     .description("serve the API (and apply pending migrations first)")
     .option("--port <n>", "port (env COHENT_PORT, default 4317)")
     .option("--host <host>", "interface to listen on", process.env.COHENT_HOST ?? "127.0.0.1")
-    .addOption(dataDirOption())
     .action(async (opts: { port?: string; host: string; dataDir?: string }) => {
       const log = createLogger();
       const databaseUrl = resolveDatabaseUrl(opts);
@@ -73,52 +64,42 @@ export function buildCli(): Command {
     });
 
   const repo = program.command("repo").description("repositories");
-  repo
-    .command("add <name>")
+  storeCommand(repo, "add <name>")
     .description("register owner/name")
     .option("--goal <text>", "the project goal that publish hands to agents", "")
     .option("--case-insensitive", "match scope paths case-insensitively")
-    .addOption(dataDirOption())
     .option("--json", "print JSON")
     .action(async (name: string, opts: { goal: string; caseInsensitive?: boolean; dataDir?: string; json?: boolean }) => {
       const row = await withDeps(opts, (deps) => admin.addRepo(deps, { name, goal: opts.goal, caseInsensitive: !!opts.caseInsensitive }));
       print({ id: row.id, name: row.name, goal: row.goal }, opts.json, () => `added ${row.name} (${row.id})`);
     });
-  repo
-    .command("goal <name> <goal>")
+  storeCommand(repo, "goal <name> <goal>")
     .description("set the project goal")
-    .addOption(dataDirOption())
     .action(async (name: string, goal: string, opts: { dataDir?: string }) => {
       await withDeps(opts, (deps) => admin.setGoal(deps, name, goal));
       print(null, false, () => `goal set for ${name}`);
     });
 
   const token = program.command("token").description("agent tokens");
-  token
-    .command("issue")
+  storeCommand(token, "issue")
     .description("issue an agent token; prints only the token, which is shown once")
     .requiredOption("--repo <name>", "owner/name")
     .requiredOption("--person <name>", "the person the agent works for")
     .option("--client <name>", "the client the token is for (Codex, Claude Code, …)")
-    .addOption(dataDirOption())
     .action(async (opts: { repo: string; person: string; client?: string; dataDir?: string }) => {
       const issued = await withDeps(opts, (deps) => admin.issueToken(deps, opts));
       process.stderr.write(`issued ${issued.id} for ${issued.person} on ${issued.repo}\n`);
       process.stdout.write(issued.token + "\n");
     });
-  token
-    .command("revoke <tokenId>")
-    .addOption(dataDirOption())
+  storeCommand(token, "revoke <tokenId>")
     .action(async (tokenId: string, opts: { dataDir?: string }) => {
       await withDeps(opts, (deps) => admin.revokeToken(deps, tokenId));
       print(null, false, () => `revoked ${tokenId}`);
     });
 
   const sessions = program.command("sessions").description("agent sessions");
-  sessions
-    .command("list")
+  storeCommand(sessions, "list")
     .requiredOption("--repo <name>", "owner/name")
-    .addOption(dataDirOption())
     .option("--json", "print JSON")
     .action(async (opts: { repo: string; dataDir?: string; json?: boolean }) => {
       const rows = await withDeps(opts, (deps) => admin.listSessions(deps, opts.repo));
@@ -130,63 +111,43 @@ export function buildCli(): Command {
               .join("\n"),
       );
     });
-  for (const kind of ["pause", "cancel", "resume"] as const) {
-    sessions
-      .command(`${kind} <sessionId>`)
+  for (const kind of CONTROL_KINDS) {
+    storeCommand(sessions, `${kind} <sessionId>`)
       .description(`${kind} an agent session; its next call reads it`)
       .option("--reason <text>", "shown to the agent")
       .option("--actor <name>", "who gives the command", process.env.USER ?? "admin")
-      .addOption(dataDirOption())
       .action(async (sessionId: string, opts: { reason?: string; actor: string; dataDir?: string }) => {
         const r = await withDeps(opts, (deps) => admin.controlSession(deps, { sessionId, kind, actor: opts.actor, ...(opts.reason ? { reason: opts.reason } : {}) }));
         print(null, false, () => `${r.id} is ${r.control}`);
       });
   }
 
-  program
-    .command("init")
-    .description("write .cohent/, the adapter and every client's discovery files into the Git checkout here")
-    .requiredOption("--server <url>", "the Cohent service URL")
-    .option("--repo <name>", "owner/name (default: from the origin remote)")
-    .option("--mcp-write", "also write the MCP client entries (.mcp.json, .codex/config.toml, .cursor/mcp.json, .vscode/mcp.json)")
-    .option("--json", "print the v1 envelope")
-    .action(async (opts: { server: string; repo?: string; json?: boolean; mcpWrite?: boolean }) => {
-      const { initFromWorkspace } = await import("@cohent/adapter/init");
-      process.exitCode = await initFromWorkspace(opts);
-    });
-
-  program
-    .command("metrics")
+  storeCommand(program, "metrics")
     .description("coordination metrics of a repository")
     .requiredOption("--repo <name>", "owner/name")
     .option("--since <duration>", "only the last 30m, 24h, 7d, …")
-    .addOption(dataDirOption())
     .option("--json", "print JSON")
     .action(async (opts: { repo: string; since?: string; dataDir?: string; json?: boolean }) => {
-      const since = opts.since ? parseSince(opts.since) : undefined;
+      const since = opts.since ? parseSince(opts.since, new Date()) : undefined;
       const m = await withDeps(opts, (deps) => admin.metrics(deps, opts.repo, since));
       print(m, opts.json, () => Object.entries(m).map(([k, v]) => `${k}: ${v ?? "-"}`).join("\n"));
     });
 
-  program
-    .command("signin-link")
+  storeCommand(program, "signin-link")
     .description("print a new one-time local admin sign-in link for the Control Room")
     .option("--url <base>", "the server's address", process.env.COHENT_PUBLIC_URL ?? `http://127.0.0.1:${resolvePort(undefined)}`)
-    .addOption(dataDirOption())
     .action(async (opts: { url: string; dataDir?: string }) => {
       const token = await withDeps(opts, (deps) => createLoginLink(deps));
       process.stdout.write(`${opts.url.replace(/\/$/, "")}/auth/local?token=${token}\n`);
     });
 
-  program
-    .command("recap")
+  storeCommand(program, "recap")
     .description("a deterministic account of a time window: completed, blocked and waiting work")
     .requiredOption("--repo <name>", "owner/name")
     .option("--since <duration>", "the window: 30m, 24h, 7d, …", "24h")
-    .addOption(dataDirOption())
     .option("--json", "print JSON")
     .action(async (opts: { repo: string; since: string; dataDir?: string; json?: boolean }) => {
-      const since = parseSince(opts.since);
+      const since = parseSince(opts.since, new Date());
       const r = await withDeps(opts, (deps) => recap(deps, opts.repo, since));
       print(r, opts.json, () => renderRecap(r));
     });

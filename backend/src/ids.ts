@@ -1,13 +1,14 @@
 import { createHash, randomBytes } from "node:crypto";
 
-/** Durable ids: a product prefix and 20 hex characters. */
-export function newId(prefix: "wki" | "pkt" | "ses" | "tok" | "rep" | "dec" | "chk" | "cmd" | "gc"): string {
+/** Every durable id: a product prefix and 20 hex characters. */
+export type IdPrefix = "wki" | "pkt" | "ses" | "tok" | "rep" | "dec" | "chk" | "cmd" | "gc" | "pai" | "lnk" | "cs";
+export function newId(prefix: IdPrefix): string {
   return `${prefix}_${randomBytes(10).toString("hex")}`;
 }
 
-/** Agent tokens: shown once, stored only as their SHA-256. */
-export function newToken(): string {
-  return `coh_${randomBytes(32).toString("base64url")}`;
+/** Every secret (agent tokens, cookies, device codes, login links): shown once, stored only as its hash. */
+export function newSecret(prefix: "coh" | "cohs" | "cohl" | "cohd"): string {
+  return `${prefix}_${randomBytes(32).toString("base64url")}`;
 }
 
 export function hashToken(token: string): string {

@@ -1,17 +1,20 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Logger } from "pino";
-import type { ConsoleConfig } from "./console/config.js";
+import type { ConsoleConfig } from "./config.js";
+import { DEFAULT_LEASE, type LeaseConfig } from "./core/lease.js";
 import { createApp } from "./http/app.js";
-import { DEFAULT_LEASE, type LeaseConfig } from "./lease.js";
 import type { Deps } from "./operations/deps.js";
-import { openDb } from "./store/db.js";
-import { migrate } from "./store/migrate.js";
+import type { Db } from "./store/db.js";
+import { openStore } from "./store/index.js";
+
+/** The server's dependencies, plus raw database access for tests and tools (operations never use it). */
+export type ServerDeps = Deps & { db: Db };
 
 export interface RunningServer {
   url: string;
   port: number;
-  deps: Deps;
+  deps: ServerDeps;
   close(): Promise<void>;
 }
 
@@ -26,10 +29,9 @@ export async function startServer(opts: {
   /** Sign-in and UI settings of the Control Room; default: from the environment. */
   console?: ConsoleConfig;
 }): Promise<RunningServer> {
-  const applied = await migrate(opts.databaseUrl);
+  const { db, store, applied } = await openStore(opts.databaseUrl);
   if (applied.length) opts.log.info({ applied }, "migrations applied");
-  const db = await openDb(opts.databaseUrl);
-  const deps: Deps = { db, clock: opts.clock ?? (() => new Date()), lease: opts.lease ?? DEFAULT_LEASE, log: opts.log };
+  const deps: ServerDeps = { db, store, clock: opts.clock ?? (() => new Date()), lease: opts.lease ?? DEFAULT_LEASE, log: opts.log };
   const server = http.createServer(createApp(deps, opts.console).callback());
   // Longer than clients keep idle sockets, so the client always closes first
   // and never reuses a socket the server has just closed.

@@ -1,5 +1,4 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { addEvent } from "../../backend/src/operations/journal.js";
 import { startBackend, type TestBackend } from "../helpers/backend.js";
 import { DATABASE_KINDS } from "../helpers/kinds.js";
 
@@ -20,20 +19,20 @@ describe.each(DATABASE_KINDS)("the change log's cursor (%s)", (kind) => {
     backends.push(first);
     if (kind === "postgres") backends.push(await startBackend({ databaseUrl: first.deps.db.url }));
     await first.addRepo("acme/cursor");
-    repoId = (await first.deps.db.prisma.repository.findUniqueOrThrow({ where: { name: "acme/cursor" } })).id;
+    repoId = (await first.deps.store.repos.byName("acme/cursor"))!.id;
   });
   afterAll(async () => {
     for (const b of backends.reverse()) await b.stop();
   });
 
   it("a reader advancing its cursor sees every event, however the writers' commits interleave", async () => {
-    const reader = backends[0]!.deps.db.prisma;
+    const reader = backends[0]!.deps.store.journal;
     const seen = new Set<number>();
     let cursor = 0;
     let writing = true;
     const read = (async () => {
       while (writing) {
-        const rows = await reader.event.findMany({ where: { repoId, seq: { gt: cursor } }, orderBy: { seq: "asc" } });
+        const rows = await reader.eventsAfter(repoId, cursor, 1_000);
         for (const r of rows) seen.add(r.seq);
         if (rows.length) cursor = rows[rows.length - 1]!.seq;
         await sleep(2);
@@ -41,8 +40,8 @@ describe.each(DATABASE_KINDS)("the change log's cursor (%s)", (kind) => {
     })();
     const written = await Promise.all(
       Array.from({ length: WRITERS }, (_, i) =>
-        backends[i % backends.length]!.deps.db.tx(async (tx) => {
-          const seq = await addEvent(tx, backends[0]!.deps, { repoId, intentId: `wki_w${i}`, kind: "test", summary: `writer ${i}` });
+        backends[i % backends.length]!.deps.store.tx(async (t) => {
+          const seq = await t.journal.addEvent({ repoId, intentId: `wki_w${i}`, kind: "test", summary: `writer ${i}`, at: new Date() });
           await sleep(30 + ((i * 37) % 50)); // linger: a later writer may commit first
           return seq;
         }),
@@ -51,7 +50,7 @@ describe.each(DATABASE_KINDS)("the change log's cursor (%s)", (kind) => {
     await sleep(50);
     writing = false;
     await read;
-    const rest = await reader.event.findMany({ where: { repoId, seq: { gt: cursor } } });
+    const rest = await reader.eventsAfter(repoId, cursor, 1_000);
     expect(rest, "every event was behind the cursor by the end").toEqual([]);
     expect([...seen].sort((a, b) => a - b)).toEqual([...written].sort((a, b) => a - b));
   });

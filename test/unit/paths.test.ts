@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { CohentError, covers, normalizeRepoPath, patternsOverlap, scopeCovers } from "@cohent/protocol";
-import { arbitrate } from "../../backend/src/scope.js";
+import { arbitrate } from "../../backend/src/core/arbitrate.js";
 
 describe("normalizeRepoPath", () => {
   it.each([

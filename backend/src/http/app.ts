@@ -1,11 +1,14 @@
 import Koa from "koa";
 import Router from "@koa/router";
 import { bodyParser } from "@koa/bodyparser";
-import { BOUNDS, success } from "@cohent/protocol";
+import { BOUNDS } from "@cohent/protocol";
 import type { Deps } from "../operations/deps.js";
-import { agentRoutes } from "./agent-routes.js";
-import { errorEnvelope } from "./errors.js";
-import { consoleConfigFromEnv, consoleRoutes, consoleUi, type ConsoleConfig } from "../console/index.js";
+import { consoleConfigFromEnv, type ConsoleConfig } from "../config.js";
+import { agentRoutes } from "./agent.js";
+import { consoleRoutes } from "./console.js";
+import { errorEnvelope, reply } from "./envelope.js";
+import { pairingRoutes } from "./pairing.js";
+import { consoleUi } from "./ui.js";
 
 /** Request log lines carry no token, body or prompt: only what and how long. */
 function accessLog(deps: Deps) {
@@ -30,12 +33,8 @@ export function createApp(deps: Deps, consoleConfig: ConsoleConfig = consoleConf
   app.use(errorEnvelope(deps));
   app.use(bodyParser({ enableTypes: ["json"], jsonLimit: BOUNDS.bodyBytes, encoding: "utf-8" }));
   const health = new Router();
-  health.get("/healthz", (ctx) => {
-    ctx.body = success("health", { status: "ok" }, { serverTime: deps.clock().toISOString() });
-  });
-  const agent = agentRoutes(deps);
-  const human = consoleRoutes(deps, consoleConfig);
-  for (const router of [health, agent, human]) {
+  health.get("/healthz", (ctx) => reply(deps, ctx, "health", { status: "ok" }));
+  for (const router of [health, agentRoutes(deps), pairingRoutes(deps, consoleConfig), consoleRoutes(deps, consoleConfig)]) {
     app.use(router.routes());
     app.use(router.allowedMethods({ throw: false }));
   }

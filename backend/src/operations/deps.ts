@@ -1,10 +1,11 @@
 import type { Logger } from "pino";
-import type { Db } from "../store/db.js";
-import type { LeaseConfig } from "../lease.js";
+import type { LeaseConfig } from "../core/lease.js";
+import type { Control } from "@cohent/protocol";
+import type { Repo, Store } from "../store/index.js";
 
 /** What every operation needs. Tests inject a real store and a controllable clock. */
 export interface Deps {
-  db: Db;
+  store: Store;
   clock: () => Date;
   lease: LeaseConfig;
   log: Logger;
@@ -12,15 +13,7 @@ export interface Deps {
 
 /** An authenticated agent call: the repository, the token's person, the session. */
 export interface Caller {
-  repo: { id: string; name: string; goal: string; caseInsensitive: boolean };
+  repo: Pick<Repo, "id" | "name" | "goal" | "caseInsensitive">;
   token: { id: string; person: string; client: string | null };
-  session: {
-    id: string;
-    key: string;
-    client: string | null;
-    model: string | null;
-    control: "active" | "paused" | "cancelled";
-    controlReason: string | null;
-    lastSeenAt: Date;
-  };
+  session: { id: string; key: string; client: string | null; model: string | null; control: Control; controlReason: string | null; lastSeenAt: Date };
 }

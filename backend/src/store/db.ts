@@ -10,15 +10,15 @@ import { PrismaClient as PostgresClient } from "../generated/postgres/client.js"
  * (One client cannot serve both providers: each is generated per provider.)
  */
 export type Prisma = SqliteClient;
-export type Tx = Parameters<Parameters<Prisma["$transaction"]>[0]>[0];
+export type PrismaTx = Parameters<Parameters<Prisma["$transaction"]>[0]>[0];
 export type Provider = "sqlite" | "postgres";
 
 export interface Db {
   provider: Provider;
   url: string;
   prisma: Prisma;
-  /** Runs `fn` as one transaction. Every operation is one. */
-  tx<T>(fn: (tx: Tx) => Promise<T>): Promise<T>;
+  /** Raw access for the store, migrations and tests; operations go through the Store. */
+  tx<T>(fn: (tx: PrismaTx) => Promise<T>): Promise<T>;
   close(): Promise<void>;
 }
 

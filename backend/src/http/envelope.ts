@@ -1,0 +1,41 @@
+import type { Context, Next } from "koa";
+import { CohentError, failure, success, toCohentError } from "@cohent/protocol";
+import type { Deps } from "../operations/deps.js";
+
+/** Answers with a v1 success envelope; the meta carries the server's time and, on agent calls, the session. */
+export function reply(deps: Deps, ctx: Context, operation: string, data: unknown): void {
+  ctx.body = success(operation, data, { serverTime: deps.clock().toISOString(), ...(ctx.state.meta ?? {}) });
+}
+
+/** Names the operation for the access log and the envelope, success or failure. */
+export const named = (name: string) => async (ctx: Context, next: Next) => {
+  ctx.state.operation = name;
+  await next();
+};
+
+/** Maps body-parser errors, which carry an HTTP status but no code, to stable codes. */
+function fromHttpError(err: unknown): CohentError | null {
+  const e = err as { status?: number; type?: string };
+  if (typeof e?.status !== "number") return null;
+  if (e.status === 413) return new CohentError("PAYLOAD_TOO_LARGE");
+  if (e.status === 415) return new CohentError("UNSUPPORTED_MEDIA_TYPE");
+  if (e.status === 400) return new CohentError(e.type === "entity.parse.failed" || !e.type ? "INVALID_JSON" : "INVALID_INPUT");
+  return null;
+}
+
+/** First middleware: every failure leaves as a v1 failure envelope with a stable code; a 500 never leaks its message. */
+export function errorEnvelope(deps: Deps) {
+  return async (ctx: Context, next: Next) => {
+    try {
+      await next();
+      if (ctx.body === undefined && (ctx.status === 404 || ctx.status === 405)) {
+        throw new CohentError(ctx.status === 404 ? "NOT_FOUND" : "METHOD_NOT_ALLOWED");
+      }
+    } catch (err) {
+      const known = err instanceof CohentError ? err : (fromHttpError(err) ?? toCohentError(err));
+      if (known.code === "INTERNAL") deps.log.error({ err }, "unhandled error");
+      ctx.status = known.status;
+      ctx.body = failure(String(ctx.state.operation ?? "http"), known, { serverTime: deps.clock().toISOString(), ...(ctx.state.meta ?? {}) });
+    }
+  };
+}

@@ -1,0 +1,25 @@
+import { normalizeRepoPaths, type ScopeRequest, type ScopeResponse } from "@cohent/protocol";
+import type { Caller, Deps } from "../deps.js";
+import { assertControllable, claimPaths, withClaim } from "../shared/claims.js";
+import { issuePacket } from "../shared/packets.js";
+import { ownIntent } from "../shared/views.js";
+
+/**
+ * Scope: claims the paths the intent will write, replacing its previous
+ * claim. The explicit form of a checkpoint that carries paths.
+ */
+export async function scope(deps: Deps, caller: Caller, req: ScopeRequest): Promise<ScopeResponse> {
+  assertControllable(caller);
+  const { intentId } = req;
+  const paths = normalizeRepoPaths(req.paths);
+  return withClaim<ScopeResponse>(deps, caller, intentId, async (t) => {
+    const me = await ownIntent(t, caller, intentId);
+    const { conflicts, replaced } = await claimPaths(t, deps, caller, intentId, paths);
+    if (conflicts.length) return { conflicts };
+    const packet = await issuePacket(t, deps, caller, {
+      kind: "scope", intentId, action: me.lastAction,
+      reason: paths.length ? `Scope claimed: ${paths.join(", ")}.` : "Scope released.", peers: [], decisions: [], changes: [],
+    });
+    return { intentId, paths, replaced, packet };
+  });
+}

@@ -1,0 +1,47 @@
+import type { PeerView } from "@cohent/protocol";
+import { leaseCutoff } from "../../core/lease.js";
+import { resolve } from "../../core/resolver.js";
+import { newId } from "../../ids.js";
+import type { Tx } from "../../store/index.js";
+import type { Caller, Deps } from "../deps.js";
+import { toPeerView, toResolverIntent } from "./views.js";
+
+/** Recently completed work, for the resolver's completed-dependency rule. */
+const COMPLETED_WINDOW = 200;
+
+const sameIds = (a: readonly string[], b: readonly string[]) => a.length === b.length && a.every((x, i) => x === b[i]);
+
+/**
+ * Runs the resolver for one intent against every active intent of the
+ * repository (and recently completed work), and records the answer when it
+ * changed. Intent, context and poll call this.
+ */
+export async function decide(t: Tx, deps: Deps, caller: Caller, intentId: string, { force = false } = {}) {
+  const repoId = caller.repo.id;
+  const me = await t.intents.get(intentId);
+  if (!me) throw new Error(`intent ${intentId} vanished inside its transaction`);
+  const active = await t.intents.active(repoId, leaseCutoff(deps.clock(), deps.lease));
+  const completed = await t.intents.completed(repoId, COMPLETED_WINDOW);
+  const others = [...active, ...completed].filter((i) => i.id !== me.id);
+  const resolution = resolve(toResolverIntent(me), others.map(toResolverIntent));
+
+  const byId = new Map(others.map((i) => [i.id, i]));
+  const views = (ids: string[]): PeerView[] => ids.flatMap((id) => (byId.has(id) ? [toPeerView(byId.get(id)!, deps)] : []));
+  const onCompleted = resolution.rule === "completed-dependency";
+
+  const last = await t.journal.lastDecision(intentId);
+  const changed = !last || last.action !== resolution.action || !sameIds(last.peerIds, resolution.peerIds);
+  let decision = last;
+  if (force || changed) {
+    const now = deps.clock();
+    const { action, peerIds, reason } = resolution;
+    await t.journal.lock(repoId);
+    decision = await t.journal.addDecision({ id: newId("dec"), repoId, intentId, action, peerIds, reason, at: now });
+    await t.intents.update(intentId, { lastAction: action });
+    await t.journal.addEvent({
+      repoId, intentId, kind: "decision", peerIds, at: now,
+      summary: `${action}${peerIds.length ? ` with ${peerIds.join(", ")}` : ""}`,
+    });
+  }
+  return { me, resolution, decision: decision!, changed, peers: onCompleted ? [] : views(resolution.peerIds), completed: onCompleted ? views(resolution.peerIds) : undefined, others };
+}

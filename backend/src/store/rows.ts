@@ -1,0 +1,40 @@
+import { IntentRecord, type Action, type Control, type Decision, type Party } from "@cohent/protocol";
+import type { PeerClaim } from "../core/arbitrate.js";
+import type { Prisma } from "../generated/sqlite/client.js";
+
+// JSON-in-text columns are decoded here, once; nothing outside the store sees their text.
+export const list = (text: string | null | undefined): string[] => (text ? (JSON.parse(text) as string[]) : []);
+export const recordOf = (text: string | null | undefined): IntentRecord | null => (text ? IntentRecord.parse(JSON.parse(text)) : null);
+export const json = (value: unknown): string => JSON.stringify(value);
+
+export const intentInclude = {
+  session: { select: { key: true, lastSeenAt: true, control: true, controlReason: true } },
+  claim: { select: { paths: true } },
+  checkpoints: { orderBy: { createdAt: "desc" as const }, take: 1 },
+};
+
+/** A work intent with what every reader shows of it: its claim, its last checkpoint, its session's liveness. */
+export function toIntent(r: Prisma.IntentGetPayload<{ include: typeof intentInclude }>) {
+  const cp = r.checkpoints[0];
+  return {
+    id: r.id, repoId: r.repoId, sessionId: r.sessionId, person: r.person, client: r.client, model: r.model, prompt: r.prompt,
+    promptPaths: list(r.promptPaths), record: recordOf(r.record), state: r.state, lastAction: r.lastAction as Action,
+    createdAt: r.createdAt, updatedAt: r.updatedAt, closedAt: r.closedAt, scope: list(r.claim?.paths), // the paths it claims now
+    lastCheckpoint: cp ? { status: cp.status, summary: cp.summary, at: cp.createdAt.toISOString() } : null,
+    session: { ...r.session, control: r.session.control as Control },
+  };
+}
+
+export type IntentRow = ReturnType<typeof toIntent>;
+
+export function toDecision(r: { id: string; intentId: string; action: string; peerIds: string; reason: string; createdAt: Date }): Decision {
+  return { id: r.id, intentId: r.intentId, action: r.action as Action, peerIds: list(r.peerIds), reason: r.reason, at: r.createdAt.toISOString() };
+}
+
+/** Who an intent is, for conflict and overview texts. */
+export const toParty = (r: { id: string; person: string; client: string | null; model: string | null; record: string | null }): Party => ({
+  intentId: r.id, person: r.person, client: r.client, model: r.model, objective: recordOf(r.record)?.objective ?? null,
+});
+export const toPeerClaim = (c: { intentId: string; paths: string; intent: { person: string; client: string | null; model: string | null; record: string | null } }): PeerClaim => ({
+  ...toParty({ id: c.intentId, ...c.intent }), paths: list(c.paths),
+});

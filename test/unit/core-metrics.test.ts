@@ -1,0 +1,40 @@
+import { describe, expect, it } from "vitest";
+import { METRIC_NAMES, SERIES, tally, totals, type MetricRows } from "../../backend/src/core/metrics.js";
+
+const at = (m: number) => new Date(Date.UTC(2026, 0, 1, 0, m));
+const rows: MetricRows = {
+  decisions: ["wait", "duplicate", "handoff", "parallel", "proceed", "plan", "wait"].map((action, i) => ({ action, createdAt: at(i) })),
+  catches: ["scope-conflict", "outside-scope", "edit-before-intent", "session-paused"].map((kind, i) => ({ kind, createdAt: at(10 + i) })),
+  packets: [{ tokens: 10, ackedChars: 40 }, { tokens: 5, ackedChars: null }, { tokens: 1, ackedChars: 4 }].map((p, i) => ({ ...p, createdAt: at(20 + i) })),
+  commands: [{ createdAt: at(30) }, { createdAt: at(31) }],
+};
+
+describe("metric definitions", () => {
+  it.each([
+    // decisions naming a peer (4 wait/duplicate/handoff/parallel + the second wait) + path catches (2)
+    ["potentialOverlaps", 7],
+    ["redirections", 4],
+    ["pathGuardCatches", 2],
+    ["guardRefusals", 4],
+    ["packets", 3],
+    ["packetTokens", 16],
+    ["injectedChars", 44],
+    ["dependencyWaits", 2],
+    ["humanCommands", 2],
+  ] as const)("%s = %i", (name, value) => {
+    expect(totals(rows)[name]).toBe(value);
+  });
+
+  it("every series sums to its total: one definition for both", () => {
+    const slot = (d: Date) => Math.min(3, Math.floor(d.getUTCMinutes() / 10));
+    const series = tally(rows, 4, slot);
+    const total = totals(rows);
+    for (const name of METRIC_NAMES) expect(series[name].reduce((a, b) => a + b, 0), name).toBe(total[name]);
+    expect(series.packets).toEqual([0, 0, 3, 0]);
+    for (const metric of Object.values(SERIES)) expect(METRIC_NAMES).toContain(metric);
+  });
+
+  it("no rows, all zero", () => {
+    expect(Object.values(totals({ decisions: [], catches: [], packets: [], commands: [] })).every((v) => v === 0)).toBe(true);
+  });
+});

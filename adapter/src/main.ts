@@ -2,7 +2,8 @@ import { readFileSync } from "node:fs";
 import { findRoot, readProject } from "./config.js";
 import { fail, type Envelope } from "./envelope.js";
 import { execute, pickSession, positionals, RELAYED, renderHuman, shownPacket, type Outcome } from "./commands.js";
-import { clientOf, runHook, type HookResult } from "./hook.js";
+import { clientOf, type HookResult } from "./hook.js";
+import { armDeadline, runGuardedHook } from "./failsafe.js";
 import { recordUsage, usageTarget } from "./usage.js";
 import { relayKey, updateRuntime, type Relay } from "./runtime.js";
 
@@ -134,13 +135,17 @@ export async function main(argv: string[]): Promise<number> {
   const json = rest.includes("--json");
   switch (command) {
     case "hook": {
+      // Fail closed (failsafe.ts): a deny of our own before the client's hook timeout runs out.
+      let event: string | null = null;
+      const disarm = armDeadline(() => event, (s) => write(s, process.stdout));
       const started = performance.now();
       const root = findRoot(process.cwd(), import.meta.url);
       const stdin = await readStdin();
-      const result = await runHook(stdin, root);
+      const result = await runGuardedHook(stdin, root, (e) => void (event = e));
       write(result.stdout, process.stdout);
       write(result.stderr, process.stderr);
       recordHookUsage(stdin, root, result, performance.now() - started);
+      disarm();
       return result.exitCode;
     }
     case "doctor": {

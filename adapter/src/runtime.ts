@@ -30,6 +30,10 @@ export interface SessionState {
   polledAt?: number;
   seenAt: string;
   endedAt?: string;
+  /** Set while UserPromptSubmit publishes; still set at the next PreToolUse means that publish was missed (failsafe.ts). */
+  publishing?: { at: string; intentBefore: string | null };
+  /** Claude Code sub-agents seen since the last prompt, spawns not yet seen, and a Stop held back for them (subagents.ts). */
+  subagents?: { ids: string[]; pending: number; stopHeld?: boolean };
 }
 
 /** What the PreToolUse hook hands an exempt command: its session, and the answer when the hook ran it. */

@@ -60,8 +60,8 @@ export function pathWithoutNode(dir: string): string {
   return dir;
 }
 
-/** A TCP server on the given port that accepts every connection and never answers. */
-export function blackHole(port: number): Promise<{ close(): Promise<void> }> {
+/** A TCP server on a free loopback port that accepts every connection and never answers. */
+export function blackHole(): Promise<{ port: number; close(): Promise<void> }> {
   const sockets = new Set<Socket>();
   const server: Server = createServer((s) => {
     sockets.add(s);
@@ -70,8 +70,9 @@ export function blackHole(port: number): Promise<{ close(): Promise<void> }> {
   });
   return new Promise((resolve, reject) => {
     server.once("error", reject);
-    server.listen(port, "127.0.0.1", () =>
+    server.listen(0, "127.0.0.1", () =>
       resolve({
+        port: (server.address() as { port: number }).port,
         close: () =>
           new Promise<void>((r) => {
             for (const s of sockets) s.destroy();

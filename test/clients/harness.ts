@@ -146,10 +146,17 @@ function baseEnv(ws: Workspace): NodeJS.ProcessEnv {
   return env;
 }
 
+/** Codex's npm entry is a `#!/usr/bin/env node` launcher: run it with this node, so a PATH without node (scenario node-missing) still starts the client. */
+function launcher(bin: string, args: string[]): [string, string[]] {
+  const head = readFileSync(realpathSync(bin), { encoding: "latin1" }).slice(0, 64);
+  return /^#!.*\bnode\b/.test(head) ? [process.execPath, [bin, ...args]] : [bin, args];
+}
+
 function spawnClient(bin: string, args: string[], cwd: string, env: NodeJS.ProcessEnv, timeoutMs: number): Promise<{ code: number | null; stdout: string; stderr: string; ms: number }> {
   return new Promise((resolvePromise) => {
     const t0 = Date.now();
-    const child = spawn(bin, args, { cwd, env, stdio: ["ignore", "pipe", "pipe"], detached: true });
+    const [cmd, argv] = launcher(bin, args);
+    const child = spawn(cmd, argv, { cwd, env, stdio: ["ignore", "pipe", "pipe"], detached: true });
     let stdout = "";
     let stderr = "";
     child.stdout.on("data", (c: Buffer) => (stdout += c.toString("utf8")));
@@ -172,14 +179,14 @@ function spawnClient(bin: string, args: string[], cwd: string, env: NodeJS.Proce
 const RUN_TIMEOUT_MS = Number(process.env.COHENT_CLIENTS_RUN_TIMEOUT_MS) || 150_000;
 
 /** One `codex exec --json PROMPT` in the checkout; never the hook-trust bypass flag. */
-export async function runCodex(client: ClientSpec, ws: Workspace, model: FakeOpenAI, steps: Step[], opts: { prompt: string; sandbox?: "workspace-write" | "danger-full-access"; keepTrust?: boolean; untrusted?: boolean; mcp?: boolean }): Promise<RunResult> {
+export async function runCodex(client: ClientSpec, ws: Workspace, model: FakeOpenAI, steps: Step[], opts: { prompt: string; sandbox?: "workspace-write" | "danger-full-access"; keepTrust?: boolean; untrusted?: boolean; mcp?: boolean; env?: NodeJS.ProcessEnv }): Promise<RunResult> {
   const script = new Script(steps);
   model.setScript(script);
   const before = model.requests.length;
   // keepTrust: run with the trust store as it is (a hooks file changed since is not re-trusted).
   // untrusted: the project is trusted but no hook hash is recorded (a person never pressed "trust all").
   if (!opts.keepTrust) writeCodexHome(ws, model, opts.sandbox ?? "workspace-write", !!opts.untrusted, !!opts.mcp);
-  const env = { ...baseEnv(ws), CODEX_HOME: ws.codexHome, FAKE_OPENAI_API_KEY: "dummy", RUST_LOG: "error" };
+  const env = { ...baseEnv(ws), CODEX_HOME: ws.codexHome, FAKE_OPENAI_API_KEY: "dummy", RUST_LOG: "error", ...opts.env };
   const r = await spawnClient(binPath(client), ["exec", "--json", opts.prompt], ws.repo, env, RUN_TIMEOUT_MS);
   const mine = model.requests.slice(before).filter((q) => q.url.startsWith("/v1/responses"));
   const results = new Map<string, ToolResult>();
@@ -191,7 +198,7 @@ export async function runCodex(client: ClientSpec, ws: Workspace, model: FakeOpe
 /** The demo MCP server (one `touch` tool), as Claude Code's --mcp-config. */
 export const MCP_CONFIG = JSON.stringify({ mcpServers: { demo: { type: "stdio", command: "node", args: [MCP_SERVER] } } });
 
-export async function runClaude(client: ClientSpec, ws: Workspace, model: FakeAnthropic, steps: Step[], opts: { prompt: string; mcp?: boolean }): Promise<RunResult> {
+export async function runClaude(client: ClientSpec, ws: Workspace, model: FakeAnthropic, steps: Step[], opts: { prompt: string; mcp?: boolean; env?: NodeJS.ProcessEnv }): Promise<RunResult> {
   const script = new Script(steps);
   model.setScript(script, ws.repo);
   const before = model.requests.length;
@@ -204,6 +211,7 @@ export async function runClaude(client: ClientSpec, ws: Workspace, model: FakeAn
     DISABLE_AUTOUPDATER: "1",
     DISABLE_ERROR_REPORTING: "1",
     CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
+    ...opts.env,
   };
   const r = await spawnClient(
     binPath(client),

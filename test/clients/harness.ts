@@ -9,7 +9,7 @@ import { admin } from "@cohent/backend";
 import { startBackend, type TestBackend } from "../helpers/backend.ts";
 import { binPath, cacheRoot, type ClientSpec } from "./clients.ts";
 import { codexConfigToml, codexHookHashes } from "./codex-trust.ts";
-import { claudeToolResults, CLAUDE_CALL_PREFIX, type FakeAnthropic } from "./fake-anthropic.ts";
+import { claudeToolResults, CLAUDE_CALL_PREFIX, CLAUDE_SUB_PREFIX, type FakeAnthropic } from "./fake-anthropic.ts";
 import { codexToolOutputs, CODEX_CALL_PREFIX, type FakeOpenAI } from "./fake-openai.ts";
 import { Script, type Step } from "./script.ts";
 
@@ -198,9 +198,10 @@ export async function runCodex(client: ClientSpec, ws: Workspace, model: FakeOpe
 /** The demo MCP server (one `touch` tool), as Claude Code's --mcp-config. */
 export const MCP_CONFIG = JSON.stringify({ mcpServers: { demo: { type: "stdio", command: "node", args: [MCP_SERVER] } } });
 
-export async function runClaude(client: ClientSpec, ws: Workspace, model: FakeAnthropic, steps: Step[], opts: { prompt: string; mcp?: boolean; env?: NodeJS.ProcessEnv }): Promise<RunResult> {
+export async function runClaude(client: ClientSpec, ws: Workspace, model: FakeAnthropic, steps: Step[], opts: { prompt: string; mcp?: boolean; env?: NodeJS.ProcessEnv; subSteps?: Step[] }): Promise<RunResult> {
   const script = new Script(steps);
-  model.setScript(script, ws.repo);
+  const sub = opts.subSteps ? new Script(opts.subSteps) : null;
+  model.setScript(script, ws.repo, sub);
   const before = model.requests.length;
   const env = {
     ...baseEnv(ws),
@@ -226,7 +227,9 @@ export async function runClaude(client: ClientSpec, ws: Workspace, model: FakeAn
   const mine = model.requests.slice(before).filter((q) => q.url.startsWith("/v1/messages"));
   const results = new Map<string, ToolResult>();
   for (const q of mine) for (const o of claudeToolResults(q.body)) results.set(o.callId, o);
-  return { ...r, results: byStep(results, steps, CLAUDE_CALL_PREFIX, script), requests: mine.length, scriptErrors: script.errors };
+  const byId = byStep(results, steps, CLAUDE_CALL_PREFIX, script);
+  if (sub) for (const [k, v] of byStep(results, opts.subSteps!, CLAUDE_SUB_PREFIX, sub)) byId.set(k, v);
+  return { ...r, results: byId, requests: mine.length, scriptErrors: [...script.errors, ...(sub?.errors ?? [])] };
 }
 
 function byStep(results: Map<string, ToolResult>, steps: Step[], prefix: string, script: Script): Map<string, ToolResult> {

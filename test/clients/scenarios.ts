@@ -10,6 +10,7 @@ import type { ClientKind, ClientSpec } from "./clients.ts";
 import { agentIntents, control, fileExists, readRepoFile, type RunResult, type Workspace } from "./harness.ts";
 import { blackHole, breakAdapter, pathWithoutNode, restoreAdapter, type AdapterFailure } from "./failures.ts";
 import type { Action, Step } from "./script.ts";
+import { SUBAGENT_MARK } from "./fake-anthropic.ts";
 
 /** Report rows: what the README's compatibility table is made of. */
 export const ROWS = {
@@ -39,6 +40,8 @@ export const ROWS = {
   adapterThrows: "Adapter throws at load: edit and shell blocked, no stack trace or path shown, repaired edit runs",
   adapterHangs: "Adapter hangs: its own deadline refuses edit and shell, repaired edit runs",
   backendHangs: "Backend accepts connections but never answers: edit and shell blocked, repaired edit runs",
+  subagentForeground: "Sub-agent (foreground): write in scope runs, outside blocked",
+  subagentBackground: "Sub-agent (background, main Stop first): write in scope runs, outside blocked, intent completes after it",
   nodeMissing: "node missing from the hook's PATH: edit and shell blocked, edit runs once node is back",
 } as const;
 export type RowId = keyof typeof ROWS;
@@ -103,7 +106,7 @@ export interface Ctx {
   client: ClientSpec;
   ws: Workspace;
   check: Checker;
-  run(steps: Step[], opts?: { prompt?: string; sandbox?: "workspace-write" | "danger-full-access"; keepTrust?: boolean; untrusted?: boolean; mcp?: boolean; env?: NodeJS.ProcessEnv }): Promise<RunResult>;
+  run(steps: Step[], opts?: { prompt?: string; sandbox?: "workspace-write" | "danger-full-access"; keepTrust?: boolean; untrusted?: boolean; mcp?: boolean; env?: NodeJS.ProcessEnv; subSteps?: Step[] }): Promise<RunResult>;
 }
 
 export interface Scenario {
@@ -585,3 +588,32 @@ SCENARIOS.push(
     },
   },
 );
+
+// ---------------------------------------------------------------- Claude Code sub-agents
+
+const subagent = (background: boolean): Scenario => ({
+  id: `subagent-${background ? "background" : "foreground"}`,
+  title: `Claude Code: a ${background ? "background" : "foreground"} sub-agent works under the parent's intent and scope${background ? "; the main agent's Stop comes first and must not complete the intent" : ""}`,
+  only: "claude",
+  rows: [background ? "subagentBackground" : "subagentForeground"],
+  async body(c) {
+    const row: RowId = background ? "subagentBackground" : "subagentForeground";
+    const spawn: Step = {
+      id: "spawn",
+      action: { kind: "claude-call", name: "Agent", input: { description: "Write the feature module", prompt: `${SUBAGENT_MARK}: write src/feature/sub.ts`, subagent_type: "general-purpose", run_in_background: background } },
+    };
+    const r = await c.run([sh("intent", intentCmd()), sh("scope", scopeCmd("src/feature")), spawn], {
+      subSteps: [write("sub-in", "src/feature/sub.ts"), write("sub-out", "docs/sub.md")],
+    });
+    c.check.scriptOk(r, row);
+    publishedBySelf(c, r);
+    c.check.allowed(row, r, "sub-in", "src/feature/sub.ts");
+    c.check.blocked(row, r, "sub-out", "docs/sub.md", /outside your declared scope/);
+    // The intent completes once the sub-agent has stopped, not before (a completed intent would have refused sub-in).
+    const intents = await agentIntents(c.ws);
+    const mine = intents.find((i) => i.record?.objective === "Add the feature module");
+    c.check.expect(row, "backend: the intent completed after the sub-agent stopped, touching its write", !!mine && mine.state === "completed" && mine.checkpoints.some((k) => k.status === "completed" && !!k.paths?.includes("src/feature/sub.ts")), `intent: ${clip(JSON.stringify(mine ?? null), 800)}`);
+  },
+});
+
+SCENARIOS.push(subagent(false), subagent(true));

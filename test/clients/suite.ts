@@ -72,7 +72,7 @@ export function clientSuite(label: string): void {
             const r =
               client.kind === "codex"
                 ? await runCodex(client, ws, openai!, steps, { prompt, ...(opts.sandbox ? { sandbox: opts.sandbox } : {}), ...(opts.keepTrust ? { keepTrust: true } : {}), ...(opts.untrusted ? { untrusted: true } : {}), ...(opts.mcp ? { mcp: true } : {}), ...(opts.env ? { env: opts.env } : {}) })
-                : await runClaude(client, ws, anthropic!, steps, { prompt, ...(opts.mcp ? { mcp: true } : {}), ...(opts.env ? { env: opts.env } : {}) });
+                : await runClaude(client, ws, anthropic!, steps, { prompt, ...(opts.mcp ? { mcp: true } : {}), ...(opts.env ? { env: opts.env } : {}), ...(opts.subSteps ? { subSteps: opts.subSteps } : {}) });
             runs.push(r);
             return r;
           },

@@ -112,12 +112,12 @@ export async function control(ws: Workspace, kind: "pause" | "cancel" | "resume"
   for (const s of sessions) await admin.controlSession(ws.backend.deps, { sessionId: s.id, kind, actor: "carol" });
 }
 
-export function writeCodexHome(ws: Workspace, model: FakeOpenAI, sandbox: "workspace-write" | "danger-full-access", untrusted = false, mcp = false): void {
+export function writeCodexHome(ws: Workspace, model: FakeOpenAI, sandbox: "workspace-write" | "danger-full-access", untrusted = false, mcp = false, extraToml = ""): void {
   const hooks = untrusted ? [] : codexHookHashes(join(ws.repo, ".codex", "hooks.json"));
   let toml = codexConfigToml({ modelBaseUrl: model.baseUrl, repoRoot: ws.repo, sandbox, hooks });
   // `codex exec` runs with approval policy never: an MCP tool runs only when its server's tools are pre-approved.
   if (mcp) toml += `\n[mcp_servers.demo]\ncommand = "node"\nargs = [${JSON.stringify(MCP_SERVER)}]\ndefault_tools_approval_mode = "approve"\n`;
-  writeFileSync(join(ws.codexHome, "config.toml"), toml);
+  writeFileSync(join(ws.codexHome, "config.toml"), toml + extraToml);
 }
 
 export interface ToolResult {
@@ -179,13 +179,13 @@ function spawnClient(bin: string, args: string[], cwd: string, env: NodeJS.Proce
 const RUN_TIMEOUT_MS = Number(process.env.COHENT_CLIENTS_RUN_TIMEOUT_MS) || 150_000;
 
 /** One `codex exec --json PROMPT` in the checkout; never the hook-trust bypass flag. */
-export async function runCodex(client: ClientSpec, ws: Workspace, model: FakeOpenAI, steps: Step[], opts: { prompt: string; sandbox?: "workspace-write" | "danger-full-access"; keepTrust?: boolean; untrusted?: boolean; mcp?: boolean; env?: NodeJS.ProcessEnv }): Promise<RunResult> {
+export async function runCodex(client: ClientSpec, ws: Workspace, model: FakeOpenAI, steps: Step[], opts: { prompt: string; sandbox?: "workspace-write" | "danger-full-access"; keepTrust?: boolean; untrusted?: boolean; mcp?: boolean; env?: NodeJS.ProcessEnv; codexToml?: string }): Promise<RunResult> {
   const script = new Script(steps);
   model.setScript(script);
   const before = model.requests.length;
   // keepTrust: run with the trust store as it is (a hooks file changed since is not re-trusted).
   // untrusted: the project is trusted but no hook hash is recorded (a person never pressed "trust all").
-  if (!opts.keepTrust) writeCodexHome(ws, model, opts.sandbox ?? "workspace-write", !!opts.untrusted, !!opts.mcp);
+  if (!opts.keepTrust) writeCodexHome(ws, model, opts.sandbox ?? "workspace-write", !!opts.untrusted, !!opts.mcp, opts.codexToml ?? "");
   const env = { ...baseEnv(ws), CODEX_HOME: ws.codexHome, FAKE_OPENAI_API_KEY: "dummy", RUST_LOG: "error", ...opts.env };
   const r = await spawnClient(binPath(client), ["exec", "--json", opts.prompt], ws.repo, env, RUN_TIMEOUT_MS);
   const mine = model.requests.slice(before).filter((q) => q.url.startsWith("/v1/responses"));
@@ -198,7 +198,7 @@ export async function runCodex(client: ClientSpec, ws: Workspace, model: FakeOpe
 /** The demo MCP server (one `touch` tool), as Claude Code's --mcp-config. */
 export const MCP_CONFIG = JSON.stringify({ mcpServers: { demo: { type: "stdio", command: "node", args: [MCP_SERVER] } } });
 
-export async function runClaude(client: ClientSpec, ws: Workspace, model: FakeAnthropic, steps: Step[], opts: { prompt: string; mcp?: boolean; env?: NodeJS.ProcessEnv; subSteps?: Step[] }): Promise<RunResult> {
+export async function runClaude(client: ClientSpec, ws: Workspace, model: FakeAnthropic, steps: Step[], opts: { prompt: string; mcp?: boolean; env?: NodeJS.ProcessEnv; subSteps?: Step[]; claudeMcp?: { config: string; tools: string[] } }): Promise<RunResult> {
   const script = new Script(steps);
   const sub = opts.subSteps ? new Script(opts.subSteps) : null;
   model.setScript(script, ws.repo, sub);
@@ -218,7 +218,9 @@ export async function runClaude(client: ClientSpec, ws: Workspace, model: FakeAn
     binPath(client),
     [
       "-p", opts.prompt, "--output-format", "json", "--permission-mode", "acceptEdits",
-      ...(opts.mcp ? ["--mcp-config", MCP_CONFIG, "--strict-mcp-config", "--allowedTools", "Bash", "mcp__demo__touch"] : ["--allowedTools", "Bash"]),
+      ...(opts.claudeMcp
+        ? ["--mcp-config", opts.claudeMcp.config, "--strict-mcp-config", "--allowedTools", "Bash", ...opts.claudeMcp.tools]
+        : opts.mcp ? ["--mcp-config", MCP_CONFIG, "--strict-mcp-config", "--allowedTools", "Bash", "mcp__demo__touch"] : ["--allowedTools", "Bash"]),
     ],
     ws.repo,
     env,

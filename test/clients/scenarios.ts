@@ -42,6 +42,7 @@ export const ROWS = {
   backendHangs: "Backend accepts connections but never answers: edit and shell blocked, repaired edit runs",
   subagentForeground: "Sub-agent (foreground): write in scope runs, outside blocked",
   subagentBackground: "Sub-agent (background, main Stop first): write in scope runs, outside blocked, intent completes after it",
+  mcpCohent: "Cohent's own MCP server inside the client (init's entry): intent and scope over MCP, edit in scope runs, scope refused while paused",
   nodeMissing: "node missing from the hook's PATH: edit and shell blocked, edit runs once node is back",
 } as const;
 export type RowId = keyof typeof ROWS;
@@ -106,7 +107,7 @@ export interface Ctx {
   client: ClientSpec;
   ws: Workspace;
   check: Checker;
-  run(steps: Step[], opts?: { prompt?: string; sandbox?: "workspace-write" | "danger-full-access"; keepTrust?: boolean; untrusted?: boolean; mcp?: boolean; env?: NodeJS.ProcessEnv; subSteps?: Step[] }): Promise<RunResult>;
+  run(steps: Step[], opts?: { prompt?: string; sandbox?: "workspace-write" | "danger-full-access"; keepTrust?: boolean; untrusted?: boolean; mcp?: boolean; env?: NodeJS.ProcessEnv; subSteps?: Step[]; codexToml?: string; claudeMcp?: { config: string; tools: string[] } }): Promise<RunResult>;
 }
 
 export interface Scenario {
@@ -617,3 +618,51 @@ const subagent = (background: boolean): Scenario => ({
 });
 
 SCENARIOS.push(subagent(false), subagent(true));
+
+// ---------------------------------------------------------------- Cohent's MCP server inside the real clients
+
+SCENARIOS.push({
+  id: "mcp-cohent",
+  title: "Cohent's MCP server, wired as init prints it (Claude: .mcp.json; Codex: config.toml, workspace-write sandbox): intent and scope over MCP, an edit in scope runs, scope while paused is refused",
+  rows: ["mcpCohent"],
+  async body(c) {
+    // The entries exactly as `init --mcp-write` writes them.
+    const init = spawnSync("node", [".cohent/cohent.mjs", "init", "--server", c.ws.backend.url, "--repo", "acme/demo", "--mcp-write"], { cwd: c.ws.repo, encoding: "utf8", env: { PATH: process.env.PATH, HOME: c.ws.home } });
+    c.check.expect("mcpCohent", "init --mcp-write wrote the MCP entries", init.status === 0, clip(init.stderr + init.stdout));
+    const record = JSON.parse(intentRecord("Add the feature module over MCP", "feature-module", "feature"));
+    const call = (id: string, tool: string, args: Record<string, unknown>, before?: Step["before"]): Step => ({
+      id,
+      action: c.client.kind === "codex"
+        ? { kind: "codex-item", item: { type: "function_call", id: `fc_${id}`, namespace: "mcp__cohent", name: tool, arguments: JSON.stringify(args) } }
+        : { kind: "claude-call", name: `mcp__cohent__${tool}`, input: args },
+      ...(before ? { before } : {}),
+    });
+    const search: Step[] = c.client.kind === "codex"
+      ? [{ id: "tool-search", action: { kind: "codex-item", item: { type: "tool_search_call", id: "ts_1", execution: "client", status: "completed", arguments: { query: "cohent intent scope", limit: 8 } } } }]
+      : [];
+    const steps = [
+      ...search,
+      call("mcp-intent", "intent", { intent: record }),
+      call("mcp-scope", "scope", { paths: ["src/feature"] }),
+      write("in-scope", "src/feature/mcp.ts"),
+      write("out-of-scope", "docs/mcp.md"),
+      call("mcp-scope-paused", "scope", { paths: ["src/other"] }, () => control(c.ws, "pause")),
+    ];
+    let r: RunResult;
+    if (c.client.kind === "codex") {
+      const toml = readFileSync(join(c.ws.repo, ".codex", "config.toml"), "utf8");
+      // codex exec never asks: an MCP tool runs only when its server's tools are pre-approved.
+      r = await c.run(steps, { codexToml: `\n${toml.trimEnd()}\ndefault_tools_approval_mode = "approve"\n` });
+    } else {
+      r = await c.run(steps, { claudeMcp: { config: join(c.ws.repo, ".mcp.json"), tools: ["mcp__cohent__intent", "mcp__cohent__scope", "mcp__cohent__context"] } });
+    }
+    c.check.scriptOk(r, "mcpCohent");
+    if (c.client.kind === "codex") c.check.ran("mcpCohent", r, "tool-search", /mcp__cohent/);
+    c.check.ran("mcpCohent", r, "mcp-intent", /proceed|parallel/);
+    c.check.ran("mcpCohent", r, "mcp-scope", /src\/feature/);
+    c.check.allowed("mcpCohent", r, "in-scope", "src/feature/mcp.ts");
+    c.check.blocked("mcpCohent", r, "out-of-scope", "docs/mcp.md", /outside your declared scope/);
+    const paused = r.results.get("mcp-scope-paused")?.output ?? "";
+    c.check.expect("mcpCohent", "mcp-scope-paused: refused, saying paused", /paused/i.test(paused) && !/"ok":\s*true/.test(paused), `tool result: ${clip(paused)}`);
+  },
+});

@@ -663,6 +663,8 @@ SCENARIOS.push({
     c.check.allowed("mcpCohent", r, "in-scope", "src/feature/mcp.ts");
     c.check.blocked("mcpCohent", r, "out-of-scope", "docs/mcp.md", /outside your declared scope/);
     const paused = r.results.get("mcp-scope-paused")?.output ?? "";
-    c.check.expect("mcpCohent", "mcp-scope-paused: refused, saying paused", /paused/i.test(paused) && !/"ok":\s*true/.test(paused), `tool result: ${clip(paused)}`);
+    if (process.env.COHENT_CLIENTS_DEBUG) console.error(`[${c.client.label}] mcp-scope-paused:`, paused, "\nmcp-intent:", r.results.get("mcp-intent")?.output);
+    // The hook lets Cohent's own MCP tools through; the service itself refuses the paused session's call.
+    c.check.expect("mcpCohent", "mcp-scope-paused: refused by the service (SESSION_PAUSED)", /"ok":false/.test(paused) && /SESSION_PAUSED/.test(paused), `tool result: ${clip(paused)}`);
   },
 });

@@ -125,6 +125,18 @@ export function failClosedChecks(root: string): Check[] {
   return out;
 }
 
+/**
+ * Cohent's MCP server for Codex. Measured (0.169.0, 0.171.0): Codex starts
+ * MCP servers outside its workspace-write sandbox, so the server reaches the
+ * service even where the agent's own shell has no network.
+ */
+export function codexMcpCheck(root: string): Check | null {
+  const files = [join(root, ".codex", "config.toml"), join(codexHome(), "config.toml")];
+  const file = files.find((f) => existsSync(f) && /^\s*\[mcp_servers\.cohent\]\s*$/m.test(readFileSync(f, "utf8")));
+  if (!file) return null;
+  return { name: "codex mcp", status: "ok", detail: `[mcp_servers.cohent] in ${file}: Codex starts MCP servers outside its workspace-write sandbox, so the server reaches the service there (the agent's own shell does not). Under approval policy "never" (codex exec) an MCP call is refused unless the entry sets default_tools_approval_mode = "approve".` };
+}
+
 export function claudeCheck(root: string): Check {
   const file = join(root, ".claude", "settings.json");
   let settings: any;
@@ -190,6 +202,8 @@ export async function doctor(_args: string[], json: boolean, scriptUrl: string):
     checks.push(...c.checks);
     checks.push(claudeCheck(root));
     checks.push(...failClosedChecks(root));
+    const mcp = codexMcpCheck(root);
+    if (mcp) checks.push(mcp);
     const rt = readRuntime(root);
     for (const [id, s] of Object.entries(rt.sessions)) {
       sessions.push({ id, client: s.client, model: s.model, intentId: s.intentId ?? null, action: s.action ?? null, control: s.control, scope: s.scope, lastCall: s.seenAt, live: !s.endedAt && Date.now() - Date.parse(s.seenAt) < 10 * 60_000 });

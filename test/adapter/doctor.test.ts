@@ -140,6 +140,10 @@ describe("doctor", () => {
     expect(pre.hash).toBe(VECTORS[1]!.hash);
     const closed = JSON.parse((await run(co, ["doctor", "--json"], { env: { SHELL: "/bin/sh" } })).stdout).data;
     expect(closed.failsClosed).toEqual({ codex: true, claude: true });
+    expect(closed.checks.some((c: { name: string }) => c.name === "codex mcp")).toBe(false);
+    init({ cwd: co.root, server: server.url, repo: "acme/shop", bundle: await builtAdapter(), mcpWrite: true });
+    const withMcp = JSON.parse((await run(co, ["doctor", "--json"], { env: { SHELL: "/bin/sh" } })).stdout).data;
+    expect(withMcp.checks).toContainEqual(expect.objectContaining({ name: "codex mcp", status: "ok", detail: expect.stringContaining("outside its workspace-write sandbox") }));
     // The wiring of older releases: a plain command, no wrapper, no onFailure.
     const settings = path.join(co.root, ".claude", "settings.json");
     const c = JSON.parse(readFileSync(settings, "utf8"));

@@ -101,7 +101,7 @@ export async function runGuardedHook(stdin: string, root: string | null, seen: (
     const sessionId = typeof p.session_id === "string" && p.session_id ? p.session_id : "unknown-session";
     const early = beforeHook(p, root, sessionId) ?? beforeSubagentHook(p, root, sessionId);
     if (early) return early;
-    const result = await runHook(stdin, root);
+    const result = scrubPaths(await runHook(stdin, root), root);
     afterHook(p, root, sessionId);
     if (afterSubagentHook(p, root, sessionId, result)) await runHook(JSON.stringify({ ...p, hook_event_name: "Stop" }), root);
     return result;
@@ -110,4 +110,22 @@ export async function runGuardedHook(stdin: string, root: string | null, seen: (
     if (event === "PreToolUse") return deny(`the adapter failed (${what}), so this tool call is refused. Run node .cohent/cohent.mjs doctor`);
     return { exitCode: 0 };
   }
+}
+
+/**
+ * What the model reads names no absolute path of this machine: the
+ * checkout's root becomes `.`, the home directory `~` (an error message of
+ * the adapter may carry either, e.g. a stuck lock file).
+ */
+export function scrubPaths(result: HookResult, root: string | null, home = process.env.HOME ?? ""): HookResult {
+  const scrub = (text: string | undefined) => {
+    if (!text) return text;
+    let out = text;
+    if (root && root.length > 1) out = out.split(root).join(".");
+    if (home && home.length > 1) out = out.split(home).join("~");
+    return out;
+  };
+  const stdout = scrub(result.stdout);
+  const stderr = scrub(result.stderr);
+  return { ...result, ...(stdout !== undefined ? { stdout } : {}), ...(stderr !== undefined ? { stderr } : {}) };
 }

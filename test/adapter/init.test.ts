@@ -205,6 +205,22 @@ describe("npx cohent init", () => {
     expect((await sh(root, codexCmd, { stdin: edit("G"), env })).stdout).toBe("");
   }, 60_000);
 
+  it("an internal failure on PreToolUse is a deny whose reason names no absolute path of the machine", async () => {
+    const root = scratchRepo();
+    expect((await sh(root, `node ${CLI} init --server ${server.url}`)).code).toBe(0);
+    const token = await server.issueToken("acme/shop", "gil", "Codex");
+    const codexCmd = JSON.parse(readFileSync(path.join(root, ".codex/hooks.json"), "utf8")).hooks.PreToolUse[0].hooks[0].command as string;
+    // Another process holds runtime.json's lock: the adapter gives up after 5 s with an error naming the lock file.
+    writeFileSync(path.join(root, ".cohent", "runtime.json.lock"), "");
+    const r = await sh(root, codexCmd, { stdin: JSON.stringify({ session_id: "L", turn_id: "t", cwd: root, hook_event_name: "UserPromptSubmit", model: "gpt-5.5", prompt: "x" }), env: { COHENT_AGENT_TOKEN: token } });
+    writeFileSync(path.join(root, ".cohent", "runtime.json.lock"), ""); // fresh again: a lock older than 10 s counts as stale
+    const pre = await sh(root, codexCmd, { stdin: JSON.stringify({ session_id: "L", turn_id: "t", cwd: root, hook_event_name: "PreToolUse", model: "gpt-5.5", tool_name: "Bash", tool_input: { command: "ls" } }), env: { COHENT_AGENT_TOKEN: token } });
+    const reason = JSON.parse(pre.stdout).hookSpecificOutput.permissionDecisionReason as string;
+    expect(reason).toMatch(/^Cohent: the adapter failed \(.*runtime\.json stays locked \(\.\/\.cohent\/runtime\.json\.lock\)/);
+    expect(reason).not.toContain(root);
+    expect(r.code).toBe(0);
+  }, 60_000);
+
   it("refuses without a repository name, and never clobbers a file it cannot merge", async () => {
     const root = scratchRepo();
     execFileSync("git", ["remote", "remove", "origin"], { cwd: root });

@@ -488,7 +488,7 @@ function codexHookStates(json: any): Map<string, string> {
 
 // ---------------------------------------------------------------- the adapter itself fails
 
-/** The wrapper's line (init.ts FAIL_CLOSED_REASON) and the adapter's deadline refusal (failsafe.ts). */
+/** The wrapper's line (guard.ts FAIL_CLOSED_REASON, wired by init.ts) and the adapter's deadline refusal (deadline.ts). */
 const WRAPPER_REFUSED = /the guard hook failed/;
 const DEADLINE_REFUSED = /did not reach a verdict/;
 /** A shorter deadline keeps the hanging runs quick (the default is 25 s of the wiring's 30 s hook timeout), with room for a loaded machine. */

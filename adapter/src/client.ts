@@ -1,5 +1,5 @@
 import { BOUNDS } from "@cohent/protocol/bounds";
-import type { CheckpointResponse, ContextResponse, Envelope, GuardRequest, IntentResponse, PollResponse, PublishResponse, ScopeResponse, SessionResponse } from "@cohent/protocol";
+import type { CheckpointResponse, ContextResponse, Envelope, IntentResponse, PollResponse, PublishResponse, ScopeResponse, SessionResponse } from "@cohent/protocol";
 import { fail } from "./envelope.js";
 import { readProject, resolveToken, type Project } from "./config.js";
 import { pollAgent, postAgent, sessionRead, type AgentConnection } from "./http.js";
@@ -18,6 +18,8 @@ export interface Checkout {
   token: string;
   /** Aborts this checkout's requests (MCP cancellation, SIGINT in the agent CLI). */
   signal?: AbortSignal;
+  /** The sub-agent on whose behalf the hook calls, sent as x-cohent-agent. */
+  agentId?: string | null;
 }
 
 export function openCheckout(root: string): Checkout {
@@ -27,7 +29,7 @@ export function openCheckout(root: string): Checkout {
 }
 
 export function connection(c: Checkout, sessionId: string): AgentConnection {
-  return { service: c.project.service, token: c.token, session: sessionHeader(sessionId), signal: c.signal };
+  return { service: c.project.service, token: c.token, session: sessionHeader(sessionId), signal: c.signal, agent: c.agentId ? sessionHeader(c.agentId) : null };
 }
 
 const post = <T>(c: Checkout, s: SessionFile, body: { type: string; [k: string]: unknown }) => postAgent(connection(c, s.id), body) as Promise<Envelope<T>>;
@@ -136,19 +138,10 @@ export async function session(c: Checkout, s: SessionFile): Promise<Envelope<Ses
   return env;
 }
 
-/**
- * Whether the guard report carries the sub-agent's id. The protocol's
- * GuardRequest is strict and has no agentId yet, so the service would refuse
- * the whole report: off until the protocol declares the field, and then the
- * type below stops compiling until this is flipped.
- */
-export const GUARD_REPORT_AGENT_ID: "agentId" extends keyof GuardRequest ? true : false = false;
-
 /** Reports a refusal the guard made locally, so the Control Room counts it. Best effort: never delays a deny. */
-export async function reportGuard(c: Checkout, s: SessionFile, r: { kind: string; tool: string; paths: string[]; agentId: string | null }): Promise<void> {
+export async function reportGuard(c: Checkout, s: SessionFile, r: { kind: string; tool: string; paths: string[] }): Promise<void> {
   const body: Record<string, unknown> = { type: "guard", kind: r.kind, tool: clip(r.tool, BOUNDS.identityChars), paths: r.paths.slice(0, BOUNDS.paths) };
   if (s.state.intentId) body.intentId = s.state.intentId;
-  if (GUARD_REPORT_AGENT_ID && r.agentId) body.agentId = clip(r.agentId, BOUNDS.identityChars);
   await postAgent({ ...connection(c, s.id), timeoutMs: 1_500 }, body as { type: string });
 }
 

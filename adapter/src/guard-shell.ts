@@ -47,7 +47,7 @@ export async function guard(tool: string, call: ToolCall, cwd: string, root: str
   let configError: string | null = root ? null : NO_PROJECT;
   if (root) {
     try {
-      checkout = client.openCheckout(root);
+      checkout = { ...client.openCheckout(root), agentId: facts.agentId };
     } catch (err) {
       configError = (err as Error).message;
     }
@@ -82,6 +82,6 @@ export async function guard(tool: string, call: ToolCall, cwd: string, root: str
   }
   const verdict = assess(judged, snap);
   const reported = verdict.permission === "deny" ? reportedKind(verdict, snap) : null;
-  if (reported && checkout && s) await client.reportGuard(checkout, s, { kind: reported, tool, paths: targets ?? [], agentId: facts.agentId }).catch(() => undefined);
+  if (reported && checkout && s) await client.reportGuard(checkout, s, { kind: reported, tool, paths: targets ?? [] }).catch(() => undefined);
   return verdict;
 }

@@ -144,7 +144,17 @@ export interface WorkCollision {
   kind: string;
   paths: string[];
   refused: Party;
+  /** The refused side's sub-agent, when a sub-agent made the call. */
+  agentId: string | null;
   holders: Party[];
+}
+
+/** A sub-agent of one work intent, as its refused calls show it (a sub-agent's calls are its parent session's). */
+export interface WorkSubagent {
+  agentId: string;
+  refusals: number;
+  lastKind: string;
+  lastAt: string;
 }
 
 /** One open work intent on the live page. Prompt and summaries are untrusted text. */
@@ -165,6 +175,7 @@ export interface Work {
   pathHints: string[];
   overlaps: WorkOverlap[];
   collisions: WorkCollision[];
+  subagents: WorkSubagent[];
   lastCheckpoint: { status: string; summary: string; at: string } | null;
   guard: Guard;
   lastCallAt: string;

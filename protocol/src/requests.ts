@@ -109,6 +109,8 @@ export const SessionHeader = z
   .min(1)
   .max(BOUNDS.sessionChars)
   .regex(/^[A-Za-z0-9._:-]+$/, "letters, digits and . _ : -");
+/** x-cohent-agent: the sub-agent (Claude Code's agent_id) a call is made for; same form as the session. */
+export const AgentHeader = SessionHeader;
 export const Cursor = z.string().regex(/^\d{1,15}$/, "a cursor is a decimal event number");
 export const PollRequest = z.strictObject({
   intentId: IntentId,

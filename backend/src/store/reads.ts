@@ -44,7 +44,15 @@ export const reads = (c: PrismaTx) => ({
   scopeCatches: async (repoId: string, since: Date) =>
     (
       await c.guardCatch.findMany({ where: { repoId, kind: "scope-conflict", createdAt: { gte: since } }, orderBy: { createdAt: "desc" }, take: 100 })
-    ).map((g) => ({ intentId: g.intentId, kind: g.kind, paths: list(g.paths), peerIds: list(g.peerIds), at: g.createdAt })),
+    ).map((g) => ({ intentId: g.intentId, agentId: g.agentId, kind: g.kind, paths: list(g.paths), peerIds: list(g.peerIds), at: g.createdAt })),
+  /** Every refusal made for a sub-agent, newest first: the live page names the sub-agents of each intent. */
+  subagentCatches: async (repoId: string, since: Date) =>
+    (
+      await c.guardCatch.findMany({
+        where: { repoId, agentId: { not: null }, createdAt: { gte: since } }, orderBy: { createdAt: "desc" }, take: 200,
+        select: { intentId: true, agentId: true, kind: true, createdAt: true },
+      })
+    ).map((g) => ({ intentId: g.intentId, agentId: g.agentId!, kind: g.kind, at: g.createdAt })),
   overlapDecisions: async (repoId: string, take: number) =>
     (await c.decision.findMany({ where: { repoId, action: { in: [...OVERLAP_ACTIONS] } }, orderBy: { createdAt: "desc" }, take })).map(toDecision),
   commands: async (repoId: string, take: number) =>

@@ -88,18 +88,19 @@ export async function claim(c: Checkout, s: SessionFile, paths: string[], explic
   return env;
 }
 
-export type CheckpointInput = { status: "working" | "blocked" | "completed" | "abandoned"; summary: string; paths?: string[]; pathsSource?: "provided-unverified" | "repository-derived" };
+export type CheckpointInput = { status: "working" | "blocked" | "completed" | "abandoned"; summary: string; paths?: string[]; pathsSource?: "provided-unverified" | "repository-derived"; commit?: string };
 
 export async function checkpoint(c: Checkout, s: SessionFile, input: CheckpointInput): Promise<Envelope<CheckpointResponse>> {
   if (!s.state.intentId) return fail("checkpoint", "INVALID_INPUT", "This session has no work intent to checkpoint; publish a prompt or an intent first.");
   const body: Record<string, unknown> = { type: "checkpoint", intentId: s.state.intentId, status: input.status, summary: clip(redact(input.summary), BOUNDS.summaryChars) };
   if (input.paths) body.paths = input.paths;
   if (input.paths && input.pathsSource) body.pathsSource = input.pathsSource;
+  if (input.commit) body.commit = input.commit;
   const env = await post<CheckpointResponse>(c, s, body as { type: string });
   remember(s, env);
   if (!env.ok) return env;
   if (input.status === "completed" || input.status === "abandoned") s.set({ action: input.status, scope: [], explicitScope: false, touched: [] });
-  else if (input.paths) s.set({ scope: env.data.paths ?? s.state.scope });
+  else if (input.paths && !input.commit) s.set({ scope: env.data.paths ?? s.state.scope });
   return env;
 }
 

@@ -147,6 +147,14 @@ export interface WorkCollision {
   holders: Party[];
 }
 
+/** A commit made through Cohent for an intent (`commit`), as its checkpoint recorded it. */
+export interface CommitView {
+  hash: string;
+  paths: string[];
+  summary: string;
+  at: string;
+}
+
 /** One open work intent on the live page. Prompt and summaries are untrusted text. */
 export interface Work {
   intentId: string;
@@ -166,6 +174,8 @@ export interface Work {
   overlaps: WorkOverlap[];
   collisions: WorkCollision[];
   lastCheckpoint: { status: string; summary: string; at: string } | null;
+  /** Commits made through Cohent for this intent, oldest first. */
+  commits: CommitView[];
   guard: Guard;
   lastCallAt: string;
   control: Control;
@@ -294,6 +304,8 @@ export interface RecapItem {
   outputs: string[];
   paths: string[];
   summary: string | null;
+  /** Commits made through Cohent for this intent, oldest first. */
+  commits: CommitView[];
   at: string;
 }
 export type BlockedItem = RecapItem & { blockers: string[] };

@@ -39,7 +39,22 @@ export const CheckpointResponse = z.strictObject({
   intentId: z.string(),
   status: CheckpointStatus,
   paths: z.array(z.string()).nullable(),
+  /** Present when the checkpoint records a commit. */
+  commit: z.string().optional(),
   packet: Packet,
+});
+
+/** `commit` (adapter, agent CLI, MCP): the commit made of the intent's own paths, and its checkpoint. */
+export const CommitResponse = z.strictObject({
+  intentId: z.string(),
+  hash: z.string(),
+  paths: z.array(z.string()),
+  /** Changed paths in peers' scopes, left as they were. */
+  leftForPeers: z.array(z.strictObject({ intentId: z.string(), person: z.string(), paths: z.array(z.string()) })),
+  /** Changed paths outside every scope, not committed unless listed. */
+  unclaimed: z.array(z.string()),
+  /** Whether the service recorded the commit as a checkpoint of the intent. */
+  recorded: z.boolean(),
 });
 
 export const AckResponse = z.strictObject({
@@ -109,6 +124,7 @@ export type PublishResponse = z.infer<typeof PublishResponse>;
 export type IntentResponse = z.infer<typeof IntentResponse>;
 export type ScopeResponse = z.infer<typeof ScopeResponse>;
 export type CheckpointResponse = z.infer<typeof CheckpointResponse>;
+export type CommitResponse = z.infer<typeof CommitResponse>;
 export type AckResponse = z.infer<typeof AckResponse>;
 export type PollResponse = z.infer<typeof PollResponse>;
 export type ContextResponse = z.infer<typeof ContextResponse>;

@@ -67,7 +67,7 @@ export function renderRecap(r: Recap): string {
     }
   };
   const opt = (label: string, value: string | null | undefined) => (value ? [`${label}: ${value}`] : []);
-  const commits = (i: RecapItem) => i.commits.map((c) => `commit ${c.hash.slice(0, 12)} ${JSON.stringify(c.summary)}: ${c.paths.join(", ")}`);
+  const commits = (i: RecapItem) => i.commits.map((c) => `commit ${c.hash.slice(0, 12)}: ${c.paths.join(", ")}`);
   section("Completed", r.completed, (i) => [...opt("outputs", i.outputs.join(", ")), ...opt("paths", i.paths.join(", ")), ...commits(i), ...opt("summary", i.summary)]);
   section("Blocked", r.blocked, (i) => [...opt("blockers", i.blockers.join("; ")), ...opt("last", i.summary)]);
   section("Waiting", r.waiting, (i) => [`depends on: ${i.dependsOn.join(", ") || "-"}`, ...i.waitingOn.map((w) => `held by ${w.person}: ${w.objective}`)]);

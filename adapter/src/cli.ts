@@ -90,7 +90,7 @@ const advice = (action: string) => `${isReplan(action) ? "Replan: " : ""}${GUIDA
 export function renderHuman(name: string, env: Envelope<any>): string {
   if (!env.ok) {
     const e = env.error;
-    if (e.code !== "SCOPE_CONFLICT") return `cohent ${name}: ${e.code}: ${e.message}`;
+    if (e.code !== "SCOPE_CONFLICT" || name === "commit") return `cohent ${name}: ${e.code}: ${e.message}`;
     const prev = (e.details as { previousScope?: string[] } | undefined)?.previousScope ?? [];
     return [
       "Scope refused: it overlaps an active peer's scope.",

@@ -1,5 +1,5 @@
 import { BOUNDS } from "@cohent/protocol/bounds";
-import type { CheckpointResponse, ContextResponse, Envelope, IntentResponse, PollResponse, PublishResponse, ScopeResponse, SessionResponse } from "@cohent/protocol";
+import type { CheckpointResponse, ContextResponse, Envelope, IntentResponse, PollResponse, PublishResponse, ScopeResponse, ScopesResponse, SessionResponse } from "@cohent/protocol";
 import { fail } from "./envelope.js";
 import { readProject, resolveToken, type Project } from "./config.js";
 import { pollAgent, postAgent, sessionRead, type AgentConnection } from "./http.js";
@@ -127,6 +127,13 @@ export async function context(c: Checkout, s: SessionFile): Promise<Envelope<Con
   const env = await post<ContextResponse>(c, s, s.state.intentId ? { type: "context", intentId: s.state.intentId } : { type: "context" });
   remember(s, env);
   if (env.ok && env.data.intentId && env.data.intentId === s.state.intentId && env.data.action) s.set({ action: env.data.action });
+  return env;
+}
+
+/** The other live intents' claimed paths: what the Git guard and `commit` check against (no packet). */
+export async function scopes(c: Checkout, s: SessionFile): Promise<Envelope<ScopesResponse>> {
+  const env = await post<ScopesResponse>(c, s, { type: "scopes" });
+  remember(s, env);
   return env;
 }
 

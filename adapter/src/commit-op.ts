@@ -1,12 +1,12 @@
 import { realpathSync } from "node:fs";
 import { BOUNDS } from "@cohent/protocol/bounds";
 import { CohentError } from "@cohent/protocol/codes";
-import type { CommitResponse, ContextResponse, Envelope } from "@cohent/protocol";
+import type { CommitResponse, Envelope } from "@cohent/protocol";
 import * as client from "./client.js";
 import { commitOwn, partition } from "./commit.js";
 import { readCredential } from "./config.js";
 import { ok } from "./envelope.js";
-import { peerScopes, type PeerScope } from "./git-guard.js";
+import type { PeerScope } from "./git-guard.js";
 import { postAgent } from "./http.js";
 import type { SessionFile } from "./runtime.js";
 
@@ -33,11 +33,11 @@ export interface CommitInput {
   paths?: string[];
 }
 
-/** The brief's peers as guard scopes. Throws the service's failure. */
+/** The other live intents' scopes, from the service (one `scopes` read). Throws the service's failure. */
 export async function activePeers(c: client.Checkout, s: SessionFile): Promise<PeerScope[]> {
-  const env: Envelope<ContextResponse> = await client.context(c, s);
+  const env = await client.scopes(c, s);
   if (!env.ok) throw new CohentError(env.error.code as never, env.error.message, env.error.details);
-  return peerScopes(env.data.peers);
+  return env.data.peers;
 }
 
 /** Who the trailer names: the credential's person, else the service's answer for this token. */

@@ -88,7 +88,7 @@ export async function guard(tool: string, call: ToolCall, cwd: string, root: str
 /**
  * The Git guard's shell: a command that stages, commits, stashes or discards
  * is checked against the intent's own scope and the active peers' (one
- * context call, made only for such commands: an ordinary shell call costs
+ * `scopes` read, made only for such commands: an ordinary shell call costs
  * nothing more). Git answers which paths it would take (git-guard.ts).
  */
 async function gitGuard(tool: string, command: string, cwd: string, root: string, checkout: client.Checkout, s: SessionFile): Promise<Verdict> {

@@ -73,6 +73,11 @@ export const GuardRequest = z.strictObject({
   paths: PathList.default([]),
 });
 
+/** The live claims of the other intents in the repository: what the adapter's Git guard and `commit` check against. Read-only. */
+export const ScopesRequest = z.strictObject({
+  type: z.literal("scopes"),
+});
+
 /** The open work intents of this token's person, with each session's guard status (doctor). */
 export const StatusRequest = z.strictObject({
   type: z.literal("status"),
@@ -94,6 +99,7 @@ export const AgentRequest = z.discriminatedUnion("type", [
   ContextRequest,
   GuardRequest,
   StatusRequest,
+  ScopesRequest,
 ]);
 
 export type PublishRequest = z.infer<typeof PublishRequest>;
@@ -105,6 +111,7 @@ export type AgentRequest = z.infer<typeof AgentRequest>;
 export type ContextRequest = z.infer<typeof ContextRequest>;
 export type GuardRequest = z.infer<typeof GuardRequest>;
 export type StatusRequest = z.infer<typeof StatusRequest>;
+export type ScopesRequest = z.infer<typeof ScopesRequest>;
 export type CheckpointStatus = z.infer<typeof CheckpointStatus>;
 
 /** Headers of every agent call, and of GET /api/agent (the poll). */

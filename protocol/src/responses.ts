@@ -101,6 +101,19 @@ export const StatusResponse = z.strictObject({
   ),
 });
 
+/** Every other live intent's claimed paths (not this session's own intents; no packet, no resolver run). */
+export const ScopesResponse = z.strictObject({
+  peers: z.array(
+    z.strictObject({
+      intentId: z.string(),
+      person: z.string(),
+      client: z.string().nullable(),
+      model: z.string().nullable(),
+      paths: z.array(z.string()),
+    }),
+  ),
+});
+
 /** GET /api/agent/session: the kill-switch read. Renews the lease; no resolver run, no event scan. */
 export const SessionResponse = z.strictObject({
   control: Control,
@@ -117,6 +130,7 @@ export const RESPONSES = {
   context: ContextResponse,
   guard: GuardResponse,
   status: StatusResponse,
+  scopes: ScopesResponse,
   session: SessionResponse,
 } as const;
 
@@ -131,3 +145,4 @@ export type ContextResponse = z.infer<typeof ContextResponse>;
 export type GuardResponse = z.infer<typeof GuardResponse>;
 export type StatusResponse = z.infer<typeof StatusResponse>;
 export type SessionResponse = z.infer<typeof SessionResponse>;
+export type ScopesResponse = z.infer<typeof ScopesResponse>;

@@ -1,7 +1,7 @@
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { startBackend, type TestBackend } from "../helpers/backend.js";
+import { agentClient, startBackend, type TestBackend } from "../helpers/backend.js";
 import { sh, snapshot, write } from "./git-repo.js";
 import { agentRuns, claude, codex, hook, makeCheckout, run, type Checkout } from "./helpers.js";
 
@@ -168,5 +168,17 @@ describe("sharing one checkout", () => {
     const bad = await run(co, ["agent", "commit", "--input", "-"], { env: { ...BO.env, COHENT_SESSION: BO.session }, stdin: "{}" });
     expect(bad.code).toBe(1);
     expect(JSON.parse(bad.stdout).error.code).toBe("INVALID_INPUT");
+  });
+
+  it("the scopes read names every other live claim, not the caller's own, and drops a claim whose lease expired", async () => {
+    const asAna = agentClient(server.url, alice, ANA.session);
+    const r = await asAna.post({ type: "scopes" });
+    expect(r.status).toBe(200);
+    expect(r.body.data.peers).toContainEqual({ intentId: boIntent, person: "bob", client: "Claude Code", model: null, paths: ["src/b"] });
+    expect(r.body.data.peers.map((p: { intentId: string }) => p.intentId)).not.toContain(anaIntent);
+    // Ten minutes later only Ana calls in: Bo's lease expired, his claim no longer holds.
+    server.advance(11 * 60_000);
+    const later = await asAna.post({ type: "scopes" });
+    expect(later.body.data.peers.map((p: { intentId: string }) => p.intentId)).not.toContain(boIntent);
   });
 });

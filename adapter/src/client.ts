@@ -1,5 +1,5 @@
 import { BOUNDS } from "@cohent/protocol/bounds";
-import type { CheckpointResponse, ContextResponse, Envelope, IntentResponse, PollResponse, PublishResponse, ScopeResponse, SessionResponse } from "@cohent/protocol";
+import type { CheckpointResponse, ContextResponse, Envelope, IntentResponse, PollResponse, PublishResponse, ScopeResponse, ScopesResponse, SessionResponse } from "@cohent/protocol";
 import { fail } from "./envelope.js";
 import { readProject, resolveToken, type Project } from "./config.js";
 import { pollAgent, postAgent, sessionRead, type AgentConnection } from "./http.js";
@@ -90,18 +90,19 @@ export async function claim(c: Checkout, s: SessionFile, paths: string[], explic
   return env;
 }
 
-export type CheckpointInput = { status: "working" | "blocked" | "completed" | "abandoned"; summary: string; paths?: string[]; pathsSource?: "provided-unverified" | "repository-derived" };
+export type CheckpointInput = { status: "working" | "blocked" | "completed" | "abandoned"; summary: string; paths?: string[]; pathsSource?: "provided-unverified" | "repository-derived"; commit?: string };
 
 export async function checkpoint(c: Checkout, s: SessionFile, input: CheckpointInput): Promise<Envelope<CheckpointResponse>> {
   if (!s.state.intentId) return fail("checkpoint", "INVALID_INPUT", "This session has no work intent to checkpoint; publish a prompt or an intent first.");
   const body: Record<string, unknown> = { type: "checkpoint", intentId: s.state.intentId, status: input.status, summary: clip(redact(input.summary), BOUNDS.summaryChars) };
   if (input.paths) body.paths = input.paths;
   if (input.paths && input.pathsSource) body.pathsSource = input.pathsSource;
+  if (input.commit) body.commit = input.commit;
   const env = await post<CheckpointResponse>(c, s, body as { type: string });
   remember(s, env);
   if (!env.ok) return env;
   if (input.status === "completed" || input.status === "abandoned") s.set({ action: input.status, scope: [], explicitScope: false, touched: [] });
-  else if (input.paths) s.set({ scope: env.data.paths ?? s.state.scope });
+  else if (input.paths && !input.commit) s.set({ scope: env.data.paths ?? s.state.scope });
   return env;
 }
 
@@ -128,6 +129,13 @@ export async function context(c: Checkout, s: SessionFile): Promise<Envelope<Con
   const env = await post<ContextResponse>(c, s, s.state.intentId ? { type: "context", intentId: s.state.intentId } : { type: "context" });
   remember(s, env);
   if (env.ok && env.data.intentId && env.data.intentId === s.state.intentId && env.data.action) s.set({ action: env.data.action });
+  return env;
+}
+
+/** The other live intents' claimed paths: what the Git guard and `commit` check against (no packet). */
+export async function scopes(c: Checkout, s: SessionFile): Promise<Envelope<ScopesResponse>> {
+  const env = await post<ScopesResponse>(c, s, { type: "scopes" });
+  remember(s, env);
   return env;
 }
 

@@ -157,6 +157,14 @@ export interface WorkSubagent {
   lastAt: string;
 }
 
+/** A commit made through Cohent for an intent (`commit`), as its checkpoint recorded it. */
+export interface CommitView {
+  hash: string;
+  paths: string[];
+  summary: string;
+  at: string;
+}
+
 /** One open work intent on the live page. Prompt and summaries are untrusted text. */
 export interface Work {
   intentId: string;
@@ -177,6 +185,8 @@ export interface Work {
   collisions: WorkCollision[];
   subagents: WorkSubagent[];
   lastCheckpoint: { status: string; summary: string; at: string } | null;
+  /** Commits made through Cohent for this intent, oldest first. */
+  commits: CommitView[];
   guard: Guard;
   lastCallAt: string;
   control: Control;
@@ -305,6 +315,8 @@ export interface RecapItem {
   outputs: string[];
   paths: string[];
   summary: string | null;
+  /** Commits made through Cohent for this intent, oldest first. */
+  commits: CommitView[];
   at: string;
 }
 export type BlockedItem = RecapItem & { blockers: string[] };

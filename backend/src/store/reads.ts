@@ -2,7 +2,7 @@ import { OVERLAP_ACTIONS, type ControlKind } from "@cohent/protocol";
 import type { MetricRows } from "../core/metrics.js";
 import type { RecapRow } from "../core/recap.js";
 import type { PrismaTx } from "./db.js";
-import { list, recordOf, toDecision } from "./rows.js";
+import { commitOf, list, recordOf, toCommit, toDecision } from "./rows.js";
 
 /** The read models of the console, the admin CLI and the recap: queries no agent call runs. */
 export const reads = (c: PrismaTx) => ({
@@ -85,7 +85,7 @@ export const reads = (c: PrismaTx) => ({
     return [...stalled, ...changed].map((r) => ({
       id: r.id, person: r.person, client: r.client, model: r.model, prompt: r.prompt, record: recordOf(r.record), state: r.state,
       lastAction: r.lastAction, closedAt: r.closedAt, updatedAt: r.updatedAt, scope: list(r.claim?.paths),
-      checkpoints: r.checkpoints.map((k) => ({ summary: k.summary, paths: list(k.paths) })),
+      checkpoints: r.checkpoints.map((k) => ({ summary: k.summary, paths: list(k.paths), ...(commitOf(k.source) ? { commit: toCommit(k) } : {}) })),
     }));
   },
   commandCount: (repoId: string, since: Date) => c.command.count({ where: { repoId, createdAt: { gte: since } } }),

@@ -37,6 +37,7 @@ export async function repoOverview(deps: Deps, name: string): Promise<Overview> 
   const repo = await repoByName(store, name);
   const now = deps.clock();
   const open = await store.intents.open(repo.id);
+  const commits = await store.intents.commits(open.map((r) => r.id));
   const hourAgo = new Date(now.getTime() - 3_600_000);
   const catches = await store.reads.scopeCatches(repo.id, hourAgo);
   const subagentCatches = await store.reads.subagentCatches(repo.id, hourAgo);
@@ -64,7 +65,7 @@ export async function repoOverview(deps: Deps, name: string): Promise<Overview> 
       intentId: r.id, sessionId: r.sessionId, person: r.person, client: r.client, model: r.model, prompt: r.prompt.slice(0, 400),
       objective: r.record?.objective ?? null, outputs: r.record?.outputs ?? [], dependsOn: r.record?.dependsOn ?? [], capabilities: r.record?.capabilities ?? [],
       state: r.state, lastAction: r.lastAction, scope: r.scope, pathHints: r.promptPaths, overlaps, collisions, subagents,
-      lastCheckpoint: r.lastCheckpoint, guard, lastCallAt: r.session.lastSeenAt.toISOString(), control: r.session.control, controlReason: r.session.controlReason,
+      lastCheckpoint: r.lastCheckpoint, commits: commits.get(r.id) ?? [], guard, lastCallAt: r.session.lastSeenAt.toISOString(), control: r.session.control, controlReason: r.session.controlReason,
       createdAt: r.createdAt.toISOString(), updatedAt: r.updatedAt.toISOString(),
     };
   });

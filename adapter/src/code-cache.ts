@@ -1,5 +1,5 @@
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { basename, dirname, join } from "node:path";
 import { cohentCacheDir } from "./cache-dir.js";
 
 /**
@@ -46,15 +46,28 @@ export function readCodeCache(file: string, hash: string): Buffer | undefined {
   return data.equals(buf.subarray(HEADER + n)) ? data : undefined;
 }
 
+/** Caches of other bundles (other checkouts, older versions) untouched this long are removed when a cache is written. */
+export const STALE_MS = 30 * 24 * 3600_000;
+
 /** Writes the cache atomically (a temporary file, then rename); a cache that cannot be written is skipped. */
-export function writeCodeCache(file: string, hash: string, data: Buffer): boolean {
+export function writeCodeCache(file: string, hash: string, data: Buffer, now = Date.now()): boolean {
+  const dir = dirname(file);
   const tmp = `${file}.${process.pid}.tmp`;
   try {
-    mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
     writeFileSync(tmp, Buffer.concat([Buffer.from(header(hash, data.length), "latin1"), data, data]), { mode: 0o600 });
     renameSync(tmp, file);
-    return true;
   } catch {
+    rmSync(tmp, { force: true });
     return false;
   }
+  for (const name of readdirSync(dir)) {
+    if (name === basename(file)) continue;
+    try {
+      if (now - statSync(join(dir, name)).mtimeMs > STALE_MS) rmSync(join(dir, name), { force: true });
+    } catch {
+      /* gone already */
+    }
+  }
+  return true;
 }

@@ -1,7 +1,8 @@
 import { readFileSync } from "node:fs";
-import { constants, Script } from "node:vm";
+import { Script } from "node:vm";
 import { codeCacheFile, readCodeCache, writeCodeCache } from "./code-cache.js";
 import { needsNoDecision } from "./fast-path.js";
+import type { LoaderHandoff } from "./loader-handoff.js";
 
 /**
  * cohent.mjs itself: a small ES module that carries the adapter (main.ts,
@@ -33,13 +34,11 @@ function readHookStdin(): string | null {
 }
 
 function run(stdin: string | null, require: Require): void {
-  // main.ts takes the payload from here: stdin is already read.
-  if (stdin !== null) (globalThis as { cohentHookStdin?: string }).cohentHookStdin = stdin;
+  const handoff: LoaderHandoff = { import: (url) => import(url), ...(stdin !== null ? { stdin } : {}) };
+  (globalThis as { cohentLoader?: LoaderHandoff }).cohentLoader = handoff;
   const file = codeCacheFile(COHENT_BUNDLE_HASH);
   const cachedData = file ? readCodeCache(file, COHENT_BUNDLE_HASH) : undefined;
-  // loadSecond's import() of cohent-mcp.mjs needs a loader; Node before 20.12 has no constant for the default one.
-  const importModuleDynamically = constants?.USE_MAIN_CONTEXT_DEFAULT_LOADER ?? ((specifier: string) => import(specifier));
-  const script = new Script(COHENT_BUNDLE, { filename: import.meta.url, cachedData, importModuleDynamically } as ConstructorParameters<typeof Script>[1]);
+  const script = new Script(COHENT_BUNDLE, { filename: import.meta.url, cachedData });
   if (file && (!cachedData || script.cachedDataRejected)) {
     process.once("exit", () => {
       try {

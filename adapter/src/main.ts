@@ -4,6 +4,7 @@ import { exitCodeOf, HUMAN_COMMANDS, parseHuman, positionals, renderHuman } from
 import { findRoot, readProject } from "./config.js";
 import { fail, failFrom } from "./envelope.js";
 import { runHook, type HookResult } from "./hook.js";
+import { loaderHandoff } from "./loader-handoff.js";
 import { perform } from "./operations.js";
 import { claimRelay, loadSecond } from "./relay.js";
 import { cliSessionId, selectSession } from "./session.js";
@@ -36,7 +37,7 @@ const USAGE = `usage: node .cohent/cohent.mjs <command> [--json]
  */
 function readStdin(): Promise<string> {
   // cohent.mjs's loader reads the payload first, to end calls that need no decision before the bundle loads.
-  const loaded = (globalThis as { cohentHookStdin?: string }).cohentHookStdin;
+  const loaded = loaderHandoff()?.stdin;
   if (loaded !== undefined) return Promise.resolve(loaded);
   try {
     return Promise.resolve(readFileSync(0, "utf8"));

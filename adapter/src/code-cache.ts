@@ -1,5 +1,5 @@
 import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
-import { basename, dirname, join } from "node:path";
+import { basename, dirname, isAbsolute, join } from "node:path";
 import { cohentCacheDir } from "./cache-dir.js";
 
 /**
@@ -20,10 +20,18 @@ const MAGIC = "cohent-code-cache/1";
 /** Fixed header size: the data starts 8-byte aligned. */
 const HEADER = 128;
 
-/** Where the cache of the bundle with this hash lives; null when turned off (COHENT_CODE_CACHE=0). */
+/** Where the cache of the bundle with this hash lives; null when turned off (COHENT_CODE_CACHE=0) or without a home (never relative to the checkout). */
 export function codeCacheFile(hash: string, env: NodeJS.ProcessEnv = process.env): string | null {
   if (/^(0|false|off|no)$/i.test(env.COHENT_CODE_CACHE?.trim() ?? "")) return null;
-  return join(cohentCacheDir(env), "code-cache", `${hash.slice(0, 32)}-${process.versions.v8}-${process.arch}.bin`);
+  const dir = cohentCacheDir(env);
+  return isAbsolute(dir) ? join(dir, "code-cache", `${hash.slice(0, 32)}-${process.versions.v8}-${process.arch}.bin`) : null;
+}
+
+/** Only the user's own cache is code to run: not another user's file, nor one that others may write. */
+function ownedByUser(file: string): boolean {
+  if (!process.getuid) return true;
+  const st = statSync(file);
+  return st.uid === process.getuid() && (st.mode & 0o022) === 0;
 }
 
 function header(hash: string, length: number): string {
@@ -34,6 +42,7 @@ function header(hash: string, length: number): string {
 export function readCodeCache(file: string, hash: string): Buffer | undefined {
   let buf: Buffer;
   try {
+    if (!ownedByUser(file)) return undefined;
     buf = readFileSync(file);
   } catch {
     return undefined;

@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, utimesSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, utimesSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { Script } from "node:vm";
 import { describe, expect, it } from "vitest";
@@ -118,6 +118,10 @@ describe("the V8 code cache", () => {
     expect(writeCodeCache(file, "a".repeat(64), data)).toBe(true);
     expect(readCodeCache(file, "a".repeat(64))).toEqual(data);
     expect(readCodeCache(file, "b".repeat(64))).toBeUndefined();
+    chmodSync(file, 0o666); // others may write it: not code to run
+    expect(readCodeCache(file, "a".repeat(64))).toBeUndefined();
+    chmodSync(file, 0o600);
+    expect(codeCacheFile("a".repeat(64), { XDG_CACHE_HOME: "relative" })).toBeNull(); // no HOME: never relative to the checkout
     expect(existsSync(stale)).toBe(false);
     expect(existsSync(fresh)).toBe(true);
     expect(readdirSync(path.dirname(file)).some((f) => f.endsWith(".tmp"))).toBe(false);

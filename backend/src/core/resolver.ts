@@ -14,6 +14,11 @@ export interface ResolverIntent {
   /** Open work whose session still holds its lease, or completed work. */
   status: "active" | "completed";
   record: IntentRecord | null;
+  /**
+   * Answered duplicate or handoff: it stands down from its outputs, so no one
+   * waits on them, and it owns no objective a later intent would duplicate.
+   */
+  standsDown?: boolean;
 }
 
 export interface Resolution {
@@ -76,14 +81,14 @@ type Rule = (me: ResolverIntent & { record: IntentRecord }, peer: ResolverIntent
 
 /** 1. An active output named in dependsOn. */
 export const waitRule: Rule = (me, peer) => {
-  if (peer.status !== "active") return null;
+  if (peer.status !== "active" || peer.standsDown) return null;
   const names = shared(fold(me.record).dependsOn, fold(peer.record).outputs);
   return names.length ? names : null;
 };
 
 /** 2. The same objective and output, already owned by earlier active work. */
 export const duplicateRule: Rule = (me, peer) => {
-  if (peer.status !== "active" || !earlier(peer, me)) return null;
+  if (peer.status !== "active" || peer.standsDown || !earlier(peer, me)) return null;
   const names = shared(fold(me.record).outputs, fold(peer.record).outputs);
   if (!names.length || !sameObjective(me.record.objective, peer.record.objective)) return null;
   return names.length ? names : null;

@@ -32,7 +32,7 @@ export const journal = (c: PrismaTx, touch: Touch = () => {}) => {
     latestSeq: async (repoId: string) => (await c.event.findFirst({ where: { repoId }, orderBy: { seq: "desc" }, select: { seq: true } }))?.seq ?? 0,
     /** The change log after `after`, without summaries, at most `take`: what the poll's quick path inspects. */
     tailAfter: async (repoId: string, after: number, take: number) =>
-      (await c.event.findMany({ where: { repoId, seq: { gt: after } }, orderBy: { seq: "asc" }, take, select: { seq: true, intentId: true, kind: true, peerIds: true } }))
+      (await c.event.findMany({ where: { repoId, seq: { gt: after } }, orderBy: { seq: "asc" }, take, select: { seq: true, intentId: true, kind: true, peerIds: true, summary: true } }))
         .map((e) => ({ ...e, peerIds: list(e.peerIds) })),
     hasEventAfter: async (repoId: string, seq: number) => !!(await c.event.findFirst({ where: { repoId, seq: { gt: seq } }, select: { seq: true } })),
     eventsAfter: async (repoId: string, seq: number, take: number) =>

@@ -26,7 +26,9 @@ const KEEPS_DECISIONS = new Set(["checkpoint", "decision", "intent.published", "
  * (core/relevance), true of the room as of the change-log position `at`.
  * Per store, in memory; lost on restart (the next poll takes the full path).
  */
-const known = new WeakMap<Store, Map<string, { related: ReadonlySet<string>; at: number }>>();
+const known = new WeakMap<Store, Map<string, { related: ReadonlySet<string>; stoodDown: ReadonlySet<string>; at: number }>>();
+/** A decision event's summary starts with its action (shared/decide). */
+const STANDS_DOWN = /^(duplicate|handoff)\b/;
 const knownOf = (store: Store) => {
   let m = known.get(store);
   if (!m) known.set(store, (m = new Map()));
@@ -58,6 +60,8 @@ async function quiet(deps: Deps, caller: Caller, intentId: string, cursor: numbe
     if (tail.length >= TAIL) return null;
     for (const e of tail) {
       if (!KEEPS_DECISIONS.has(e.kind)) return null;
+      // A peer standing down, or taking its outputs back, changes who produces them (core/resolver).
+      if (e.kind === "decision" && e.intentId !== intentId && (STANDS_DOWN.test(e.summary) || learned.stoodDown.has(e.intentId))) return null;
       if (e.seq > cursor && isRelevant(e, intentId, learned.related)) return null;
       next = Math.max(next, e.seq);
     }
@@ -82,6 +86,7 @@ export async function poll(deps: Deps, caller: Caller, req: PollRequest): Promis
   return deps.store.tx(async (t) => {
     const me = await ownIntent(t, caller, req.intentId, { open: false });
     let related = new Set<string>();
+    let stoodDown = new Set<string>();
     let decision: Decision | null = null;
     let action = me.lastAction;
     let reason = "Changes since your cursor.";
@@ -90,11 +95,12 @@ export async function poll(deps: Deps, caller: Caller, req: PollRequest): Promis
       const d = await decide(t, deps, caller, me.id);
       ({ action, reason } = d.resolution);
       if (d.changed) ({ decision, completed } = d);
+      stoodDown = new Set(d.others.filter((o) => o.lastAction === "duplicate" || o.lastAction === "handoff").map((o) => o.id));
       related = relatedPeers({ ...me, record: me.record }, d.others, d.resolution.peerIds, { caseInsensitive: caller.repo.caseInsensitive });
     }
     const learned = knownOf(deps.store);
     if (learned.size >= 20_000) learned.clear(); // memory, not state: start over rather than grow
-    learned.set(me.id, { related, at });
+    learned.set(me.id, { related, stoodDown, at });
 
     const events = await t.journal.eventsAfter(caller.repo.id, cursor, SCAN);
     const relevant = events.filter((e) => isRelevant(e, me.id, related));

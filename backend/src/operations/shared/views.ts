@@ -15,6 +15,7 @@ export async function ownIntent(t: Tx, caller: Caller, id: string, { open = true
 
 export const toResolverIntent = (row: IntentRow): ResolverIntent => ({
   id: row.id, createdAt: row.createdAt.getTime(), status: row.state === "completed" ? "completed" : "active", record: row.record,
+  ...(row.lastAction === "duplicate" || row.lastAction === "handoff" ? { standsDown: true } : {}),
 });
 
 export const toPeerView = (row: IntentRow, deps: Deps): PeerView => ({

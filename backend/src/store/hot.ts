@@ -2,7 +2,9 @@ import type { Db, PrismaTx } from "./db.js";
 import { intents } from "./intents.js";
 import type { Overrides, Touch } from "./index.js";
 import { journal } from "./journal.js";
+import { claims } from "./claims.js";
 import { sessions, tokens } from "./sessions.js";
+import { sqliteStatements, type SqliteStatements } from "./sqlite-fast.js";
 
 /**
  * The hot path's memory: what the agent calls read on every call, held here
@@ -45,9 +47,31 @@ export function hotOverrides(db: Db): Overrides {
   const sessionCache = bounded<string, { row: SessionRow; stamp: number; writtenAt: number }>();
   const ownerCache = bounded<string, { repoId: string; sessionId: string }>();
   const tailCache = bounded<string, { stamp: number; tail: Awaited<ReturnType<ReturnType<typeof journal>["tailAfter"]>> }>();
+  // Inside a transaction on SQLite: prepared statements on Prisma's own connection (store/sqlite-fast).
+  const prepared = new WeakMap<object, SqliteStatements>();
+  const fast = (): SqliteStatements | null => {
+    const conn = db.provider === "sqlite" ? db.connection() : null;
+    if (!conn) return null;
+    let s = prepared.get(conn);
+    if (!s) prepared.set(conn, (s = sqliteStatements(conn)));
+    return s;
+  };
   const namedCache = bounded<string, { stamp: number; named: { named: string[]; oldestSeen: Date | null } }>();
 
   return {
+    claims: (c: PrismaTx) => {
+      const base = claims(c);
+      const s = outside(c) ? null : fast();
+      if (!s) return base;
+      const k = s.claims;
+      return {
+        pathsOf: async (intentId: string) => k.pathsOf(intentId),
+        peers: async (repoId: string, except: string) => k.peers(repoId, except),
+        expired: async (repoId: string, cutoff: Date) => k.expired(repoId, cutoff),
+        set: async (row: Parameters<typeof base.set>[0]) => k.set(row),
+        release: async (intentId: string) => k.release(intentId),
+      };
+    },
     tokens: (c: PrismaTx, touch: Touch) => {
       const base = tokens(c, touch);
       if (!outside(c)) return base;
@@ -86,7 +110,21 @@ export function hotOverrides(db: Db): Overrides {
     },
     intents: (c: PrismaTx, touch: Touch) => {
       const base = intents(c, touch);
-      if (!outside(c)) return base;
+      if (!outside(c)) {
+        const s = fast();
+        if (!s) return base;
+        const i = s.intents;
+        return {
+          ...base,
+          get: async (id: string) => i.get(id),
+          active: async (repoId: string, cutoff: Date) => i.active(repoId, cutoff),
+          completed: async (repoId: string, take: number) => i.completed(repoId, take),
+          openIdsOfSession: async (sessionId: string) => i.openIdsOfSession(sessionId),
+          create: async (row: Parameters<typeof base.create>[0]) => i.create(row),
+          update: async (id: string, change: Parameters<typeof base.update>[1]) => i.update(id, change),
+          addCheckpoint: async (k: Parameters<typeof base.addCheckpoint>[0]) => i.addCheckpoint(k),
+        };
+      }
       return {
         ...base,
         owner: async (id: string) => {
@@ -108,7 +146,32 @@ export function hotOverrides(db: Db): Overrides {
     },
     journal: (c: PrismaTx, touch: Touch) => {
       const base = journal(c, touch);
-      if (!outside(c)) return base;
+      if (!outside(c)) {
+        const s = fast();
+        if (!s) return base;
+        const j = s.journal;
+        // The same lock as journal.lock (once per transaction); under it this transaction appends the repository's latest events.
+        let locked: string | null = null;
+        let appended = 0;
+        const lock = async (repoId: string) => {
+          if (locked) return;
+          j.lockRow(repoId);
+          locked = repoId;
+          touch(repoId, "events");
+        };
+        return {
+          ...base,
+          lock,
+          addEvent: async (e: Parameters<typeof base.addEvent>[0]) => {
+            await lock(e.repoId);
+            return (appended = j.addEvent({ ...e, peerIds: e.peerIds ?? [] }));
+          },
+          latestSeq: async (repoId: string) => (appended && locked === repoId ? appended : j.latestSeq(repoId)),
+          lastDecision: async (intentId: string) => j.lastDecision(intentId),
+          addDecision: async (d: Parameters<typeof base.addDecision>[0]) => j.addDecision(d),
+          addPacket: async (p: Parameters<typeof base.addPacket>[0]) => j.addPacket(p),
+        };
+      }
       return {
         ...base,
         latestSeq: (repoId: string) => changes.cursor(repoId),

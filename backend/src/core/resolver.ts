@@ -131,6 +131,9 @@ const RULES: { rule: Resolution["rule"]; action: Action; match: Rule }[] = [
   { rule: "completed-dependency", action: "proceed", match: completedDependencyRule },
 ];
 
+/** At most three ids in a reason; the decision's peerIds carry them all. */
+const listIds = (ids: readonly string[]) => (ids.length > 3 ? `${ids.slice(0, 3).join(", ")} and ${ids.length - 3} more` : ids.join(", "));
+
 /** The reason: the action, its one guidance text (protocol/actions), and what matched with whom. */
 function reasonOf(rule: Resolution["rule"], action: Action, names = "", peers = ""): string {
   if (rule === "completed-dependency") return `Proceed: ${names} was completed by ${peers}; its completed state is attached.`;
@@ -155,7 +158,7 @@ export function resolve(me: ResolverIntent, others: readonly ResolverIntent[]): 
     if (matches.length === 0) continue;
     const names = [...new Set(matches.flatMap((m) => m.names))];
     const peerIds = matches.map((m) => m.peer.id);
-    return { action, rule, peerIds, names, reason: reasonOf(rule, action, names.map((n) => `"${n}"`).join(", "), peerIds.join(", ")) };
+    return { action, rule, peerIds, names, reason: reasonOf(rule, action, names.map((n) => `"${n}"`).join(", "), listIds(peerIds)) };
   }
   return { action: "proceed", rule: "none", peerIds: [], names: [], reason: reasonOf("none", "proceed") };
 }

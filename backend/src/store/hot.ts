@@ -116,6 +116,7 @@ export function hotOverrides(db: Db): Overrides {
         const i = s.intents;
         return {
           ...base,
+          head: async (id: string) => i.head(id),
           get: async (id: string) => i.get(id),
           active: async (repoId: string, cutoff: Date) => i.active(repoId, cutoff),
           completed: async (repoId: string, take: number) => i.completed(repoId, take),

@@ -1,4 +1,4 @@
-import type { IntentRecord, Usage } from "@cohent/protocol";
+import type { Action, IntentRecord, Usage } from "@cohent/protocol";
 import type { PrismaTx } from "./db.js";
 import { intentInclude, json, list, toIntent, toParty } from "./rows.js";
 
@@ -12,6 +12,11 @@ export const intents = (c: PrismaTx, _touch?: unknown) => {
     get: async (id: string) => {
       const row = await c.intent.findUnique({ where: { id }, include: intentInclude });
       return row && toIntent(row);
+    },
+    /** The intent's own row, without relations or decoding: what ownership checks and plain writes need. */
+    head: async (id: string) => {
+      const row = await c.intent.findUnique({ where: { id }, select: { id: true, repoId: true, sessionId: true, state: true, closedAt: true, lastAction: true } });
+      return row && { ...row, lastAction: row.lastAction as Action };
     },
     /** Only where it lives and whose it is: the poll's cheap path. */
     owner: async (id: string) => await c.intent.findUnique({ where: { id }, select: { repoId: true, sessionId: true } }),

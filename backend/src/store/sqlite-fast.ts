@@ -68,6 +68,10 @@ export function sqliteStatements(conn: Database.Database) {
       },
     },
     intents: {
+      head: (id: string) => {
+        const r = st(`SELECT "id", "repoId", "sessionId", "state", "closedAt", "lastAction" FROM "Intent" WHERE "id" = ?`).get(id) as Row | undefined;
+        return r ? { id: r.id as string, repoId: r.repoId as string, sessionId: r.sessionId as string, state: r.state as string, closedAt: dateOrNull(r.closedAt as string | null), lastAction: r.lastAction as Action } : null;
+      },
       get: (id: string) => {
         const r = intentsWhere(`i."id" = ?`, "").get(id) as Row | undefined;
         return r ? toIntentRow(r) : null;

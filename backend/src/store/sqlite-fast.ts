@@ -1,7 +1,7 @@
 import type Database from "better-sqlite3";
 import type { Action, Control, IntentRecord, Usage } from "@cohent/protocol";
 import type { PeerClaim } from "../core/arbitrate.js";
-import { json, list, recordOf, toDecision, type IntentRow } from "./rows.js";
+import { commitSource, json, list, recordOf, toDecision, type IntentRow } from "./rows.js";
 
 /**
  * Prepared statements for the writes' hottest queries on SQLite, on the very
@@ -99,9 +99,9 @@ export function sqliteStatements(conn: Database.Database) {
         const r = st(`UPDATE "Intent" SET ${cols.map((c) => `"${c}" = ?`).join(", ")} WHERE "id" = ?`).run(...vals, id);
         if (r.changes !== 1) throw new Error(`intent ${id} not found`);
       },
-      addCheckpoint: (k: { id: string; intentId: string; status: string; summary: string; paths: string[] | null; source: string; at: Date }) => {
+      addCheckpoint: (k: { id: string; intentId: string; status: string; summary: string; paths: string[] | null; source: string; commit?: string | null; at: Date }) => {
         st(`INSERT INTO "Checkpoint" ("id", "intentId", "status", "summary", "paths", "source", "createdAt") VALUES (?, ?, ?, ?, ?, ?, ?)`)
-          .run(k.id, k.intentId, k.status, k.summary, k.paths ? json(k.paths) : null, k.source, sqliteTime(k.at));
+          .run(k.id, k.intentId, k.status, k.summary, k.paths ? json(k.paths) : null, k.commit ? commitSource(k.commit) : k.source, sqliteTime(k.at));
       },
     },
     claims: {

@@ -1,0 +1,10 @@
+#!/usr/bin/env node
+// The published `cohent`: compiled JavaScript only (scripts/pack.mjs builds lib/ and adapter/).
+// `init` belongs to the client side: the adapter bundle that init copies into a checkout is the
+// one that runs it, so the committed adapter and the code that wrote it are the same version.
+if (process.argv[2] === "init") {
+  await import("../adapter/cohent.mjs");
+} else {
+  const { main } = await import("../lib/cli.mjs");
+  await main();
+}

@@ -20,23 +20,28 @@ function once(args: string[], env: NodeJS.ProcessEnv, until?: RegExp): Promise<n
     const start = performance.now();
     const child = spawn(process.execPath, args, { env, stdio: ["ignore", "ignore", "pipe"] });
     let stderr = "";
+    let ready: number | null = null;
     child.stderr.on("data", (c) => {
       stderr += c;
-      if (until?.test(stderr)) {
-        const ms = performance.now() - start;
+      if (until && ready === null && until.test(stderr)) {
+        ready = performance.now() - start;
         child.kill("SIGTERM");
-        child.once("close", () => resolve(ms));
       }
     });
     child.on("error", reject);
-    child.on("close", (code) => (until ? reject(new Error(`${args.join(" ")} exited ${code}: ${stderr}`)) : code === 0 ? resolve(performance.now() - start) : reject(new Error(`${args.join(" ")} exited ${code}: ${stderr}`))));
+    child.on("close", (code) => {
+      if (ready !== null) resolve(ready);
+      else if (!until && code === 0) resolve(performance.now() - start);
+      else reject(new Error(`${args.join(" ")} exited ${code}: ${stderr}`));
+    });
   });
 }
 
 export async function benchPackage(): Promise<Record<string, string | number>[]> {
-  const { dir } = await buildPackage();
-  const bin = path.join(dir, "bin", "cohent.mjs");
   const data = mkdtempSync(path.join(os.tmpdir(), "cohent-bench-package-"));
+  // Built inside the workspace (dist/), so the two drivers resolve from its node_modules as from the package's.
+  const { dir } = await buildPackage(path.join(process.cwd(), "dist", `package-bench-${process.pid}`));
+  const bin = path.join(dir, "bin", "cohent.mjs");
   const env = { PATH: process.env.PATH, HOME: data, COHENT_DATA_DIR: data, COHENT_LOG_LEVEL: "warn" };
   try {
     await once([bin, "repo", "add", "bench/package"], env);
@@ -57,5 +62,6 @@ export async function benchPackage(): Promise<Record<string, string | number>[]>
     });
   } finally {
     rmSync(data, { recursive: true, force: true });
+    rmSync(dir, { recursive: true, force: true });
   }
 }

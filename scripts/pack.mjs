@@ -8,9 +8,11 @@
 //   console/build         the built Control Room (scripts/prepare.mjs builds it)
 //   prisma/*/migrations   both migration folders; the server applies them at start
 //
-// Runtime dependencies are only the packages esbuild cannot inline: the native SQLite driver, the
-// PostgreSQL driver and Prisma's client runtime (WASM query compiler). The generated Prisma clients
-// and the driver adapters are bundled, so only one better-sqlite3 is compiled on install.
+// Runtime dependencies are only what esbuild cannot inline: the native SQLite driver and the
+// PostgreSQL driver. The generated Prisma clients, the driver adapters and the two query compilers
+// Prisma's runtime loads (SQLite, PostgreSQL) are bundled, in chunks loaded only by the commands that
+// open a database: @prisma/client itself would add 74 MB (every provider's engine) and a postinstall,
+// and the adapter's own better-sqlite3 range would compile a second copy.
 import { execFileSync } from "node:child_process";
 import { chmodSync, cpSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
@@ -19,7 +21,7 @@ import { build } from "esbuild";
 import { buildAdapter } from "../adapter/build.mjs";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
-const out = join(root, "dist", "package");
+const defaultOut = join(root, "dist", "package");
 const quiet = process.argv.includes("--quiet");
 const log = (line) => quiet || process.stderr.write(line + "\n");
 
@@ -38,10 +40,11 @@ function lockedVersion(name) {
   return v;
 }
 
-/** Packages the bundle leaves to npm: native code, or files Prisma loads by name at run time. */
-const RUNTIME_DEPENDENCIES = ["@prisma/client", "better-sqlite3", "pg"];
+/** Packages the bundle leaves to npm: native code, and pg (pure JS, but the PostgreSQL users' to patch). */
+const RUNTIME_DEPENDENCIES = ["better-sqlite3", "pg"];
 
-export async function buildPackage() {
+/** Builds the package tree into `out` (default dist/package; tests and the bench pass their own folder). */
+export async function buildPackage(out = defaultOut) {
   rmSync(out, { recursive: true, force: true });
   mkdirSync(out, { recursive: true });
   const version = cohentVersion();
@@ -90,7 +93,7 @@ export async function buildPackage() {
 }
 
 /** Packs dist/package into ./cohent-<version>.tgz; returns its path. */
-export function packTarball(dir = out, destination = root) {
+export function packTarball(dir = defaultOut, destination = root) {
   const [info] = JSON.parse(execFileSync("npm", ["pack", dir, "--json", "--pack-destination", destination], { encoding: "utf8", stdio: ["ignore", "pipe", "inherit"] }));
   return join(destination, info.filename);
 }

@@ -41,7 +41,10 @@ export function buildCli(): Command {
     .version(COHENT_VERSION, "-V, --version")
     .showHelpAfterError();
   // `init` is the adapter's; bin/cohent.mjs hands it over before this parser runs.
-  program.addHelpText("after", "\nIn a Git checkout: cohent init --server <url> [--repo owner/name] [--mcp-write] [--json]");
+  program.addHelpText(
+    "after",
+    "\nIn a Git checkout:\n  cohent init --server <url> [--repo owner/name] [--mcp-write] [--json]   set it up for Cohent\n  cohent init --upgrade [--json]                                          rewrite its Cohent files with this version",
+  );
 
   storeCommand(program, "serve")
     .description("serve the API (and apply pending migrations first)")

@@ -4,6 +4,7 @@ import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { buildAdapter } from "../adapter/build.mjs";
+import { CODEX_GUARD_COMMAND } from "../adapter/src/init.js";
 import { startBackend } from "../test/helpers/backend.js";
 import { median, percentile } from "./lib.js";
 
@@ -22,6 +23,17 @@ function once(args: string[], cwd: string, env: Record<string, string>, stdin = 
     const child = spawn(process.execPath, args, { cwd, env, stdio: ["pipe", "ignore", "ignore"] });
     child.on("error", reject);
     child.on("close", (code) => (code === 0 ? resolve(performance.now() - start) : reject(new Error(`${args.join(" ")} exited ${code}`))));
+    child.stdin.end(stdin);
+  });
+}
+
+/** The same decision through the fail-closed wiring `init` writes (sh -c '… || { …; exit 2; }'). */
+function wrapped(cwd: string, env: Record<string, string>, stdin: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const start = performance.now();
+    const child = spawn("sh", ["-c", CODEX_GUARD_COMMAND], { cwd, env, stdio: ["pipe", "ignore", "ignore"] });
+    child.on("error", reject);
+    child.on("close", (code) => (code === 0 ? resolve(performance.now() - start) : reject(new Error(`wrapped hook exited ${code}`))));
     child.stdin.end(stdin);
   });
 }
@@ -53,6 +65,7 @@ export async function benchAdapter(): Promise<Record<string, string | number>[]>
       ["hook PreToolUse Read (no decision needed)", () => hook({ hook_event_name: "PreToolUse", tool_name: "Read", tool_input: { file_path: "x" } })],
       ["hook PreToolUse Bash (session read)", () => hook({ hook_event_name: "PreToolUse", tool_name: "Bash", tool_input: { command: "git status" } })],
       ["hook PreToolUse Bash, no intent (session read)", () => hook({ session_id: "bench-no-intent", hook_event_name: "PreToolUse", tool_name: "Bash", tool_input: { command: "git status" } })],
+      ["wrapped as init writes it: PreToolUse Bash (session read)", () => wrapped(root, env, JSON.stringify({ session_id: "bench", turn_id: "t", cwd: root, model: "gpt-5.5", hook_event_name: "PreToolUse", tool_name: "Bash", tool_input: { command: "git status" } }))],
       ["hook PreToolUse apply_patch in scope (session read)", () => hook({ hook_event_name: "PreToolUse", tool_name: "apply_patch", tool_input: { command: "*** Begin Patch\n*** Update File: src/a.ts\n*** End Patch\n" } })],
       ["hook PreToolUse apply_patch, poll every call", () => once([script, "hook"], root, { ...env, COHENT_POLL_EVERY_MS: "0" }, JSON.stringify({ session_id: "bench", turn_id: "t", cwd: root, model: "gpt-5.5", hook_event_name: "PreToolUse", tool_name: "apply_patch", tool_input: { command: "*** Begin Patch\n*** Update File: src/a.ts\n*** End Patch\n" } }))],
     ];

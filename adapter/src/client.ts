@@ -1,5 +1,5 @@
 import { BOUNDS } from "@cohent/protocol/bounds";
-import type { CheckpointResponse, ContextResponse, Envelope, IntentResponse, PollResponse, PublishResponse, ScopeResponse, SessionResponse } from "@cohent/protocol";
+import type { CheckpointResponse, ContextResponse, Envelope, GuardRequest, IntentResponse, PollResponse, PublishResponse, ScopeResponse, SessionResponse } from "@cohent/protocol";
 import { fail } from "./envelope.js";
 import { readProject, resolveToken, type Project } from "./config.js";
 import { pollAgent, postAgent, sessionRead, type AgentConnection } from "./http.js";
@@ -136,10 +136,19 @@ export async function session(c: Checkout, s: SessionFile): Promise<Envelope<Ses
   return env;
 }
 
+/**
+ * Whether the guard report carries the sub-agent's id. The protocol's
+ * GuardRequest is strict and has no agentId yet, so the service would refuse
+ * the whole report: off until the protocol declares the field, and then the
+ * type below stops compiling until this is flipped.
+ */
+export const GUARD_REPORT_AGENT_ID: "agentId" extends keyof GuardRequest ? true : false = false;
+
 /** Reports a refusal the guard made locally, so the Control Room counts it. Best effort: never delays a deny. */
-export async function reportGuard(c: Checkout, s: SessionFile, kind: string, tool: string, paths: string[]): Promise<void> {
-  const body: Record<string, unknown> = { type: "guard", kind, tool: clip(tool, BOUNDS.identityChars), paths: paths.slice(0, BOUNDS.paths) };
+export async function reportGuard(c: Checkout, s: SessionFile, r: { kind: string; tool: string; paths: string[]; agentId: string | null }): Promise<void> {
+  const body: Record<string, unknown> = { type: "guard", kind: r.kind, tool: clip(r.tool, BOUNDS.identityChars), paths: r.paths.slice(0, BOUNDS.paths) };
   if (s.state.intentId) body.intentId = s.state.intentId;
+  if (GUARD_REPORT_AGENT_ID && r.agentId) body.agentId = clip(r.agentId, BOUNDS.identityChars);
   await postAgent({ ...connection(c, s.id), timeoutMs: 1_500 }, body as { type: string });
 }
 

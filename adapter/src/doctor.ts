@@ -84,6 +84,59 @@ export function codexReport(root: string): { report: CodexReport | null; checks:
   return { report: { home, projectTrust, hooks, hooksNewerThanTrust }, checks };
 }
 
+/** A PreToolUse handler that turns any failure of the adapter into a refusal: `… || { echo reason >&2; exit 2; }`. */
+export function wrapsFailure(command: unknown): boolean {
+  return typeof command === "string" && command.includes(MARK) && /\|\|\s*\{[^}]*>&2;\s*exit 2;?\s*\}/.test(command);
+}
+
+/**
+ * Whether each client's PreToolUse wiring in this checkout fails closed
+ * (shared/clients/FACTS.md: a hook that cannot start, exits 1 or times out
+ * lets the tool run). Claude Code also wants onFailure "block", honoured from
+ * 2.1.295, for a hook its own timeout kills.
+ */
+export function failClosedChecks(root: string): Check[] {
+  const out: Check[] = [];
+  const pre = (file: string) => {
+    try {
+      const groups = readJson(join(root, file))?.hooks?.PreToolUse;
+      return (Array.isArray(groups) ? groups : []).flatMap((g: any) => (Array.isArray(g?.hooks) ? g.hooks : [])).filter((h: any) => typeof h?.command === "string" && h.command.includes(MARK));
+    } catch {
+      return [];
+    }
+  };
+  const repair = "run npx cohent init to upgrade the wiring";
+  const codex = pre(".codex/hooks.json");
+  out.push(
+    codex.length && codex.every((h: any) => wrapsFailure(h.command))
+      ? { name: "codex fails closed", status: "ok", detail: "the PreToolUse hook refuses the tool call when the adapter is missing, crashes or cannot find node; the adapter's own deadline answers before the hook timeout." }
+      : { name: "codex fails closed", status: "fail", detail: `the PreToolUse hook in .codex/hooks.json fails OPEN: if the adapter is missing, crashes or hangs, Codex runs the tool anyway; ${repair} (then trust the changed hook in the Codex TUI).` },
+  );
+  const claude = pre(".claude/settings.json");
+  const wrapped = claude.length > 0 && claude.every((h: any) => wrapsFailure(h.command));
+  const block = wrapped && claude.every((h: any) => h.onFailure === "block");
+  out.push(
+    block
+      ? { name: "claude fails closed", status: "ok", detail: 'the PreToolUse hook refuses the tool call when the adapter fails, and carries onFailure "block" (Claude Code 2.1.295 and later also refuse when the hook timeout fires).' }
+      : wrapped
+        ? { name: "claude fails closed", status: "warn", detail: `the PreToolUse hook refuses on adapter failure but lacks onFailure "block"; ${repair}.` }
+        : { name: "claude fails closed", status: "fail", detail: `the PreToolUse hook in .claude/settings.json fails OPEN: if the adapter is missing, crashes or hangs, Claude Code runs the tool anyway; ${repair}.` },
+  );
+  return out;
+}
+
+/**
+ * Cohent's MCP server for Codex. Measured (0.169.0, 0.171.0): Codex starts
+ * MCP servers outside its workspace-write sandbox, so the server reaches the
+ * service even where the agent's own shell has no network.
+ */
+export function codexMcpCheck(root: string): Check | null {
+  const files = [join(root, ".codex", "config.toml"), join(codexHome(), "config.toml")];
+  const file = files.find((f) => existsSync(f) && /^\s*\[mcp_servers\.cohent\]\s*$/m.test(readFileSync(f, "utf8")));
+  if (!file) return null;
+  return { name: "codex mcp", status: "ok", detail: `[mcp_servers.cohent] in ${file}: Codex starts MCP servers outside its workspace-write sandbox, so the server reaches the service there (the agent's own shell does not). Under approval policy "never" (codex exec) an MCP call is refused unless the entry sets default_tools_approval_mode = "approve".` };
+}
+
 export function claudeCheck(root: string): Check {
   const file = join(root, ".claude", "settings.json");
   let settings: any;
@@ -148,6 +201,9 @@ export async function doctor(_args: string[], json: boolean, scriptUrl: string):
     codex = c.report;
     checks.push(...c.checks);
     checks.push(claudeCheck(root));
+    checks.push(...failClosedChecks(root));
+    const mcp = codexMcpCheck(root);
+    if (mcp) checks.push(mcp);
     const rt = readRuntime(root);
     for (const [id, s] of Object.entries(rt.sessions)) {
       sessions.push({ id, client: s.client, model: s.model, intentId: s.intentId ?? null, action: s.action ?? null, control: s.control, scope: s.scope, lastCall: s.seenAt, live: !s.endedAt && Date.now() - Date.parse(s.seenAt) < 10 * 60_000 });
@@ -173,12 +229,14 @@ export async function doctor(_args: string[], json: boolean, scriptUrl: string):
   checks.push(loginShellNode());
 
   const failed = checks.some((c) => c.status === "fail");
-  const data = { root, project, checks, codex, sessions, work, guarded: { codex: !!codex && codex.projectTrust === "trusted" && codex.hooks.filter((h) => h.ours).every((h) => h.trust === "trusted") && codex.hooks.some((h) => h.ours), claude: checks.some((c) => c.name === "claude hooks" && c.status === "ok") } };
+  const data = { root, project, checks, codex, sessions, work, guarded: { codex: !!codex && codex.projectTrust === "trusted" && codex.hooks.filter((h) => h.ours).every((h) => h.trust === "trusted") && codex.hooks.some((h) => h.ours), claude: checks.some((c) => c.name === "claude hooks" && c.status === "ok") },
+    failsClosed: { codex: checks.some((c) => c.name === "codex fails closed" && c.status === "ok"), claude: checks.some((c) => c.name === "claude fails closed" && c.status === "ok") } };
   if (json) process.stdout.write(JSON.stringify(ok("doctor", data)) + "\n");
   else {
     const mark = { ok: "ok  ", warn: "warn", fail: "FAIL" };
     const lines = checks.map((c) => `${mark[c.status]}  ${c.name}: ${c.detail}`);
     lines.push("", `Codex will run the hooks here: ${data.guarded.codex ? "yes" : "NO"}. Claude Code hooks wired: ${data.guarded.claude ? "yes" : "NO"}.`);
+    lines.push(`Fails closed when the adapter itself fails: Codex ${data.failsClosed.codex ? "yes" : "NO"}, Claude Code ${data.failsClosed.claude ? "yes" : "NO"}.`);
     if (work) {
       lines.push("", work.intents.length ? `Work intents of ${work.person}, with the guard status the service sees:` : `No open work intents for ${work.person}.`);
       for (const i of work.intents) {

@@ -3,7 +3,7 @@ import { blocksEdits } from "@cohent/protocol/actions";
 import { normalizeRepoPath } from "@cohent/protocol/paths";
 import type { Envelope } from "@cohent/protocol";
 import * as client from "./client.js";
-import { assess, autoClaim, reportedKind, type Snapshot, type ToolKind, type Verdict } from "./guard.js";
+import { assess, autoClaim, NO_PROJECT, reportedKind, type Snapshot, type ToolKind, type Verdict } from "./guard.js";
 import type { SessionFile } from "./runtime.js";
 import type { ToolCall } from "./tools.js";
 
@@ -17,8 +17,6 @@ import type { ToolCall } from "./tools.js";
 
 /** How often the guard polls while nothing blocks; in between it reads only the kill switch. */
 const POLL_EVERY_MS = process.env.COHENT_POLL_EVERY_MS && Number(process.env.COHENT_POLL_EVERY_MS) >= 0 ? Number(process.env.COHENT_POLL_EVERY_MS) : 10_000;
-
-const NO_PROJECT = "this checkout has no .cohent/project.json; run npx cohent init --server URL, then node .cohent/cohent.mjs bootstrap --approve";
 
 /** Edit targets inside the repository; an edit wholly outside it is held to the kill switch only (a shell's rules). */
 function writeTargets(call: ToolCall, root: string | null, cwd: string): { kind: ToolKind; targets: string[] | null; targetError: string | null } {
@@ -37,7 +35,13 @@ function writeTargets(call: ToolCall, root: string | null, cwd: string): { kind:
   return { kind: inside.length === 0 && !targetError ? "shell" : "edit", targets: inside, targetError };
 }
 
-export async function guard(tool: string, call: ToolCall, cwd: string, root: string | null, s: SessionFile | null): Promise<Verdict> {
+/** What the hook knows of this call besides the session: a publish missed (the stale intent already dropped), the sub-agent making it. */
+export interface CallFacts {
+  missedPublish: boolean;
+  agentId: string | null;
+}
+
+export async function guard(tool: string, call: ToolCall, cwd: string, root: string | null, s: SessionFile | null, facts: CallFacts): Promise<Verdict> {
   const { kind, targets, targetError } = writeTargets(call, root, cwd);
   let checkout: client.Checkout | null = null;
   let configError: string | null = root ? null : NO_PROJECT;
@@ -61,6 +65,7 @@ export async function guard(tool: string, call: ToolCall, cwd: string, root: str
     contactError: contact && !contact.ok ? contact.error : null,
     configError,
     intentId: st?.intentId ?? null,
+    missedPublish: facts.missedPublish,
     action: st?.action ?? null,
     scope: st?.scope ?? [],
     explicitScope: st?.explicitScope ?? false,
@@ -77,6 +82,6 @@ export async function guard(tool: string, call: ToolCall, cwd: string, root: str
   }
   const verdict = assess(judged, snap);
   const reported = verdict.permission === "deny" ? reportedKind(verdict, snap) : null;
-  if (reported && checkout && s) await client.reportGuard(checkout, s, reported, tool, targets ?? []).catch(() => undefined);
+  if (reported && checkout && s) await client.reportGuard(checkout, s, { kind: reported, tool, paths: targets ?? [], agentId: facts.agentId }).catch(() => undefined);
   return verdict;
 }

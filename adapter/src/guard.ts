@@ -1,11 +1,14 @@
 import { blocksEdits, GUIDANCE, INTENT_COMMAND, isReplan, type ActionName, type IntentEnd } from "@cohent/protocol/actions";
 import { scopeCovers } from "@cohent/protocol/paths";
 import type { ScopeConflict } from "@cohent/protocol";
+import type { SessionState } from "./runtime.js";
+import { running, type Subagents } from "./subagents.js";
 
 /**
  * The guard, pure: what PreToolUse decides for one tool call over a
- * snapshot of everything it depends on, and what a Stop checkpoints. No I/O
- * here; guard-shell.ts gathers the snapshot. Every refusal text is here.
+ * snapshot of everything it depends on, what a missed publish and a Stop
+ * do. No I/O here; guard-shell.ts and hook.ts gather and save. Every text
+ * the hook shows the model is here (the wrapper's line included).
  */
 
 export type ToolKind = "edit" | "shell";
@@ -36,6 +39,8 @@ export interface Snapshot {
   /** Why the configuration is unusable (no project file, no credential), if it is. */
   configError: string | null;
   intentId: string | null;
+  /** The intent on record was dropped at this call: the publish of the session's latest prompt was missed. */
+  missedPublish: boolean;
   action: string | null;
   scope: string[];
   explicitScope: boolean;
@@ -51,6 +56,30 @@ export type Verdict = { permission: "allow"; condition: null; reason: null } | {
 
 const ALLOW: Verdict = { permission: "allow", condition: null, reason: null };
 const SCOPE_COMMAND = "node .cohent/cohent.mjs scope";
+const DOCTOR_COMMAND = "node .cohent/cohent.mjs doctor";
+
+// What the hook shows the model besides the table's rows. None names a path of the machine (hook.ts scrubs what a message may carry).
+
+export const NO_PROJECT = "this checkout has no .cohent/project.json; run npx cohent init --server URL, then node .cohent/cohent.mjs bootstrap --approve";
+export const MISSED_PUBLISH = `the prompt hook could not publish this prompt to Cohent (the service was unreachable or the hook failed), so the work intent on record belongs to an earlier prompt and edits are refused. Publish this prompt's intent first: ${INTENT_COMMAND}`;
+export const PAYLOAD_NOT_JSON = "Cohent: the hook payload on stdin is not JSON; refusing. Check the hook command in .codex/hooks.json or .claude/settings.json.";
+/**
+ * The line the PreToolUse wrapper that init writes echoes when the adapter
+ * cannot start, crashes or finds no node. It sits inside sh -c '…' and
+ * echo "…", so it holds no quote, $, backtick or backslash.
+ */
+export const FAIL_CLOSED_REASON = `Cohent: the guard hook failed (adapter missing, crashed or no node on PATH), so this tool call is refused. Repair: npx cohent init, then ${DOCTOR_COMMAND}`;
+export const deadlineReason = (ms: number) =>
+  `the guard did not reach a verdict within ${Math.round(ms / 1000)} s (the Cohent service or this machine is too slow), so this tool call is refused. Try again; if it persists run ${DOCTOR_COMMAND}`;
+/** An error the adapter caught: its first line only, never a stack. */
+const firstLine = (message: string) => message.split("\n")[0]!.slice(0, 300);
+export const adapterFailed = (message: string) => `the adapter failed (${firstLine(message)}), so this tool call is refused. Run ${DOCTOR_COMMAND}.`;
+export const hookFailed = (message: string) => `cohent hook: ${firstLine(message)}`;
+export const NOTICE = {
+  notConfigured: "[cohent] This checkout is not configured for Cohent (no .cohent/project.json); edits and shell commands will be refused.",
+  notPaired: (message: string) => `[cohent] ${message} Until then edits and shell commands are refused.`,
+  publishFailed: (code: string, message: string) => `[cohent] The prompt could not be published (${code}: ${message}). Edits are refused until it is.`,
+};
 
 /** One line per conflicting peer: the one rendering of a scope conflict (hook refusals and the CLI). */
 export function describeConflicts(details: unknown): string[] {
@@ -80,6 +109,7 @@ const HOLDS: Record<Condition, (s: Snapshot) => string | null> = {
     return null;
   },
   intentNotReady: (s) => {
+    if (!s.intentId && s.missedPublish) return MISSED_PUBLISH;
     if (!s.intentId) return `no prompt or intent has been announced for this session. Publish one first: ${INTENT_COMMAND}`;
     if (isEnd(s.action)) return `edit refused: ${GUIDANCE[s.action]}`;
     return blocksEdits(s.action) ? `edit refused (${s.action ?? "plan"}): ${GUIDANCE[(s.action ?? "plan") as ActionName]}` : null;
@@ -130,6 +160,38 @@ export function reportedKind(v: Verdict, s: Snapshot): string | null {
   if (v.condition === "intentNotReady") return "intent-not-ready";
   if (v.condition === "outsideScope") return "outside-scope";
   return null;
+}
+
+/** Left while UserPromptSubmit publishes; still there at the next PreToolUse, it says that publish was missed. */
+export interface PublishMark {
+  at: string;
+  intentBefore: string | null;
+}
+
+export const publishMark = (intentId: string | null | undefined, now = new Date()): PublishMark => ({ at: now.toISOString(), intentBefore: intentId ?? null });
+
+/** After the publish: the mark goes once it bound a new intent to the session. */
+export const publishBound = (mark: PublishMark, intentId: string | null | undefined): boolean => !!intentId && intentId !== mark.intentBefore;
+
+/**
+ * PreToolUse finding the mark: the intent on record belongs to an earlier
+ * prompt. It is dropped, so that the agent's `intent` publishes a fresh one;
+ * `stale` (there was one) makes the next edit's refusal name the missed
+ * publish (Snapshot.missedPublish). Null without a mark.
+ */
+export function missedPublish(s: Pick<SessionState, "publishing" | "intentId">): { stale: boolean; change: Partial<SessionState> } | null {
+  if (!s.publishing) return null;
+  return { stale: !!s.intentId, change: { publishing: undefined, intentId: undefined, action: undefined, scope: [], explicitScope: false } };
+}
+
+/**
+ * What a Stop does. The main agent's Stop while its sub-agents run is held
+ * (Claude Code fires it while a background sub-agent still works): the
+ * intent stays open for their writes, and the last SubagentStop runs it.
+ */
+export function onStop(s: { intentId?: string | null; action?: string | null; touched: string[]; subagents?: Subagents }, agentId: string | null): "hold" | ReturnType<typeof stopCheckpoint> {
+  if (!agentId && running(s.subagents)) return "hold";
+  return stopCheckpoint(s);
 }
 
 /**

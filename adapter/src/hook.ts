@@ -2,12 +2,14 @@ import { isAbsolute, resolve } from "node:path";
 import { normalizeRepoPath } from "@cohent/protocol/paths";
 import * as client from "./client.js";
 import { parseExemptCommand } from "./exemption.js";
-import { stopCheckpoint, type Verdict } from "./guard.js";
+import type { Watch } from "./deadline.js";
+import { adapterFailed, hookFailed, missedPublish, NOTICE, onStop, PAYLOAD_NOT_JSON, publishBound, publishMark, type Verdict } from "./guard.js";
 import { guard } from "./guard-shell.js";
 import { perform } from "./operations.js";
-import { redact } from "./redact.js";
+import { redact, scrubPaths } from "./redact.js";
 import { relay } from "./relay.js";
 import { SessionFile } from "./runtime.js";
+import { agentIdOf, held, isSpawn, seen, spawned, stopped, type Subagents } from "./subagents.js";
 import { classify } from "./tools.js";
 
 /**
@@ -16,7 +18,8 @@ import { classify } from "./tools.js";
  * operation layer, and renders. A deny is always the JSON
  * hookSpecificOutput form with a non-empty reason (both clients fail open
  * on anything less). runtime.json is read once per call and written at
- * most once (SessionFile).
+ * most once (SessionFile), also when the call fails or runs out of time:
+ * the missed-publish mark and the sub-agent tracking ride on that one write.
  */
 
 export interface HookPayload {
@@ -28,6 +31,9 @@ export interface HookPayload {
   turn_id?: string;
   tool_name?: string;
   tool_input?: Record<string, unknown>;
+  /** Claude Code sub-agents: set on the calls a sub-agent makes, with the parent's session_id. */
+  agent_id?: string;
+  agent_type?: string;
   [k: string]: unknown;
 }
 
@@ -39,6 +45,8 @@ export interface HookResult {
   event: string;
   client: string | null;
   model: string | null;
+  /** The sub-agent that made the call, if one did. */
+  agentId: string | null;
   /** The PreToolUse verdict, when there was one. */
   verdict?: Verdict;
   /** Characters of context injected into the agent. */
@@ -72,11 +80,28 @@ interface Call {
   s: SessionFile | null;
   cwd: string;
   scriptUrl: string;
+  agentId: string | null;
 }
 
-async function preToolUse({ p, root, s, cwd, scriptUrl }: Call): Promise<Answer> {
+/** Applies a sub-agent transition (null: no change) now and again over what parallel hooks wrote (SessionFile.update). */
+function track(s: SessionFile, next: (t: Subagents | undefined) => Subagents | undefined | null): void {
+  if (next(s.state.subagents) === null) return;
+  s.update((st) => {
+    const t = next(st.subagents);
+    if (t !== null) st.subagents = t;
+  });
+}
+
+async function preToolUse({ p, root, s, cwd, scriptUrl, agentId }: Call): Promise<Answer> {
+  // A publish the last prompt missed: its stale intent goes first, so that a relayed `intent` publishes a fresh one.
+  const missed = s ? missedPublish(s.state) : null;
+  if (missed) s!.set(missed.change);
+  if (s && agentId) track(s, (t) => seen(t, agentId));
   const call = classify(p.tool_name ?? "", p.tool_input);
-  if (call.kind === null) return SILENT;
+  if (call.kind === null) {
+    if (s && isSpawn(p.tool_name, agentId)) track(s, spawned);
+    return SILENT;
+  }
   if (call.kind === "shell" && call.command !== null && root && s) {
     const ex = parseExemptCommand(call.command, { cwd, repoRoot: root });
     if (ex.exempt) {
@@ -84,18 +109,22 @@ async function preToolUse({ p, root, s, cwd, scriptUrl }: Call): Promise<Answer>
       return SILENT;
     }
   }
-  const verdict = await guard(p.tool_name ?? "", call, cwd, root, s);
+  const verdict = await guard(p.tool_name ?? "", call, cwd, root, s, { missedPublish: !!missed?.stale, agentId });
   return verdict.permission === "deny" ? deny(verdict) : { ...SILENT, verdict };
 }
 
 async function userPromptSubmit({ p, root, s }: Call): Promise<Answer> {
-  if (!root || !s) return inject("UserPromptSubmit", "[cohent] This checkout is not configured for Cohent (no .cohent/project.json); edits and shell commands will be refused.");
+  if (!root || !s) return inject("UserPromptSubmit", NOTICE.notConfigured);
+  // The mark stays unless this publish binds a new intent, also when the call fails or runs out of time (saved then).
+  const mark = publishMark(s.state.intentId);
+  s.set({ publishing: mark, subagents: undefined });
   const input = { prompt: typeof p.prompt === "string" ? p.prompt : "", client: clientOf(p), model: typeof p.model === "string" ? p.model : null };
   const env = await perform("publish", input, { root, sessionId: s.id, surface: "hook", session: s });
+  if (publishBound(mark, s.state.intentId)) s.set({ publishing: undefined });
   if (env.ok) return inject("UserPromptSubmit", env.data.packet.text);
   const code = env.error.code;
-  if (code === "NOT_CONFIGURED" || code === "NOT_PAIRED") return inject("UserPromptSubmit", `[cohent] ${env.error.message} Until then edits and shell commands are refused.`);
-  return inject("UserPromptSubmit", `[cohent] The prompt could not be published (${code}: ${env.error.message}). Edits are refused until it is.`);
+  if (code === "NOT_CONFIGURED" || code === "NOT_PAIRED") return inject("UserPromptSubmit", NOTICE.notPaired(env.error.message));
+  return inject("UserPromptSubmit", NOTICE.publishFailed(code, env.error.message));
 }
 
 /** The checkout for events that only report: an unusable configuration is the guard's to refuse, not theirs. */
@@ -107,7 +136,8 @@ function quietCheckout(root: string | null): client.Checkout | null {
   }
 }
 
-async function postToolUse({ p, root, s, cwd }: Call): Promise<Answer> {
+async function postToolUse({ p, root, s, cwd, agentId }: Call): Promise<Answer> {
+  if (s && agentId) track(s, (t) => seen(t, agentId));
   const checkout = quietCheckout(root);
   if (!root || !s || !checkout) return SILENT;
   const call = classify(p.tool_name ?? "", p.tool_input);
@@ -130,11 +160,21 @@ async function postToolUse({ p, root, s, cwd }: Call): Promise<Answer> {
   return inject("PostToolUse", pending.text);
 }
 
-async function stop({ root, s }: Call): Promise<Answer> {
-  const checkout = quietCheckout(root);
-  const input = s && stopCheckpoint(s.state);
-  if (checkout && s && input) await client.checkpoint(checkout, s, input);
+async function stop({ root, s, agentId }: Call): Promise<Answer> {
+  if (!s) return SILENT;
+  const input = onStop(s.state, agentId);
+  if (input === "hold") track(s, (t) => (t ? held(t) : null));
+  const checkout = input && input !== "hold" ? quietCheckout(root) : null;
+  if (checkout && input && input !== "hold") await client.checkpoint(checkout, s, input);
   return SILENT;
+}
+
+/** A sub-agent ended; after the last one, the Stop held for them runs. */
+async function subagentStop(c: Call): Promise<Answer> {
+  if (!c.s?.state.subagents) return SILENT;
+  const { release } = stopped(c.s.state.subagents, c.agentId);
+  track(c.s, (t) => stopped(t, c.agentId).next);
+  return release ? stop({ ...c, agentId: null }) : SILENT;
 }
 
 const HANDLERS: Record<string, (c: Call) => Promise<Answer>> = {
@@ -146,38 +186,53 @@ const HANDLERS: Record<string, (c: Call) => Promise<Answer>> = {
   PreToolUse: preToolUse,
   PostToolUse: postToolUse,
   Stop: stop,
+  SubagentStop: subagentStop,
   async SessionEnd({ s }) {
     s?.set({ endedAt: new Date().toISOString() });
     return SILENT;
   },
 };
 
-/** Runs one hook payload. Never throws: an internal failure on PreToolUse is a deny with its reason. */
-export async function runHook(stdin: string, root: string | null, scriptUrl: string): Promise<HookResult> {
+/** What the model reads names no absolute path of this machine (an error message may carry one). */
+function scrubbed(a: Answer, root: string | null): Answer {
+  return { ...a, ...(a.stdout ? { stdout: scrubPaths(a.stdout, root) } : {}), ...(a.stderr ? { stderr: scrubPaths(a.stderr, root) } : {}) };
+}
+
+/**
+ * Runs one hook payload. Never throws: an internal failure on PreToolUse is
+ * a deny with its reason. `watch` (deadline.ts) learns the event, and how to
+ * save the session if the deadline fires first.
+ */
+export async function runHook(stdin: string, root: string | null, scriptUrl: string, watch?: Watch): Promise<HookResult> {
   let p: HookPayload;
   try {
     p = JSON.parse(stdin) as HookPayload;
     if (!p || typeof p !== "object") throw new Error("not an object");
   } catch {
-    const stderr = "Cohent: the hook payload on stdin is not JSON; refusing. Check the hook command in .codex/hooks.json or .claude/settings.json.";
-    return { stderr, exitCode: 2, event: "unknown", client: null, model: null, injected: 0 };
+    return { stderr: PAYLOAD_NOT_JSON, exitCode: 2, event: "unknown", client: null, model: null, agentId: null, injected: 0 };
   }
   const event = p.hook_event_name ?? "";
-  const about = { event: event || "unknown", client: clientOf(p), model: typeof p.model === "string" ? p.model : null };
+  if (watch) watch.event = event;
+  const agentId = agentIdOf(p);
+  const about = { event: event || "unknown", client: clientOf(p), model: typeof p.model === "string" ? p.model : null, agentId };
   const sessionId = typeof p.session_id === "string" && p.session_id ? p.session_id : "unknown-session";
+  let s: SessionFile | null = null;
   try {
     const handler = HANDLERS[event];
     if (!handler) return { ...about, ...SILENT };
-    const s = root ? new SessionFile(root, sessionId) : null;
-    const answer = await handler({ p, root, s, cwd: p.cwd && isAbsolute(p.cwd) ? p.cwd : process.cwd(), scriptUrl });
+    s = root ? new SessionFile(root, sessionId) : null;
+    if (watch && s) watch.save = () => s!.save();
+    const answer = await handler({ p, root, s, cwd: p.cwd && isAbsolute(p.cwd) ? p.cwd : process.cwd(), scriptUrl, agentId });
     s?.save();
-    return { ...about, ...answer };
+    return { ...about, ...scrubbed(answer, root) };
   } catch (err) {
     const message = redact(err instanceof Error ? err.message : String(err));
-    if (event === "PreToolUse") {
-      const reason = `the adapter failed (${message}); configuration unusable. Run node .cohent/cohent.mjs doctor.`;
-      return { ...about, ...deny({ permission: "deny", condition: "unconfigured", reason }) };
+    try {
+      s?.save(); // the missed-publish mark, at least
+    } catch {
+      /* the failure was the save itself */
     }
-    return { ...about, stderr: `cohent hook: ${message}`, exitCode: 0, injected: 0 };
+    const answer: Answer = event === "PreToolUse" ? deny({ permission: "deny", condition: "unconfigured", reason: adapterFailed(message) }) : { stderr: hookFailed(message), exitCode: 0, injected: 0 };
+    return { ...about, ...scrubbed(answer, root) };
   }
 }

@@ -1,9 +1,11 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
+import { INTENT_COMMAND } from "@cohent/protocol/actions";
 import { CohentError as ClientError } from "@cohent/protocol/codes";
 import { failFrom, ok } from "./envelope.js";
 import { gitSync } from "./git.js";
+import { FAIL_CLOSED_REASON } from "./guard.js";
 import { mcpEntries, renderMcpEntries } from "./mcp-setup.js";
 
 /**
@@ -15,6 +17,23 @@ import { mcpEntries, renderMcpEntries } from "./mcp-setup.js";
 
 export const CODEX_HOOK_COMMAND = "node .cohent/cohent.mjs hook";
 export const CLAUDE_HOOK_COMMAND = 'node "$CLAUDE_PROJECT_DIR/.cohent/cohent.mjs" hook';
+
+/**
+ * What the model reads when the adapter itself fails on PreToolUse. Both
+ * clients run the tool when a hook cannot start, exits 1 or times out
+ * (shared/clients/FACTS.md), so the PreToolUse command turns any non-zero
+ * exit (missing file, crash, `node` not on PATH) into exit 2 with this line
+ * on stderr, which both clients treat as a refusal. `sh -c` keeps the
+ * `|| { …; }` form independent of the user's own shell. The adapter's own
+ * deadline (COHENT_HOOK_DEADLINE_MS, 25 s) answers before the client's 30 s.
+ */
+export { FAIL_CLOSED_REASON };
+// The adapter's own stderr (a stack trace of a broken bundle, `node: not found`) goes nowhere: the model reads one line.
+const failClosed = (inner: string) => `sh -c '${inner} 2>/dev/null || { echo "${FAIL_CLOSED_REASON}" >&2; exit 2; }'`;
+export const CODEX_GUARD_COMMAND = failClosed(CODEX_HOOK_COMMAND);
+export const CLAUDE_GUARD_COMMAND = failClosed(CLAUDE_HOOK_COMMAND);
+/** The client's hook timeout in seconds; the adapter's own deadline stays below it. */
+export const HOOK_TIMEOUT = 30;
 const HOOK_MARK = ".cohent/cohent.mjs";
 const BEGIN = "<!-- cohent:begin (managed by `npx cohent init`; edits inside are replaced) -->";
 const END = "<!-- cohent:end -->";
@@ -29,7 +48,7 @@ export const CODEX_HOOKS: { event: string; matcher?: string }[] = [
   { event: "PostToolUse", matcher: "*" },
   { event: "Stop" },
 ];
-export const CODEX_TIMEOUT = 30;
+export const CODEX_TIMEOUT = HOOK_TIMEOUT;
 
 export const CLAUDE_HOOKS: { event: string; matcher?: string }[] = [
   { event: "SessionStart" },
@@ -37,8 +56,18 @@ export const CLAUDE_HOOKS: { event: string; matcher?: string }[] = [
   { event: "PreToolUse", matcher: "*" },
   { event: "PostToolUse", matcher: "*" },
   { event: "Stop" },
+  { event: "SubagentStop" },
   { event: "SessionEnd" },
 ];
+
+/** Only PreToolUse fails closed: exit 2 blocks a prompt on UserPromptSubmit and keeps the agent running on Stop. */
+export function codexHandler(event: string): { type: string; command: string; timeout: number } {
+  return { type: "command", command: event === "PreToolUse" ? CODEX_GUARD_COMMAND : CODEX_HOOK_COMMAND, timeout: CODEX_TIMEOUT };
+}
+export function claudeHandler(event: string): { type: string; command: string; timeout?: number; onFailure?: string } {
+  // onFailure is honoured from Claude Code 2.1.295 and ignored before; the wrapper covers older versions.
+  return event === "PreToolUse" ? { type: "command", command: CLAUDE_GUARD_COMMAND, timeout: HOOK_TIMEOUT, onFailure: "block" } : { type: "command", command: CLAUDE_HOOK_COMMAND };
+}
 
 export const AGENT_INSTRUCTIONS = `## Cohent: coordinate with the other agents in this repository
 
@@ -47,7 +76,7 @@ coordination bus between them. Its hooks publish your prompt automatically
 and guard your edits; you do three things yourself, through your shell:
 
 1. Before the first edit, publish a compact structured intent:
-   \`node .cohent/cohent.mjs intent '{"objective":"…","plan":["…"],"components":["…"],"dependsOn":[],"deferred":[],"outputs":["…"],"blockers":[],"requires":[],"capabilities":[],"state":"planned"}'\`
+   \`${INTENT_COMMAND}\`
    - \`dependsOn\`: outputs that block your current step; \`deferred\`: outputs you need later.
    - It exits 2 on \`wait\`, \`duplicate\` or \`handoff\`: replan and publish a narrower intent. On \`parallel\`, keep to your own outputs.
 2. Before writing with a tool whose target Cohent cannot read (a script, a generator, a shell redirect),
@@ -82,7 +111,7 @@ function readJsonObject(file: string): Record<string, any> {
 }
 
 /** Puts our handler into each event's list: in place where it already is, appended otherwise (indices of other hooks stay). */
-export function mergeHooks(config: Record<string, any>, wanted: { event: string; matcher?: string }[], handler: () => HookGroup["hooks"][number]): Record<string, any> {
+export function mergeHooks(config: Record<string, any>, wanted: { event: string; matcher?: string }[], handler: (event: string) => HookGroup["hooks"][number], changed: string[] = []): Record<string, any> {
   const out = structuredClone(config);
   const hooks = (out.hooks && typeof out.hooks === "object" && !Array.isArray(out.hooks) ? out.hooks : (out.hooks = {})) as Record<string, HookGroup[]>;
   for (const { event, matcher } of wanted) {
@@ -90,11 +119,14 @@ export function mergeHooks(config: Record<string, any>, wanted: { event: string;
     const group = groups.find((g) => Array.isArray(g?.hooks) && g.hooks.some((h) => typeof h?.command === "string" && h.command.includes(HOOK_MARK)));
     if (group) {
       const i = group.hooks.findIndex((h) => typeof h?.command === "string" && h.command.includes(HOOK_MARK));
-      group.hooks[i] = handler();
+      const next = handler(event);
+      if (JSON.stringify(group.hooks[i]) !== JSON.stringify(next) || group.matcher !== matcher) changed.push(event);
+      group.hooks[i] = next;
       if (matcher === undefined) delete group.matcher;
       else group.matcher = matcher;
     } else {
-      groups.push({ ...(matcher === undefined ? {} : { matcher }), hooks: [handler()] });
+      groups.push({ ...(matcher === undefined ? {} : { matcher }), hooks: [handler(event)] });
+      changed.push(event);
     }
   }
   return out;
@@ -138,7 +170,16 @@ export interface InitOptions {
   mcpWrite?: boolean;
 }
 
-export function init(opts: InitOptions): { root: string; repository: string; service: string; files: FileChange[] } {
+export interface InitResult {
+  root: string;
+  repository: string;
+  service: string;
+  files: FileChange[];
+  /** Codex hooks whose entry init added or changed: Codex skips each until a person trusts it again. */
+  retrust: string[];
+}
+
+export function init(opts: InitOptions): InitResult {
   if (!/^https?:\/\/[^\s]+$/.test(opts.server)) throw new ClientError("INVALID_INPUT", "--server takes the Cohent service URL, such as https://cohent.example.com");
   const service = opts.server.replace(/\/+$/, "");
   const top = git(opts.cwd, ["rev-parse", "--show-toplevel"]);
@@ -169,9 +210,10 @@ export function init(opts: InitOptions): { root: string; repository: string; ser
   if (existsSync(mcpBundle)) put(".cohent/cohent-mcp.mjs", readFileSync(mcpBundle, "utf8"));
   put(".gitignore", mergeGitignore(read(".gitignore")));
   put("AGENTS.md", mergeSection(read("AGENTS.md"), AGENT_INSTRUCTIONS));
-  const codex = mergeHooks(readJsonObject(join(root, ".codex/hooks.json")), CODEX_HOOKS, () => ({ type: "command", command: CODEX_HOOK_COMMAND, timeout: CODEX_TIMEOUT }));
+  const retrust: string[] = [];
+  const codex = mergeHooks(readJsonObject(join(root, ".codex/hooks.json")), CODEX_HOOKS, codexHandler, retrust);
   put(".codex/hooks.json", JSON.stringify(codex, null, 2) + "\n");
-  const claude = mergeHooks(readJsonObject(join(root, ".claude/settings.json")), CLAUDE_HOOKS, () => ({ type: "command", command: CLAUDE_HOOK_COMMAND }));
+  const claude = mergeHooks(readJsonObject(join(root, ".claude/settings.json")), CLAUDE_HOOKS, claudeHandler);
   put(".claude/settings.json", JSON.stringify(claude, null, 2) + "\n");
   put(".cursor/rules/cohent.mdc", `---\ndescription: Coordinate with other coding agents through Cohent\nalwaysApply: true\n---\n\n${AGENT_INSTRUCTIONS}`);
   put(".github/copilot-instructions.md", mergeSection(read(".github/copilot-instructions.md"), AGENT_INSTRUCTIONS));
@@ -186,7 +228,7 @@ export function init(opts: InitOptions): { root: string; repository: string; ser
       put(entry.file, merged);
     }
   }
-  return { root, repository, service, files };
+  return { root, repository, service, files, retrust };
 }
 
 function flag(args: readonly string[], name: string): string | undefined {
@@ -196,13 +238,15 @@ function flag(args: readonly string[], name: string): string | undefined {
   return eq?.slice(name.length + 1);
 }
 
-export function renderInit(r: ReturnType<typeof init>): string {
+export function renderInit(r: InitResult): string {
   const lines = [`Cohent initialized ${r.repository} at ${r.service} in ${r.root}:`];
   for (const f of r.files) lines.push(`  ${f.status.padEnd(9)} ${f.path}`);
   lines.push(
     "",
     "Next: commit these files, then on each machine run  node .cohent/cohent.mjs bootstrap --approve",
-    "Codex runs project hooks only after a person trusts them once in the TUI; node .cohent/cohent.mjs doctor tells you whether it will.",
+    r.retrust.length
+      ? `Codex skips these hooks until a person trusts them (again) in the Codex TUI here: ${r.retrust.join(", ")}. node .cohent/cohent.mjs doctor tells you whether it will run them.`
+      : "Codex runs project hooks only after a person trusts them once in the TUI; node .cohent/cohent.mjs doctor tells you whether it will.",
     "",
     renderMcpEntries(r.root),
   );

@@ -2,6 +2,7 @@ import { readFileSync } from "node:fs";
 import type { Envelope } from "@cohent/protocol";
 import { exitCodeOf, HUMAN_COMMANDS, parseHuman, positionals, renderHuman } from "./cli.js";
 import { findRoot, readProject } from "./config.js";
+import { armDeadline } from "./deadline.js";
 import { fail, failFrom } from "./envelope.js";
 import { runHook, type HookResult } from "./hook.js";
 import { perform } from "./operations.js";
@@ -92,7 +93,7 @@ function repoTag(root: string | null): string | null {
 function recordHookUsage(root: string | null, r: HookResult, ms: number): void {
   if (!usageTarget().file) return;
   const denied = r.verdict?.permission === "deny";
-  const row = { op: `hook:${r.event}`, surface: "hook" as const, client: r.client, model: r.model, chars: r.injected, ms, repo: repoTag(root) };
+  const row = { op: `hook:${r.event}`, surface: "hook" as const, client: r.client, model: r.model, agentId: r.agentId, chars: r.injected, ms, repo: repoTag(root) };
   recordUsage({ ...row, ok: r.exitCode === 0 && !denied, code: denied ? "DENIED" : undefined });
 }
 
@@ -101,13 +102,16 @@ export async function main(argv: string[]): Promise<number> {
   const json = rest.includes("--json");
   switch (command) {
     case "hook": {
+      // Fail closed: a refusal of our own before the client's hook timeout lets the tool run (deadline.ts).
+      const watch = armDeadline();
       const started = performance.now();
       const root = findRoot(process.cwd(), import.meta.url);
       const stdin = await readStdin();
-      const result = await runHook(stdin, root, import.meta.url);
+      const result = await runHook(stdin, root, import.meta.url, watch);
       write(result.stdout, process.stdout);
       write(result.stderr, process.stderr);
       recordHookUsage(root, result, performance.now() - started);
+      watch.disarm();
       return result.exitCode;
     }
     case "doctor": {

@@ -46,3 +46,15 @@ export function redactDeep<T>(value: T): T {
   }
   return value;
 }
+
+/**
+ * What the model reads names no absolute path of this machine: the
+ * checkout's root becomes `.`, the home directory `~` (an error message of
+ * the adapter may carry either, a stuck lock file for one).
+ */
+export function scrubPaths(text: string, root: string | null, home = process.env.HOME ?? ""): string {
+  let out = text;
+  if (root && root.length > 1) out = out.split(root).join(".");
+  if (home && home.length > 1) out = out.split(home).join("~");
+  return out;
+}

@@ -2,6 +2,8 @@ import { closeSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, statS
 import { join } from "node:path";
 import type { Envelope } from "@cohent/protocol";
 import { crypto } from "./builtins.js";
+import type { PublishMark } from "./guard.js";
+import type { Subagents } from "./subagents.js";
 
 /**
  * .cohent/runtime.json: per-checkout, per-session state. The adapter is a
@@ -30,6 +32,10 @@ export interface SessionState {
   polledAt?: number;
   seenAt: string;
   endedAt?: string;
+  /** Set while UserPromptSubmit publishes; still set at the next PreToolUse means that publish was missed (guard.ts). */
+  publishing?: PublishMark;
+  /** Claude Code sub-agents seen since the last prompt, spawns not yet seen, and a Stop held back for them (subagents.ts). */
+  subagents?: Subagents;
 }
 
 /** What the PreToolUse hook hands an exempt command: its session, and the answer when the hook ran it. */
@@ -146,6 +152,7 @@ const SEEN_EVERY_MS = 60_000;
 export class SessionFile {
   readonly state: SessionState;
   private readonly patch: Partial<SessionState> = {};
+  private readonly updates: ((s: SessionState) => void)[] = [];
   private readonly loaded: { rt: Runtime; stamp: string | null };
   private relay: Relay | null = null;
   private saved = false;
@@ -172,6 +179,16 @@ export class SessionFile {
     }
   }
 
+  /**
+   * Changes fields from their current value (a counter, a set). Applied now,
+   * and again at save() over what parallel hooks of the session wrote
+   * meanwhile (a sub-agent's calls run beside its parent's), so none is lost.
+   */
+  update(change: (s: SessionState) => void): void {
+    change(this.state);
+    this.updates.push(change);
+  }
+
   /** Leaves a relay for the command the hook saw (written with the session's changes). */
   leaveRelay(relay: Relay): void {
     this.relay = relay;
@@ -182,7 +199,7 @@ export class SessionFile {
     if (this.saved) return;
     this.saved = true;
     const stale = Date.now() - Date.parse(this.state.seenAt) >= SEEN_EVERY_MS || !this.loaded.rt.sessions[this.id];
-    if (Object.keys(this.patch).length === 0 && !this.relay && !stale) return;
+    if (Object.keys(this.patch).length === 0 && this.updates.length === 0 && !this.relay && !stale) return;
     updateRuntime(
       this.root,
       (rt) => {
@@ -191,6 +208,7 @@ export class SessionFile {
           if (v === undefined) delete (s as unknown as Record<string, unknown>)[k];
           else (s as unknown as Record<string, unknown>)[k] = v;
         }
+        for (const change of this.updates) change(s);
         s.seenAt = new Date().toISOString();
         if (this.relay) rt.relays.push(this.relay);
       },

@@ -22,6 +22,8 @@ export interface UsageRow {
   surface: Surface;
   client: string | null;
   model: string | null;
+  /** The Claude Code sub-agent that made the call, when one did. */
+  agentId?: string;
   ok: boolean;
   code?: string;
   chars: number;
@@ -91,7 +93,7 @@ const clip = (s: string | null | undefined, n = 64) => (typeof s === "string" &&
  * agent: a ledger that cannot be written is skipped. The hook calls this with
  * surface "hook", the CLI commands with "cli".
  */
-export function recordUsage(row: { op: string; surface: Surface; client?: string | null; model?: string | null; ok: boolean; code?: string | undefined; chars?: number; ms: number; repo?: string | null }, env: NodeJS.ProcessEnv = process.env): void {
+export function recordUsage(row: { op: string; surface: Surface; client?: string | null; model?: string | null; agentId?: string | null; ok: boolean; code?: string | undefined; chars?: number; ms: number; repo?: string | null }, env: NodeJS.ProcessEnv = process.env): void {
   try {
     const { file } = usageTarget(env);
     if (!file) return;
@@ -102,6 +104,7 @@ export function recordUsage(row: { op: string; surface: Surface; client?: string
       surface: row.surface,
       client: clip(row.client),
       model: clip(row.model),
+      ...(row.agentId ? { agentId: clip(row.agentId)! } : {}),
       ok: row.ok,
       ...(row.code ? { code: clip(row.code, 48)! } : {}),
       chars,

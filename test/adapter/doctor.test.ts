@@ -1,9 +1,9 @@
-import { mkdirSync, utimesSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, utimesSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startBackend, type TestBackend } from "../helpers/backend.js";
 import { canonicalJson, declaredHooks, parseCodexTrust, trustHash, trustPreimage } from "../../adapter/src/trust.js";
-import { init } from "../../adapter/src/init.js";
+import { CODEX_GUARD_COMMAND, init } from "../../adapter/src/init.js";
 import { builtAdapter, claude, hook, makeCheckout, run } from "./helpers.js";
 
 /**
@@ -15,6 +15,13 @@ const VECTORS: { label: string; matcher?: string; handler: object; preimage: str
     label: "pre_tool_use", matcher: "*", handler: { type: "command", command: "node .cohent/cohent.mjs hook", timeout: 30 },
     preimage: '{"event_name":"pre_tool_use","hooks":[{"async":false,"command":"node .cohent/cohent.mjs hook","timeout":30,"type":"command"}],"matcher":"*"}',
     hash: "sha256:898a9bd4a46fc023ada338ebf7af8bdb45d39e9438afd82409a9aa71fa163bb1",
+  },
+  {
+    // The fail-closed PreToolUse entry that init writes (init.ts CODEX_GUARD_COMMAND), byte for byte.
+    label: "pre_tool_use", matcher: "*",
+    handler: { type: "command", command: `sh -c 'node .cohent/cohent.mjs hook 2>/dev/null || { echo "Cohent: the guard hook failed (adapter missing, crashed or no node on PATH), so this tool call is refused. Repair: npx cohent init, then node .cohent/cohent.mjs doctor" >&2; exit 2; }'`, timeout: 30 },
+    preimage: `{"event_name":"pre_tool_use","hooks":[{"async":false,"command":"sh -c 'node .cohent/cohent.mjs hook 2>/dev/null || { echo \\"Cohent: the guard hook failed (adapter missing, crashed or no node on PATH), so this tool call is refused. Repair: npx cohent init, then node .cohent/cohent.mjs doctor\\" >&2; exit 2; }'","timeout":30,"type":"command"}],"matcher":"*"}`,
+    hash: "sha256:c3ff12f19327381c2b64700aa7bb02d7b82fcfcd65235ea91f0ec413fd892628",
   },
   {
     // stop takes no matcher: a matcher present in the file is left out of the hash.
@@ -91,7 +98,7 @@ describe("doctor", () => {
       `[hooks.state.${JSON.stringify(`${hooksFile}:user_prompt_submit:0:0`)}]`,
       `trusted_hash = "${trustHash("user_prompt_submit", undefined, ours)}"`,
       `[hooks.state.${JSON.stringify(`${hooksFile}:pre_tool_use:0:0`)}]`,
-      `trusted_hash = "${VECTORS[0]!.hash}"`,
+      `trusted_hash = "${VECTORS[1]!.hash}"`,
       `[hooks.state.${JSON.stringify(`${hooksFile}:post_tool_use:0:0`)}]`,
       `trusted_hash = "${trustHash("post_tool_use", "*", { ...ours, timeout: 10 })}"`,
     ].join("\n");
@@ -114,13 +121,43 @@ describe("doctor", () => {
 
     // Trust the last two; then edit the hooks file after trusting: the warning appears.
     writeFileSync(path.join(codexHome, "config.toml"), toml.replace(trustHash("post_tool_use", "*", { ...ours, timeout: 10 }), trustHash("post_tool_use", "*", ours)) +
-      `\n[hooks.state.${JSON.stringify(`${hooksFile}:stop:0:0`)}]\ntrusted_hash = "${VECTORS[1]!.hash}"\n`);
+      `\n[hooks.state.${JSON.stringify(`${hooksFile}:stop:0:0`)}]\ntrusted_hash = "${VECTORS[2]!.hash}"\n`);
     utimesSync(path.join(codexHome, "config.toml"), old, old);
     utimesSync(hooksFile, new Date(), new Date());
     const fixed = await run(co, ["doctor"], { env: { CODEX_HOME: codexHome, COHENT_AGENT_TOKEN: token, SHELL: "/bin/sh" } });
     expect(fixed.stdout).toContain("Codex will run the hooks here: yes.");
     expect(fixed.stdout).toMatch(/warn {2}codex trust freshness: \.codex\/hooks\.json is newer than/);
+    expect(fixed.stdout).toContain("Fails closed when the adapter itself fails: Codex yes, Claude Code yes.");
     expect(fixed.code).toBe(0);
+  });
+
+  it("says per client whether the PreToolUse wiring fails closed, and the new entry's trust hash is what init wrote", async () => {
+    const co = await makeCheckout(server.url, "acme/shop");
+    init({ cwd: co.root, server: server.url, repo: "acme/shop", bundle: await builtAdapter() });
+    const hooksFile = path.join(co.root, ".codex", "hooks.json");
+    const pre = declaredHooks(hooksFile, JSON.parse(readFileSync(hooksFile, "utf8"))).find((h) => h.event === "PreToolUse")!;
+    expect(pre.command).toBe(CODEX_GUARD_COMMAND);
+    expect(pre.hash).toBe(VECTORS[1]!.hash);
+    const closed = JSON.parse((await run(co, ["doctor", "--json"], { env: { SHELL: "/bin/sh" } })).stdout).data;
+    expect(closed.failsClosed).toEqual({ codex: true, claude: true });
+    expect(closed.checks.some((c: { name: string }) => c.name === "codex mcp")).toBe(false);
+    init({ cwd: co.root, server: server.url, repo: "acme/shop", bundle: await builtAdapter(), mcpWrite: true });
+    const withMcp = JSON.parse((await run(co, ["doctor", "--json"], { env: { SHELL: "/bin/sh" } })).stdout).data;
+    expect(withMcp.checks).toContainEqual(expect.objectContaining({ name: "codex mcp", status: "ok", detail: expect.stringContaining("outside its workspace-write sandbox") }));
+    // The wiring of older releases: a plain command, no wrapper, no onFailure.
+    const settings = path.join(co.root, ".claude", "settings.json");
+    const c = JSON.parse(readFileSync(settings, "utf8"));
+    c.hooks.PreToolUse[0].hooks[0] = { type: "command", command: 'node "$CLAUDE_PROJECT_DIR/.cohent/cohent.mjs" hook' };
+    writeFileSync(settings, JSON.stringify(c));
+    const x = JSON.parse(readFileSync(hooksFile, "utf8"));
+    x.hooks.PreToolUse[0].hooks[0].command = "node .cohent/cohent.mjs hook";
+    writeFileSync(hooksFile, JSON.stringify(x));
+    const r = await run(co, ["doctor", "--json"], { env: { SHELL: "/bin/sh" } });
+    const open = JSON.parse(r.stdout).data;
+    expect(open.failsClosed).toEqual({ codex: false, claude: false });
+    expect(open.checks).toContainEqual(expect.objectContaining({ name: "codex fails closed", status: "fail", detail: expect.stringContaining("fails OPEN") }));
+    expect(open.checks).toContainEqual(expect.objectContaining({ name: "claude fails closed", status: "fail" }));
+    expect(r.code).toBe(1);
   });
 
   it("reads the guard status of each of my work intents from the service, and refuses a bad credential", async () => {

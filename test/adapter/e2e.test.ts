@@ -277,3 +277,55 @@ describe("the kill switch and the failure rows", () => {
     expect((await hook(unpaired, claude.write("s-z", unpaired.root, path.join(unpaired.root, "a.ts")), { ...claude.env, COHENT_AGENT_TOKEN: bobToken })).denied).toMatch(/not valid JSON/);
   });
 });
+
+describe("Claude Code sub-agents", () => {
+  it("a background sub-agent works under the parent's intent and scope after the main Stop; the intent completes at its SubagentStop", async () => {
+    const co = await makeCheckout(server.url, REPO);
+    const usage = path.join(co.home, "usage.jsonl");
+    const env = { ...claude.env, COHENT_AGENT_TOKEN: bobToken, COHENT_USAGE_LOG: usage };
+    const S = "claude-sub";
+    const runtime = path.join(co.root, ".cohent", "runtime.json");
+    const state = () => JSON.parse(readFileSync(runtime, "utf8")).sessions[S];
+    const sub = (agent: string, payload: object) => ({ ...payload, agent_id: agent, agent_type: "general-purpose" });
+    const intentState = async () => (await server.deps.db.tx((tx) => tx.intent.findUnique({ where: { id: state().intentId } })))!.state;
+
+    await hook(co, claude.prompt(S, co.root, "Build the feature"), env);
+    await agentRuns(co, claude, S, ["intent", intentJson({ objective: "Feature", outputs: ["feature"] })], { env });
+    await agentRuns(co, claude, S, ["scope", "src/feature"], { env });
+    const spawn = { ...claude.bash(S, co.root, "x"), tool_name: "Agent", tool_input: { description: "d", prompt: "p", run_in_background: true } };
+    expect((await hook(co, spawn, env)).denied).toBeNull();
+    expect(state().subagents).toEqual({ ids: [], pending: 1 });
+
+    expect((await hook(co, sub("ag1", claude.write(S, co.root, path.join(co.root, "src/feature/a.ts"))), env)).denied).toBeNull();
+    // Claude Code fires the main agent's Stop while the background sub-agent still works: held, the intent stays open.
+    await hook(co, claude.stop(S, co.root), env);
+    expect(state().subagents).toEqual({ ids: ["ag1"], pending: 0, stopHeld: true });
+    expect(await intentState()).not.toBe("completed");
+    expect((await hook(co, sub("ag1", claude.write(S, co.root, path.join(co.root, "src/feature/b.ts"))), env)).denied).toBeNull();
+    expect((await hook(co, sub("ag1", claude.write(S, co.root, path.join(co.root, "docs/x.md"))), env)).denied).toMatch(/docs\/x\.md lies outside your declared scope \(src\/feature\)/);
+
+    // Two more sub-agents whose first calls run in parallel: both count (SessionFile.update re-applies under the lock).
+    await hook(co, spawn, env);
+    await hook(co, spawn, env);
+    await Promise.all(["ag2", "ag3"].map((a) => hook(co, sub(a, claude.bash(S, co.root, "git status")), env)));
+    expect(state().subagents.ids.sort()).toEqual(["ag1", "ag2", "ag3"]);
+    expect(state().subagents.pending).toBe(0);
+    // A known sub-agent's call that changes nothing writes nothing.
+    const quiet = { ...env, COHENT_POLL_EVERY_MS: "600000" };
+    await hook(co, sub("ag2", claude.bash(S, co.root, "git status")), quiet);
+    const before = statSync(runtime);
+    await hook(co, sub("ag2", claude.bash(S, co.root, "git status")), quiet);
+    expect([statSync(runtime).ino, statSync(runtime).mtimeMs]).toEqual([before.ino, before.mtimeMs]);
+
+    for (const a of ["ag2", "ag3"]) await hook(co, sub(a, { ...claude.stop(S, co.root), hook_event_name: "SubagentStop" }), env);
+    expect(await intentState()).not.toBe("completed");
+    await hook(co, sub("ag1", { ...claude.stop(S, co.root), hook_event_name: "SubagentStop" }), env);
+    expect(state().subagents).toBeUndefined();
+    expect(await intentState()).toBe("completed");
+
+    // The usage ledger names the sub-agent of each of its calls, and only those.
+    const rows = readFileSync(usage, "utf8").trim().split("\n").map((l) => JSON.parse(l));
+    expect(rows.filter((r) => r.agentId === "ag1").map((r) => r.op)).toEqual(["hook:PreToolUse", "hook:PreToolUse", "hook:PreToolUse", "hook:SubagentStop"]);
+    expect(rows.find((r) => r.op === "hook:Stop").agentId).toBeUndefined();
+  });
+});

@@ -5,7 +5,8 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startBackend, type TestBackend } from "../helpers/backend.js";
-import { mergeHooks, mergeSection, repoFromRemote } from "../../adapter/src/init.js";
+import { CLAUDE_GUARD_COMMAND, CODEX_GUARD_COMMAND, FAIL_CLOSED_REASON, mergeHooks, mergeSection, repoFromRemote } from "../../adapter/src/init.js";
+import { breakAdapter, pathWithoutNode, restoreAdapter } from "../clients/failures.js";
 
 const CLI = path.join(path.dirname(fileURLToPath(import.meta.url)), "..", "..", "backend", "bin", "cohent.mjs");
 
@@ -113,15 +114,111 @@ describe("npx cohent init", () => {
     const claude = JSON.parse(files[".claude/settings.json"]!);
     expect(claude.permissions).toEqual({ allow: ["Bash(npm test)"] });
     expect(claude.hooks.PreToolUse[0].hooks[0].command).toBe("./lint.sh");
-    expect(claude.hooks.PreToolUse[1]).toEqual({ matcher: "*", hooks: [{ type: "command", command: 'node "$CLAUDE_PROJECT_DIR/.cohent/cohent.mjs" hook' }] });
+    expect(claude.hooks.PreToolUse[1]).toEqual({ matcher: "*", hooks: [{ type: "command", command: CLAUDE_GUARD_COMMAND, timeout: 30, onFailure: "block" }] });
+    expect(claude.hooks.Stop).toEqual([{ hooks: [{ type: "command", command: 'node "$CLAUDE_PROJECT_DIR/.cohent/cohent.mjs" hook' }] }]);
+    expect(Object.keys(claude.hooks)).toEqual(["PreToolUse", "SessionStart", "UserPromptSubmit", "PostToolUse", "Stop", "SubagentStop", "SessionEnd"]);
     const codex = JSON.parse(files[".codex/hooks.json"]!);
     expect(Object.keys(codex.hooks)).toEqual(["SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "Stop"]);
+    // Only PreToolUse fails closed: exit 2 would block a prompt, or keep the agent running on Stop.
+    expect(codex.hooks.PreToolUse[0].hooks[0]).toEqual({ type: "command", command: CODEX_GUARD_COMMAND, timeout: 30 });
+    expect(codex.hooks.UserPromptSubmit[0].hooks[0]).toEqual({ type: "command", command: "node .cohent/cohent.mjs hook", timeout: 30 });
+    expect(envelope.data.retrust).toEqual(["SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "Stop"]);
     expect(files[".cursor/rules/cohent.mdc"]).toMatch(/^---\ndescription: .*\nalwaysApply: true\n---/);
 
     const second = await sh(root, `node ${CLI} init --server ${server.url}`);
     expect(second.code).toBe(0);
     expect(second.stdout).not.toMatch(/created|updated/);
     expect(snapshot(root)).toEqual(files);
+  }, 60_000);
+
+  it("upgrades the wiring of an earlier release in place and names the Codex hooks a person must trust again", async () => {
+    const root = scratchRepo();
+    mkdirSync(path.join(root, ".codex"));
+    const plain = { type: "command", command: "node .cohent/cohent.mjs hook", timeout: 30 };
+    const old = { hooks: { SessionStart: [{ hooks: [plain] }], UserPromptSubmit: [{ hooks: [plain] }], PreToolUse: [{ matcher: "Bash", hooks: [{ type: "command", command: "./lint.sh" }] }, { matcher: "*", hooks: [plain] }], PostToolUse: [{ matcher: "*", hooks: [plain] }], Stop: [{ hooks: [plain] }] } };
+    writeFileSync(path.join(root, ".codex", "hooks.json"), JSON.stringify(old));
+    const r = await sh(root, `node ${CLI} init --server ${server.url} --json`);
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.stdout).data.retrust).toEqual(["PreToolUse"]);
+    const codex = JSON.parse(readFileSync(path.join(root, ".codex", "hooks.json"), "utf8"));
+    // In place: the group index, and so every trust key, stays.
+    expect(codex.hooks.PreToolUse[0].hooks[0].command).toBe("./lint.sh");
+    expect(codex.hooks.PreToolUse[1].hooks[0]).toEqual({ ...plain, command: CODEX_GUARD_COMMAND });
+    const again = await sh(root, `node ${CLI} init --server ${server.url}`);
+    expect(again.stdout).not.toContain("trusts them (again)");
+    const fresh = scratchRepo();
+    writeFileSync(path.join(fresh, "..", "x"), "");
+    mkdirSync(path.join(fresh, ".codex"));
+    writeFileSync(path.join(fresh, ".codex", "hooks.json"), JSON.stringify(old));
+    const text = await sh(fresh, `node ${CLI} init --server ${server.url}`);
+    expect(text.stdout).toContain("Codex skips these hooks until a person trusts them (again) in the Codex TUI here: PreToolUse.");
+  }, 60_000);
+
+  it("the PreToolUse wiring refuses when the adapter is missing, throws, hangs or node is not on PATH; one short line, no path", async () => {
+    const root = scratchRepo();
+    expect((await sh(root, `node ${CLI} init --server ${server.url}`)).code).toBe(0);
+    const token = await server.issueToken("acme/shop", "fay", "Codex");
+    const codexCmd = JSON.parse(readFileSync(path.join(root, ".codex/hooks.json"), "utf8")).hooks.PreToolUse[0].hooks[0].command as string;
+    const claudeCmd = JSON.parse(readFileSync(path.join(root, ".claude/settings.json"), "utf8")).hooks.PreToolUse.at(-1).hooks[0].command as string;
+    const promptCmd = JSON.parse(readFileSync(path.join(root, ".codex/hooks.json"), "utf8")).hooks.UserPromptSubmit[0].hooks[0].command as string;
+    const env = { COHENT_AGENT_TOKEN: token };
+    // The short deadline only where the adapter hangs: a loaded machine must not turn a normal call into a refusal.
+    const hangEnv = { ...env, COHENT_HOOK_DEADLINE_MS: "1500" };
+    const edit = (sid: string) => JSON.stringify({ session_id: sid, turn_id: "t", cwd: root, hook_event_name: "PreToolUse", model: "gpt-5.5", tool_name: "apply_patch", tool_input: { command: "*** Begin Patch\n*** Add File: src/a.ts\n+x\n*** End Patch\n" } });
+    const shell = JSON.stringify({ session_id: "F", turn_id: "t", cwd: root, hook_event_name: "PreToolUse", model: "gpt-5.5", tool_name: "Bash", tool_input: { command: "echo hi > x.txt" } });
+    const refusedByWrapper = (r: { code: number | null; stdout: string; stderr: string }) => {
+      expect(r.code).toBe(2);
+      expect(r.stdout).toBe("");
+      expect(r.stderr).toBe(FAIL_CLOSED_REASON + "\n");
+    };
+    for (const how of ["missing", "throws"] as const) {
+      breakAdapter(root, how);
+      refusedByWrapper(await sh(root, codexCmd, { stdin: shell, env }));
+      refusedByWrapper(await sh(root, claudeCmd, { stdin: edit("F"), env: { ...env, CLAUDECODE: "1", CLAUDE_PROJECT_DIR: root } }));
+    }
+    restoreAdapter(root);
+    const noNode = pathWithoutNode(path.join(root, "..", "no-node-bin"));
+    refusedByWrapper(await sh(root, codexCmd, { stdin: shell, env: { ...env, PATH: noNode } }));
+
+    // Hanging: the adapter's own deadline answers a JSON deny before the client's timeout.
+    breakAdapter(root, "hangs");
+    const t0 = Date.now();
+    const hung = await sh(root, codexCmd, { stdin: shell, env: hangEnv });
+    expect(Date.now() - t0).toBeLessThan(10_000);
+    expect(hung.code).toBe(0);
+    expect(JSON.parse(hung.stdout).hookSpecificOutput).toMatchObject({ permissionDecision: "deny", permissionDecisionReason: expect.stringMatching(/^Cohent: the guard did not reach a verdict within 2 s/) });
+    restoreAdapter(root);
+
+    // A prompt whose publish hangs fails soft (exit 0, nothing shown); the next edit knows it was missed.
+    const prompt = (text: string) => JSON.stringify({ session_id: "G", turn_id: "t", cwd: root, hook_event_name: "UserPromptSubmit", model: "gpt-5.5", prompt: text });
+    expect((await sh(root, promptCmd, { stdin: prompt("Build the cart"), env })).code).toBe(0);
+    const intent = `node .cohent/cohent.mjs intent '{"objective":"Cart","outputs":["cart"]}'`;
+    expect((await sh(root, intent, { env: { ...env, COHENT_SESSION: "G" } })).code).toBe(0);
+    expect((await sh(root, codexCmd, { stdin: edit("G"), env })).stdout).toBe("");
+    breakAdapter(root, "hangs");
+    const missed = await sh(root, promptCmd, { stdin: prompt("Now the checkout page"), env: hangEnv });
+    expect(missed).toMatchObject({ code: 0, stdout: "" });
+    restoreAdapter(root);
+    const refused = await sh(root, codexCmd, { stdin: edit("G"), env });
+    expect(JSON.parse(refused.stdout).hookSpecificOutput.permissionDecisionReason).toMatch(/could not publish this prompt/);
+    expect((await sh(root, intent.replace("Cart", "Checkout page"), { env: { ...env, COHENT_SESSION: "G" } })).code).toBe(0);
+    expect((await sh(root, codexCmd, { stdin: edit("G"), env })).stdout).toBe("");
+  }, 60_000);
+
+  it("an internal failure on PreToolUse is a deny whose reason names no absolute path of the machine", async () => {
+    const root = scratchRepo();
+    expect((await sh(root, `node ${CLI} init --server ${server.url}`)).code).toBe(0);
+    const token = await server.issueToken("acme/shop", "gil", "Codex");
+    const codexCmd = JSON.parse(readFileSync(path.join(root, ".codex/hooks.json"), "utf8")).hooks.PreToolUse[0].hooks[0].command as string;
+    // Another process holds runtime.json's lock: the adapter gives up after 5 s with an error naming the lock file.
+    writeFileSync(path.join(root, ".cohent", "runtime.json.lock"), "");
+    const r = await sh(root, codexCmd, { stdin: JSON.stringify({ session_id: "L", turn_id: "t", cwd: root, hook_event_name: "UserPromptSubmit", model: "gpt-5.5", prompt: "x" }), env: { COHENT_AGENT_TOKEN: token } });
+    writeFileSync(path.join(root, ".cohent", "runtime.json.lock"), ""); // fresh again: a lock older than 10 s counts as stale
+    const pre = await sh(root, codexCmd, { stdin: JSON.stringify({ session_id: "L", turn_id: "t", cwd: root, hook_event_name: "PreToolUse", model: "gpt-5.5", tool_name: "Bash", tool_input: { command: "ls" } }), env: { COHENT_AGENT_TOKEN: token } });
+    const reason = JSON.parse(pre.stdout).hookSpecificOutput.permissionDecisionReason as string;
+    expect(reason).toMatch(/^Cohent: the adapter failed \(.*runtime\.json stays locked \(\.\/\.cohent\/runtime\.json\.lock\)/);
+    expect(reason).not.toContain(root);
+    expect(r.code).toBe(0);
   }, 60_000);
 
   it("refuses without a repository name, and never clobbers a file it cannot merge", async () => {

@@ -9,12 +9,15 @@ import { isAbsolute, join } from "node:path";
 import type { Recorded, Script } from "./script.ts";
 
 export const CLAUDE_CALL_PREFIX = "toolu_";
+/** A sub-agent (the Agent tool) is told its task in its first message; a prompt carrying this mark is answered from the sub-script. */
+export const SUBAGENT_MARK = "SUBAGENT-TASK";
+export const CLAUDE_SUB_PREFIX = "toolu_sub";
 
 export interface FakeAnthropic {
   url: string;
   requests: Recorded[];
-  /** The repository root: Write wants absolute paths. */
-  setScript(s: Script, repoRoot: string): void;
+  /** The repository root: Write wants absolute paths. `sub` answers the sub-agents' requests. */
+  setScript(s: Script, repoRoot: string, sub?: Script | null): void;
   close(): Promise<void>;
 }
 
@@ -42,6 +45,13 @@ export function claudeToolResults(body: any): { callId: string; output: string; 
   return out;
 }
 
+/** A sub-agent's conversation: its user text (not tool results) carries the mark the main script put in the Agent prompt. */
+function isSubagent(body: any): boolean {
+  if (!Array.isArray(body?.tools) || body.tools.length === 0) return false;
+  return (Array.isArray(body?.messages) ? body.messages : []).some((m: any) =>
+    m?.role === "user" && (typeof m.content === "string" ? m.content.includes(SUBAGENT_MARK) : Array.isArray(m.content) && m.content.some((c: any) => c?.type === "text" && String(c.text).includes(SUBAGENT_MARK))));
+}
+
 function isMainLoop(body: any): boolean {
   return Array.isArray(body?.tools) && body.tools.some((t: any) => t?.name === "Bash");
 }
@@ -49,6 +59,7 @@ function isMainLoop(body: any): boolean {
 export async function startFakeAnthropic(): Promise<FakeAnthropic> {
   const requests: Recorded[] = [];
   let script: Script | null = null;
+  let subScript: Script | null = null;
   let root = "/";
   let n = 0;
   const server: Server = createServer(async (req: IncomingMessage, res: ServerResponse) => {
@@ -69,10 +80,11 @@ export async function startFakeAnthropic(): Promise<FakeAnthropic> {
     const model = typeof body?.model === "string" ? body.model : "claude-sonnet-4-5";
     let block: Record<string, unknown>;
     let input: Record<string, unknown> | null = null;
-    if (!isMainLoop(body)) {
+    const sub = !!subScript && isSubagent(body);
+    if (!sub && !isMainLoop(body)) {
       block = { type: "text", text: "ok" };
     } else {
-      const turn = await script.turn(claudeToolResults(body).map((o) => o.output), CLAUDE_CALL_PREFIX);
+      const turn = sub ? await subScript!.turn(claudeToolResults(body).map((o) => o.output), CLAUDE_SUB_PREFIX) : await script.turn(claudeToolResults(body).map((o) => o.output), CLAUDE_CALL_PREFIX);
       const a = turn.action;
       if (!turn.step || !turn.callId || !a) block = { type: "text", text: "done" };
       else if (a.kind === "shell") {
@@ -113,8 +125,9 @@ export async function startFakeAnthropic(): Promise<FakeAnthropic> {
   return {
     url,
     requests,
-    setScript: (s, repoRoot) => {
+    setScript: (s, repoRoot, sub = null) => {
       script = s;
+      subScript = sub;
       root = repoRoot;
     },
     close: () => new Promise<void>((r) => { server.closeAllConnections(); server.close(() => r()); }),

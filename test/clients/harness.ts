@@ -9,7 +9,7 @@ import { admin } from "@cohent/backend";
 import { startBackend, type TestBackend } from "../helpers/backend.ts";
 import { binPath, cacheRoot, type ClientSpec } from "./clients.ts";
 import { codexConfigToml, codexHookHashes } from "./codex-trust.ts";
-import { claudeToolResults, CLAUDE_CALL_PREFIX, type FakeAnthropic } from "./fake-anthropic.ts";
+import { claudeToolResults, CLAUDE_CALL_PREFIX, CLAUDE_SUB_PREFIX, type FakeAnthropic } from "./fake-anthropic.ts";
 import { codexToolOutputs, CODEX_CALL_PREFIX, type FakeOpenAI } from "./fake-openai.ts";
 import { Script, type Step } from "./script.ts";
 
@@ -112,12 +112,12 @@ export async function control(ws: Workspace, kind: "pause" | "cancel" | "resume"
   for (const s of sessions) await admin.controlSession(ws.backend.deps, { sessionId: s.id, kind, actor: "carol" });
 }
 
-export function writeCodexHome(ws: Workspace, model: FakeOpenAI, sandbox: "workspace-write" | "danger-full-access", untrusted = false, mcp = false): void {
+export function writeCodexHome(ws: Workspace, model: FakeOpenAI, sandbox: "workspace-write" | "danger-full-access", untrusted = false, mcp = false, extraToml = ""): void {
   const hooks = untrusted ? [] : codexHookHashes(join(ws.repo, ".codex", "hooks.json"));
   let toml = codexConfigToml({ modelBaseUrl: model.baseUrl, repoRoot: ws.repo, sandbox, hooks });
   // `codex exec` runs with approval policy never: an MCP tool runs only when its server's tools are pre-approved.
   if (mcp) toml += `\n[mcp_servers.demo]\ncommand = "node"\nargs = [${JSON.stringify(MCP_SERVER)}]\ndefault_tools_approval_mode = "approve"\n`;
-  writeFileSync(join(ws.codexHome, "config.toml"), toml);
+  writeFileSync(join(ws.codexHome, "config.toml"), toml + extraToml);
 }
 
 export interface ToolResult {
@@ -146,10 +146,17 @@ function baseEnv(ws: Workspace): NodeJS.ProcessEnv {
   return env;
 }
 
+/** Codex's npm entry is a `#!/usr/bin/env node` launcher: run it with this node, so a PATH without node (scenario node-missing) still starts the client. */
+function launcher(bin: string, args: string[]): [string, string[]] {
+  const head = readFileSync(realpathSync(bin), { encoding: "latin1" }).slice(0, 64);
+  return /^#!.*\bnode\b/.test(head) ? [process.execPath, [bin, ...args]] : [bin, args];
+}
+
 function spawnClient(bin: string, args: string[], cwd: string, env: NodeJS.ProcessEnv, timeoutMs: number): Promise<{ code: number | null; stdout: string; stderr: string; ms: number }> {
   return new Promise((resolvePromise) => {
     const t0 = Date.now();
-    const child = spawn(bin, args, { cwd, env, stdio: ["ignore", "pipe", "pipe"], detached: true });
+    const [cmd, argv] = launcher(bin, args);
+    const child = spawn(cmd, argv, { cwd, env, stdio: ["ignore", "pipe", "pipe"], detached: true });
     let stdout = "";
     let stderr = "";
     child.stdout.on("data", (c: Buffer) => (stdout += c.toString("utf8")));
@@ -172,14 +179,14 @@ function spawnClient(bin: string, args: string[], cwd: string, env: NodeJS.Proce
 const RUN_TIMEOUT_MS = Number(process.env.COHENT_CLIENTS_RUN_TIMEOUT_MS) || 150_000;
 
 /** One `codex exec --json PROMPT` in the checkout; never the hook-trust bypass flag. */
-export async function runCodex(client: ClientSpec, ws: Workspace, model: FakeOpenAI, steps: Step[], opts: { prompt: string; sandbox?: "workspace-write" | "danger-full-access"; keepTrust?: boolean; untrusted?: boolean; mcp?: boolean }): Promise<RunResult> {
+export async function runCodex(client: ClientSpec, ws: Workspace, model: FakeOpenAI, steps: Step[], opts: { prompt: string; sandbox?: "workspace-write" | "danger-full-access"; keepTrust?: boolean; untrusted?: boolean; mcp?: boolean; env?: NodeJS.ProcessEnv; codexToml?: string }): Promise<RunResult> {
   const script = new Script(steps);
   model.setScript(script);
   const before = model.requests.length;
   // keepTrust: run with the trust store as it is (a hooks file changed since is not re-trusted).
   // untrusted: the project is trusted but no hook hash is recorded (a person never pressed "trust all").
-  if (!opts.keepTrust) writeCodexHome(ws, model, opts.sandbox ?? "workspace-write", !!opts.untrusted, !!opts.mcp);
-  const env = { ...baseEnv(ws), CODEX_HOME: ws.codexHome, FAKE_OPENAI_API_KEY: "dummy", RUST_LOG: "error" };
+  if (!opts.keepTrust) writeCodexHome(ws, model, opts.sandbox ?? "workspace-write", !!opts.untrusted, !!opts.mcp, opts.codexToml ?? "");
+  const env = { ...baseEnv(ws), CODEX_HOME: ws.codexHome, FAKE_OPENAI_API_KEY: "dummy", RUST_LOG: "error", ...opts.env };
   const r = await spawnClient(binPath(client), ["exec", "--json", opts.prompt], ws.repo, env, RUN_TIMEOUT_MS);
   const mine = model.requests.slice(before).filter((q) => q.url.startsWith("/v1/responses"));
   const results = new Map<string, ToolResult>();
@@ -191,9 +198,10 @@ export async function runCodex(client: ClientSpec, ws: Workspace, model: FakeOpe
 /** The demo MCP server (one `touch` tool), as Claude Code's --mcp-config. */
 export const MCP_CONFIG = JSON.stringify({ mcpServers: { demo: { type: "stdio", command: "node", args: [MCP_SERVER] } } });
 
-export async function runClaude(client: ClientSpec, ws: Workspace, model: FakeAnthropic, steps: Step[], opts: { prompt: string; mcp?: boolean }): Promise<RunResult> {
+export async function runClaude(client: ClientSpec, ws: Workspace, model: FakeAnthropic, steps: Step[], opts: { prompt: string; mcp?: boolean; env?: NodeJS.ProcessEnv; subSteps?: Step[]; claudeMcp?: { config: string; tools: string[] } }): Promise<RunResult> {
   const script = new Script(steps);
-  model.setScript(script, ws.repo);
+  const sub = opts.subSteps ? new Script(opts.subSteps) : null;
+  model.setScript(script, ws.repo, sub);
   const before = model.requests.length;
   const env = {
     ...baseEnv(ws),
@@ -204,12 +212,15 @@ export async function runClaude(client: ClientSpec, ws: Workspace, model: FakeAn
     DISABLE_AUTOUPDATER: "1",
     DISABLE_ERROR_REPORTING: "1",
     CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
+    ...opts.env,
   };
   const r = await spawnClient(
     binPath(client),
     [
       "-p", opts.prompt, "--output-format", "json", "--permission-mode", "acceptEdits",
-      ...(opts.mcp ? ["--mcp-config", MCP_CONFIG, "--strict-mcp-config", "--allowedTools", "Bash", "mcp__demo__touch"] : ["--allowedTools", "Bash"]),
+      ...(opts.claudeMcp
+        ? ["--mcp-config", opts.claudeMcp.config, "--strict-mcp-config", "--allowedTools", "Bash", ...opts.claudeMcp.tools]
+        : opts.mcp ? ["--mcp-config", MCP_CONFIG, "--strict-mcp-config", "--allowedTools", "Bash", "mcp__demo__touch"] : ["--allowedTools", "Bash"]),
     ],
     ws.repo,
     env,
@@ -218,7 +229,9 @@ export async function runClaude(client: ClientSpec, ws: Workspace, model: FakeAn
   const mine = model.requests.slice(before).filter((q) => q.url.startsWith("/v1/messages"));
   const results = new Map<string, ToolResult>();
   for (const q of mine) for (const o of claudeToolResults(q.body)) results.set(o.callId, o);
-  return { ...r, results: byStep(results, steps, CLAUDE_CALL_PREFIX, script), requests: mine.length, scriptErrors: script.errors };
+  const byId = byStep(results, steps, CLAUDE_CALL_PREFIX, script);
+  if (sub) for (const [k, v] of byStep(results, opts.subSteps!, CLAUDE_SUB_PREFIX, sub)) byId.set(k, v);
+  return { ...r, results: byId, requests: mine.length, scriptErrors: [...script.errors, ...(sub?.errors ?? [])] };
 }
 
 function byStep(results: Map<string, ToolResult>, steps: Step[], prefix: string, script: Script): Map<string, ToolResult> {

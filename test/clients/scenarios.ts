@@ -3,12 +3,14 @@
 // allowed one leaves it. Every blocked call must also have reached the model
 // as a tool result carrying the adapter's reason.
 import { spawnSync } from "node:child_process";
-import { readFileSync, writeFileSync } from "node:fs";
+import { readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { agentClient } from "../helpers/backend.ts";
 import type { ClientKind, ClientSpec } from "./clients.ts";
 import { agentIntents, control, fileExists, readRepoFile, type RunResult, type Workspace } from "./harness.ts";
+import { blackHole, breakAdapter, pathWithoutNode, restoreAdapter, type AdapterFailure } from "./failures.ts";
 import type { Action, Step } from "./script.ts";
+import { SUBAGENT_MARK } from "./fake-anthropic.ts";
 
 /** Report rows: what the README's compatibility table is made of. */
 export const ROWS = {
@@ -34,6 +36,14 @@ export const ROWS = {
   fullAccess: "danger-full-access sandbox: intent, scope, guard",
   shellAdvisory: "By design: a shell write outside the scope runs (scope is advisory for shell)",
   denyReachesModel: "Deny reason reaches the model as the tool result",
+  adapterMissing: "Adapter missing: edit and shell blocked, repaired edit runs",
+  adapterThrows: "Adapter throws at load: edit and shell blocked, no stack trace or path shown, repaired edit runs",
+  adapterHangs: "Adapter hangs: its own deadline refuses edit and shell, repaired edit runs",
+  backendHangs: "Backend accepts connections but never answers: edit and shell blocked, repaired edit runs",
+  subagentForeground: "Sub-agent (foreground): write in scope runs, outside blocked",
+  subagentBackground: "Sub-agent (background, main Stop first): write in scope runs, outside blocked, intent completes after it",
+  mcpCohent: "Cohent's own MCP server inside the client (init's entry): intent and scope over MCP, edit in scope runs, scope refused while paused",
+  nodeMissing: "node missing from the hook's PATH: edit and shell blocked, edit runs once node is back",
 } as const;
 export type RowId = keyof typeof ROWS;
 
@@ -97,7 +107,7 @@ export interface Ctx {
   client: ClientSpec;
   ws: Workspace;
   check: Checker;
-  run(steps: Step[], opts?: { prompt?: string; sandbox?: "workspace-write" | "danger-full-access"; keepTrust?: boolean; untrusted?: boolean; mcp?: boolean }): Promise<RunResult>;
+  run(steps: Step[], opts?: { prompt?: string; sandbox?: "workspace-write" | "danger-full-access"; keepTrust?: boolean; untrusted?: boolean; mcp?: boolean; env?: NodeJS.ProcessEnv; subSteps?: Step[]; codexToml?: string; claudeMcp?: { config: string; tools: string[] } }): Promise<RunResult>;
 }
 
 export interface Scenario {
@@ -475,3 +485,186 @@ function codexHookStates(json: any): Map<string, string> {
   if (Array.isArray(hooks)) for (const h of hooks) if (h?.ours !== false && typeof h?.event === "string") out.set(h.event, String(h.trust));
   return out;
 }
+
+// ---------------------------------------------------------------- the adapter itself fails
+
+/** The wrapper's line (guard.ts FAIL_CLOSED_REASON, wired by init.ts) and the adapter's deadline refusal (deadline.ts). */
+const WRAPPER_REFUSED = /the guard hook failed/;
+const DEADLINE_REFUSED = /did not reach a verdict/;
+/** A shorter deadline keeps the hanging runs quick (the default is 25 s of the wiring's 30 s hook timeout), with room for a loaded machine. */
+const FAST_DEADLINE = { COHENT_HOOK_DEADLINE_MS: "6000" };
+
+function noLeak(c: Ctx, row: RowId, r: RunResult, ids: string[]): void {
+  for (const id of ids) {
+    const out = r.results.get(id)?.output ?? "";
+    c.check.expect(row, `${id}: no stack trace or absolute path reached the model`, !/\n\s+at |\/(root|home|tmp|Users)\/|cohent-real|\.mjs:\d+/.test(out), `tool result: ${clip(out)}`);
+  }
+}
+
+const adapterFailure = (how: AdapterFailure, row: RowId, reason: RegExp): Scenario => ({
+  id: `adapter-${how}`,
+  title: `the adapter ${how === "missing" ? "is missing" : how === "throws" ? "throws while loading" : "hangs (no answer, no transport timeout)"} mid-session: edit and shell refused with a reason the model saw; once repaired an edit runs`,
+  rows: [row],
+  async body(c) {
+    const r = await c.run([
+      sh("intent", intentCmd()),
+      sh("scope", scopeCmd("src/feature")),
+      write("before", "src/feature/before.ts"),
+      write("broken-edit", "src/feature/broken.ts", () => breakAdapter(c.ws.repo, how)),
+      sh("broken-shell", "echo b > src/feature/broken-shell.txt"),
+      write("repaired-edit", "src/feature/repaired.ts", () => restoreAdapter(c.ws.repo)),
+    ], how === "hangs" ? { env: FAST_DEADLINE } : {});
+    c.check.scriptOk(r, row);
+    publishedBySelf(c, r);
+    c.check.allowed(row, r, "before", "src/feature/before.ts");
+    c.check.blocked(row, r, "broken-edit", "src/feature/broken.ts", reason);
+    c.check.blocked(row, r, "broken-shell", "src/feature/broken-shell.txt", reason);
+    noLeak(c, row, r, ["broken-edit", "broken-shell"]);
+    c.check.allowed(row, r, "repaired-edit", "src/feature/repaired.ts");
+  },
+});
+
+SCENARIOS.push(
+  adapterFailure("missing", "adapterMissing", WRAPPER_REFUSED),
+  adapterFailure("throws", "adapterThrows", WRAPPER_REFUSED),
+  adapterFailure("hangs", "adapterHangs", DEADLINE_REFUSED),
+  {
+    id: "backend-hangs",
+    title: "the service accepts connections but never answers: edit and shell refused (transport timeout or the adapter's deadline); once it answers again an edit runs",
+    rows: ["backendHangs"],
+    async body(c) {
+      // The project file points at a black hole for the middle steps: the real backend keeps its state.
+      const projectFile = join(c.ws.repo, ".cohent", "project.json");
+      const project = readFileSync(projectFile, "utf8");
+      const credFile = join(c.ws.home, ".config", "cohent", "credentials.json");
+      let hole: { port: number; close(): Promise<void> } | null = null;
+      const r = await c.run([
+        sh("intent", intentCmd()),
+        sh("scope", scopeCmd("src/feature")),
+        write("before", "src/feature/before.ts"),
+        write("hung-edit", "src/feature/hung.ts", async () => {
+          hole = await blackHole();
+          const url = `http://127.0.0.1:${(hole as { port: number }).port}`;
+          // The machine's credential for that address too (credentials are kept per service URL).
+          const creds = JSON.parse(readFileSync(credFile, "utf8"));
+          creds.services[url] = creds.services[c.ws.backend.url];
+          writeFileSync(credFile, JSON.stringify(creds), { mode: 0o600 });
+          writeFileSync(projectFile, project.replace(c.ws.backend.url, url));
+        }),
+        sh("hung-shell", "echo h > src/feature/hung-shell.txt"),
+        write("answering-edit", "src/feature/answering.ts", async () => {
+          writeFileSync(projectFile, project);
+          await hole?.close();
+        }),
+      ]);
+      c.check.scriptOk(r, "backendHangs");
+      publishedBySelf(c, r);
+      c.check.allowed("backendHangs", r, "before", "src/feature/before.ts");
+      c.check.blocked("backendHangs", r, "hung-edit", "src/feature/hung.ts", /cannot be reached|did not reach a verdict/);
+      c.check.blocked("backendHangs", r, "hung-shell", "src/feature/hung-shell.txt", /cannot be reached|did not reach a verdict/);
+      c.check.allowed("backendHangs", r, "answering-edit", "src/feature/answering.ts");
+    },
+  },
+  {
+    id: "node-missing",
+    title: "node is not on the PATH the hooks inherit: edit and shell refused with the wrapper's reason; once node is back the agent publishes and an edit runs",
+    rows: ["nodeMissing"],
+    async body(c) {
+      const bin = pathWithoutNode(join(c.ws.dir, "no-node-bin"));
+      const nodeBack = () => symlinkSync(process.execPath, join(bin, "node"));
+      const r = await c.run([
+        write("no-node-edit", "src/feature/no-node.ts"),
+        sh("no-node-shell", "echo n > src/feature/no-node-shell.txt"),
+        sh("intent", intentCmd(), nodeBack),
+        sh("scope", scopeCmd("src/feature")),
+        write("node-back-edit", "src/feature/node-back.ts"),
+      ], { env: { PATH: bin } });
+      c.check.scriptOk(r, "nodeMissing");
+      c.check.blocked("nodeMissing", r, "no-node-edit", "src/feature/no-node.ts", WRAPPER_REFUSED);
+      c.check.blocked("nodeMissing", r, "no-node-shell", "src/feature/no-node-shell.txt", WRAPPER_REFUSED);
+      noLeak(c, "nodeMissing", r, ["no-node-edit", "no-node-shell"]);
+      publishedBySelf(c, r);
+      c.check.allowed("nodeMissing", r, "node-back-edit", "src/feature/node-back.ts");
+      rmSync(join(bin, "node"), { force: true });
+    },
+  },
+);
+
+// ---------------------------------------------------------------- Claude Code sub-agents
+
+const subagent = (background: boolean): Scenario => ({
+  id: `subagent-${background ? "background" : "foreground"}`,
+  title: `Claude Code: a ${background ? "background" : "foreground"} sub-agent works under the parent's intent and scope${background ? "; the main agent's Stop comes first and must not complete the intent" : ""}`,
+  only: "claude",
+  rows: [background ? "subagentBackground" : "subagentForeground"],
+  async body(c) {
+    const row: RowId = background ? "subagentBackground" : "subagentForeground";
+    const spawn: Step = {
+      id: "spawn",
+      action: { kind: "claude-call", name: "Agent", input: { description: "Write the feature module", prompt: `${SUBAGENT_MARK}: write src/feature/sub.ts`, subagent_type: "general-purpose", run_in_background: background } },
+    };
+    const r = await c.run([sh("intent", intentCmd()), sh("scope", scopeCmd("src/feature")), spawn], {
+      subSteps: [write("sub-in", "src/feature/sub.ts"), write("sub-out", "docs/sub.md")],
+    });
+    c.check.scriptOk(r, row);
+    publishedBySelf(c, r);
+    c.check.allowed(row, r, "sub-in", "src/feature/sub.ts");
+    c.check.blocked(row, r, "sub-out", "docs/sub.md", /outside your declared scope/);
+    // The intent completes once the sub-agent has stopped, not before (a completed intent would have refused sub-in).
+    const intents = await agentIntents(c.ws);
+    const mine = intents.find((i) => i.record?.objective === "Add the feature module");
+    c.check.expect(row, "backend: the intent completed after the sub-agent stopped, touching its write", !!mine && mine.state === "completed" && mine.checkpoints.some((k) => k.status === "completed" && !!k.paths?.includes("src/feature/sub.ts")), `intent: ${clip(JSON.stringify(mine ?? null), 800)}`);
+  },
+});
+
+SCENARIOS.push(subagent(false), subagent(true));
+
+// ---------------------------------------------------------------- Cohent's MCP server inside the real clients
+
+SCENARIOS.push({
+  id: "mcp-cohent",
+  title: "Cohent's MCP server, wired as init prints it (Claude: .mcp.json; Codex: config.toml, workspace-write sandbox): intent and scope over MCP, an edit in scope runs, scope while paused is refused",
+  rows: ["mcpCohent"],
+  async body(c) {
+    // The entries exactly as `init --mcp-write` writes them.
+    const init = spawnSync("node", [".cohent/cohent.mjs", "init", "--server", c.ws.backend.url, "--repo", "acme/demo", "--mcp-write"], { cwd: c.ws.repo, encoding: "utf8", env: { PATH: process.env.PATH, HOME: c.ws.home } });
+    c.check.expect("mcpCohent", "init --mcp-write wrote the MCP entries", init.status === 0, clip(init.stderr + init.stdout));
+    const record = JSON.parse(intentRecord("Add the feature module over MCP", "feature-module", "feature"));
+    const call = (id: string, tool: string, args: Record<string, unknown>, before?: Step["before"]): Step => ({
+      id,
+      action: c.client.kind === "codex"
+        ? { kind: "codex-item", item: { type: "function_call", id: `fc_${id}`, namespace: "mcp__cohent", name: tool, arguments: JSON.stringify(args) } }
+        : { kind: "claude-call", name: `mcp__cohent__${tool}`, input: args },
+      ...(before ? { before } : {}),
+    });
+    const search: Step[] = c.client.kind === "codex"
+      ? [{ id: "tool-search", action: { kind: "codex-item", item: { type: "tool_search_call", id: "ts_1", execution: "client", status: "completed", arguments: { query: "cohent intent scope", limit: 8 } } } }]
+      : [];
+    const steps = [
+      ...search,
+      call("mcp-intent", "intent", { intent: record }),
+      call("mcp-scope", "scope", { paths: ["src/feature"] }),
+      write("in-scope", "src/feature/mcp.ts"),
+      write("out-of-scope", "docs/mcp.md"),
+      call("mcp-scope-paused", "scope", { paths: ["src/other"] }, () => control(c.ws, "pause")),
+    ];
+    let r: RunResult;
+    if (c.client.kind === "codex") {
+      const toml = readFileSync(join(c.ws.repo, ".codex", "config.toml"), "utf8");
+      // codex exec never asks: an MCP tool runs only when its server's tools are pre-approved.
+      r = await c.run(steps, { codexToml: `\n${toml.trimEnd()}\ndefault_tools_approval_mode = "approve"\n` });
+    } else {
+      r = await c.run(steps, { claudeMcp: { config: join(c.ws.repo, ".mcp.json"), tools: ["mcp__cohent__intent", "mcp__cohent__scope", "mcp__cohent__context"] } });
+    }
+    c.check.scriptOk(r, "mcpCohent");
+    if (c.client.kind === "codex") c.check.ran("mcpCohent", r, "tool-search", /mcp__cohent/);
+    c.check.ran("mcpCohent", r, "mcp-intent", /proceed|parallel/);
+    c.check.ran("mcpCohent", r, "mcp-scope", /src\/feature/);
+    c.check.allowed("mcpCohent", r, "in-scope", "src/feature/mcp.ts");
+    c.check.blocked("mcpCohent", r, "out-of-scope", "docs/mcp.md", /outside your declared scope/);
+    const paused = r.results.get("mcp-scope-paused")?.output ?? "";
+    if (process.env.COHENT_CLIENTS_DEBUG) console.error(`[${c.client.label}] mcp-scope-paused:`, paused, "\nmcp-intent:", r.results.get("mcp-intent")?.output);
+    // The hook lets Cohent's own MCP tools through; the service itself refuses the paused session's call.
+    c.check.expect("mcpCohent", "mcp-scope-paused: refused by the service (SESSION_PAUSED)", /"ok":false/.test(paused) && /SESSION_PAUSED/.test(paused), `tool result: ${clip(paused)}`);
+  },
+});

@@ -71,8 +71,8 @@ export function clientSuite(label: string): void {
             const prompt = opts.prompt ?? PROMPT;
             const r =
               client.kind === "codex"
-                ? await runCodex(client, ws, openai!, steps, { prompt, ...(opts.sandbox ? { sandbox: opts.sandbox } : {}), ...(opts.keepTrust ? { keepTrust: true } : {}), ...(opts.untrusted ? { untrusted: true } : {}), ...(opts.mcp ? { mcp: true } : {}) })
-                : await runClaude(client, ws, anthropic!, steps, { prompt, ...(opts.mcp ? { mcp: true } : {}) });
+                ? await runCodex(client, ws, openai!, steps, { prompt, ...(opts.sandbox ? { sandbox: opts.sandbox } : {}), ...(opts.keepTrust ? { keepTrust: true } : {}), ...(opts.untrusted ? { untrusted: true } : {}), ...(opts.mcp ? { mcp: true } : {}), ...(opts.env ? { env: opts.env } : {}), ...(opts.codexToml ? { codexToml: opts.codexToml } : {}) })
+                : await runClaude(client, ws, anthropic!, steps, { prompt, ...(opts.mcp ? { mcp: true } : {}), ...(opts.env ? { env: opts.env } : {}), ...(opts.subSteps ? { subSteps: opts.subSteps } : {}), ...(opts.claudeMcp ? { claudeMcp: opts.claudeMcp } : {}) });
             runs.push(r);
             return r;
           },

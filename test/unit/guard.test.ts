@@ -1,6 +1,22 @@
 import { describe, expect, it } from "vitest";
 import { GUIDANCE, INTENT_COMMAND } from "@cohent/protocol/actions";
-import { assess, autoClaim, stopCheckpoint, type Snapshot, type ToolKind } from "../../adapter/src/guard.js";
+import {
+  adapterFailed,
+  assess,
+  autoClaim,
+  deadlineReason,
+  FAIL_CLOSED_REASON,
+  MISSED_PUBLISH,
+  missedPublish,
+  onStop,
+  publishBound,
+  publishMark,
+  stopCheckpoint,
+  type Snapshot,
+  type ToolKind,
+} from "../../adapter/src/guard.js";
+import { scrubPaths } from "../../adapter/src/redact.js";
+import { agentIdOf, held, isSpawn, seen, spawned, stopped, type Subagents } from "../../adapter/src/subagents.js";
 
 /**
  * The pure guard against the specification's PreToolUse table
@@ -25,6 +41,7 @@ const clear = (): Snapshot => ({
   contactError: null,
   configError: null,
   intentId: "wki_1",
+  missedPublish: false,
   action: "proceed",
   scope: ["src/a"],
   explicitScope: true,
@@ -119,5 +136,95 @@ describe("a Stop", () => {
   it("does nothing without an open intent", () => {
     expect(stopCheckpoint({ intentId: null, action: null, touched: [] })).toBeNull();
     expect(stopCheckpoint({ intentId: "wki_1", action: "completed", touched: [] })).toBeNull();
+  });
+});
+
+describe("a missed publish", () => {
+  const mark = publishMark("wki_1", new Date("2026-01-01T00:00:00Z"));
+  it("the mark goes only once the publish bound a new intent", () => {
+    expect(mark).toEqual({ at: "2026-01-01T00:00:00.000Z", intentBefore: "wki_1" });
+    expect(publishBound(mark, "wki_2")).toBe(true);
+    expect(publishBound(mark, "wki_1")).toBe(false); // the publish failed: the earlier intent is still on record
+    expect(publishBound(mark, undefined)).toBe(false);
+    expect(publishBound(publishMark(undefined), "wki_1")).toBe(true);
+  });
+  it.each([
+    ["no mark: nothing", { intentId: "wki_1" }, null],
+    ["a mark and an earlier intent: dropped, stale", { publishing: mark, intentId: "wki_1" }, true],
+    ["a mark and no intent: nothing stale to name", { publishing: mark }, false],
+  ] as const)("%s", (_name, state, stale) => {
+    const r = missedPublish(state);
+    if (stale === null) return expect(r).toBeNull();
+    expect(r).toEqual({ stale, change: { publishing: undefined, intentId: undefined, action: undefined, scope: [], explicitScope: false } });
+  });
+  it("refuses the next edit with the reason and the protocol's intent command; shell tools and earlier rows as before", () => {
+    const after = { ...clear(), intentId: null, action: null, scope: [], explicitScope: false, missedPublish: true };
+    expect(assess({ kind: "edit" }, after)).toEqual({ permission: "deny", condition: "intentNotReady", reason: MISSED_PUBLISH });
+    expect(MISSED_PUBLISH).toContain(INTENT_COMMAND);
+    expect(assess({ kind: "shell" }, after).permission).toBe("allow");
+    expect(assess({ kind: "edit" }, { ...after, control: "paused" }).condition).toBe("stopped");
+    expect(assess({ kind: "edit" }, { ...after, missedPublish: false }).reason).toMatch(/^no prompt or intent has been announced/);
+  });
+});
+
+describe("sub-agents and the Stop", () => {
+  type Event = "spawn" | `seen ${string}` | "Stop" | `Stop ${string}` | `SubagentStop ${string}` | "SubagentStop";
+  /** Applies the hook's transitions in order; the Stop decisions taken (hold, or the checkpoint status) are the result. */
+  function run(events: Event[], session = { intentId: "wki_1", action: "proceed", touched: [] as string[] }) {
+    let t: Subagents | undefined;
+    const out: string[] = [];
+    const stop = (agentId: string | null) => {
+      const d = onStop({ ...session, subagents: t }, agentId);
+      if (d === "hold") t = held(t!);
+      out.push(d === "hold" ? "hold" : (d?.status ?? "nothing"));
+    };
+    for (const e of events) {
+      const [name, id = null] = e.split(" ") as [string, string?];
+      if (name === "spawn") t = spawned(t);
+      if (name === "seen") t = seen(t, id!) ?? t;
+      if (name === "Stop") stop(id);
+      if (name === "SubagentStop") {
+        const r = stopped(t, id);
+        t = r.next;
+        if (r.release) stop(null);
+      }
+    }
+    return { out, t };
+  }
+  it.each<[string, Event[], string[], Subagents | undefined]>([
+    ["no sub-agent: the Stop completes", ["Stop"], ["completed"], undefined],
+    ["a foreground sub-agent ends before the Stop", ["spawn", "seen a", "SubagentStop a", "Stop"], ["completed"], undefined],
+    ["a background sub-agent: the Stop is held, the last SubagentStop runs it", ["spawn", "seen a", "Stop", "SubagentStop a"], ["hold", "completed"], undefined],
+    ["held before its first call (spawn pending)", ["spawn", "Stop", "seen a", "SubagentStop a"], ["hold", "completed"], undefined],
+    ["two sub-agents: only the last one releases", ["spawn", "spawn", "seen a", "seen b", "Stop", "SubagentStop a"], ["hold"], { ids: ["b"], pending: 0, stopHeld: true }],
+    ["a sub-agent's own Stop is not held", ["spawn", "seen a", "Stop a"], ["completed"], { ids: ["a"], pending: 0 }],
+    ["a SubagentStop without an id takes a pending spawn first", ["spawn", "spawn", "seen a", "SubagentStop"], [], { ids: ["a"], pending: 0 }],
+    ["a SubagentStop with nothing tracked changes nothing", ["SubagentStop x"], [], undefined],
+    ["calls of a known sub-agent change nothing", ["spawn", "seen a", "seen a"], [], { ids: ["a"], pending: 0 }],
+  ])("%s", (_name, events, decisions, tracking) => {
+    const r = run(events);
+    expect(r.out).toEqual(decisions);
+    expect(r.t).toEqual(tracking);
+  });
+  it("a held Stop after wait ends blocked, never completed", () => {
+    expect(run(["spawn", "seen a", "Stop", "SubagentStop a"], { intentId: "wki_1", action: "wait", touched: [] }).out).toEqual(["hold", "blocked"]);
+  });
+  it("only the main agent spawns, through Agent or Task; an id comes from agent_id alone", () => {
+    expect([isSpawn("Agent", null), isSpawn("Task", null), isSpawn("Agent", "a"), isSpawn("Bash", null)]).toEqual([true, true, false, false]);
+    expect([agentIdOf({ agent_id: "a1" }), agentIdOf({ agent_id: "" }), agentIdOf({ agent_id: 3 }), agentIdOf({})]).toEqual(["a1", null, null, null]);
+  });
+});
+
+describe("what the model reads when the adapter itself fails", () => {
+  it("the wrapper's line survives sh -c '…' and echo \"…\" unchanged", () => {
+    expect(FAIL_CLOSED_REASON).not.toMatch(/['"`$\\]/);
+    expect(FAIL_CLOSED_REASON).toMatch(/^Cohent: .*refused/);
+  });
+  it("one line, no stack, no path of the machine", () => {
+    const err = new Error("runtime.json stays locked (/home/u/repo/.cohent/runtime.json.lock)\n    at lock (/home/u/repo/.cohent/cohent.mjs:1:2)");
+    const reason = scrubPaths(adapterFailed(err.message), "/home/u/repo", "/home/u");
+    expect(reason).toBe("the adapter failed (runtime.json stays locked (./.cohent/runtime.json.lock)), so this tool call is refused. Run node .cohent/cohent.mjs doctor.");
+    expect(scrubPaths("in /home/u/other and /home/u/repo/x", "/home/u/repo", "/home/u")).toBe("in ~/other and ./x");
+    expect(deadlineReason(25_000)).toMatch(/^the guard did not reach a verdict within 25 s/);
   });
 });

@@ -1,0 +1,40 @@
+import { deadlineReason } from "./guard.js";
+import { deny } from "./hook.js";
+
+/**
+ * The hook's own deadline. Both clients run the tool when a hook hangs past
+ * its timeout (shared/clients/FACTS.md), and macOS has no `timeout` program,
+ * so the adapter answers a refusal itself, below the 30 s the wiring gives
+ * the client. Other events end silently: they fail soft (an exit 2 would
+ * block a prompt, or keep the agent running on Stop).
+ */
+
+export const DEADLINE_MS = Number(process.env.COHENT_HOOK_DEADLINE_MS) > 0 ? Number(process.env.COHENT_HOOK_DEADLINE_MS) : 25_000;
+
+/** What the hook tells the deadline as it goes: the event, and how to save the session (the missed-publish mark) if time runs out. */
+export interface Watch {
+  event: string | null;
+  save?: () => void;
+}
+
+/**
+ * Arms the deadline. The timer holds the process open on purpose: a promise
+ * that never settles would otherwise let node exit 0 with no output, which
+ * both clients read as "allow". disarm() once the answer is written.
+ */
+export function armDeadline(ms = DEADLINE_MS): Watch & { disarm(): void } {
+  const watch: Watch = { event: null };
+  const timer = setTimeout(() => {
+    try {
+      watch.save?.();
+    } catch {
+      /* the answer matters more */
+    }
+    const event = watch.event;
+    // Unknown yet (stdin not read): refuse, as for PreToolUse.
+    if (event !== "PreToolUse" && event !== null) process.exit(0);
+    const out = deny({ permission: "deny", condition: "unreachable", reason: deadlineReason(ms) }).stdout!;
+    process.stdout.write(out + "\n", () => process.exit(0));
+  }, ms);
+  return Object.assign(watch, { disarm: () => clearTimeout(timer) });
+}

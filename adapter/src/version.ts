@@ -32,7 +32,7 @@ export function adapterVersionVerdict(meta: { serverVersion?: unknown; minAdapte
 
 /** project.json's record against the file that is actually committed. */
 export function recordedVersionVerdict(recorded: unknown, adapterVersion: string = COHENT_VERSION): VersionVerdict | null {
-  if (recorded === undefined) return { status: "warn", detail: `.cohent/project.json records no adapterVersion (written before 0.1.0); cohent init --upgrade records ${adapterVersion}.` };
+  if (recorded === undefined) return null; // written before versions were recorded; the server check above still applies
   if (recorded !== adapterVersion) return { status: "warn", detail: `.cohent/project.json records adapterVersion ${String(recorded)} but .cohent/cohent.mjs is ${adapterVersion}: run cohent init --upgrade and commit both.` };
   return null;
 }

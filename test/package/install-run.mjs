@@ -136,7 +136,10 @@ try {
   check(init.status === 0, "cohent init in a scratch repository", init.stderr);
   check(existsSync(path.join(repo, ".cohent", "cohent.mjs")) && existsSync(path.join(repo, ".cohent", "cohent-mcp.mjs")), "init wrote both adapter files");
   const project = JSON.parse(readFileSync(path.join(repo, ".cohent", "project.json"), "utf8"));
-  check(project.service === server.url && project.repository === "acme/shop", ".cohent/project.json names the server and repository", JSON.stringify(project));
+  check(project.service === server.url && project.repository === "acme/shop" && project.adapterVersion === version, ".cohent/project.json names the server, repository and adapter version", JSON.stringify(project));
+  check(/\.cohent\/cohent\.mjs linguist-generated=true -diff/.test(readFileSync(path.join(repo, ".gitattributes"), "utf8")), ".gitattributes marks the bundles generated");
+  const upgrade = timed(cohent, ["init", "--upgrade"], { cwd: repo });
+  check(upgrade.status === 0 && /nothing: the checkout is already at this version/.test(upgrade.stdout), "cohent init --upgrade on a current checkout changes nothing", upgrade.stdout + upgrade.stderr);
 
   const S = "pkg-sess-1";
   const cwd = repo;

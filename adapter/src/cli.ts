@@ -6,13 +6,30 @@ import { describeConflicts } from "./guard.js";
 import type { Inputs, Operation } from "./operations.js";
 
 /**
- * The human CLI transport (intent, scope, checkpoint, context): arguments to
+ * The human CLI transport (intent, scope, checkpoint, context, commit): arguments to
  * an operation's input, and an envelope to text. It parses and renders
  * only; main.ts runs it over the operation layer, and so does the hook when
  * it relays a sandboxed command.
  */
 
-export const HUMAN_COMMANDS: ReadonlySet<string> = new Set(["intent", "scope", "checkpoint", "context"]);
+export const HUMAN_COMMANDS: ReadonlySet<string> = new Set(["intent", "scope", "checkpoint", "context", "commit"]);
+
+export const COMMIT_USAGE = "usage: node .cohent/cohent.mjs commit -m <message> [--path <unclaimed path>…]";
+
+/** `commit -m <message> [-m <paragraph>…] [--path <p>…]`, as git joins several -m: paragraphs. */
+function parseCommit(args: readonly string[]): Inputs["commit"] {
+  const messages: string[] = [];
+  const paths: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i]!;
+    const [flag, inline] = a.startsWith("--") && a.includes("=") ? [a.slice(0, a.indexOf("=")), a.slice(a.indexOf("=") + 1)] : [a, undefined];
+    const value = inline ?? args[++i];
+    if (value === undefined || !["-m", "--message", "--path"].includes(flag!)) throw new CohentError("INVALID_INPUT", COMMIT_USAGE);
+    (flag === "--path" ? paths : messages).push(value);
+  }
+  if (messages.length === 0 || messages.join("").trim() === "") throw new CohentError("INVALID_INPUT", `A commit message is required. ${COMMIT_USAGE}`);
+  return { message: messages.join("\n\n"), ...(paths.length ? { paths } : {}) };
+}
 
 /** Positional arguments, without the output flags. */
 export function positionals(args: readonly string[]): string[] {
@@ -45,6 +62,8 @@ export function parseHuman(name: string, rawArgs: readonly string[]): { op: Oper
     }
     case "context":
       return { op: "context", input: {} };
+    case "commit":
+      return { op: "commit", input: parseCommit(args) };
     default:
       throw new CohentError("INVALID_INPUT", `unknown command ${name}`);
   }
@@ -71,7 +90,7 @@ const advice = (action: string) => `${isReplan(action) ? "Replan: " : ""}${GUIDA
 export function renderHuman(name: string, env: Envelope<any>): string {
   if (!env.ok) {
     const e = env.error;
-    if (e.code !== "SCOPE_CONFLICT") return `cohent ${name}: ${e.code}: ${e.message}`;
+    if (e.code !== "SCOPE_CONFLICT" || name === "commit") return `cohent ${name}: ${e.code}: ${e.message}`;
     const prev = (e.details as { previousScope?: string[] } | undefined)?.previousScope ?? [];
     return [
       "Scope refused: it overlaps an active peer's scope.",
@@ -90,6 +109,15 @@ export function renderHuman(name: string, env: Envelope<any>): string {
         : "Scope released.";
     case "checkpoint":
       return `Checkpoint recorded: ${d.status}.`;
+    case "commit": {
+      const peers = (d.leftForPeers as { person: string; intentId: string; paths: string[] }[]).map((p) => `${p.paths.join(", ")} (${p.person}, ${p.intentId})`);
+      return [
+        `Committed ${d.hash}: ${d.paths.join(", ")}.`,
+        ...(peers.length ? [`Left as they were, in peers' scopes: ${peers.join("; ")}.`] : []),
+        ...(d.unclaimed.length ? [`Not committed, outside every scope: ${d.unclaimed.join(", ")} (add --path <p> for those that are yours).`] : []),
+        ...(d.recorded ? [] : env.warnings),
+      ].join("\n");
+    }
     case "context":
       return d.intentId ? `${d.packet.text}\n\n${advice(d.action)}`.trim() : `${d.packet.text}\n\nNo work intent for this session yet: the prompt hook publishes one.`;
     default:

@@ -1,5 +1,5 @@
 import { BOUNDS } from "@cohent/protocol/bounds";
-import type { CheckpointResponse, ContextResponse, Envelope, GuardRequest, IntentResponse, PollResponse, PublishResponse, ScopeResponse, SessionResponse } from "@cohent/protocol";
+import type { CheckpointResponse, ContextResponse, Envelope, IntentResponse, PollResponse, PublishResponse, ScopeResponse, ScopesResponse, SessionResponse } from "@cohent/protocol";
 import { fail } from "./envelope.js";
 import { readProject, resolveToken, type Project } from "./config.js";
 import { pollAgent, postAgent, sessionRead, type AgentConnection } from "./http.js";
@@ -18,6 +18,8 @@ export interface Checkout {
   token: string;
   /** Aborts this checkout's requests (MCP cancellation, SIGINT in the agent CLI). */
   signal?: AbortSignal;
+  /** The sub-agent on whose behalf the hook calls, sent as x-cohent-agent. */
+  agentId?: string | null;
 }
 
 export function openCheckout(root: string): Checkout {
@@ -27,7 +29,7 @@ export function openCheckout(root: string): Checkout {
 }
 
 export function connection(c: Checkout, sessionId: string): AgentConnection {
-  return { service: c.project.service, token: c.token, session: sessionHeader(sessionId), signal: c.signal };
+  return { service: c.project.service, token: c.token, session: sessionHeader(sessionId), signal: c.signal, agent: c.agentId ? sessionHeader(c.agentId) : null };
 }
 
 const post = <T>(c: Checkout, s: SessionFile, body: { type: string; [k: string]: unknown }) => postAgent(connection(c, s.id), body) as Promise<Envelope<T>>;
@@ -88,18 +90,19 @@ export async function claim(c: Checkout, s: SessionFile, paths: string[], explic
   return env;
 }
 
-export type CheckpointInput = { status: "working" | "blocked" | "completed" | "abandoned"; summary: string; paths?: string[]; pathsSource?: "provided-unverified" | "repository-derived" };
+export type CheckpointInput = { status: "working" | "blocked" | "completed" | "abandoned"; summary: string; paths?: string[]; pathsSource?: "provided-unverified" | "repository-derived"; commit?: string };
 
 export async function checkpoint(c: Checkout, s: SessionFile, input: CheckpointInput): Promise<Envelope<CheckpointResponse>> {
   if (!s.state.intentId) return fail("checkpoint", "INVALID_INPUT", "This session has no work intent to checkpoint; publish a prompt or an intent first.");
   const body: Record<string, unknown> = { type: "checkpoint", intentId: s.state.intentId, status: input.status, summary: clip(redact(input.summary), BOUNDS.summaryChars) };
   if (input.paths) body.paths = input.paths;
   if (input.paths && input.pathsSource) body.pathsSource = input.pathsSource;
+  if (input.commit) body.commit = input.commit;
   const env = await post<CheckpointResponse>(c, s, body as { type: string });
   remember(s, env);
   if (!env.ok) return env;
   if (input.status === "completed" || input.status === "abandoned") s.set({ action: input.status, scope: [], explicitScope: false, touched: [] });
-  else if (input.paths) s.set({ scope: env.data.paths ?? s.state.scope });
+  else if (input.paths && !input.commit) s.set({ scope: env.data.paths ?? s.state.scope });
   return env;
 }
 
@@ -129,6 +132,13 @@ export async function context(c: Checkout, s: SessionFile): Promise<Envelope<Con
   return env;
 }
 
+/** The other live intents' claimed paths: what the Git guard and `commit` check against (no packet). */
+export async function scopes(c: Checkout, s: SessionFile): Promise<Envelope<ScopesResponse>> {
+  const env = await post<ScopesResponse>(c, s, { type: "scopes" });
+  remember(s, env);
+  return env;
+}
+
 /** Reads the session's control state and renews its lease: the cheapest call that proves the service is there. */
 export async function session(c: Checkout, s: SessionFile): Promise<Envelope<SessionResponse>> {
   const env = (await sessionRead(connection(c, s.id))) as Envelope<SessionResponse>;
@@ -136,19 +146,10 @@ export async function session(c: Checkout, s: SessionFile): Promise<Envelope<Ses
   return env;
 }
 
-/**
- * Whether the guard report carries the sub-agent's id. The protocol's
- * GuardRequest is strict and has no agentId yet, so the service would refuse
- * the whole report: off until the protocol declares the field, and then the
- * type below stops compiling until this is flipped.
- */
-export const GUARD_REPORT_AGENT_ID: "agentId" extends keyof GuardRequest ? true : false = false;
-
 /** Reports a refusal the guard made locally, so the Control Room counts it. Best effort: never delays a deny. */
-export async function reportGuard(c: Checkout, s: SessionFile, r: { kind: string; tool: string; paths: string[]; agentId: string | null }): Promise<void> {
+export async function reportGuard(c: Checkout, s: SessionFile, r: { kind: string; tool: string; paths: string[] }): Promise<void> {
   const body: Record<string, unknown> = { type: "guard", kind: r.kind, tool: clip(r.tool, BOUNDS.identityChars), paths: r.paths.slice(0, BOUNDS.paths) };
   if (s.state.intentId) body.intentId = s.state.intentId;
-  if (GUARD_REPORT_AGENT_ID && r.agentId) body.agentId = clip(r.agentId, BOUNDS.identityChars);
   await postAgent({ ...connection(c, s.id), timeoutMs: 1_500 }, body as { type: string });
 }
 

@@ -3,7 +3,10 @@ import { blocksEdits } from "@cohent/protocol/actions";
 import { normalizeRepoPath } from "@cohent/protocol/paths";
 import type { Envelope } from "@cohent/protocol";
 import * as client from "./client.js";
-import { assess, autoClaim, NO_PROJECT, reportedKind, type Snapshot, type ToolKind, type Verdict } from "./guard.js";
+import { realpathSync } from "node:fs";
+import { activePeers } from "./commit-op.js";
+import { checkGitCommand, classifyGitCommand } from "./git-guard.js";
+import { assess, autoClaim, gitVerdict, NO_PROJECT, reportedKind, type Snapshot, type ToolKind, type Verdict } from "./guard.js";
 import type { SessionFile } from "./runtime.js";
 import type { ToolCall } from "./tools.js";
 
@@ -47,7 +50,7 @@ export async function guard(tool: string, call: ToolCall, cwd: string, root: str
   let configError: string | null = root ? null : NO_PROJECT;
   if (root) {
     try {
-      checkout = client.openCheckout(root);
+      checkout = { ...client.openCheckout(root), agentId: facts.agentId };
     } catch (err) {
       configError = (err as Error).message;
     }
@@ -82,6 +85,36 @@ export async function guard(tool: string, call: ToolCall, cwd: string, root: str
   }
   const verdict = assess(judged, snap);
   const reported = verdict.permission === "deny" ? reportedKind(verdict, snap) : null;
-  if (reported && checkout && s) await client.reportGuard(checkout, s, { kind: reported, tool, paths: targets ?? [], agentId: facts.agentId }).catch(() => undefined);
+  if (reported && checkout && s) await client.reportGuard(checkout, s, { kind: reported, tool, paths: targets ?? [] }).catch(() => undefined);
+  if (verdict.permission === "allow" && kind === "shell" && call.command && root && checkout && s) return gitGuard(tool, call.command, cwd, root, checkout, s);
   return verdict;
+}
+
+/**
+ * The Git guard's shell: a command that stages, commits, stashes or discards
+ * is checked against the intent's own scope and the active peers' (one
+ * `scopes` read, made only for such commands: an ordinary shell call costs
+ * nothing more). Git answers which paths it would take (git-guard.ts).
+ */
+async function gitGuard(tool: string, command: string, cwd: string, root: string, checkout: client.Checkout, s: SessionFile): Promise<Verdict> {
+  let real: { root: string; cwd: string };
+  try {
+    real = { root: realpathSync(root), cwd: realpathSync(cwd) };
+  } catch {
+    return gitVerdict({ allowed: true });
+  }
+  if (classifyGitCommand(command, real.cwd).length === 0) return gitVerdict({ allowed: true });
+  let peers;
+  try {
+    peers = await activePeers(checkout, s);
+  } catch (err) {
+    const reason = `git command refused: the active peers' scopes could not be read (${(err as Error).message}), so it cannot be checked against their changes. Try again, or commit your own changes with node .cohent/cohent.mjs commit -m "<message>".`;
+    return gitVerdict({ allowed: false, reason });
+  }
+  const result = await checkGitCommand({ root: real.root, cwd: real.cwd, command, own: s.state.scope, peers });
+  if (!result.allowed) {
+    const paths = [...new Set(result.conflicts.flatMap((c) => c.paths))];
+    await client.reportGuard(checkout, s, { kind: "git-peer-changes", tool, paths }).catch(() => undefined);
+  }
+  return gitVerdict(result);
 }

@@ -204,3 +204,8 @@ export function stopCheckpoint(s: { intentId?: string | null; action?: string | 
   if (isReplan(s.action)) return { status: "blocked", summary: `Stopped on ${s.action}.` };
   return { status: "completed", summary: s.touched.length ? `Finished; touched ${s.touched.join(", ")}` : "Finished without edits.", paths: s.touched };
 }
+
+/** The Git guard's answer (git-guard.ts: a command that would take a peer's changes) as a verdict; its reason names the peer, the paths and the command to use instead. */
+export function gitVerdict(r: { allowed: true } | { allowed: false; reason: string }): Verdict {
+  return r.allowed ? ALLOW : { permission: "deny", condition: "scopeConflict", reason: r.reason.trim() || "git command refused: it would take a peer's changes." };
+}

@@ -15,6 +15,8 @@ export interface AgentConnection {
   service: string;
   token: string;
   session: string;
+  /** A sub-agent's id (Claude Code's agent_id): its calls are the parent session's, tagged. */
+  agent?: string | null;
   timeoutMs?: number;
   /** Aborts the request (MCP cancellation, SIGINT in the agent CLI): the answer is CANCELLED. */
   signal?: AbortSignal;
@@ -86,7 +88,9 @@ export async function requestJson(
 }
 
 function agentHeaders(c: AgentConnection): Record<string, string> {
-  return { authorization: `Bearer ${c.token}`, "x-cohent-session": c.session };
+  const h: Record<string, string> = { authorization: `Bearer ${c.token}`, "x-cohent-session": c.session };
+  if (c.agent) h["x-cohent-agent"] = c.agent;
+  return h;
 }
 
 let versionSaid = false;

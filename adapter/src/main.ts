@@ -22,6 +22,7 @@ const USAGE = `usage: node .cohent/cohent.mjs <command> [--json]
   scope <path…>                          claim a write scope; replaces the previous claim
   checkpoint <status> <summary>          working | blocked | completed | abandoned
   context                                the current brief, decisions and peer changes
+  commit -m <message> [--path P…]        commit only your scope's changes (a peer's stay as they are), recorded on your intent
   doctor                                 project, endpoint, pairing, Codex hook trust, Claude hooks
   bootstrap --approve [--token T]        pair this machine with the repository
   init --server URL [--repo owner/name]  write the project and client files (also: npx cohent init)

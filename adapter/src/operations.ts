@@ -3,6 +3,7 @@ import { CohentError } from "@cohent/protocol/codes";
 import { normalizeRepoPaths } from "@cohent/protocol/paths";
 import type { CheckpointStatus, Envelope } from "@cohent/protocol";
 import * as client from "./client.js";
+import { commitOperation, type CommitInput } from "./commit-op.js";
 import { fail, failFrom, withProtocolFlags } from "./envelope.js";
 import { stagedPaths } from "./git.js";
 import { SessionFile } from "./runtime.js";
@@ -16,7 +17,7 @@ import { recordUsage, type Surface } from "./usage.js";
  * the usage row, and saves the session's state once. It never throws.
  */
 
-export const OPERATIONS = ["publish", "intent", "scope", "checkpoint", "context"] as const;
+export const OPERATIONS = ["publish", "intent", "scope", "checkpoint", "context", "commit"] as const;
 export type Operation = (typeof OPERATIONS)[number];
 
 export const isOperation = (s: string | undefined): s is Operation => (OPERATIONS as readonly string[]).includes(s ?? "");
@@ -27,6 +28,7 @@ export interface Inputs {
   scope: { paths: string[] };
   checkpoint: { status: CheckpointStatus; summary?: string; source?: { kind: "staged" } | { kind: "paths"; paths: string[] } };
   context: object;
+  commit: CommitInput;
 }
 
 export interface OperationContext {
@@ -116,6 +118,8 @@ async function dispatch<K extends Operation>(op: K, raw: Inputs[K], c: client.Ch
     }
     case "context":
       return client.context(c, s);
+    case "commit":
+      return commitOperation(c, s, raw as Inputs["commit"]);
     default:
       throw new CohentError("INVALID_INPUT", `unknown operation ${String(op)}`);
   }

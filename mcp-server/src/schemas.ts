@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { OPERATIONS, type Operation } from "@cohent/adapter/operations.js";
-import { BOUNDS, CheckpointResponse, CheckpointStatus, ContextResponse, FailureEnvelope, IntentRecord, IntentResponse, PathList, PublishResponse, ScopeResponse, successEnvelope } from "@cohent/protocol";
+import { BOUNDS, CheckpointResponse, CommitResponse, CheckpointStatus, ContextResponse, FailureEnvelope, IntentRecord, IntentResponse, PathList, PublishResponse, ScopeResponse, successEnvelope } from "@cohent/protocol";
 
 /**
  * The requests of the agent CLI and the MCP tools, one zod schema per
@@ -53,12 +53,22 @@ export const ContextInput = z.strictObject({
   repo: Repo,
 });
 
+export const CommitInput = z.strictObject({
+  version: Version,
+  repo: Repo,
+  // Its length is commit's to bound (commit.ts), not the listing's.
+  message: z.string().trim().min(1),
+  /** Unclaimed changed paths to include too; the scope's own changes always are. */
+  paths: PathList.optional(),
+});
+
 export const INPUTS = {
   publish: PublishInput,
   intent: IntentInput,
   scope: ScopeInput,
   checkpoint: CheckpointInput,
   context: ContextInput,
+  commit: CommitInput,
 } as const satisfies Record<Operation, z.ZodType>;
 
 export type Inputs = { [K in Operation]: z.infer<(typeof INPUTS)[K]> };
@@ -69,12 +79,13 @@ export type Inputs = { [K in Operation]: z.infer<(typeof INPUTS)[K]> };
  * permissive form: the SDK client validates error results against the same
  * schema, and tools/list stays within its token budget.
  */
-export const McpOutput = z.object({
+export const McpOutput = z.looseObject({
   version: z.literal(1),
   ok: z.boolean(),
   operation: z.string(),
   data: z.looseObject({}).optional(),
-  error: z.looseObject({ code: z.string() }).optional(),
+  // { code, message, retryable, details? }: spelled out by `agent schema`, not here (the token budget).
+  error: z.looseObject({}).optional(),
   warnings: z.array(z.string()),
   meta: z.looseObject({}),
 });
@@ -85,6 +96,7 @@ export const RESPONSE_DATA = {
   scope: ScopeResponse,
   checkpoint: CheckpointResponse,
   context: ContextResponse,
+  commit: CommitResponse,
 } as const satisfies Record<Operation, z.ZodType>;
 
 export type JsonSchema = { [k: string]: unknown };

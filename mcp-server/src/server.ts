@@ -21,9 +21,10 @@ export const SERVER_VERSION = "0.1.0";
 const DESCRIPTIONS: Record<Operation, string> = {
   publish: "Publish the user's prompt as your new work intent; returns the plan packet.",
   intent: "Declare your structured intent before editing. action: proceed, parallel, wait, duplicate or handoff.",
-  scope: "Claim the paths you will write; replaces your previous claim. SCOPE_CONFLICT names the peer.",
+  scope: "Claim the paths you will write (replaces your claim); SCOPE_CONFLICT names the peer.",
   checkpoint: "Report progress, a block or the end of your work.",
   context: "The brief: goal, your latest decision, active peers.",
+  commit: "Commit your scope's changes only, never a peer's; recorded on your intent.",
 };
 
 /** tools/list: names, one-line descriptions, annotations and the generated schemas. */

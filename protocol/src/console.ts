@@ -144,7 +144,25 @@ export interface WorkCollision {
   kind: string;
   paths: string[];
   refused: Party;
+  /** The refused side's sub-agent, when a sub-agent made the call. */
+  agentId: string | null;
   holders: Party[];
+}
+
+/** A sub-agent of one work intent, as its refused calls show it (a sub-agent's calls are its parent session's). */
+export interface WorkSubagent {
+  agentId: string;
+  refusals: number;
+  lastKind: string;
+  lastAt: string;
+}
+
+/** A commit made through Cohent for an intent (`commit`), as its checkpoint recorded it. */
+export interface CommitView {
+  hash: string;
+  paths: string[];
+  summary: string;
+  at: string;
 }
 
 /** One open work intent on the live page. Prompt and summaries are untrusted text. */
@@ -165,7 +183,10 @@ export interface Work {
   pathHints: string[];
   overlaps: WorkOverlap[];
   collisions: WorkCollision[];
+  subagents: WorkSubagent[];
   lastCheckpoint: { status: string; summary: string; at: string } | null;
+  /** Commits made through Cohent for this intent, oldest first. */
+  commits: CommitView[];
   guard: Guard;
   lastCallAt: string;
   control: Control;
@@ -294,6 +315,8 @@ export interface RecapItem {
   outputs: string[];
   paths: string[];
   summary: string | null;
+  /** Commits made through Cohent for this intent, oldest first. */
+  commits: CommitView[];
   at: string;
 }
 export type BlockedItem = RecapItem & { blockers: string[] };

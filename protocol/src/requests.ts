@@ -39,6 +39,8 @@ export const ScopeRequest = z.strictObject({
 export const CheckpointStatus = z.enum(["working", "blocked", "completed", "abandoned"]);
 /** Where a checkpoint's paths came from: the staged diff read by the adapter, or the caller's word. */
 export const PathsSource = z.enum(["provided-unverified", "repository-derived"]);
+/** A Git commit hash (SHA-1 or SHA-256 object name). */
+export const CommitHash = z.string().regex(/^[0-9a-f]{40}([0-9a-f]{24})?$/, "a full Git commit hash");
 export const CheckpointRequest = z.strictObject({
   type: z.literal("checkpoint"),
   intentId: IntentId,
@@ -46,6 +48,8 @@ export const CheckpointRequest = z.strictObject({
   summary: z.string().max(BOUNDS.summaryChars).default(""),
   paths: PathList.optional(),
   pathsSource: PathsSource.default("provided-unverified"),
+  /** The commit `commit` made for this intent; its paths are then what the commit took, and the claim stays as it is. */
+  commit: CommitHash.optional(),
   usage: Usage.optional(),
 });
 
@@ -60,13 +64,18 @@ export const ContextRequest = z.strictObject({
  * they happen. Scope conflicts are not among them: the server counts those
  * itself when it refuses the claim.
  */
-export const GuardKind = z.enum(["outside-scope", "intent-not-ready", "paused", "cancelled", "unreachable", "unconfigured"]);
+export const GuardKind = z.enum(["outside-scope", "intent-not-ready", "paused", "cancelled", "unreachable", "unconfigured", "git-peer-changes"]);
 export const GuardRequest = z.strictObject({
   type: z.literal("guard"),
   intentId: IntentId.optional(),
   kind: GuardKind,
   tool: z.string().min(1).max(BOUNDS.identityChars),
   paths: PathList.default([]),
+});
+
+/** The live claims of the other intents in the repository: what the adapter's Git guard and `commit` check against. Read-only. */
+export const ScopesRequest = z.strictObject({
+  type: z.literal("scopes"),
 });
 
 /** The open work intents of this token's person, with each session's guard status (doctor). */
@@ -90,6 +99,7 @@ export const AgentRequest = z.discriminatedUnion("type", [
   ContextRequest,
   GuardRequest,
   StatusRequest,
+  ScopesRequest,
 ]);
 
 export type PublishRequest = z.infer<typeof PublishRequest>;
@@ -101,6 +111,7 @@ export type AgentRequest = z.infer<typeof AgentRequest>;
 export type ContextRequest = z.infer<typeof ContextRequest>;
 export type GuardRequest = z.infer<typeof GuardRequest>;
 export type StatusRequest = z.infer<typeof StatusRequest>;
+export type ScopesRequest = z.infer<typeof ScopesRequest>;
 export type CheckpointStatus = z.infer<typeof CheckpointStatus>;
 
 /** Headers of every agent call, and of GET /api/agent (the poll). */
@@ -109,6 +120,8 @@ export const SessionHeader = z
   .min(1)
   .max(BOUNDS.sessionChars)
   .regex(/^[A-Za-z0-9._:-]+$/, "letters, digits and . _ : -");
+/** x-cohent-agent: the sub-agent (Claude Code's agent_id) a call is made for; same form as the session. */
+export const AgentHeader = SessionHeader;
 export const Cursor = z.string().regex(/^\d{1,15}$/, "a cursor is a decimal event number");
 export const PollRequest = z.strictObject({
   intentId: IntentId,

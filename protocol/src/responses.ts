@@ -39,7 +39,22 @@ export const CheckpointResponse = z.strictObject({
   intentId: z.string(),
   status: CheckpointStatus,
   paths: z.array(z.string()).nullable(),
+  /** Present when the checkpoint records a commit. */
+  commit: z.string().optional(),
   packet: Packet,
+});
+
+/** `commit` (adapter, agent CLI, MCP): the commit made of the intent's own paths, and its checkpoint. */
+export const CommitResponse = z.strictObject({
+  intentId: z.string(),
+  hash: z.string(),
+  paths: z.array(z.string()),
+  /** Changed paths in peers' scopes, left as they were. */
+  leftForPeers: z.array(z.strictObject({ intentId: z.string(), person: z.string(), paths: z.array(z.string()) })),
+  /** Changed paths outside every scope, not committed unless listed. */
+  unclaimed: z.array(z.string()),
+  /** Whether the service recorded the commit as a checkpoint of the intent. */
+  recorded: z.boolean(),
 });
 
 export const AckResponse = z.strictObject({
@@ -86,6 +101,19 @@ export const StatusResponse = z.strictObject({
   ),
 });
 
+/** Every other live intent's claimed paths (not this session's own intents; no packet, no resolver run). */
+export const ScopesResponse = z.strictObject({
+  peers: z.array(
+    z.strictObject({
+      intentId: z.string(),
+      person: z.string(),
+      client: z.string().nullable(),
+      model: z.string().nullable(),
+      paths: z.array(z.string()),
+    }),
+  ),
+});
+
 /** GET /api/agent/session: the kill-switch read. Renews the lease; no resolver run, no event scan. */
 export const SessionResponse = z.strictObject({
   control: Control,
@@ -102,6 +130,7 @@ export const RESPONSES = {
   context: ContextResponse,
   guard: GuardResponse,
   status: StatusResponse,
+  scopes: ScopesResponse,
   session: SessionResponse,
 } as const;
 
@@ -109,9 +138,11 @@ export type PublishResponse = z.infer<typeof PublishResponse>;
 export type IntentResponse = z.infer<typeof IntentResponse>;
 export type ScopeResponse = z.infer<typeof ScopeResponse>;
 export type CheckpointResponse = z.infer<typeof CheckpointResponse>;
+export type CommitResponse = z.infer<typeof CommitResponse>;
 export type AckResponse = z.infer<typeof AckResponse>;
 export type PollResponse = z.infer<typeof PollResponse>;
 export type ContextResponse = z.infer<typeof ContextResponse>;
 export type GuardResponse = z.infer<typeof GuardResponse>;
 export type StatusResponse = z.infer<typeof StatusResponse>;
 export type SessionResponse = z.infer<typeof SessionResponse>;
+export type ScopesResponse = z.infer<typeof ScopesResponse>;

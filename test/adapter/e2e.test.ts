@@ -2,7 +2,7 @@ import { writeFileSync, readFileSync, rmSync, statSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { GUIDANCE } from "@cohent/protocol/actions";
-import { admin } from "@cohent/backend";
+import { admin, consoleOps } from "@cohent/backend";
 import { startBackend, type TestBackend } from "../helpers/backend.js";
 import { addPatch, agentRuns, claude, codex, hook, makeCheckout, run } from "./helpers.js";
 
@@ -303,6 +303,9 @@ describe("Claude Code sub-agents", () => {
     expect(await intentState()).not.toBe("completed");
     expect((await hook(co, sub("ag1", claude.write(S, co.root, path.join(co.root, "src/feature/b.ts"))), env)).denied).toBeNull();
     expect((await hook(co, sub("ag1", claude.write(S, co.root, path.join(co.root, "docs/x.md"))), env)).denied).toMatch(/docs\/x\.md lies outside your declared scope \(src\/feature\)/);
+    // The refusal is recorded with the sub-agent's id, and the Control Room names the sub-agent on the intent.
+    const work = (await consoleOps.repoOverview(server.deps, REPO)).work.find((w) => w.intentId === state().intentId)!;
+    expect(work.subagents).toEqual([expect.objectContaining({ agentId: "ag1", refusals: 1, lastKind: "outside-scope" })]);
 
     // Two more sub-agents whose first calls run in parallel: both count (SessionFile.update re-applies under the lock).
     await hook(co, spawn, env);

@@ -51,7 +51,7 @@ export const GAPS: { client: string; gap: string; evidence: string; adapter: str
     client: "Codex (all)",
     gap: "Under the default `workspace-write` sandbox the agent's shell has no network, loopback included.",
     evidence: "Scenario `intent-scope`: the agent's own `fetch` fails (NET-FAIL), yet `intent` and `scope` succeed.",
-    adapter: "Relay: the PreToolUse hook (outside the sandbox) performs `intent`/`scope`/`checkpoint`/`context` and leaves the answer in `.cohent/runtime.json`; the sandboxed command prints it.",
+    adapter: "Relay: the PreToolUse hook (outside the sandbox) performs `intent`/`scope`/`checkpoint`/`context`/`commit` (the commit itself too: Git runs in the hook) and leaves the answer in `.cohent/runtime.json`; the sandboxed command prints it.",
   },
   {
     client: "Codex (all)",
@@ -87,7 +87,7 @@ export const GAPS: { client: string; gap: string; evidence: string; adapter: str
     client: "Both (by design)",
     gap: "Shell commands are held only to the kill switch, reachability and configuration: a shell write outside the declared scope or over a peer's scope runs.",
     evidence: "coordination-protocol.txt, guard table; row \"Read-only shell before any intent runs\".",
-    adapter: "The collision block is advisory for shell tools; the exemption for the adapter's own command requires a whole, unchained `node …/.cohent/cohent.mjs …`.",
+    adapter: "The collision block is advisory for shell tools, except Git: a command that would stage, commit, stash or discard a peer's changes is refused (scenario `shared-checkout`); the exemption for the adapter's own command requires a whole, unchained `node …/.cohent/cohent.mjs …`.",
   },
 ];
 

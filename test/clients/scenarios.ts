@@ -3,7 +3,7 @@
 // allowed one leaves it. Every blocked call must also have reached the model
 // as a tool result carrying the adapter's reason.
 import { spawnSync } from "node:child_process";
-import { readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { agentClient } from "../helpers/backend.ts";
 import type { ClientKind, ClientSpec } from "./clients.ts";
@@ -44,6 +44,8 @@ export const ROWS = {
   subagentBackground: "Sub-agent (background, main Stop first): write in scope runs, outside blocked, intent completes after it",
   mcpCohent: "Cohent's own MCP server inside the client (init's entry): intent and scope over MCP, edit in scope runs, scope refused while paused",
   nodeMissing: "node missing from the hook's PATH: edit and shell blocked, edit runs once node is back",
+  gitSweepRefused: "Shared checkout: git add -A && git commit with a peer's edits in the tree is refused, peer named",
+  commitOwn: "Shared checkout: node .cohent/cohent.mjs commit -m commits only the agent's file, with the trailer",
 } as const;
 export type RowId = keyof typeof ROWS;
 
@@ -469,6 +471,54 @@ SCENARIOS.push(
     },
   },
 );
+
+/** Scenarios added for issue 15 (commits in a shared checkout). */
+SCENARIOS.push({
+  id: "shared-checkout",
+  title: "a peer's staged, unstaged and new files in the tree: the agent's sweeping git commit is refused; commit -m lands only its own file",
+  rows: ["gitSweepRefused", "commitOwn"],
+  async body(c) {
+    const bob = agentClient(c.ws.backend.url, c.ws.bobToken, "bob-session-git");
+    const pub = await bob.post({ type: "publish", prompt: "Rework the guide and the shared helpers", paths: [], clientName: "Claude Code" });
+    const intentId = pub.body?.data?.intentId as string;
+    const int = await bob.post({ type: "intent", intentId, intent: JSON.parse(intentRecord("Rework the guide", "guide", "docs")) });
+    const claim = await bob.post({ type: "scope", intentId, paths: ["docs/guide.md", "src/shared"] });
+    c.check.expect("gitSweepRefused", "peer published and claimed docs/guide.md and src/shared over HTTP", pub.status === 200 && int.status === 200 && claim.status === 200, JSON.stringify([pub, int, claim]).slice(0, 600));
+    // Bob's work in the shared tree: a staged change with an unstaged one on top, and a new file.
+    const git = (...args: string[]) => spawnSync("git", args, { cwd: c.ws.repo, encoding: "utf8", env: { ...process.env, HOME: c.ws.home, GIT_CONFIG_NOSYSTEM: "1" } }).stdout;
+    writeFileSync(join(c.ws.repo, "docs", "guide.md"), "guide, staged by bob\n");
+    git("add", "docs/guide.md");
+    writeFileSync(join(c.ws.repo, "docs", "guide.md"), "guide, staged by bob, then edited again\n");
+    mkdirSync(join(c.ws.repo, "src", "shared"), { recursive: true });
+    writeFileSync(join(c.ws.repo, "src", "shared", "util.ts"), "export const util = 1;\n");
+    const base = git("rev-parse", "HEAD").trim();
+    const bobBefore = { cached: git("diff", "--cached", "--", "docs", "src/shared"), diff: git("diff", "--", "docs", "src/shared"), untracked: git("ls-files", "--others", "--exclude-standard", "--", "src/shared") };
+
+    const r = await c.run([
+      sh("intent", intentCmd()),
+      sh("scope", scopeCmd("src/feature")),
+      write("own-file", "src/feature/a.ts"),
+      sh("sweep", "git add -A && git commit -m 'Add the feature module'"),
+      sh("commit", "node .cohent/cohent.mjs commit -m 'Add the feature module'"),
+    ]);
+    c.check.scriptOk(r, "gitSweepRefused");
+    publishedBySelf(c, r);
+    c.check.allowed("commitOwn", r, "own-file", "src/feature/a.ts");
+    const sweep = r.results.get("sweep")?.output ?? "";
+    c.check.expect("gitSweepRefused", "sweep: refused, naming bob and his paths, offering commit -m", /Cohent: /.test(sweep) && /bob/.test(sweep) && /docs\/guide\.md/.test(sweep) && /src\/shared\/util\.ts/.test(sweep) && /cohent\.mjs commit -m/.test(sweep), `tool result: ${clip(sweep, 800)}`);
+    c.check.expect("denyReachesModel", "sweep: deny reason in the tool result", /Cohent: /.test(sweep), `tool result: ${clip(sweep)}`);
+    c.check.ran("commitOwn", r, "commit", /Committed [0-9a-f]{40}: src\/feature\/a\.ts\./);
+    const head = git("rev-parse", "HEAD").trim();
+    const files = git("show", "--name-only", "--format=", "HEAD").trim();
+    const message = git("log", "-1", "--format=%B");
+    c.check.expect("commitOwn", "one new commit on the base, holding only src/feature/a.ts", git("rev-parse", "HEAD~1").trim() === base && files === "src/feature/a.ts", `HEAD ${head}, parent ${git("rev-parse", "HEAD~1").trim()} (base ${base}), files ${JSON.stringify(files)}`);
+    c.check.expect("commitOwn", "the commit carries Cohent-Intent and Cohent-Person: alice", /Cohent-Intent: wki_\w+/.test(message) && /Cohent-Person: alice/.test(message), `message: ${clip(message)}`);
+    const bobAfter = { cached: git("diff", "--cached", "--", "docs", "src/shared"), diff: git("diff", "--", "docs", "src/shared"), untracked: git("ls-files", "--others", "--exclude-standard", "--", "src/shared") };
+    c.check.expect("commitOwn", "bob's staged, unstaged and new work exactly as it was", JSON.stringify(bobAfter) === JSON.stringify(bobBefore) && bobAfter.cached.includes("staged by bob"), `before ${clip(JSON.stringify(bobBefore))}; after ${clip(JSON.stringify(bobAfter))}`);
+    const recorded = await c.ws.backend.deps.db.tx((tx) => tx.checkpoint.findMany({ where: { source: `commit:${head}` } }));
+    c.check.expect("commitOwn", "backend: the commit is a checkpoint of the agent's intent", recorded.length === 1 && recorded[0]!.paths === JSON.stringify(["src/feature/a.ts"]), `checkpoints: ${clip(JSON.stringify(recorded))}`);
+  },
+});
 
 function safeJson(s: string): any {
   try {

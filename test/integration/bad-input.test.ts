@@ -19,12 +19,13 @@ describe.each(DATABASE_KINDS)("bad input gets a 4xx with a stable code, never a 
   });
   afterAll(() => backend?.stop());
 
-  async function send(body: unknown, opts: { token?: string | null; session?: string | null; contentType?: string; raw?: string; method?: string; path?: string } = {}) {
+  async function send(body: unknown, opts: { token?: string | null; session?: string | null; agent?: string; contentType?: string; raw?: string; method?: string; path?: string } = {}) {
     const headers: Record<string, string> = { "content-type": opts.contentType ?? "application/json" };
     const t = opts.token === undefined ? token : opts.token;
     if (t !== null) headers.authorization = `Bearer ${t}`;
     const s = opts.session === undefined ? "bad-input" : opts.session;
     if (s !== null) headers["x-cohent-session"] = s;
+    if (opts.agent !== undefined) headers["x-cohent-agent"] = opts.agent;
     const res = await fetch(`${backend.url}${opts.path ?? "/api/agent"}`, {
       method: opts.method ?? "POST",
       headers,
@@ -56,6 +57,7 @@ describe.each(DATABASE_KINDS)("bad input gets a 4xx with a stable code, never a 
     { name: "a made-up token", run: () => send({ type: "publish", prompt: "x" }, { token: "coh_nope" }), status: 401, code: "UNAUTHENTICATED" },
     { name: "missing session", run: () => send({ type: "publish", prompt: "x" }, { session: null }), status: 400, code: "INVALID_SESSION" },
     { name: "malformed session", run: () => send({ type: "publish", prompt: "x" }, { session: "a b;c" }), status: 400, code: "INVALID_SESSION" },
+    { name: "malformed sub-agent header", run: () => send({ type: "status" }, { agent: "a b;c" }), status: 400, code: "INVALID_INPUT" },
     { name: "a token from another repository", run: () => send({ type: "scope", intentId, paths: ["a"] }, { token: otherToken }), status: 404, code: "INTENT_NOT_FOUND" },
     { name: "an unknown intent", run: () => send({ type: "scope", intentId: "wki_0000", paths: ["a"] }), status: 404, code: "INTENT_NOT_FOUND" },
     { name: "an unknown packet", run: () => send({ type: "ack", packetId: "pkt_0000", chars: 1 }), status: 404, code: "PACKET_NOT_FOUND" },

@@ -24,7 +24,7 @@ const agent = (args: string[], opts: Parameters<typeof runAdapter>[2] = {}) => r
 
 describe("agent CLI", () => {
   it("prints each operation's full schemas without a server", async () => {
-    for (const op of ["publish", "intent", "scope", "checkpoint", "context"]) {
+    for (const op of ["publish", "intent", "scope", "checkpoint", "context", "commit"]) {
       const r = await runAdapter(repo, ["agent", "schema", "--task", op]);
       expect(r.code).toBe(0);
       const s = oneJson(r.stdout);

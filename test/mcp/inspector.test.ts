@@ -43,11 +43,11 @@ function inspector(args: string[]): Promise<{ code: number; stdout: string; stde
 }
 
 describe("MCP Inspector CLI against the built server", () => {
-  it("lists the five tools with portable schemas, and calls one through a config that declares the repository as a root", async () => {
+  it("lists the six tools with portable schemas, and calls one through a config that declares the repository as a root", async () => {
     const list = await inspector(["node", repo.script, "mcp", "-e", `HOME=${repo.home}`, "--method", "tools/list", "--strict", "--format", "json"]);
     expect(list.code, list.stderr).toBe(0);
     const tools = JSON.parse(list.stdout).result?.tools ?? JSON.parse(list.stdout).tools;
-    expect(tools.map((t: { name: string }) => t.name)).toEqual(["publish", "intent", "scope", "checkpoint", "context"]);
+    expect(tools.map((t: { name: string }) => t.name)).toEqual(["publish", "intent", "scope", "checkpoint", "context", "commit"]);
     expect(list.stderr).not.toContain("Warning: tool");
     expect(list.stderr).not.toMatch(/[1-9]\d* (errors|warnings)/);
 

@@ -34,11 +34,11 @@ const envelope = (r: any) => {
 };
 
 describe("MCP server", () => {
-  it("lists five tools with strict input schemas, the envelope output schema and truthful annotations, within 1,500 tokens", async () => {
+  it("lists six tools with strict input schemas, the envelope output schema and truthful annotations, within 1,500 tokens", async () => {
     const c = await connect(repo, { env: { COHENT_AGENT_TOKEN: token } });
     try {
       const list = await c.client.listTools();
-      expect(list.tools.map((t) => t.name)).toEqual(["publish", "intent", "scope", "checkpoint", "context"]);
+      expect(list.tools.map((t) => t.name)).toEqual(["publish", "intent", "scope", "checkpoint", "context", "commit"]);
       for (const t of list.tools) {
         expect(t.inputSchema.additionalProperties).toBe(false);
         expect(t.outputSchema?.required).toEqual(["version", "ok", "operation", "warnings", "meta"]);
@@ -87,6 +87,20 @@ describe("MCP server", () => {
       const ctx = envelope(await c.client.callTool({ name: "context", arguments: {} }));
       expect(ctx).toMatchObject({ ok: true, operation: "context", data: { intentId: pub.data.intentId, goal: "Ship the shop." } });
       expect(typeof ctx.data.packet.text).toBe("string");
+
+      // commit: the scope's changes only (staged or not); .cohent/ is nobody's and stays out.
+      git(repo.root, "config", "user.name", "T");
+      git(repo.root, "config", "user.email", "t@example.com");
+      const commit = envelope(await c.client.callTool({ name: "commit", arguments: { message: "Cart page skeleton" } }));
+      expect(commit).toMatchObject({ ok: true, operation: "commit", data: { intentId: pub.data.intentId, paths: ["src/cart/page.ts", "src/cart/unstaged.ts"], recorded: true } });
+      expect(git(repo.root, "rev-parse", "HEAD").trim()).toBe(commit.data.hash);
+      expect(git(repo.root, "log", "-1", "--format=%B")).toContain(`Cohent-Intent: ${pub.data.intentId}`);
+      expect(git(repo.root, "show", "--name-only", "--format=", "HEAD").trim().split("\n")).toEqual(["src/cart/page.ts", "src/cart/unstaged.ts"]);
+      const commitRows: any[] = await backend.deps.db.tx((tx: any) => tx.checkpoint.findMany({ where: { intentId: pub.data.intentId, source: `commit:${commit.data.hash}` } }));
+      expect(commitRows).toHaveLength(1);
+      const empty = await c.client.callTool({ name: "commit", arguments: { message: "nothing left" } });
+      expect(empty.isError).toBe(true);
+      expect(envelope(empty).error.code).toBe("NOTHING_TO_COMMIT");
 
       // The runtime state is the one the hooks read.
       const rt = JSON.parse(readFileSync(path.join(repo.root, ".cohent/runtime.json"), "utf8"));
@@ -182,7 +196,7 @@ describe("MCP server", () => {
       expect(performance.now() - started).toBeLessThan(5_000);
       // And it still serves the next call.
       const after = await c.client.listTools();
-      expect(after.tools).toHaveLength(5);
+      expect(after.tools).toHaveLength(6);
     } finally {
       await c.close();
       await hang.stop();

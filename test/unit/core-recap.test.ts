@@ -36,4 +36,23 @@ describe("recap classification", () => {
     expect(renderRecap(recap)).toContain("held by bo: Cart API");
     expect(renderRecap(recap)).toContain("People: ana, bo. Human commands: 2.");
   });
+
+  it("lists an intent's commits, oldest first, one line each in the text", () => {
+    const commit = (hash: string, paths: string[]) => ({ hash, paths, summary: `Committed ${hash.slice(0, 12)}: work`, at: t0.toISOString() });
+    const r = row("c", {
+      state: "completed", closedAt: t0, rec: { objective: "Feature C" },
+      checkpoints: [
+        { summary: "Committed aaaaaaaaaaaa: work", paths: ["src/c/x.ts"], commit: commit("a".repeat(40), ["src/c/x.ts"]) },
+        { summary: "edited", paths: ["src/c/y.ts"] },
+        { summary: "Committed bbbbbbbbbbbb: work", paths: ["src/c/y.ts"], commit: commit("b".repeat(40), ["src/c/y.ts"]) },
+      ],
+    });
+    const out = classify([r, row("d", {})]);
+    expect(out.completed[0]!.commits.map((c) => c.hash)).toEqual(["a".repeat(40), "b".repeat(40)]);
+    expect(out.inProgress[0]!.commits).toEqual([]);
+    const text = renderRecap({ repo: "acme/shop", since: "s", until: "u", ...out, humanCommands: 0 });
+    expect(text).toContain(`commit ${"a".repeat(12)}: src/c/x.ts`);
+    expect(text).toContain(`commit ${"b".repeat(12)}`);
+    expect(text.indexOf("a".repeat(12))).toBeLessThan(text.indexOf("b".repeat(12)));
+  });
 });

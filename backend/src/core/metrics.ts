@@ -1,7 +1,7 @@
 import { OVERLAP_ACTIONS, REPLAN_ACTIONS, type MetricName, type SeriesName } from "@cohent/protocol";
 
 /** Guard catches that stopped a write on its paths (the others are kill-switch and intent refusals). */
-export const PATH_CATCH_KINDS: ReadonlySet<string> = new Set(["scope-conflict", "outside-scope"]);
+export const PATH_CATCH_KINDS: ReadonlySet<string> = new Set(["scope-conflict", "outside-scope", "git-peer-changes"]);
 
 export interface MetricRows {
   decisions: { createdAt: Date; action: string }[];

@@ -1,4 +1,4 @@
-import type { IntentRecord, Recap, RecapItem } from "@cohent/protocol";
+import type { CommitView, IntentRecord, Recap, RecapItem } from "@cohent/protocol";
 
 /**
  * Recap: a deterministic account of a time window, built only from intents,
@@ -18,7 +18,7 @@ export interface RecapRow {
   closedAt: Date | null;
   updatedAt: Date;
   scope: string[];
-  checkpoints: { summary: string; paths: string[] }[];
+  checkpoints: { summary: string; paths: string[]; commit?: CommitView }[];
 }
 
 function item(r: RecapRow): RecapItem {
@@ -26,7 +26,8 @@ function item(r: RecapRow): RecapItem {
   const paths = new Set([...r.scope, ...r.checkpoints.flatMap((c) => c.paths)]);
   return {
     intentId: r.id, person: r.person, client: r.client, model: r.model, objective: r.record?.objective ?? r.prompt.slice(0, 120), state: r.state,
-    outputs: r.record?.outputs ?? [], paths: [...paths].sort(), summary: last?.summary || null, at: (r.closedAt ?? r.updatedAt).toISOString(),
+    outputs: r.record?.outputs ?? [], paths: [...paths].sort(), summary: last?.summary || null,
+    commits: r.checkpoints.flatMap((c) => (c.commit ? [c.commit] : [])), at: (r.closedAt ?? r.updatedAt).toISOString(),
   };
 }
 
@@ -66,10 +67,11 @@ export function renderRecap(r: Recap): string {
     }
   };
   const opt = (label: string, value: string | null | undefined) => (value ? [`${label}: ${value}`] : []);
-  section("Completed", r.completed, (i) => [...opt("outputs", i.outputs.join(", ")), ...opt("paths", i.paths.join(", ")), ...opt("summary", i.summary)]);
+  const commits = (i: RecapItem) => i.commits.map((c) => `commit ${c.hash.slice(0, 12)}: ${c.paths.join(", ")}`);
+  section("Completed", r.completed, (i) => [...opt("outputs", i.outputs.join(", ")), ...opt("paths", i.paths.join(", ")), ...commits(i), ...opt("summary", i.summary)]);
   section("Blocked", r.blocked, (i) => [...opt("blockers", i.blockers.join("; ")), ...opt("last", i.summary)]);
   section("Waiting", r.waiting, (i) => [`depends on: ${i.dependsOn.join(", ") || "-"}`, ...i.waitingOn.map((w) => `held by ${w.person}: ${w.objective}`)]);
-  section("In progress", r.inProgress, (i) => [...opt("paths", i.paths.join(", ")), ...opt("last", i.summary)]);
+  section("In progress", r.inProgress, (i) => [...opt("paths", i.paths.join(", ")), ...commits(i), ...opt("last", i.summary)]);
   if (r.abandoned.length) section("Abandoned", r.abandoned, (i) => opt("summary", i.summary));
   lines.push("", `People: ${r.people.join(", ") || "none"}. Human commands: ${r.humanCommands}.`);
   return lines.join("\n");

@@ -1,6 +1,6 @@
 import Router from "@koa/router";
 import type { Context, Next } from "koa";
-import { CohentError, PollRequest, zodDetails } from "@cohent/protocol";
+import { AgentHeader, CohentError, PollRequest, zodDetails } from "@cohent/protocol";
 import { AGENT_OPERATIONS, authenticate, poll, sessionMeta, type AgentOperation } from "../operations/agent/index.js";
 import type { Caller, Deps } from "../operations/deps.js";
 import { named, reply } from "./envelope.js";
@@ -13,7 +13,9 @@ export function agentRoutes(deps: Deps): Router {
   /** Agent authentication, one middleware: resolves the caller and renews its lease, for every agent route. */
   const authenticated = async (ctx: Context, next: Next) => {
     const caller = await authenticate(deps, ctx.get("authorization"), ctx.get("x-cohent-session"));
-    ctx.state.caller = caller;
+    const agent = ctx.get("x-cohent-agent");
+    if (agent && !AgentHeader.safeParse(agent).success) throw new CohentError("INVALID_INPUT", "x-cohent-agent takes letters, digits and . _ : - (at most 128).");
+    ctx.state.caller = agent ? { ...caller, agentId: agent } : caller;
     ctx.state.meta = { session: sessionMeta(deps, caller) };
     await next();
   };

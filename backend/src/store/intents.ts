@@ -1,6 +1,6 @@
 import type { IntentRecord, Usage } from "@cohent/protocol";
 import type { PrismaTx } from "./db.js";
-import { intentInclude, json, toIntent, toParty } from "./rows.js";
+import { commitSource, intentInclude, json, toCommit, toIntent, toParty } from "./rows.js";
 
 type FindMany = NonNullable<Parameters<PrismaTx["intent"]["findMany"]>[0]>;
 const oldestFirst = [{ createdAt: "asc" as const }, { id: "asc" as const }];
@@ -36,8 +36,17 @@ export const intents = (c: PrismaTx) => {
     update: async (id: string, { record, usage, ...rest }: { record?: IntentRecord; usage?: Usage; state?: string; lastAction?: string; updatedAt?: Date; closedAt?: Date }) => {
       await c.intent.update({ where: { id }, data: { ...rest, ...(record ? { record: json(record) } : {}), ...(usage ? { usage: json(usage) } : {}) } });
     },
-    addCheckpoint: async ({ at, paths, ...cp }: { id: string; intentId: string; status: string; summary: string; paths: string[] | null; source: string; at: Date }) => {
-      await c.checkpoint.create({ data: { ...cp, paths: paths ? json(paths) : null, createdAt: at } });
+    addCheckpoint: async ({ at, paths, commit, source, ...cp }: { id: string; intentId: string; status: string; summary: string; paths: string[] | null; source: string; commit?: string | null; at: Date }) => {
+      await c.checkpoint.create({ data: { ...cp, source: commit ? commitSource(commit) : source, paths: paths ? json(paths) : null, createdAt: at } });
+    },
+    /** The commits recorded for these intents, oldest first, by intent. */
+    commits: async (ids: string[]) => {
+      const rows = ids.length
+        ? await c.checkpoint.findMany({ where: { intentId: { in: ids }, source: { startsWith: "commit:" } }, orderBy: oldestFirst })
+        : [];
+      const out = new Map<string, ReturnType<typeof toCommit>[]>();
+      for (const k of rows) out.set(k.intentId, [...(out.get(k.intentId) ?? []), toCommit(k)]);
+      return out;
     },
   };
 };

@@ -46,7 +46,7 @@ export const journal = (c: PrismaTx) => {
       if (updated.count === 1) return "acked";
       return (await c.packet.findFirst({ where: { id, sessionId }, select: { id: true } })) ? "already" : "missing";
     },
-    addGuardCatch: async ({ at, paths, peerIds, ...g }: { id: string; repoId: string; intentId: string; kind: string; paths: string[]; peerIds: string[]; at: Date }) => {
+    addGuardCatch: async ({ at, paths, peerIds, ...g }: { id: string; repoId: string; intentId: string; agentId: string | null; kind: string; paths: string[]; peerIds: string[]; at: Date }) => {
       await c.guardCatch.create({ data: { ...g, paths: json(paths), peerIds: json(peerIds), createdAt: at } });
     },
   };

@@ -2,7 +2,7 @@ import { OVERLAP_ACTIONS, type ControlKind } from "@cohent/protocol";
 import type { MetricRows } from "../core/metrics.js";
 import type { RecapRow } from "../core/recap.js";
 import type { PrismaTx } from "./db.js";
-import { list, recordOf, toDecision } from "./rows.js";
+import { commitOf, list, recordOf, toCommit, toDecision } from "./rows.js";
 
 /** The read models of the console, the admin CLI and the recap: queries no agent call runs. */
 export const reads = (c: PrismaTx) => ({
@@ -44,7 +44,15 @@ export const reads = (c: PrismaTx) => ({
   scopeCatches: async (repoId: string, since: Date) =>
     (
       await c.guardCatch.findMany({ where: { repoId, kind: "scope-conflict", createdAt: { gte: since } }, orderBy: { createdAt: "desc" }, take: 100 })
-    ).map((g) => ({ intentId: g.intentId, kind: g.kind, paths: list(g.paths), peerIds: list(g.peerIds), at: g.createdAt })),
+    ).map((g) => ({ intentId: g.intentId, agentId: g.agentId, kind: g.kind, paths: list(g.paths), peerIds: list(g.peerIds), at: g.createdAt })),
+  /** Every refusal made for a sub-agent, newest first: the live page names the sub-agents of each intent. */
+  subagentCatches: async (repoId: string, since: Date) =>
+    (
+      await c.guardCatch.findMany({
+        where: { repoId, agentId: { not: null }, createdAt: { gte: since } }, orderBy: { createdAt: "desc" }, take: 200,
+        select: { intentId: true, agentId: true, kind: true, createdAt: true },
+      })
+    ).map((g) => ({ intentId: g.intentId, agentId: g.agentId!, kind: g.kind, at: g.createdAt })),
   overlapDecisions: async (repoId: string, take: number) =>
     (await c.decision.findMany({ where: { repoId, action: { in: [...OVERLAP_ACTIONS] } }, orderBy: { createdAt: "desc" }, take })).map(toDecision),
   commands: async (repoId: string, take: number) =>
@@ -77,7 +85,7 @@ export const reads = (c: PrismaTx) => ({
     return [...stalled, ...changed].map((r) => ({
       id: r.id, person: r.person, client: r.client, model: r.model, prompt: r.prompt, record: recordOf(r.record), state: r.state,
       lastAction: r.lastAction, closedAt: r.closedAt, updatedAt: r.updatedAt, scope: list(r.claim?.paths),
-      checkpoints: r.checkpoints.map((k) => ({ summary: k.summary, paths: list(k.paths) })),
+      checkpoints: r.checkpoints.map((k) => ({ summary: k.summary, paths: list(k.paths), ...(commitOf(k.source) ? { commit: toCommit(k) } : {}) })),
     }));
   },
   commandCount: (repoId: string, since: Date) => c.command.count({ where: { repoId, createdAt: { gte: since } } }),

@@ -6,6 +6,15 @@ import type { Prisma } from "../generated/sqlite/client.js";
 export const list = (text: string | null | undefined): string[] => (text ? (JSON.parse(text) as string[]) : []);
 export const recordOf = (text: string | null | undefined): IntentRecord | null => (text ? IntentRecord.parse(JSON.parse(text)) : null);
 export const json = (value: unknown): string => JSON.stringify(value);
+/**
+ * A checkpoint's `source` says where its paths came from; a commit's checkpoint
+ * holds "commit:<hash>" there (no column of its own: no migration).
+ */
+export const commitSource = (hash: string): string => `commit:${hash}`;
+export const commitOf = (source: string | null | undefined): string | null => (source?.startsWith("commit:") ? source.slice(7) : null);
+export const toCommit = (k: { source: string; paths: string | null; summary: string; createdAt: Date }) => ({
+  hash: commitOf(k.source) ?? "", paths: list(k.paths), summary: k.summary, at: k.createdAt.toISOString(),
+});
 
 export const intentInclude = {
   session: { select: { key: true, lastSeenAt: true, control: true, controlReason: true } },

@@ -9,7 +9,8 @@ import { ownIntent } from "../shared/views.js";
  * Checkpoint: progress, a block, or completion. Paths on a working or
  * blocked checkpoint go through the same arbitration as scope and replace
  * the claim; on completion they record what was touched, and the claim is
- * released.
+ * released. A checkpoint carrying a commit (the adapter's `commit`) records
+ * the commit and its paths without touching the claim.
  */
 export async function checkpoint(deps: Deps, caller: Caller, req: CheckpointRequest): Promise<CheckpointResponse> {
   const { intentId, status, summary, usage } = req;
@@ -18,18 +19,19 @@ export async function checkpoint(deps: Deps, caller: Caller, req: CheckpointRequ
   return withClaim<CheckpointResponse>(deps, caller, intentId, async (t) => {
     const me = await ownIntent(t, caller, intentId);
     await t.journal.lock(caller.repo.id);
-    if (paths && !closing) {
+    // A commit's paths record what it took: the claim stays as it is.
+    if (paths && !closing && !req.commit) {
       const { conflicts } = await claimPaths(t, deps, caller, intentId, paths);
       if (conflicts.length) return { conflicts };
     }
     const now = deps.clock();
-    await t.intents.addCheckpoint({ id: newId("chk"), intentId, status, summary, paths, source: req.pathsSource, at: now });
+    await t.intents.addCheckpoint({ id: newId("chk"), intentId, status, summary, paths, source: req.pathsSource, commit: req.commit ?? null, at: now });
     await t.intents.update(intentId, { state: status, updatedAt: now, ...(usage ? { usage } : {}) });
     await t.journal.addEvent({ repoId: caller.repo.id, intentId, kind: "checkpoint", summary: `${status}: ${summary}`, at: now });
     if (closing) await closeIntent(t, deps, caller, intentId, status, `${status}: ${summary}`);
     const packet = await issuePacket(t, deps, caller, {
       kind: "checkpoint", intentId, action: me.lastAction, reason: `Checkpoint recorded (${status}).`, peers: [], decisions: [], changes: [],
     });
-    return { intentId, status, paths, packet };
+    return { intentId, status, paths, ...(req.commit ? { commit: req.commit } : {}), packet };
   });
 }

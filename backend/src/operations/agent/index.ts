@@ -1,4 +1,4 @@
-import { AckRequest, CheckpointRequest, ContextRequest, GuardRequest, IntentRequest, PublishRequest, ScopeRequest, StatusRequest } from "@cohent/protocol";
+import { AckRequest, CheckpointRequest, ContextRequest, GuardRequest, IntentRequest, PublishRequest, ScopeRequest, ScopesRequest, StatusRequest } from "@cohent/protocol";
 import type { z } from "zod";
 import type { Caller, Deps } from "../deps.js";
 import { ack } from "./ack.js";
@@ -8,6 +8,7 @@ import { guardReport } from "./guard-report.js";
 import { intent } from "./intent.js";
 import { publish } from "./publish.js";
 import { scope } from "./scope.js";
+import { scopes } from "./scopes.js";
 import { status } from "./status.js";
 
 export { authenticate, sessionMeta } from "./session.js";
@@ -26,5 +27,6 @@ export const AGENT_OPERATIONS = {
   context: op(ContextRequest, context),
   guard: op(GuardRequest, guardReport),
   status: op(StatusRequest, (deps, caller) => status(deps, caller)),
+  scopes: op(ScopesRequest, (deps, caller) => scopes(deps, caller)),
 } as const;
 export type AgentOperation = keyof typeof AGENT_OPERATIONS;

@@ -7,6 +7,16 @@ import { pendingPairings } from "./pairing.js";
 
 /** The Control Room's read models: the repository list and one repository's live page. */
 
+/** Per sub-agent of one intent: how many of its calls were refused, and the last refusal (rows come newest first). */
+function subagentsOf(rows: { agentId: string; kind: string; at: Date }[]): Overview["work"][number]["subagents"] {
+  const by = new Map<string, { agentId: string; refusals: number; lastKind: string; lastAt: string }>();
+  for (const r of rows) {
+    const seen = by.get(r.agentId);
+    if (seen) seen.refusals += 1;
+    else by.set(r.agentId, { agentId: r.agentId, refusals: 1, lastKind: r.kind, lastAt: r.at.toISOString() });
+  }
+  return [...by.values()];
+}
 
 export async function listRepositories(deps: Deps): Promise<RepoSummary[]> {
   const [repos, pending] = await Promise.all([deps.store.repos.list(), pendingPairings(deps)]);
@@ -27,7 +37,10 @@ export async function repoOverview(deps: Deps, name: string): Promise<Overview> 
   const repo = await repoByName(store, name);
   const now = deps.clock();
   const open = await store.intents.open(repo.id);
-  const catches = await store.reads.scopeCatches(repo.id, new Date(now.getTime() - 3_600_000));
+  const commits = await store.intents.commits(open.map((r) => r.id));
+  const hourAgo = new Date(now.getTime() - 3_600_000);
+  const catches = await store.reads.scopeCatches(repo.id, hourAgo);
+  const subagentCatches = await store.reads.subagentCatches(repo.id, hourAgo);
   const decisions = await store.reads.overlapDecisions(repo.id, 50);
 
   // Parties named anywhere on the page, open or closed.
@@ -46,12 +59,13 @@ export async function repoOverview(deps: Deps, name: string): Promise<Overview> 
       .filter((o) => o.paths.length > 0);
     const collisions = catches
       .filter((c) => c.intentId === r.id || c.peerIds.includes(r.id))
-      .map((c) => ({ at: c.at.toISOString(), kind: c.kind, paths: c.paths, refused: party(c.intentId), holders: c.peerIds.map(party) }));
+      .map((c) => ({ at: c.at.toISOString(), kind: c.kind, paths: c.paths, refused: party(c.intentId), agentId: c.agentId, holders: c.peerIds.map(party) }));
+    const subagents = subagentsOf(subagentCatches.filter((c) => c.intentId === r.id));
     return {
       intentId: r.id, sessionId: r.sessionId, person: r.person, client: r.client, model: r.model, prompt: r.prompt.slice(0, 400),
       objective: r.record?.objective ?? null, outputs: r.record?.outputs ?? [], dependsOn: r.record?.dependsOn ?? [], capabilities: r.record?.capabilities ?? [],
-      state: r.state, lastAction: r.lastAction, scope: r.scope, pathHints: r.promptPaths, overlaps, collisions,
-      lastCheckpoint: r.lastCheckpoint, guard, lastCallAt: r.session.lastSeenAt.toISOString(), control: r.session.control, controlReason: r.session.controlReason,
+      state: r.state, lastAction: r.lastAction, scope: r.scope, pathHints: r.promptPaths, overlaps, collisions, subagents,
+      lastCheckpoint: r.lastCheckpoint, commits: commits.get(r.id) ?? [], guard, lastCallAt: r.session.lastSeenAt.toISOString(), control: r.session.control, controlReason: r.session.controlReason,
       createdAt: r.createdAt.toISOString(), updatedAt: r.updatedAt.toISOString(),
     };
   });

@@ -37,7 +37,7 @@ export async function claimPaths(t: Tx, deps: Deps, caller: Caller, intentId: st
 /** Records a refused claim (a path-guard catch) and throws the conflict. Runs after the claim transaction. */
 export async function refuseClaim(deps: Deps, caller: Caller, intentId: string, conflicts: ScopeConflict[]): Promise<never> {
   await deps.store.journal.addGuardCatch({
-    id: newId("gc"), repoId: caller.repo.id, intentId, kind: "scope-conflict",
+    id: newId("gc"), repoId: caller.repo.id, intentId, agentId: caller.agentId ?? null, kind: "scope-conflict",
     paths: [...new Set(conflicts.flatMap((c) => c.paths))], peerIds: conflicts.map((c) => c.intentId), at: deps.clock(),
   });
   throw new CohentError("SCOPE_CONFLICT", `Scope conflict: ${describeConflicts(conflicts)}.`, { conflicts });

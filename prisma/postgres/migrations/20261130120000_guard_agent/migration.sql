@@ -1,0 +1,2 @@
+-- AlterTable
+ALTER TABLE "GuardCatch" ADD COLUMN     "agentId" TEXT;

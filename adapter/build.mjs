@@ -1,8 +1,13 @@
 // Two bundles, split by entry point: adapter/src/main.ts into one dependency-free ESM file,
 // dist/adapter/cohent.mjs (the hook and the CLI), and mcp-server/src/entry.ts into the lazily
 // loaded second file next to it, cohent-mcp.mjs (the MCP server and the JSON agent CLI: SDK and zod).
+//
+// cohent.mjs is a small loader (adapter/src/loader.ts) that carries main.ts's bundle as a string and
+// compiles it through vm.Script with a V8 code cache in the user's cache folder, keyed by the
+// bundle's sha256 (adapter/src/code-cache.ts). Node 20 has no module compile cache of its own.
 import { build } from "esbuild";
-import { mkdirSync, statSync } from "node:fs";
+import { createHash } from "node:crypto";
+import { mkdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -10,23 +15,90 @@ const here = dirname(fileURLToPath(import.meta.url));
 export const OUTFILE = join(here, "..", "dist", "adapter", "cohent.mjs");
 /** The second file, next to cohent.mjs: MCP server and agent CLI (SDK and zod), never parsed by a hook. */
 export const MCP_FILE = "cohent-mcp.mjs";
+/** The adapter's version, written into both files' headers. */
+export const VERSION = JSON.parse(readFileSync(join(here, "package.json"), "utf8")).version;
+/** How a user regenerates both files in a checkout. */
+export const REGENERATE = "npx cohent init --upgrade";
+
+/** The first lines of a generated file: what it is, its version, how to regenerate it. */
+export function header(file, what, extra = []) {
+  return [`// ${file} ${VERSION}: ${what}`, `// Generated; do not edit. Regenerate: ${REGENERATE}`, ...extra.map((l) => `// ${l}`)].join("\n");
+}
+
+/**
+ * What the MCP bundle leaves out (measured with esbuild's metafile: zod's locales were 264 KB of
+ * 700 KB, ajv with its formats and fast-uri 133 KB):
+ * - zod's locales but English, the default: `z.locales` is never used, but `export * as locales`
+ *   keeps all 40+ of them;
+ * - zod's opt-in schema compiler (z.compile, 29 KB) and z.fromJSONSchema (12 KB): parsing never
+ *   uses either (the compiler is installed only by `import "zod/compile"`); the stand-ins throw;
+ * - the SDK's default JSON Schema validator (ajv): the server constructs it but uses it only to
+ *   check a client's elicitation answer, and Cohent's server never elicits. The stand-in throws.
+ * test/mcp and the inspector test run the trimmed file.
+ */
+export const trimMcp = {
+  name: "trim-mcp",
+  setup(b) {
+    b.onLoad({ filter: /[\\/]zod[\\/]v4[\\/]locales[\\/]index\.js$/ }, () => ({ contents: 'export { default as en } from "./en.js";', loader: "js" }));
+    const absent = (what) => `() => { throw new Error("${what} is not bundled in Cohent's MCP file."); }`;
+    b.onLoad({ filter: /[\\/]zod[\\/]v4[\\/]core[\\/]compile\.js$/ }, () => ({
+      contents: [
+        'export const INVALID = Symbol.for("zod.compile.invalid");',
+        "export class ZodCompileAsyncError extends Error {}",
+        "export class ZodCompileUnsupportedError extends Error {}",
+        `export const compile = ${absent("z.compile")}, withParser = compile, compileFn = compile;`,
+      ].join("\n"),
+      loader: "js",
+    }));
+    b.onLoad({ filter: /[\\/]zod[\\/]v4[\\/]classic[\\/]from-json-schema\.js$/ }, () => ({ contents: `export const fromJSONSchema = ${absent("z.fromJSONSchema")};`, loader: "js" }));
+    b.onLoad({ filter: /[\\/]@modelcontextprotocol[\\/]sdk[\\/]dist[\\/]esm[\\/]validation[\\/]ajv-provider\.js$/ }, () => ({
+      contents: "export class AjvJsonSchemaValidator { getValidator() { throw new Error(\"Cohent's MCP server bundles no JSON Schema validator: it never asks the client for input.\"); } }",
+      loader: "js",
+    }));
+  },
+};
+
+const common = { bundle: true, platform: "node", target: "node20", minify: true, legalComments: "none" };
+
+/**
+ * main.ts as the source of one function expression `(require, module, url) => …`: CommonJS output,
+ * with import.meta.url handed in by the loader. Its hash keys the code cache.
+ */
+async function adapterSource(logLevel) {
+  const r = await build({
+    ...common,
+    logLevel,
+    format: "cjs",
+    write: false,
+    entryPoints: [join(here, "src", "main.ts")],
+    define: { "import.meta.url": "__cohent_url" },
+  });
+  const source = `(function(require,module,__cohent_url){"use strict";${r.outputFiles[0].text}\n})`;
+  return { source, hash: createHash("sha256").update(source).digest("hex") };
+}
 
 export async function buildAdapter({ quiet = false, outfile = OUTFILE } = {}) {
   mkdirSync(dirname(outfile), { recursive: true });
-  const common = { bundle: true, platform: "node", target: "node20", format: "esm", minify: true, legalComments: "none", logLevel: quiet ? "silent" : "warning" };
+  const logLevel = quiet ? "silent" : "warning";
+  const { source, hash } = await adapterSource(logLevel);
   await build({
     ...common,
-    entryPoints: [join(here, "src", "main.ts")],
+    logLevel,
+    format: "esm",
+    entryPoints: [join(here, "src", "loader.ts")],
     outfile,
-    banner: { js: "// cohent.mjs: the Cohent adapter. Generated by `npx cohent init`; do not edit (Codex trust is keyed to the hook commands, not this file)." },
+    define: { COHENT_BUNDLE: JSON.stringify(source), COHENT_BUNDLE_HASH: JSON.stringify(hash) },
+    banner: { js: header("cohent.mjs", "the Cohent adapter (hook and CLI), one self-contained file.", [`bundle sha256:${hash}; Codex trust is keyed to the hook commands, not to this file.`]) },
   });
   const mcpfile = join(dirname(outfile), MCP_FILE);
   await build({
     ...common,
+    logLevel,
+    format: "esm",
     entryPoints: [join(here, "..", "mcp-server", "src", "entry.ts")],
     outfile: mcpfile,
-    // The SDK's CommonJS dependencies (ajv) call require(); give the ESM bundle one.
-    banner: { js: "// cohent-mcp.mjs: the Cohent MCP server and agent CLI, loaded by cohent.mjs on demand. Generated; do not edit.\nimport { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);" },
+    plugins: [trimMcp],
+    banner: { js: header(MCP_FILE, "the Cohent MCP server and agent CLI, loaded by cohent.mjs on demand.") },
   });
   if (!quiet) process.stderr.write(`built ${outfile} (${statSync(outfile).size} bytes) and ${mcpfile} (${statSync(mcpfile).size} bytes)\n`);
   return outfile;

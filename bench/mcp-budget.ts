@@ -16,6 +16,13 @@ import { median } from "./lib.js";
  */
 
 export const TOOLS_LIST_BUDGET = 1_500;
+/**
+ * cohent-mcp.mjs, committed into every user's repository by `cohent init`. It
+ * was 700,576 bytes (zod's 40 locales 264 KB, ajv 133 KB); adapter/build.mjs
+ * now leaves out what the server never uses (trimMcp): 259,108 bytes.
+ */
+export const MCP_BUNDLE_BUDGET = 270_000;
+export const MCP_BUNDLE_BEFORE = 700_576;
 const RUNS = Number(process.env.COHENT_BENCH_RUNS ?? 10);
 
 export async function benchMcp(): Promise<Record<string, string | number>[]> {
@@ -48,11 +55,12 @@ export async function benchMcp(): Promise<Record<string, string | number>[]> {
       await client.close();
     }
     const tokens = Math.ceil(listChars / 4);
+    const mcpBytes = statSync(path.join(path.dirname(bundle), MCP_FILE)).size;
     return [
       { measure: `tools/list (${toolCount} tools)`, value: `${listChars} chars = ${tokens} tokens`, budget: `${TOOLS_LIST_BUDGET} tokens`, ok: tokens <= TOOLS_LIST_BUDGET ? "yes" : "NO" },
       { measure: "spawn + initialize + tools/list + context call (p50)", value: `${median(times).toFixed(0)} ms`, budget: "-", ok: "-" },
       { measure: "cohent.mjs (hook path)", value: `${statSync(bundle).size} bytes`, budget: "no MCP SDK", ok: "-" },
-      { measure: "cohent-mcp.mjs (mcp, agent)", value: `${statSync(path.join(path.dirname(bundle), MCP_FILE)).size} bytes`, budget: "-", ok: "-" },
+      { measure: "cohent-mcp.mjs (mcp, agent)", value: `${mcpBytes} bytes (was ${MCP_BUNDLE_BEFORE})`, budget: `${MCP_BUNDLE_BUDGET} bytes`, ok: mcpBytes <= MCP_BUNDLE_BUDGET ? "yes" : "NO" },
     ];
   } finally {
     await backend.stop();

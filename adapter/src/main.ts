@@ -1,10 +1,11 @@
-import { readFileSync } from "node:fs";
+import { readFileSync, writeSync } from "node:fs";
 import type { Envelope } from "@cohent/protocol";
 import { exitCodeOf, HUMAN_COMMANDS, parseHuman, positionals, renderHuman } from "./cli.js";
 import { findRoot, readProject } from "./config.js";
 import { armDeadline } from "./deadline.js";
 import { fail, failFrom } from "./envelope.js";
 import { runHook, type HookResult } from "./hook.js";
+import { loaderHandoff } from "./loader-handoff.js";
 import { perform } from "./operations.js";
 import { claimRelay, loadSecond } from "./relay.js";
 import { cliSessionId, selectSession } from "./session.js";
@@ -37,6 +38,9 @@ const USAGE = `usage: node .cohent/cohent.mjs <command> [--json]
  * (EAGAIN) falls back to the stream.
  */
 function readStdin(): Promise<string> {
+  // cohent.mjs's loader reads the payload first, to end calls that need no decision before the bundle loads.
+  const loaded = loaderHandoff()?.stdin;
+  if (loaded !== undefined) return Promise.resolve(loaded);
   try {
     return Promise.resolve(readFileSync(0, "utf8"));
   } catch (err) {
@@ -52,6 +56,26 @@ function readStdin(): Promise<string> {
 
 function write(out: string | undefined, stream: NodeJS.WriteStream) {
   if (out) stream.write(out.endsWith("\n") ? out : out + "\n");
+}
+
+/**
+ * The hook's answer, written straight to the descriptor: process.stdout and
+ * process.stderr are lazy getters that build a stream (and load the stream
+ * modules) on first touch, a cost every tool call would pay. A non-blocking
+ * descriptor (EAGAIN) hands the rest to the stream; a reader that is gone
+ * (EPIPE) gets nothing.
+ */
+function writeFd(out: string | undefined, fd: 1 | 2): void {
+  if (!out) return;
+  const buf = Buffer.from(out.endsWith("\n") ? out : out + "\n", "utf8");
+  let at = 0;
+  try {
+    while (at < buf.length) at += writeSync(fd, buf, at);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === "EAGAIN") (fd === 1 ? process.stdout : process.stderr).write(buf.subarray(at));
+    else if (code !== "EPIPE") throw err;
+  }
 }
 
 function emit(name: string, envelope: Envelope<any>, json: boolean): number {
@@ -105,13 +129,14 @@ export async function main(argv: string[]): Promise<number> {
     case "hook": {
       // Fail closed: a refusal of our own before the client's hook timeout lets the tool run (deadline.ts).
       const watch = armDeadline();
-      const started = performance.now();
+      // hrtime, not performance.now(): the global `performance` loads perf_hooks on first touch.
+      const started = process.hrtime.bigint();
       const root = findRoot(process.cwd(), import.meta.url);
       const stdin = await readStdin();
       const result = await runHook(stdin, root, import.meta.url, watch);
-      write(result.stdout, process.stdout);
-      write(result.stderr, process.stderr);
-      recordHookUsage(root, result, performance.now() - started);
+      writeFd(result.stdout, 1);
+      writeFd(result.stderr, 2);
+      recordHookUsage(root, result, Number(process.hrtime.bigint() - started) / 1e6);
       watch.disarm();
       return result.exitCode;
     }

@@ -1,4 +1,5 @@
 import { tryParseHuman, exitCodeOf, HUMAN_COMMANDS } from "./cli.js";
+import { loaderHandoff } from "./loader-handoff.js";
 import { isOperation, perform } from "./operations.js";
 import { relayKey, updateRuntime, type Relay, type SessionFile } from "./runtime.js";
 
@@ -13,7 +14,10 @@ import { relayKey, updateRuntime, type Relay, type SessionFile } from "./runtime
  */
 
 /** The second file, next to cohent.mjs: the MCP server and the JSON agent CLI (zod, the SDK). Never parsed by a plain hook call. */
-export const loadSecond = () => import(new URL("./cohent-mcp.mjs", import.meta.url).href) as Promise<typeof import("../../mcp-server/src/entry.js")>;
+export const loadSecond = () => {
+  const url = new URL("./cohent-mcp.mjs", import.meta.url).href;
+  return (loaderHandoff()?.import(url) ?? import(url)) as Promise<typeof import("../../mcp-server/src/entry.js")>;
+};
 
 /** An agent operation whose request the hook can see: from a file, or none ({}); never stdin. */
 function relayableAgent(args: readonly string[]): boolean {

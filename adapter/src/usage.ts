@@ -1,5 +1,6 @@
 import { appendFileSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs";
-import { dirname, isAbsolute, join, resolve } from "node:path";
+import { dirname, join, resolve } from "node:path";
+import { cohentCacheDir } from "./cache-dir.js";
 import { configDir } from "./config.js";
 
 /**
@@ -36,9 +37,7 @@ export interface UsageRow {
 export const USAGE_MAX_BYTES = 1024 * 1024;
 
 export function defaultUsageFile(env: NodeJS.ProcessEnv = process.env): string {
-  const xdg = env.XDG_CACHE_HOME;
-  const home = env.HOME ?? env.USERPROFILE ?? "";
-  return join(xdg && isAbsolute(xdg) ? xdg : join(home, ".cache"), "cohent", "usage.jsonl");
+  return join(cohentCacheDir(env), "usage.jsonl");
 }
 
 function preferenceFile(): string {

@@ -1,0 +1,16 @@
+/**
+ * What cohent.mjs's loader (loader.ts) hands to the bundle it compiles
+ * through vm.Script: the hook payload it already read, and its own
+ * import(). Code compiled from a V8 code cache has no dynamic import of its
+ * own in Node 20 ("A dynamic import callback was not specified"), and the
+ * vm option for one is experimental and warns on stderr. Absent when the
+ * sources run unbundled.
+ */
+export interface LoaderHandoff {
+  stdin?: string;
+  import(url: string): Promise<unknown>;
+}
+
+export function loaderHandoff(): LoaderHandoff | undefined {
+  return (globalThis as { cohentLoader?: LoaderHandoff }).cohentLoader;
+}

@@ -1,0 +1,59 @@
+import { readFileSync } from "node:fs";
+import { Script } from "node:vm";
+import { codeCacheFile, readCodeCache, writeCodeCache } from "./code-cache.js";
+import { needsNoDecision } from "./fast-path.js";
+import type { LoaderHandoff } from "./loader-handoff.js";
+
+/**
+ * cohent.mjs itself: a small ES module that carries the adapter (main.ts,
+ * bundled as one function expression) as a string, and compiles it with
+ * vm.Script against the V8 code cache kept in the user's cache folder, so
+ * that a hook deserializes its code instead of parsing and compiling 90 KB.
+ * One file, no install: the bundle, its hash and this loader travel
+ * together. Without a usable cache the bundle compiles as usual, and the
+ * cache is written when the process exits, with every function the run
+ * compiled.
+ */
+
+declare const COHENT_BUNDLE: string;
+declare const COHENT_BUNDLE_HASH: string;
+
+type Require = (id: string) => unknown;
+
+/**
+ * The hook payload, read whole here so that a call that needs no decision
+ * ends before the bundle loads; null when stdin is not a readable pipe or
+ * file (EAGAIN: main.ts reads the stream).
+ */
+function readHookStdin(): string | null {
+  try {
+    return readFileSync(0, "utf8");
+  } catch {
+    return null;
+  }
+}
+
+function run(stdin: string | null, require: Require): void {
+  const handoff: LoaderHandoff = { import: (url) => import(url), ...(stdin !== null ? { stdin } : {}) };
+  (globalThis as { cohentLoader?: LoaderHandoff }).cohentLoader = handoff;
+  const file = codeCacheFile(COHENT_BUNDLE_HASH);
+  const cachedData = file ? readCodeCache(file, COHENT_BUNDLE_HASH) : undefined;
+  const script = new Script(COHENT_BUNDLE, { filename: import.meta.url, cachedData });
+  if (file && (!cachedData || script.cachedDataRejected)) {
+    process.once("exit", () => {
+      try {
+        writeCodeCache(file, COHENT_BUNDLE_HASH, script.createCachedData());
+      } catch {
+        /* no cache this time */
+      }
+    });
+  }
+  (script.runInThisContext() as (require: Require, module: { exports: unknown }, url: string) => void)(require, { exports: {} }, import.meta.url);
+}
+
+const stdin = process.argv[2] === "hook" ? readHookStdin() : null;
+if (stdin === null || !needsNoDecision(stdin)) {
+  // The bundle's require, for Node built-ins only; Node before 20.16 has no getBuiltinModule.
+  const builtin = (process as { getBuiltinModule?: Require }).getBuiltinModule;
+  run(stdin, builtin ? (id) => builtin(id) : (await import("node:module")).createRequire(import.meta.url));
+}

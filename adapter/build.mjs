@@ -15,8 +15,8 @@ const here = dirname(fileURLToPath(import.meta.url));
 export const OUTFILE = join(here, "..", "dist", "adapter", "cohent.mjs");
 /** The second file, next to cohent.mjs: MCP server and agent CLI (SDK and zod), never parsed by a hook. */
 export const MCP_FILE = "cohent-mcp.mjs";
-/** The adapter's version, written into both files' headers. */
-export const VERSION = JSON.parse(readFileSync(join(here, "package.json"), "utf8")).version;
+/** The adapter's version, written into both files' headers: the product version (protocol/src/version.ts, also in project.json). */
+export const VERSION = /COHENT_VERSION = "([^"]+)"/.exec(readFileSync(join(here, "..", "protocol", "src", "version.ts"), "utf8"))[1];
 /** How a user regenerates both files in a checkout. */
 export const REGENERATE = "npx cohent init --upgrade";
 

@@ -17,6 +17,7 @@ table("Packet sizes (tokens = ceil(chars / 4))", await benchPacketSizes());
 const extra: { file: string; fn: string; title: string }[] = [
   { file: "./adapter-coldstart.ts", fn: "benchAdapter", title: "Adapter cold start (PreToolUse hook vs node -e 0)" },
   { file: "./mcp-budget.ts", fn: "benchMcp", title: "MCP tools/list budget" },
+  { file: "./package-start.ts", fn: "benchPackage", title: "Packaged cohent start-up (compiled, vs node -e 0)" },
 ];
 for (const { file, fn, title } of extra) {
   if (!existsSync(new URL(file, import.meta.url))) continue;

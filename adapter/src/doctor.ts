@@ -7,6 +7,7 @@ import { connection, openCheckout } from "./client.js";
 import { health, postAgent } from "./http.js";
 import { readRuntime } from "./runtime.js";
 import { declaredHooks, hookTrust, parseCodexTrust, type HookTrust } from "./trust.js";
+import { adapterVersionVerdict, recordedVersionVerdict } from "./version.js";
 
 /**
  * `doctor`: tells the truth about whether this checkout is guarded: the
@@ -190,6 +191,10 @@ export async function doctor(_args: string[], json: boolean, scriptUrl: string):
   if (project) {
     const env = await health(project.service, 5_000);
     checks.push(env.ok ? { name: "endpoint", status: "ok", detail: `${project.service} answers.` } : { name: "endpoint", status: "fail", detail: env.error!.message });
+    // Upgrades: this adapter against what the server accepts, and against what project.json records.
+    for (const v of [env.ok ? adapterVersionVerdict(env.meta) : null, recordedVersionVerdict(readJson(join(root!, ".cohent", "project.json"))?.adapterVersion)]) {
+      if (v) checks.push({ name: "adapter version", ...v });
+    }
     if (process.env.COHENT_AGENT_TOKEN) checks.push({ name: "pairing", status: "ok", detail: "COHENT_AGENT_TOKEN is set and overrides the credential store." });
     else if (readCredential(project)) {
       const mode = statSync(credentialsFile()).mode & 0o777;

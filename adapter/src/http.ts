@@ -2,6 +2,7 @@ import type { IncomingMessage, RequestOptions } from "node:http";
 import { http, https } from "./builtins.js";
 import type { Envelope } from "@cohent/protocol";
 import { fail } from "./envelope.js";
+import { adapterVersionVerdict } from "./version.js";
 
 /**
  * The agent API over node:http rather than fetch: Node 20 loads undici
@@ -65,7 +66,7 @@ export async function requestJson(
         res.on("end", () => {
           try {
             const env = JSON.parse(Buffer.concat(chunks).toString("utf8")) as Envelope<any>;
-            if (env && env.version === 1 && typeof env.ok === "boolean") return done(env);
+            if (env && env.version === 1 && typeof env.ok === "boolean") return done(versionWarning(env));
           } catch {
             /* fall through */
           }
@@ -90,6 +91,16 @@ function agentHeaders(c: AgentConnection): Record<string, string> {
   const h: Record<string, string> = { authorization: `Bearer ${c.token}`, "x-cohent-session": c.session };
   if (c.agent) h["x-cohent-agent"] = c.agent;
   return h;
+}
+
+let versionSaid = false;
+/** An adapter older than the server accepts, or newer than the server: said once per process, on stderr and in the envelope. */
+function versionWarning(env: Envelope<any>): Envelope<any> {
+  const v = adapterVersionVerdict(env.meta);
+  if (!v || v.status === "ok") return env;
+  if (!versionSaid) process.stderr.write(`cohent: ${v.detail}\n`);
+  versionSaid = true;
+  return { ...env, warnings: [...(env.warnings ?? []), v.detail] };
 }
 
 export function postAgent(c: AgentConnection, body: { type: string; [k: string]: unknown }): Promise<Envelope<any>> {

@@ -1,27 +1,27 @@
 import { Command, Option } from "commander";
-import { CONTROL_KINDS, toCohentError } from "@cohent/protocol";
+import { CONTROL_KINDS } from "@cohent/protocol/console-constants";
+import { COHENT_VERSION } from "@cohent/protocol/version";
 import { consoleConfigFromEnv, resolveDatabaseUrl, resolvePort } from "./config.js";
-import { DEFAULT_LEASE } from "./core/lease.js";
-import { parseSince } from "./core/since.js";
-import { createLogger } from "./log.js";
-import * as admin from "./operations/people/admin.js";
 import type { Deps } from "./operations/deps.js";
-import { recap, renderRecap } from "./operations/people/recap.js";
-import { createLoginLink } from "./operations/people/signin.js";
-import { startServer } from "./server.js";
-import { openStore } from "./store/index.js";
 
 /**
  * `cohent`: the admin CLI. It talks to the store directly (the same
  * operation layer the console will use), so it works with or without a
  * running server. stdout carries only the answer; diagnostics go to stderr.
+ * Only commander and the configuration load up front: `--help` and
+ * `--version` never parse the server, Prisma or the store (the package's
+ * start-up budget is 2× `node -e 0`); each action imports what it uses.
  */
 
 /** A subcommand that opens the store: every one takes --data-dir. */
 const storeCommand = (parent: Command, spec: string) =>
   parent.command(spec).addOption(new Option("--data-dir <dir>", "directory of the embedded SQLite database (env COHENT_DATA_DIR)"));
 
+const admin = () => import("./operations/people/admin.js");
+const since = async (text: string) => (await import("./core/since.js")).parseSince(text, new Date());
+
 async function withDeps<T>(opts: { dataDir?: string }, fn: (deps: Deps) => Promise<T>): Promise<T> {
+  const [{ openStore }, { createLogger }, { DEFAULT_LEASE }] = await Promise.all([import("./store/index.js"), import("./log.js"), import("./core/lease.js")]);
   const { db, store } = await openStore(resolveDatabaseUrl(opts));
   const log = createLogger(process.env.COHENT_LOG_LEVEL ?? "warn");
   try {
@@ -36,15 +36,22 @@ function print(value: unknown, json: boolean | undefined, human: () => string) {
 }
 
 export function buildCli(): Command {
-  const program = new Command("cohent").description("Cohent: a coordination bus for coding agents").showHelpAfterError();
+  const program = new Command("cohent")
+    .description("Cohent: a coordination bus for coding agents")
+    .version(COHENT_VERSION, "-V, --version")
+    .showHelpAfterError();
   // `init` is the adapter's; bin/cohent.mjs hands it over before this parser runs.
-  program.addHelpText("after", "\nIn a Git checkout: cohent init --server <url> [--repo owner/name] [--mcp-write] [--json]");
+  program.addHelpText(
+    "after",
+    "\nIn a Git checkout:\n  cohent init --server <url> [--repo owner/name] [--mcp-write] [--json]   set it up for Cohent\n  cohent init --upgrade [--json]                                          rewrite its Cohent files with this version",
+  );
 
   storeCommand(program, "serve")
     .description("serve the API (and apply pending migrations first)")
     .option("--port <n>", "port (env COHENT_PORT, default 4317)")
     .option("--host <host>", "interface to listen on", process.env.COHENT_HOST ?? "127.0.0.1")
     .action(async (opts: { port?: string; host: string; dataDir?: string }) => {
+      const [{ createLogger }, { startServer }, { createLoginLink }] = await Promise.all([import("./log.js"), import("./server.js"), import("./operations/people/signin.js")]);
       const log = createLogger();
       const databaseUrl = resolveDatabaseUrl(opts);
       const consoleConfig = consoleConfigFromEnv();
@@ -70,13 +77,13 @@ export function buildCli(): Command {
     .option("--case-insensitive", "match scope paths case-insensitively")
     .option("--json", "print JSON")
     .action(async (name: string, opts: { goal: string; caseInsensitive?: boolean; dataDir?: string; json?: boolean }) => {
-      const row = await withDeps(opts, (deps) => admin.addRepo(deps, { name, goal: opts.goal, caseInsensitive: !!opts.caseInsensitive }));
+      const row = await withDeps(opts, async (deps) => (await admin()).addRepo(deps, { name, goal: opts.goal, caseInsensitive: !!opts.caseInsensitive }));
       print({ id: row.id, name: row.name, goal: row.goal }, opts.json, () => `added ${row.name} (${row.id})`);
     });
   storeCommand(repo, "goal <name> <goal>")
     .description("set the project goal")
     .action(async (name: string, goal: string, opts: { dataDir?: string }) => {
-      await withDeps(opts, (deps) => admin.setGoal(deps, name, goal));
+      await withDeps(opts, async (deps) => (await admin()).setGoal(deps, name, goal));
       print(null, false, () => `goal set for ${name}`);
     });
 
@@ -87,13 +94,13 @@ export function buildCli(): Command {
     .requiredOption("--person <name>", "the person the agent works for")
     .option("--client <name>", "the client the token is for (Codex, Claude Code, …)")
     .action(async (opts: { repo: string; person: string; client?: string; dataDir?: string }) => {
-      const issued = await withDeps(opts, (deps) => admin.issueToken(deps, opts));
+      const issued = await withDeps(opts, async (deps) => (await admin()).issueToken(deps, opts));
       process.stderr.write(`issued ${issued.id} for ${issued.person} on ${issued.repo}\n`);
       process.stdout.write(issued.token + "\n");
     });
   storeCommand(token, "revoke <tokenId>")
     .action(async (tokenId: string, opts: { dataDir?: string }) => {
-      await withDeps(opts, (deps) => admin.revokeToken(deps, tokenId));
+      await withDeps(opts, async (deps) => (await admin()).revokeToken(deps, tokenId));
       print(null, false, () => `revoked ${tokenId}`);
     });
 
@@ -102,7 +109,7 @@ export function buildCli(): Command {
     .requiredOption("--repo <name>", "owner/name")
     .option("--json", "print JSON")
     .action(async (opts: { repo: string; dataDir?: string; json?: boolean }) => {
-      const rows = await withDeps(opts, (deps) => admin.listSessions(deps, opts.repo));
+      const rows = await withDeps(opts, async (deps) => (await admin()).listSessions(deps, opts.repo));
       print(rows, opts.json, () =>
         rows.length === 0
           ? "no sessions"
@@ -117,7 +124,7 @@ export function buildCli(): Command {
       .option("--reason <text>", "shown to the agent")
       .option("--actor <name>", "who gives the command", process.env.USER ?? "admin")
       .action(async (sessionId: string, opts: { reason?: string; actor: string; dataDir?: string }) => {
-        const r = await withDeps(opts, (deps) => admin.controlSession(deps, { sessionId, kind, actor: opts.actor, ...(opts.reason ? { reason: opts.reason } : {}) }));
+        const r = await withDeps(opts, async (deps) => (await admin()).controlSession(deps, { sessionId, kind, actor: opts.actor, ...(opts.reason ? { reason: opts.reason } : {}) }));
         print(null, false, () => `${r.id} is ${r.control}`);
       });
   }
@@ -128,8 +135,8 @@ export function buildCli(): Command {
     .option("--since <duration>", "only the last 30m, 24h, 7d, …")
     .option("--json", "print JSON")
     .action(async (opts: { repo: string; since?: string; dataDir?: string; json?: boolean }) => {
-      const since = opts.since ? parseSince(opts.since, new Date()) : undefined;
-      const m = await withDeps(opts, (deps) => admin.metrics(deps, opts.repo, since));
+      const from = opts.since ? await since(opts.since) : undefined;
+      const m = await withDeps(opts, async (deps) => (await admin()).metrics(deps, opts.repo, from));
       print(m, opts.json, () => Object.entries(m).map(([k, v]) => `${k}: ${v ?? "-"}`).join("\n"));
     });
 
@@ -137,6 +144,7 @@ export function buildCli(): Command {
     .description("print a new one-time local admin sign-in link for the Control Room")
     .option("--url <base>", "the server's address", process.env.COHENT_PUBLIC_URL ?? `http://127.0.0.1:${resolvePort(undefined)}`)
     .action(async (opts: { url: string; dataDir?: string }) => {
+      const { createLoginLink } = await import("./operations/people/signin.js");
       const token = await withDeps(opts, (deps) => createLoginLink(deps));
       process.stdout.write(`${opts.url.replace(/\/$/, "")}/auth/local?token=${token}\n`);
     });
@@ -147,8 +155,9 @@ export function buildCli(): Command {
     .option("--since <duration>", "the window: 30m, 24h, 7d, …", "24h")
     .option("--json", "print JSON")
     .action(async (opts: { repo: string; since: string; dataDir?: string; json?: boolean }) => {
-      const since = parseSince(opts.since, new Date());
-      const r = await withDeps(opts, (deps) => recap(deps, opts.repo, since));
+      const { recap, renderRecap } = await import("./operations/people/recap.js");
+      const from = await since(opts.since);
+      const r = await withDeps(opts, (deps) => recap(deps, opts.repo, from));
       print(r, opts.json, () => renderRecap(r));
     });
 
@@ -159,6 +168,8 @@ export async function main(argv = process.argv): Promise<void> {
   try {
     await buildCli().parseAsync(argv);
   } catch (err) {
+    // Only a failure pays for the zod-aware mapping.
+    const { toCohentError } = await import("@cohent/protocol");
     const e = toCohentError(err);
     const message = e.code === "INTERNAL" && err instanceof Error ? err.message : e.message;
     const details = e.code === "INVALID_INPUT" && e.details ? ` ${JSON.stringify(e.details)}` : "";

@@ -1,7 +1,6 @@
 import os from "node:os";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
-import { sqliteUrl } from "./store/db.js";
+import { shipped } from "./shipped.js";
 
 export const DEFAULT_PORT = 4317;
 
@@ -9,6 +8,11 @@ export const DEFAULT_PORT = 4317;
 export function defaultDataDir(env = process.env): string {
   const base = env.XDG_DATA_HOME || path.join(os.homedir(), ".local", "share");
   return path.join(base, "cohent");
+}
+
+/** The embedded database of a data directory. (Here, not in store/db.ts: the CLI reads it without loading Prisma.) */
+export function sqliteUrl(dataDir: string): string {
+  return `file:${path.resolve(dataDir, "cohent.sqlite")}`;
 }
 
 /** DATABASE_URL wins; otherwise an embedded SQLite file in the data directory. */
@@ -41,7 +45,7 @@ export interface ConsoleConfig {
   buildDir: string;
 }
 
-const DEFAULT_BUILD_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../console/build");
+const DEFAULT_BUILD_DIR = shipped("console/build");
 
 export function consoleConfigFromEnv(env: NodeJS.ProcessEnv = process.env): ConsoleConfig {
   const config: ConsoleConfig = { buildDir: env.COHENT_CONSOLE_BUILD ?? DEFAULT_BUILD_DIR };

@@ -34,6 +34,7 @@ export const ERRORS = {
   FORBIDDEN: { status: 403, retryable: false, message: "Not allowed." },
   CSRF_REJECTED: { status: 403, retryable: false, message: "The request failed the CSRF check." },
   INTERNAL: { status: 500, retryable: true, message: "Internal error." },
+  DATABASE_TOO_NEW: { status: 500, retryable: false, message: "The database was migrated by a newer Cohent; upgrade cohent to serve it." },
   // Client-side codes (adapter, agent CLI, MCP server).
   CONTROL_PLANE_UNREACHABLE: { status: 503, retryable: true, message: "The Cohent service cannot be reached." },
   NOT_CONFIGURED: { status: 400, retryable: false, message: "This checkout is not configured for Cohent." },

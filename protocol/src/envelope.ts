@@ -20,6 +20,9 @@ export const SessionMeta = z.strictObject({
 export const Meta = z
   .object({
     serverTime: z.string().optional(),
+    /** The server's version (protocol/src/version.ts) and the oldest adapter version it accepts. */
+    serverVersion: z.string().optional(),
+    minAdapterVersion: z.string().optional(),
     session: SessionMeta.optional(),
   })
   .catchall(z.unknown());

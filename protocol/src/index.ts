@@ -8,4 +8,5 @@ export * from "./packets.js";
 export * from "./responses.js";
 export * from "./envelope.js";
 export * from "./console.js";
+export * from "./version.js";
 export { protocolDoc } from "./doc.js";

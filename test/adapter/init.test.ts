@@ -3,6 +3,7 @@ import { mkdirSync, mkdtempSync, readFileSync, readdirSync, statSync, writeFileS
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { COHENT_VERSION } from "@cohent/protocol/version";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startBackend, type TestBackend } from "../helpers/backend.js";
 import { CLAUDE_GUARD_COMMAND, CODEX_GUARD_COMMAND, FAIL_CLOSED_REASON, mergeHooks, mergeSection, repoFromRemote } from "../../adapter/src/init.js";
@@ -102,12 +103,12 @@ describe("npx cohent init", () => {
     expect(envelope).toMatchObject({ version: 1, ok: true, operation: "init", data: { repository: "acme/shop", service: server.url } });
     const statuses = Object.fromEntries(envelope.data.files.map((f: { path: string; status: string }) => [f.path, f.status]));
     expect(statuses).toEqual({
-      ".cohent/project.json": "created", ".cohent/cohent.mjs": "created", ".cohent/cohent-mcp.mjs": "created", ".gitignore": "updated", "AGENTS.md": "updated",
+      ".cohent/project.json": "created", ".cohent/cohent.mjs": "created", ".cohent/cohent-mcp.mjs": "created", ".gitignore": "updated", ".gitattributes": "created", "AGENTS.md": "updated",
       ".codex/hooks.json": "created", ".claude/settings.json": "updated", ".cursor/rules/cohent.mdc": "created", ".github/copilot-instructions.md": "created",
     });
 
     const files = snapshot(root);
-    expect(JSON.parse(files[".cohent/project.json"]!)).toEqual({ version: 1, service: server.url, repository: "acme/shop" });
+    expect(JSON.parse(files[".cohent/project.json"]!)).toEqual({ version: 1, service: server.url, repository: "acme/shop", adapterVersion: COHENT_VERSION });
     expect(files[".gitignore"]).toBe("node_modules\n# Cohent: per-machine session state\n.cohent/runtime.json\n.cohent/runtime.json.*\n");
     expect(files["AGENTS.md"]).toMatch(/^# Shop\n\nRun the tests before committing\.\n\n<!-- cohent:begin/);
     expect(files["AGENTS.md"]).toContain("node .cohent/cohent.mjs intent");

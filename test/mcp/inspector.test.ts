@@ -5,27 +5,31 @@ import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startBackend, type TestBackend } from "../helpers/backend.js";
+import { pinnedTool } from "../helpers/pinned-tool.js";
 import { makeRepo, type Repo } from "./helpers.js";
 
 /**
  * A second, independent MCP client: @modelcontextprotocol/inspector in its
  * CLI mode (exit 0 on success, 5 on isError). It advertises roots: none on
- * the command line, the configured ones with --config.
+ * the command line, the configured ones with --config. Its engines field asks
+ * for Node 22 (it runs on 20), so it lives in a pinned-tool cache, not among
+ * the workspace's devDependencies.
  */
 
-const INSPECTOR = path.join(process.cwd(), "node_modules", ".bin", "mcp-inspector");
+let INSPECTOR: string;
 let backend: TestBackend;
 let repo: Repo;
 let token: string;
 let home: string;
 
 beforeAll(async () => {
+  INSPECTOR = pinnedTool("@modelcontextprotocol/inspector", "2.12.0", "mcp-inspector");
   backend = await startBackend();
   await backend.addRepo("acme/shop");
   token = await backend.issueToken("acme/shop", "carol");
   repo = await makeRepo(backend.url);
   home = mkdtempSync(path.join(os.tmpdir(), "cohent-inspector-"));
-});
+}, 300_000);
 afterAll(async () => {
   await backend?.stop();
 });

@@ -1,10 +1,18 @@
 import type { Context, Next } from "koa";
-import { CohentError, failure, success, toCohentError } from "@cohent/protocol";
+import { CohentError, COHENT_VERSION, failure, MIN_ADAPTER_VERSION, success, toCohentError } from "@cohent/protocol";
 import type { Deps } from "../operations/deps.js";
 
-/** Answers with a v1 success envelope; the meta carries the server's time and, on agent calls, the session. */
+/** Every envelope's meta: the server's time and version, the oldest adapter it accepts, and, on agent calls, the session. */
+const meta = (deps: Deps, ctx: Context) => ({
+  serverTime: deps.clock().toISOString(),
+  serverVersion: COHENT_VERSION,
+  minAdapterVersion: MIN_ADAPTER_VERSION,
+  ...(ctx.state.meta ?? {}),
+});
+
+/** Answers with a v1 success envelope. */
 export function reply(deps: Deps, ctx: Context, operation: string, data: unknown): void {
-  ctx.body = success(operation, data, { serverTime: deps.clock().toISOString(), ...(ctx.state.meta ?? {}) });
+  ctx.body = success(operation, data, meta(deps, ctx));
 }
 
 /** Names the operation for the access log and the envelope, success or failure. */
@@ -35,7 +43,7 @@ export function errorEnvelope(deps: Deps) {
       const known = err instanceof CohentError ? err : (fromHttpError(err) ?? toCohentError(err));
       if (known.code === "INTERNAL") deps.log.error({ err }, "unhandled error");
       ctx.status = known.status;
-      ctx.body = failure(String(ctx.state.operation ?? "http"), known, { serverTime: deps.clock().toISOString(), ...(ctx.state.meta ?? {}) });
+      ctx.body = failure(String(ctx.state.operation ?? "http"), known, meta(deps, ctx));
     }
   };
 }

@@ -41,10 +41,6 @@ export function providerOf(url: string): Provider {
   throw new Error(`DATABASE_URL must start with file: or postgres:// (got ${url.split(":")[0]}:…)`);
 }
 
-export function sqliteUrl(dataDir: string): string {
-  return `file:${path.resolve(dataDir, "cohent.sqlite")}`;
-}
-
 export function sqlitePath(url: string): string {
   return url.replace(/^file:/, "").replace(/\?.*$/, "");
 }

@@ -1,9 +1,11 @@
 import { createHash, randomUUID } from "node:crypto";
 import { existsSync, mkdirSync, readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
 import Database from "better-sqlite3";
 import pg from "pg";
+import { CohentError } from "@cohent/protocol/codes";
+import { COHENT_VERSION } from "@cohent/protocol/version";
+import { shipped } from "../shipped.js";
 import { providerOf, sqlitePath, type Provider } from "./db.js";
 
 /**
@@ -11,7 +13,7 @@ import { providerOf, sqlitePath, type Provider } from "./db.js";
  * `_prisma_migrations` bookkeeping (same columns, same sha256 checksum), so
  * `prisma migrate status` agrees with it, without the CLI's start-up cost.
  */
-const PRISMA_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../../prisma");
+const PRISMA_DIR = shipped("prisma");
 
 export interface Migration {
   name: string;
@@ -41,6 +43,15 @@ const PG_TABLE = `CREATE TABLE IF NOT EXISTS "_prisma_migrations" (
   "started_at" TIMESTAMPTZ NOT NULL DEFAULT now(), "applied_steps_count" INTEGER NOT NULL DEFAULT 0)`;
 
 function checkApplied(applied: Map<string, string>, migrations: Migration[]): Migration[] {
+  // A migration this version does not ship means a newer Cohent migrated the database: refuse, rather than serve a schema it does not know.
+  const unknown = [...applied.keys()].filter((name) => !migrations.some((m) => m.name === name)).sort();
+  if (unknown.length > 0) {
+    throw new CohentError(
+      "DATABASE_TOO_NEW",
+      `This database was migrated by a newer Cohent than ${COHENT_VERSION} (unknown migration ${unknown.join(", ")}). Upgrade cohent (npm install -g cohent@latest), or point --data-dir / DATABASE_URL at another database.`,
+      { migrations: unknown, version: COHENT_VERSION },
+    );
+  }
   for (const [name, checksum] of applied) {
     const m = migrations.find((x) => x.name === name);
     if (m && m.checksum !== checksum) throw new Error(`migration ${name} was changed after it was applied`);

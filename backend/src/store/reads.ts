@@ -19,17 +19,19 @@ export const reads = (c: PrismaTx) => ({
   },
   /** A fingerprint of everything the console shows: the change log and what changes outside it. */
   fingerprint: async () => {
-    const [event, pairing, tokens, revoked, seen, repos] = await Promise.all([
+    const [event, pairing, tokens, revoked, seen, repos, catches] = await Promise.all([
       c.event.aggregate({ _max: { seq: true } }),
       c.pairing.aggregate({ _max: { updatedAt: true }, _count: true }),
       c.agentToken.count(),
       c.agentToken.count({ where: { revokedAt: { not: null } } }),
       c.session.aggregate({ _max: { lastSeenAt: true } }),
       c.repository.aggregate({ _count: true, _max: { createdAt: true } }),
+      // A refused claim writes no event, and lease renewals are coalesced: count the catches themselves.
+      c.guardCatch.count(),
     ]);
     return [
       event._max.seq ?? 0, pairing._count, pairing._max.updatedAt?.getTime() ?? 0, tokens, revoked,
-      seen._max.lastSeenAt?.getTime() ?? 0, repos._count,
+      seen._max.lastSeenAt?.getTime() ?? 0, repos._count, catches,
     ].join(":");
   },
   repoSummary: async (repoId: string) => {

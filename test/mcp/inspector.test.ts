@@ -4,8 +4,8 @@ import os from "node:os";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startBackend, type TestBackend } from "../helpers/backend.js";
-import { makeRepo, type Repo } from "./helpers.js";
+import type { TestBackend } from "../helpers/backend.js";
+import { startFixture, type Repo } from "./helpers.js";
 
 /**
  * A second, independent MCP client: @modelcontextprotocol/inspector in its
@@ -14,21 +14,12 @@ import { makeRepo, type Repo } from "./helpers.js";
  */
 
 const INSPECTOR = path.join(process.cwd(), "node_modules", ".bin", "mcp-inspector");
-let backend: TestBackend;
-let repo: Repo;
-let token: string;
-let home: string;
-
+let backend: TestBackend, repo: Repo, token: string;
+const home = mkdtempSync(path.join(os.tmpdir(), "cohent-inspector-"));
 beforeAll(async () => {
-  backend = await startBackend();
-  await backend.addRepo("acme/shop");
-  token = await backend.issueToken("acme/shop", "carol");
-  repo = await makeRepo(backend.url);
-  home = mkdtempSync(path.join(os.tmpdir(), "cohent-inspector-"));
+  ({ backend, repo, token } = await startFixture("carol"));
 });
-afterAll(async () => {
-  await backend?.stop();
-});
+afterAll(() => backend?.stop());
 
 function inspector(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {

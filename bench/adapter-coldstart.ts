@@ -1,12 +1,9 @@
 import { spawn } from "node:child_process";
-import { copyFileSync, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
-import os from "node:os";
+import { statSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { buildAdapter } from "../adapter/build.mjs";
 import { CODEX_GUARD_COMMAND } from "../adapter/src/init.js";
-import { startBackend } from "../test/helpers/backend.js";
-import { median, percentile } from "./lib.js";
+import { benchCheckout, median, percentile } from "./lib.js";
 
 /**
  * Cold start of the adapter's hook: the p50 of a whole `node cohent.mjs
@@ -43,18 +40,10 @@ function wrapped(cwd: string, env: Record<string, string>, stdin: string): Promi
 }
 
 export async function benchAdapter(): Promise<Record<string, string | number>[]> {
-  const dir = mkdtempSync(path.join(os.tmpdir(), "cohent-bench-adapter-"));
-  const backend = await startBackend();
+  const co = await benchCheckout("bench/adapter", "Codex");
   try {
-    const bundle = await buildAdapter({ quiet: true, outfile: path.join(dir, "bundle", "cohent.mjs") });
-    const root = path.join(dir, "repo");
-    mkdirSync(path.join(root, ".cohent"), { recursive: true });
-    copyFileSync(bundle, path.join(root, ".cohent", "cohent.mjs"));
-    await backend.addRepo("bench/adapter");
-    const token = await backend.issueToken("bench/adapter", "bench", "Codex");
-    writeFileSync(path.join(root, ".cohent", "project.json"), JSON.stringify({ version: 1, service: backend.url, repository: "bench/adapter" }));
-    const env = { PATH: process.env.PATH ?? "", HOME: dir, COHENT_AGENT_TOKEN: token };
-    const script = path.join(root, ".cohent", "cohent.mjs");
+    const { root, script, bundle } = co;
+    const env = { PATH: process.env.PATH ?? "", HOME: co.home, COHENT_AGENT_TOKEN: co.token };
     const payloadOf = (payload: object) => JSON.stringify({ session_id: "bench", turn_id: "t", cwd: root, model: "gpt-5.5", ...payload });
     const hookIn = (e: Record<string, string>, payload: object) => once([script, "hook"], root, e, payloadOf(payload));
     const hook = (payload: object) => hookIn(env, payload);
@@ -89,8 +78,7 @@ export async function benchAdapter(): Promise<Record<string, string | number>[]>
       return { case: name, runs: t.length, p50_ms: +median(t).toFixed(1), p90_ms: +percentile(t, 90).toFixed(1), ratio: +(median(t) / floor).toFixed(2), bundle_kb: +(statSync(bundle).size / 1024).toFixed(1) };
     });
   } finally {
-    await backend.stop();
-    rmSync(dir, { recursive: true, force: true });
+    await co.stop();
   }
 }
 

@@ -1,4 +1,9 @@
-/** Small measuring helpers: medians, percentiles and Markdown tables. */
+import { rmSync } from "node:fs";
+import path from "node:path";
+import { builtAdapter, makeCheckout, type Checkout } from "../test/adapter/helpers.js";
+import { backendWithRepo, type TestBackend } from "../test/helpers/backend.js";
+
+/** Small measuring helpers: medians, percentiles and Markdown tables, and the checkout the adapter benches run in. */
 
 export function median(xs: number[]): number {
   const s = [...xs].sort((a, b) => a - b);
@@ -20,4 +25,18 @@ export function table(title: string, rows: Record<string, string | number>[]): v
   console.log(line(keys));
   console.log(line(width.map((w) => "-".repeat(w))));
   for (const r of rows) console.log(line(keys.map((k) => String(r[k]))));
+}
+
+/** A local backend with `repo`, the person "bench" and a token, and a checkout with both built files (its HOME beside it). */
+export async function benchCheckout(
+  repo: string,
+  client?: string,
+): Promise<Checkout & { backend: TestBackend; token: string; bundle: string; stop(): Promise<void> }> {
+  const { backend, tokens: [token] } = await backendWithRepo(repo, "", client ? ["bench", client] : ["bench"]);
+  const co = await makeCheckout(backend.url, repo);
+  const stop = async () => {
+    await backend.stop();
+    rmSync(path.dirname(co.root), { recursive: true, force: true });
+  };
+  return { ...co, backend, token, bundle: await builtAdapter(), stop };
 }

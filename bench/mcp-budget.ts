@@ -1,12 +1,10 @@
 import { execFileSync } from "node:child_process";
-import { copyFileSync, mkdirSync, mkdtempSync, statSync, writeFileSync } from "node:fs";
-import os from "node:os";
+import { statSync } from "node:fs";
 import path from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { buildAdapter, MCP_FILE } from "../adapter/build.mjs";
-import { startBackend } from "../test/helpers/backend.js";
-import { median } from "./lib.js";
+import { MCP_FILE } from "../adapter/build.mjs";
+import { benchCheckout, median } from "./lib.js";
 
 /**
  * The MCP server's footprint in an agent's context and in time: the whole
@@ -26,19 +24,11 @@ export const MCP_BUNDLE_BEFORE = 700_576;
 const RUNS = Number(process.env.COHENT_BENCH_RUNS ?? 10);
 
 export async function benchMcp(): Promise<Record<string, string | number>[]> {
-  const dir = mkdtempSync(path.join(os.tmpdir(), "cohent-bench-mcp-"));
-  const backend = await startBackend();
+  const co = await benchCheckout("bench/mcp");
   try {
-    const bundle = await buildAdapter({ quiet: true, outfile: path.join(dir, "bundle", "cohent.mjs") });
-    const root = path.join(dir, "repo");
-    mkdirSync(path.join(root, ".cohent"), { recursive: true });
+    const { root, bundle } = co;
     execFileSync("git", ["init", "-q"], { cwd: root });
-    copyFileSync(bundle, path.join(root, ".cohent", "cohent.mjs"));
-    copyFileSync(path.join(path.dirname(bundle), MCP_FILE), path.join(root, ".cohent", MCP_FILE));
-    await backend.addRepo("bench/mcp");
-    const token = await backend.issueToken("bench/mcp", "bench");
-    writeFileSync(path.join(root, ".cohent", "project.json"), JSON.stringify({ version: 1, service: backend.url, repository: "bench/mcp" }));
-    const env = { PATH: process.env.PATH ?? "", HOME: dir, COHENT_AGENT_TOKEN: token, COHENT_SESSION: "bench", COHENT_USAGE_LOG: "0" };
+    const env = { PATH: process.env.PATH ?? "", HOME: co.home, COHENT_AGENT_TOKEN: co.token, COHENT_SESSION: "bench", COHENT_USAGE_LOG: "0" };
 
     let listChars = 0;
     let toolCount = 0;
@@ -63,7 +53,7 @@ export async function benchMcp(): Promise<Record<string, string | number>[]> {
       { measure: "cohent-mcp.mjs (mcp, agent)", value: `${mcpBytes} bytes (was ${MCP_BUNDLE_BEFORE})`, budget: `${MCP_BUNDLE_BUDGET} bytes`, ok: mcpBytes <= MCP_BUNDLE_BUDGET ? "yes" : "NO" },
     ];
   } finally {
-    await backend.stop();
+    await co.stop();
   }
 }
 

@@ -21,6 +21,12 @@ interface Word {
 /** Characters allowed outside quotes. Anything else (; & | < > ( ) $ ` \ * ? [ ] { } ~ # ! newline …) refuses. */
 const SAFE_UNQUOTED = /[A-Za-z0-9_\-./=:,@%+^]/;
 
+/** The two quotes: a newline is refused inside either; inside double quotes also what the shell would expand. */
+const QUOTES = new Map([
+  ["'", { name: "single", refused: /[\n\r]/, reason: "a newline inside quotes" }],
+  ['"', { name: "double", refused: /[$`\\!\n\r]/, reason: "an expansion or escape inside double quotes" }],
+]);
+
 function split(command: string): Word[] | string {
   const words: Word[] = [];
   let current: Word | null = null;
@@ -34,21 +40,12 @@ function split(command: string): Word[] | string {
       quoted = false;
       continue;
     }
-    if (c === "'") {
-      const end = command.indexOf("'", i + 1);
-      if (end === -1) return "an unterminated single quote";
+    const quote = QUOTES.get(c);
+    if (quote) {
+      const end = command.indexOf(c, i + 1);
+      if (end === -1) return `an unterminated ${quote.name} quote`;
       const body = command.slice(i + 1, end);
-      if (body.includes("\n") || body.includes("\r")) return "a newline inside quotes";
-      begin().text += body;
-      quoted = true;
-      i = end;
-      continue;
-    }
-    if (c === '"') {
-      const end = command.indexOf('"', i + 1);
-      if (end === -1) return "an unterminated double quote";
-      const body = command.slice(i + 1, end);
-      if (/[$`\\!\n\r]/.test(body)) return "an expansion or escape inside double quotes";
+      if (quote.refused.test(body)) return quote.reason;
       begin().text += body;
       quoted = true;
       i = end;

@@ -17,11 +17,16 @@ export const IntentResponse = z.strictObject({
   packet: Packet,
 });
 
-export const ScopeConflict = z.strictObject({
+/** Whose intent a peer's claim belongs to, as a scope answer names it. */
+const peerIntent = {
   intentId: z.string(),
   person: z.string(),
   client: z.string().nullable(),
   model: z.string().nullable(),
+};
+
+export const ScopeConflict = z.strictObject({
+  ...peerIntent,
   objective: z.string().nullable(),
   paths: z.array(z.string()),
   theirPaths: z.array(z.string()),
@@ -105,10 +110,7 @@ export const StatusResponse = z.strictObject({
 export const ScopesResponse = z.strictObject({
   peers: z.array(
     z.strictObject({
-      intentId: z.string(),
-      person: z.string(),
-      client: z.string().nullable(),
-      model: z.string().nullable(),
+      ...peerIntent,
       paths: z.array(z.string()),
     }),
   ),

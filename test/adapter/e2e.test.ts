@@ -3,8 +3,8 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { GUIDANCE } from "@cohent/protocol/actions";
 import { admin, consoleOps } from "@cohent/backend";
-import { startBackend, type TestBackend } from "../helpers/backend.js";
-import { addPatch, agentRuns, claude, codex, hook, makeCheckout, run } from "./helpers.js";
+import { backendWithRepo, startBackend, type TestBackend } from "../helpers/backend.js";
+import { addPatch, agentRuns, claude, codex, hook, intentJson, makeCheckout, run } from "./helpers.js";
 
 /**
  * The built cohent.mjs as child processes against a real backend on
@@ -12,22 +12,13 @@ import { addPatch, agentRuns, claude, codex, hook, makeCheckout, run } from "./h
  * Code), each with its own person's token.
  */
 
-let server: TestBackend;
 const REPO = "acme/shop";
-let aliceToken: string;
-let bobToken: string;
+let server: TestBackend, aliceToken: string, bobToken: string;
 
 beforeAll(async () => {
-  server = await startBackend();
-  await server.addRepo(REPO, "Ship the new checkout");
-  aliceToken = await server.issueToken(REPO, "alice", "Codex");
-  bobToken = await server.issueToken(REPO, "bob", "Claude Code");
+  ({ backend: server, tokens: [aliceToken, bobToken] } = await backendWithRepo(REPO, "Ship the new checkout", ["alice", "Codex"], ["bob", "Claude Code"]));
 });
-afterAll(async () => {
-  await server?.stop();
-});
-
-const intentJson = (o: object) => JSON.stringify({ plan: [], components: [], dependsOn: [], deferred: [], requires: [], capabilities: [], state: "planned", ...o });
+afterAll(() => server?.stop());
 
 async function sessionByKey(key: string) {
   const rows = await admin.listSessions(server.deps, REPO);

@@ -2,7 +2,8 @@ import { spawn } from "node:child_process";
 import { copyFileSync, mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { buildAdapter } from "../../adapter/build.mjs";
+import { fileURLToPath } from "node:url";
+import { buildAdapter, MCP_FILE } from "../../adapter/build.mjs";
 
 /**
  * End-to-end helpers: the adapter is built with esbuild exactly as shipped,
@@ -36,7 +37,7 @@ export async function makeCheckout(service: string | null, repository = "acme/sh
   const bundle = await builtAdapter();
   copyFileSync(bundle, script);
   // The second file (MCP server, agent CLI), as `cohent init` installs it next to the first.
-  copyFileSync(path.join(path.dirname(bundle), "cohent-mcp.mjs"), path.join(root, ".cohent", "cohent-mcp.mjs"));
+  copyFileSync(path.join(path.dirname(bundle), MCP_FILE), path.join(root, ".cohent", MCP_FILE));
   return { root, home, script };
 }
 
@@ -105,6 +106,11 @@ export const claude = {
   stop: (session: string, cwd: string) => ({ session_id: session, transcript_path: "/tmp/c.jsonl", cwd, hook_event_name: "Stop", stop_hook_active: false }),
 };
 
+/** An intent body with every list empty but what `o` sets. */
+export const intentJson = (o: object) =>
+  JSON.stringify({ plan: [], components: [], dependsOn: [], deferred: [], requires: [], capabilities: [], state: "planned", ...o });
+/** Node flags for a command process that cannot open a socket (every connect fails with EPERM), as in Codex's sandbox. */
+export const sandboxed = ["--require", path.join(path.dirname(fileURLToPath(import.meta.url)), "fixtures", "no-network.cjs")];
 export const addPatch = (file: string) => `*** Begin Patch\n*** Add File: ${file}\n+patched\n*** End Patch\n`;
 
 export function shellQuote(args: string[]): string {

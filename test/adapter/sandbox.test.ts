@@ -1,10 +1,9 @@
 import { execFileSync } from "node:child_process";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
 import { readFileSync, writeFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startBackend, type TestBackend } from "../helpers/backend.js";
-import { agentRuns, codex, hook, makeCheckout, run } from "./helpers.js";
+import { backendWithRepo, type TestBackend } from "../helpers/backend.js";
+import { agentRuns, codex, hook, intentJson, makeCheckout, run, sandboxed } from "./helpers.js";
 
 /**
  * Codex's default sandbox: the agent's shell cannot open a socket, while
@@ -13,24 +12,13 @@ import { agentRuns, codex, hook, makeCheckout, run } from "./helpers.js";
  * runs as a normal process. The relay must carry the operation across.
  */
 
-const NO_NETWORK = path.join(path.dirname(fileURLToPath(import.meta.url)), "fixtures", "no-network.cjs");
-const sandboxed = ["--require", NO_NETWORK];
-let server: TestBackend;
 const REPO = "acme/sandbox";
-let alice: string;
-let bob: string;
+let server: TestBackend, alice: string, bob: string;
 
 beforeAll(async () => {
-  server = await startBackend();
-  await server.addRepo(REPO, "Sandboxed work");
-  alice = await server.issueToken(REPO, "alice", "Codex");
-  bob = await server.issueToken(REPO, "bob", "Codex");
+  ({ backend: server, tokens: [alice, bob] } = await backendWithRepo(REPO, "Sandboxed work", ["alice", "Codex"], ["bob", "Codex"]));
 });
-afterAll(async () => {
-  await server?.stop();
-});
-
-const intentJson = (o: object) => JSON.stringify({ plan: [], components: [], dependsOn: [], deferred: [], requires: [], capabilities: [], state: "planned", ...o });
+afterAll(() => server?.stop());
 
 describe("the sandbox relay", () => {
   it("the JSON agent CLI with its request in a file is relayed too; from stdin it cannot be", async () => {

@@ -1,9 +1,7 @@
-import path from "node:path";
-import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { agentClient, startBackend, type TestBackend } from "../helpers/backend.js";
+import { agentClient, backendWithRepo, type TestBackend } from "../helpers/backend.js";
 import { sh, snapshot, write } from "./git-repo.js";
-import { agentRuns, claude, codex, hook, makeCheckout, run, type Checkout } from "./helpers.js";
+import { agentRuns, claude, codex, hook, intentJson, makeCheckout, run, sandboxed, type Checkout } from "./helpers.js";
 
 /**
  * Two sessions share one checkout against a real backend and the built
@@ -13,24 +11,13 @@ import { agentRuns, claude, codex, hook, makeCheckout, run, type Checkout } from
  * (Codex's sandbox), so `commit` goes through the PreToolUse hook's relay.
  */
 
-const NO_NETWORK = path.join(path.dirname(fileURLToPath(import.meta.url)), "fixtures", "no-network.cjs");
-const sandboxed = ["--require", NO_NETWORK];
 const REPO = "acme/shared";
-let server: TestBackend;
-let alice: string;
-let bob: string;
+let server: TestBackend, alice: string, bob: string;
 
 beforeAll(async () => {
-  server = await startBackend();
-  await server.addRepo(REPO, "One checkout, two agents");
-  alice = await server.issueToken(REPO, "alice", "Codex");
-  bob = await server.issueToken(REPO, "bob", "Claude Code");
+  ({ backend: server, tokens: [alice, bob] } = await backendWithRepo(REPO, "One checkout, two agents", ["alice", "Codex"], ["bob", "Claude Code"]));
 });
-afterAll(async () => {
-  await server?.stop();
-});
-
-const intentJson = (o: object) => JSON.stringify({ plan: [], components: [], dependsOn: [], deferred: [], requires: [], capabilities: [], state: "planned", ...o });
+afterAll(() => server?.stop());
 const ANA = { env: { COHENT_AGENT_TOKEN: "" }, session: "ana-1" };
 const BO = { env: { COHENT_AGENT_TOKEN: "" }, session: "bo-1" };
 

@@ -3,9 +3,8 @@
 // streaming events; every request body is recorded; anything else is a 404.
 // Side requests that offer no Bash tool (titles, summaries) get a plain
 // text answer and do not advance the script.
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
 import { isAbsolute, join } from "node:path";
+import { eventStream, startRecording } from "./fake-server.ts";
 import type { Recorded, Script } from "./script.ts";
 
 export const CLAUDE_CALL_PREFIX = "toolu_";
@@ -19,12 +18,6 @@ export interface FakeAnthropic {
   /** The repository root: Write wants absolute paths. `sub` answers the sub-agents' requests. */
   setScript(s: Script, repoRoot: string, sub?: Script | null): void;
   close(): Promise<void>;
-}
-
-async function readBody(req: IncomingMessage): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const c of req) chunks.push(c as Buffer);
-  return Buffer.concat(chunks).toString("utf8");
 }
 
 function textOf(content: unknown): string {
@@ -62,16 +55,7 @@ export async function startFakeAnthropic(): Promise<FakeAnthropic> {
   let subScript: Script | null = null;
   let root = "/";
   let n = 0;
-  const server: Server = createServer(async (req: IncomingMessage, res: ServerResponse) => {
-    const text = await readBody(req);
-    let body: any = null;
-    try {
-      body = text ? JSON.parse(text) : null;
-    } catch {
-      body = text;
-    }
-    requests.push({ method: req.method ?? "", url: req.url ?? "", headers: req.headers, body });
-    const path = (req.url ?? "").split("?")[0];
+  const server = await startRecording(requests, async (req, path, body, res) => {
     if (req.method !== "POST" || path !== "/v1/messages" || !script) {
       res.writeHead(404, { "content-type": "application/json" }).end(JSON.stringify({ type: "error", error: { type: "not_found_error", message: "not found" } }));
       return;
@@ -105,8 +89,7 @@ export async function startFakeAnthropic(): Promise<FakeAnthropic> {
       res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ ...message, content: [full], stop_reason: stopReason, usage: { input_tokens: 10, output_tokens: 5 } }));
       return;
     }
-    res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache", connection: "keep-alive" });
-    const send = (type: string, data: Record<string, unknown>) => res.write(`event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`);
+    const send = eventStream(res);
     send("message_start", { message });
     if (input) {
       send("content_block_start", { index: 0, content_block: { ...block, input: {} } });
@@ -120,16 +103,14 @@ export async function startFakeAnthropic(): Promise<FakeAnthropic> {
     send("message_stop", {});
     res.end();
   });
-  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return {
-    url,
+    url: server.url,
     requests,
     setScript: (s, repoRoot, sub = null) => {
       script = s;
       subScript = sub;
       root = repoRoot;
     },
-    close: () => new Promise<void>((r) => { server.closeAllConnections(); server.close(() => r()); }),
+    close: server.close,
   };
 }

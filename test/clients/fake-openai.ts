@@ -2,8 +2,7 @@
 // POST /v1/responses answers with SSE (response.created,
 // response.output_item.added/done with one item, response.completed); every
 // request body is recorded. Anything else is a 404.
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
+import { eventStream, startRecording } from "./fake-server.ts";
 import type { Recorded, Script } from "./script.ts";
 
 export const CODEX_CALL_PREFIX = "call_";
@@ -15,12 +14,6 @@ export interface FakeOpenAI {
   requests: Recorded[];
   setScript(s: Script): void;
   close(): Promise<void>;
-}
-
-async function readBody(req: IncomingMessage): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const c of req) chunks.push(c as Buffer);
-  return Buffer.concat(chunks).toString("utf8");
 }
 
 /** Tool results in a Responses request: what the client sent back so far. */
@@ -60,16 +53,7 @@ export async function startFakeOpenAI(): Promise<FakeOpenAI> {
   const requests: Recorded[] = [];
   let script: Script | null = null;
   let n = 0;
-  const server: Server = createServer(async (req: IncomingMessage, res: ServerResponse) => {
-    const text = await readBody(req);
-    let body: any = null;
-    try {
-      body = text ? JSON.parse(text) : null;
-    } catch {
-      body = text;
-    }
-    requests.push({ method: req.method ?? "", url: req.url ?? "", headers: req.headers, body });
-    const path = (req.url ?? "").split("?")[0];
+  const server = await startRecording(requests, async (req, path, body, res) => {
     if (req.method !== "POST" || path !== "/v1/responses" || !script) {
       res.writeHead(404, { "content-type": "application/json" }).end(JSON.stringify({ error: { message: "not found", type: "not_found" } }));
       return;
@@ -77,8 +61,7 @@ export async function startFakeOpenAI(): Promise<FakeOpenAI> {
     const turn = await script.turn(codexToolOutputs(body).map((o) => o.output), CODEX_CALL_PREFIX);
     const id = `resp_${++n}`;
     const out = item(turn);
-    res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache", connection: "keep-alive" });
-    const send = (type: string, data: Record<string, unknown>) => res.write(`event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`);
+    const send = eventStream(res);
     send("response.created", { response: { id, object: "response", status: "in_progress", output: [] } });
     send("response.output_item.added", { output_index: 0, item: out });
     send("response.output_item.done", { output_index: 0, item: out });
@@ -87,15 +70,13 @@ export async function startFakeOpenAI(): Promise<FakeOpenAI> {
     });
     res.end();
   });
-  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return {
-    url,
-    baseUrl: `${url}/v1`,
+    url: server.url,
+    baseUrl: `${server.url}/v1`,
     requests,
     setScript: (s) => {
       script = s;
     },
-    close: () => new Promise<void>((r) => { server.closeAllConnections(); server.close(() => r()); }),
+    close: server.close,
   };
 }

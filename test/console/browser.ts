@@ -2,7 +2,7 @@ import { execFileSync, spawn, type ChildProcess } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { chromium, type Browser } from "playwright-core";
+import { chromium, type Browser, type Page } from "playwright-core";
 
 export const ROOT = path.resolve(import.meta.dirname, "../..");
 export const ARTIFACTS = path.join(ROOT, "test/artifacts/console");
@@ -80,6 +80,35 @@ export async function launchChromium(): Promise<{ browser: Browser; close: () =>
       await browser.close();
     },
   };
+}
+
+export interface ControlRoom {
+  serve: ServeProcess;
+  browser: Browser;
+  page: Page;
+  close: () => Promise<void>;
+}
+
+/** What each browser suite starts from: the console built, the real `cohent serve`, and a chromium page `height` pixels tall. */
+export async function openControlRoom(height: number): Promise<ControlRoom> {
+  ensureConsoleBuilt();
+  const serve = await startServe();
+  try {
+    const { browser, close } = await launchChromium();
+    const page = await (await browser.newContext({ viewport: { width: 1366, height } })).newPage();
+    return {
+      serve,
+      browser,
+      page,
+      close: async () => {
+        await close();
+        await serve.stop();
+      },
+    };
+  } catch (e) {
+    await serve.stop();
+    throw e;
+  }
 }
 
 export interface ServeProcess {

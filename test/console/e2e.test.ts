@@ -1,16 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Browser, BrowserContext, Page } from "playwright-core";
+import type { Browser, Page } from "playwright-core";
 import { addPatch, codex, hook, makeCheckout } from "../adapter/helpers.js";
 import { agentClient } from "../helpers/backend.js";
-import {
-  cohent,
-  ensureConsoleBuilt,
-  launchChromium,
-  screenshotPath,
-  startServe,
-  type ServeProcess,
-} from "./browser.js";
-import { pairingRequest, pairingToken } from "./helpers.js";
+import { cohent, openControlRoom, screenshotPath, type ServeProcess } from "./browser.js";
+import { declare, pairingRequest, pairingToken, publish } from "./helpers.js";
 
 /**
  * The newcomer's path, end to end: the real `cohent serve` child process
@@ -20,24 +13,16 @@ import { pairingRequest, pairingToken } from "./helpers.js";
 
 let serve: ServeProcess;
 let browser: Browser;
-let closeBrowser: () => Promise<void>;
-let context: BrowserContext;
 let page: Page;
+let closeRoom: () => Promise<void>;
 /** The credential the pairing test receives, used by the agent tests after it. */
 let aliceToken = "";
 
 beforeAll(async () => {
-  ensureConsoleBuilt();
-  serve = await startServe();
-  ({ browser, close: closeBrowser } = await launchChromium());
-  context = await browser.newContext({ viewport: { width: 1366, height: 768 } });
-  page = await context.newPage();
+  ({ serve, browser, page, close: closeRoom } = await openControlRoom(768));
 }, 180_000);
 
-afterAll(async () => {
-  await closeBrowser?.();
-  await serve?.stop();
-});
+afterAll(() => closeRoom?.());
 
 /** What `bootstrap --approve` does: poll at the interval, slow down when told, until a final answer. */
 async function waitForCredential(base: string, deviceCode: string, interval: number) {
@@ -50,14 +35,6 @@ async function waitForCredential(base: string, deviceCode: string, interval: num
     else if (res.body.error.code !== "PAIRING_PENDING") throw new Error(res.body.error.code);
   }
 }
-
-const INTENT = (objective: string, extra: Record<string, unknown> = {}) => ({
-  objective,
-  plan: ["do it"],
-  components: ["cart"],
-  state: "planned",
-  ...extra,
-});
 
 describe("Control Room in a browser", () => {
   it("serves the console and the API from one port and asks for sign-in first", async () => {
@@ -126,41 +103,18 @@ describe("Control Room in a browser", () => {
     await page.screenshot({ path: screenshotPath("05-no-active-work") });
 
     // Alice starts; her card appears without a reload.
-    const a = (
-      await alice.post({
-        type: "publish",
-        prompt: "Refactor cart validation",
-        paths: ["app/cart.ts"],
-        clientName: "Codex",
-        model: "gpt-5",
-      })
-    ).body.data;
+    const a = await publish(alice, "Refactor cart validation", { clientName: "Codex", model: "gpt-5" });
     const t0 = Date.now();
     await page.locator('[data-testid="work-card"][data-person="alice"]').waitFor({ timeout: 3_000 });
     expect(Date.now() - t0).toBeLessThan(2_500);
-    await alice.post({
-      type: "intent",
-      intentId: a.intentId,
-      intent: INTENT("Refactor cart validation", { outputs: ["cart-api"] }),
-    });
+    await declare(alice, a.intentId, "Refactor cart validation", { outputs: ["cart-api"] });
     expect((await alice.post({ type: "scope", intentId: a.intentId, paths: ["app/cart.ts"] })).status).toBe(
       200,
     );
 
     // Bob's work depends on Alice's output and wants the same file.
-    const b = (
-      await bob.post({
-        type: "publish",
-        prompt: "Add coupon field to the cart",
-        paths: ["app/cart.ts"],
-        clientName: "Claude Code",
-      })
-    ).body.data;
-    const waited = await bob.post({
-      type: "intent",
-      intentId: b.intentId,
-      intent: INTENT("Add coupon field", { dependsOn: ["cart-api"] }),
-    });
+    const b = await publish(bob, "Add coupon field to the cart", { clientName: "Claude Code" });
+    const waited = await declare(bob, b.intentId, "Add coupon field", { dependsOn: ["cart-api"] });
     expect(waited.body.data.action).toBe("wait");
     const refused = await bob.post({ type: "scope", intentId: b.intentId, paths: ["app/cart.ts"] });
     expect(refused.body.error.code).toBe("SCOPE_CONFLICT");

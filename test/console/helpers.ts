@@ -1,5 +1,5 @@
 import { consoleOps } from "@cohent/backend";
-import type { TestBackend } from "../helpers/backend.js";
+import type { agentClient, TestBackend } from "../helpers/backend.js";
 
 /** A browser-like console client over real HTTP: a cookie jar and the CSRF token. */
 export class ConsoleClient {
@@ -78,3 +78,20 @@ export async function pairingToken(base: string, deviceCode: string) {
   });
   return { status: res.status, body: (await res.json()) as any };
 }
+
+/** An agent publishes a prompt on the cart file over the API; answers the publish's data (intentId, packet). */
+export const publish = async (agent: ReturnType<typeof agentClient>, prompt: string, extra: Record<string, unknown> = {}) =>
+  (await agent.post({ type: "publish", prompt, paths: ["app/cart.ts"], ...extra })).body.data;
+
+/** An agent declares its intent over the API: `objective` with a one-step plan on the cart, plus `extra`. */
+export const declare = (
+  agent: ReturnType<typeof agentClient>,
+  intentId: string,
+  objective: string,
+  extra: Record<string, unknown> = {},
+) =>
+  agent.post({
+    type: "intent",
+    intentId,
+    intent: { objective, plan: ["do it"], components: ["cart"], state: "planned", ...extra },
+  });

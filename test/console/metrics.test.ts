@@ -1,15 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Metrics, MetricsSeries, Overview } from "@cohent/protocol";
-import type { Browser, Locator, Page } from "playwright-core";
+import type { Locator, Page } from "playwright-core";
 import { agentClient } from "../helpers/backend.js";
-import {
-  cohent,
-  ensureConsoleBuilt,
-  launchChromium,
-  screenshotPath,
-  startServe,
-  type ServeProcess,
-} from "./browser.js";
+import { cohent, openControlRoom, screenshotPath, type ServeProcess } from "./browser.js";
+import { declare, publish } from "./helpers.js";
 
 /**
  * The metrics page shows exactly the figures the backend computes: every
@@ -20,17 +14,8 @@ import {
 
 const REPO = "acme/metrics";
 let serve: ServeProcess;
-let browser: Browser;
-let closeBrowser: () => Promise<void>;
 let page: Page;
-
-const INTENT = (objective: string, extra: Record<string, unknown> = {}) => ({
-  objective,
-  plan: ["do it"],
-  components: ["cart"],
-  state: "planned",
-  ...extra,
-});
+let closeRoom: () => Promise<void>;
 
 /** What the admin CLI computes for the window the page shows by default. */
 const cliMetrics = (): Metrics =>
@@ -61,18 +46,12 @@ async function consoleApi<T>(method: "GET" | "POST", path: string, body?: unknow
 const shown = async (name: string) => (await tile(name).getByTestId("value").innerText()).trim();
 
 beforeAll(async () => {
-  ensureConsoleBuilt();
-  serve = await startServe();
-  ({ browser, close: closeBrowser } = await launchChromium());
-  page = await (await browser.newContext({ viewport: { width: 1366, height: 900 } })).newPage();
+  ({ serve, page, close: closeRoom } = await openControlRoom(900));
   await page.goto(serve.signInLink);
   await page.getByRole("heading", { name: "Repositories" }).waitFor();
 }, 180_000);
 
-afterAll(async () => {
-  await closeBrowser?.();
-  await serve?.stop();
-});
+afterAll(() => closeRoom?.());
 
 describe("metrics page", () => {
   it("shows every total and every bar the backend computes", async () => {
@@ -83,23 +62,12 @@ describe("metrics page", () => {
     const bob = agentClient(serve.url, token("bob"), "bob-m1");
 
     // Alice produces an output and claims a file; Bob waits for the output and is refused the file.
-    const a = (
-      await alice.post({ type: "publish", prompt: "Refactor cart validation", paths: ["app/cart.ts"] })
-    ).body.data;
-    await alice.post({
-      type: "intent",
-      intentId: a.intentId,
-      intent: INTENT("Refactor cart validation", { outputs: ["cart-api"] }),
-    });
+    const a = await publish(alice, "Refactor cart validation");
+    await declare(alice, a.intentId, "Refactor cart validation", { outputs: ["cart-api"] });
     const claimed = await alice.post({ type: "scope", intentId: a.intentId, paths: ["app/cart.ts"] });
     expect(claimed.status).toBe(200);
-    const b = (await bob.post({ type: "publish", prompt: "Add a coupon field", paths: ["app/cart.ts"] })).body
-      .data;
-    const waited = await bob.post({
-      type: "intent",
-      intentId: b.intentId,
-      intent: INTENT("Add a coupon field", { dependsOn: ["cart-api"] }),
-    });
+    const b = await publish(bob, "Add a coupon field");
+    const waited = await declare(bob, b.intentId, "Add a coupon field", { dependsOn: ["cart-api"] });
     expect(waited.body.data.action).toBe("wait");
     expect(
       (await bob.post({ type: "scope", intentId: b.intentId, paths: ["app/cart.ts"] })).body.error.code,

@@ -71,6 +71,19 @@ export async function startBackend(opts: { kind?: "sqlite" | "postgres"; lease?:
   };
 }
 
+/** A backend with one repository and a token per person (`[person, client?]`, in order): how most suites begin. */
+export async function backendWithRepo<P extends [person: string, client?: string][]>(
+  repo: string,
+  goal: string,
+  ...people: P
+): Promise<{ backend: TestBackend; tokens: { [K in keyof P]: string } }> {
+  const backend = await startBackend();
+  await backend.addRepo(repo, goal);
+  const tokens: string[] = [];
+  for (const [person, client] of people) tokens.push(await backend.issueToken(repo, person, client));
+  return { backend, tokens: tokens as { [K in keyof P]: string } };
+}
+
 /** A small agent-API client over real HTTP. */
 export function agentClient(base: string, token: string, session: string) {
   const headers = { authorization: `Bearer ${token}`, "x-cohent-session": session, "content-type": "application/json" };

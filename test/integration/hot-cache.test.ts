@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import pino from "pino";
 import { CheckpointRequest, CohentError, IntentRequest, PublishRequest } from "@cohent/protocol";
-import { createStore, DEFAULT_LEASE, migrate, openDb, type Db, type Store } from "@cohent/backend";
+import { createStore, DEFAULT_LEASE, type Store } from "@cohent/backend";
 import { addRepo, controlSession, issueToken, revokeToken } from "../../backend/src/operations/people/admin.js";
 import { authenticate } from "../../backend/src/operations/agent/session.js";
 import { publish } from "../../backend/src/operations/agent/publish.js";
@@ -9,7 +9,7 @@ import { intent } from "../../backend/src/operations/agent/intent.js";
 import { checkpoint } from "../../backend/src/operations/agent/checkpoint.js";
 import { poll } from "../../backend/src/operations/agent/poll.js";
 import type { Deps } from "../../backend/src/operations/deps.js";
-import { freshDatabaseUrl } from "../helpers/backend.js";
+import { openTwoHandles, type TwoHandles } from "../helpers/two-handles.js";
 import { DATABASE_KINDS } from "../helpers/kinds.js";
 
 /**
@@ -19,11 +19,9 @@ import { DATABASE_KINDS } from "../helpers/kinds.js";
  * bound of store/changes.
  */
 describe.each(DATABASE_KINDS)("the hot path's caches (%s)", (kind) => {
-  let server: Db;
-  let admin: Db;
+  let handles: TwoHandles;
   let serverStore: Store;
   let adminStore: Store;
-  let drop: () => Promise<void>;
   let offset = 0;
   const deps = (store: Store) => ({ store, clock: () => new Date(Date.now() + offset), lease: DEFAULT_LEASE, log: pino({ level: "silent" }) }) satisfies Deps;
   const code = async (p: Promise<unknown>) => p.then(() => "ok", (e: unknown) => (e instanceof CohentError ? e.code : String(e)));
@@ -39,20 +37,11 @@ describe.each(DATABASE_KINDS)("the hot path's caches (%s)", (kind) => {
   };
 
   beforeAll(async () => {
-    const fresh = await freshDatabaseUrl(kind);
-    drop = fresh.drop;
-    await migrate(fresh.url);
-    server = await openDb(fresh.url);
-    admin = await openDb(fresh.url);
-    serverStore = createStore(server);
-    adminStore = createStore(admin);
+    handles = await openTwoHandles(kind);
+    [serverStore, adminStore] = handles.stores;
     await addRepo(deps(adminStore), { name: "acme/hot" });
   });
-  afterAll(async () => {
-    await server.close();
-    await admin.close();
-    await drop();
-  });
+  afterAll(() => handles?.close());
 
   it("a token revoked elsewhere is refused by the cached read", async () => {
     const { token, id: tokenId } = await issueToken(deps(adminStore), { repo: "acme/hot", person: "ana" });
@@ -119,7 +108,7 @@ describe.each(DATABASE_KINDS)("the hot path's caches (%s)", (kind) => {
     const mid = await poll(d, a, { intentId, cursor: seen.cursor });
     await checkpoint(deps(adminStore), c, CheckpointRequest.parse({ type: "checkpoint", intentId: other.intentId, status: "working", summary: "docs step" }));
     await checkpoint(deps(adminStore), b, CheckpointRequest.parse({ type: "checkpoint", intentId: peer.intentId, status: "working", summary: "ui step" }));
-    const fresh = createStore(admin); // no memory of earlier polls: every answer takes the full path
+    const fresh = createStore(handles.dbs[1]); // no memory of earlier polls: every answer takes the full path
     const full = await poll(deps(fresh), a, { intentId, cursor: mid.cursor });
     const quick = await eventually(() => poll(d, a, { intentId, cursor: mid.cursor }), (r) => r.cursor === full.cursor);
     expect(quick.cursor).toBe(full.cursor);

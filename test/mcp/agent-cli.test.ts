@@ -1,24 +1,16 @@
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startBackend, type TestBackend } from "../helpers/backend.js";
-import { git, hangingService, makeRepo, oneJson, runAdapter, type Repo } from "./helpers.js";
+import type { TestBackend } from "../helpers/backend.js";
+import { git, hangingService, makeRepo, oneJson, runAdapter, startFixture, type Repo } from "./helpers.js";
 
 /** The JSON agent CLI: one request in, exactly one v1 envelope on stdout, exit 0 iff ok. */
 
-let backend: TestBackend;
-let repo: Repo;
-let token: string;
-
+let backend: TestBackend, repo: Repo, token: string;
 beforeAll(async () => {
-  backend = await startBackend();
-  await backend.addRepo("acme/shop", "Ship the shop.");
-  token = await backend.issueToken("acme/shop", "bob");
-  repo = await makeRepo(backend.url);
+  ({ backend, repo, token } = await startFixture("bob", "Ship the shop."));
 });
-afterAll(async () => {
-  await backend?.stop();
-});
+afterAll(() => backend?.stop());
 
 const agent = (args: string[], opts: Parameters<typeof runAdapter>[2] = {}) => runAdapter(repo, ["agent", ...args], { ...opts, env: { COHENT_AGENT_TOKEN: token, COHENT_SESSION: "agent-cli-1", ...opts.env } });
 

@@ -1,30 +1,18 @@
 import { execFileSync, spawn } from "node:child_process";
-import { copyFileSync, mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import http from "node:http";
 import type { AddressInfo, Socket } from "node:net";
-import os from "node:os";
-import path from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { ListRootsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
-import { buildAdapter, MCP_FILE } from "../../adapter/build.mjs";
+import { makeCheckout, type Checkout } from "../adapter/helpers.js";
+import { backendWithRepo, type TestBackend } from "../helpers/backend.js";
 
 /**
  * The machine transports as shipped: both built files copied into a real Git
  * checkout's .cohent/, run as child processes against a real backend.
  */
 
-let built: Promise<string> | null = null;
-export function builtFiles(): Promise<string> {
-  built ??= buildAdapter({ quiet: true, outfile: path.join(mkdtempSync(path.join(os.tmpdir(), "cohent-mcp-bundle-")), "cohent.mjs") });
-  return built;
-}
-
-export interface Repo {
-  root: string;
-  home: string;
-  script: string;
-}
+export type Repo = Checkout;
 
 export function git(cwd: string, ...args: string[]): string {
   return execFileSync("git", args, { cwd, env: { ...process.env, GIT_AUTHOR_NAME: "t", GIT_AUTHOR_EMAIL: "t@t", GIT_COMMITTER_NAME: "t", GIT_COMMITTER_EMAIL: "t@t" } }).toString();
@@ -32,18 +20,15 @@ export function git(cwd: string, ...args: string[]): string {
 
 /** A fresh Git repository with .cohent/ (project file, cohent.mjs, cohent-mcp.mjs) and its own HOME. */
 export async function makeRepo(service: string | null, repository = "acme/shop"): Promise<Repo> {
-  const base = mkdtempSync(path.join(os.tmpdir(), "cohent-mcp-"));
-  const root = path.join(base, "repo");
-  const home = path.join(base, "home");
-  mkdirSync(path.join(root, ".cohent"), { recursive: true });
-  mkdirSync(home, { recursive: true });
-  git(root, "init", "-q");
-  if (service) writeFileSync(path.join(root, ".cohent", "project.json"), JSON.stringify({ version: 1, service, repository }));
-  const bundle = await builtFiles();
-  const script = path.join(root, ".cohent", "cohent.mjs");
-  copyFileSync(bundle, script);
-  copyFileSync(path.join(path.dirname(bundle), MCP_FILE), path.join(root, ".cohent", MCP_FILE));
-  return { root, home, script };
+  const repo = await makeCheckout(service, repository);
+  git(repo.root, "init", "-q");
+  return repo;
+}
+
+/** A backend with acme/shop, a token for `person`, and a checkout wired to it: what each suite here starts from. */
+export async function startFixture(person: string, goal = ""): Promise<{ backend: TestBackend; repo: Repo; token: string }> {
+  const { backend, tokens: [token] } = await backendWithRepo("acme/shop", goal, [person]);
+  return { backend, token, repo: await makeRepo(backend.url) };
 }
 
 export function childEnv(repo: Repo, extra: Record<string, string | undefined> = {}): Record<string, string> {

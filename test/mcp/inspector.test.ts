@@ -4,9 +4,9 @@ import os from "node:os";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startBackend, type TestBackend } from "../helpers/backend.js";
+import type { TestBackend } from "../helpers/backend.js";
 import { pinnedTool } from "../helpers/pinned-tool.js";
-import { makeRepo, type Repo } from "./helpers.js";
+import { startFixture, type Repo } from "./helpers.js";
 
 /**
  * A second, independent MCP client: @modelcontextprotocol/inspector in its
@@ -17,22 +17,13 @@ import { makeRepo, type Repo } from "./helpers.js";
  */
 
 let INSPECTOR: string;
-let backend: TestBackend;
-let repo: Repo;
-let token: string;
-let home: string;
-
+let backend: TestBackend, repo: Repo, token: string;
+const home = mkdtempSync(path.join(os.tmpdir(), "cohent-inspector-"));
 beforeAll(async () => {
   INSPECTOR = pinnedTool("@modelcontextprotocol/inspector", "2.12.0", "mcp-inspector");
-  backend = await startBackend();
-  await backend.addRepo("acme/shop");
-  token = await backend.issueToken("acme/shop", "carol");
-  repo = await makeRepo(backend.url);
-  home = mkdtempSync(path.join(os.tmpdir(), "cohent-inspector-"));
+  ({ backend, repo, token } = await startFixture("carol"));
 }, 300_000);
-afterAll(async () => {
-  await backend?.stop();
-});
+afterAll(() => backend?.stop());
 
 function inspector(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {

@@ -2,9 +2,9 @@ import { readFileSync, writeFileSync, mkdirSync } from "node:fs";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startBackend, type TestBackend } from "../helpers/backend.js";
+import type { TestBackend } from "../helpers/backend.js";
 import { claude, hook } from "../adapter/helpers.js";
-import { connect, git, hangingService, makeRepo, type Repo } from "./helpers.js";
+import { connect, git, hangingService, makeRepo, startFixture, type Repo } from "./helpers.js";
 
 /**
  * The stdio MCP server as a client sees it: the SDK's Client over
@@ -13,19 +13,11 @@ import { connect, git, hangingService, makeRepo, type Repo } from "./helpers.js"
  * published output schema, failures included.
  */
 
-let backend: TestBackend;
-let repo: Repo;
-let token: string;
-
+let backend: TestBackend, repo: Repo, token: string;
 beforeAll(async () => {
-  backend = await startBackend();
-  await backend.addRepo("acme/shop", "Ship the shop.");
-  token = await backend.issueToken("acme/shop", "alice");
-  repo = await makeRepo(backend.url);
+  ({ backend, repo, token } = await startFixture("alice", "Ship the shop."));
 });
-afterAll(async () => {
-  await backend?.stop();
-});
+afterAll(() => backend?.stop());
 
 const envelope = (r: any) => {
   // structuredContent is exactly the envelope, and the text content is the same JSON.

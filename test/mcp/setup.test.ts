@@ -77,9 +77,9 @@ describe("git, run safely", () => {
 
 describe("the hook path stays lean", () => {
   it("cohent.mjs carries neither the MCP SDK nor zod; the second file does", async () => {
-    const { builtFiles } = await import("./helpers.js");
+    const { builtAdapter } = await import("../adapter/helpers.js");
     const { MCP_FILE } = await import("../../adapter/build.mjs");
-    const bundle = await builtFiles();
+    const bundle = await builtAdapter();
     const hookFile = readFileSync(bundle, "utf8");
     const mcpFile = readFileSync(path.join(path.dirname(bundle), MCP_FILE), "utf8");
     for (const marker of ["notifications/roots/list_changed", "jsonrpc", "toJSONSchema"]) {

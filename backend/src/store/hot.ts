@@ -58,63 +58,68 @@ export function hotOverrides(db: Db): Overrides {
   };
   const namedCache = bounded<string, { stamp: number; named: { named: string[]; oldestSeen: Date | null } }>();
 
+  /** What a repository answers on handle `c`: the cached reads outside a transaction, the prepared statements inside one (SQLite), else itself. */
+  const on = <R>(c: PrismaTx, base: R, ways: { cached?: () => R; prepared?: (s: SqliteStatements) => R }): R => {
+    if (outside(c)) return ways.cached?.() ?? base;
+    const s = ways.prepared ? fast() : null;
+    return s && ways.prepared ? ways.prepared(s) : base;
+  };
+
   return {
     claims: (c: PrismaTx) => {
       const base = claims(c);
-      const s = outside(c) ? null : fast();
-      if (!s) return base;
-      const k = s.claims;
-      return {
-        pathsOf: async (intentId: string) => k.pathsOf(intentId),
-        peers: async (repoId: string, except: string) => k.peers(repoId, except),
-        expired: async (repoId: string, cutoff: Date) => k.expired(repoId, cutoff),
-        set: async (row: Parameters<typeof base.set>[0]) => k.set(row),
-        release: async (intentId: string) => k.release(intentId),
-      };
+      return on(c, base, {
+        prepared: ({ claims: k }) => ({
+          pathsOf: async (intentId: string) => k.pathsOf(intentId),
+          peers: async (repoId: string, except: string) => k.peers(repoId, except),
+          expired: async (repoId: string, cutoff: Date) => k.expired(repoId, cutoff),
+          set: async (row: Parameters<typeof base.set>[0]) => k.set(row),
+          release: async (intentId: string) => k.release(intentId),
+        }),
+      });
     },
     tokens: (c: PrismaTx, touch: Touch) => {
       const base = tokens(c, touch);
-      if (!outside(c)) return base;
-      return {
-        ...base,
-        byHash: async (tokenHash: string) => {
-          const held = tokenCache.get(tokenHash);
-          // The stamp is taken before the read; the first read cannot know the repository yet, so it is kept unstamped (-1 never matches).
-          const stamp = held ? changes.stamp(held.row.repoId, "control") : -1;
-          if (held && held.stamp === stamp) return held.row;
-          const row = await base.byHash(tokenHash);
-          if (row) tokenCache.set(tokenHash, { row, stamp: held?.row.repoId === row.repoId ? stamp : -1 });
-          else tokenCache.delete(tokenHash);
-          return row;
-        },
-      };
+      return on(c, base, {
+        cached: () => ({
+          ...base,
+          byHash: async (tokenHash: string) => {
+            const held = tokenCache.get(tokenHash);
+            // The stamp is taken before the read; the first read cannot know the repository yet, so it is kept unstamped (-1 never matches).
+            const stamp = held ? changes.stamp(held.row.repoId, "control") : -1;
+            if (held && held.stamp === stamp) return held.row;
+            const row = await base.byHash(tokenHash);
+            if (row) tokenCache.set(tokenHash, { row, stamp: held?.row.repoId === row.repoId ? stamp : -1 });
+            else tokenCache.delete(tokenHash);
+            return row;
+          },
+        }),
+      });
     },
     sessions: (c: PrismaTx, touch: Touch) => {
       const base = sessions(c, touch);
-      if (!outside(c)) return base;
-      return {
-        ...base,
-        renew: async (s: Parameters<typeof base.renew>[0]) => {
-          const key = `${s.tokenId}|${s.key}`;
-          const at = s.at.getTime();
-          const held = sessionCache.get(key);
-          const stamp = changes.stamp(s.repoId, "control");
-          if (held && held.stamp === stamp && at >= held.writtenAt && at - held.writtenAt < (s.renewEveryMs ?? 0)) {
-            return { ...held.row, lastSeenAt: s.at };
-          }
-          const row = await base.renew(s);
-          sessionCache.set(key, { row, stamp, writtenAt: at });
-          return row;
-        },
-      };
+      return on(c, base, {
+        cached: () => ({
+          ...base,
+          renew: async (s: Parameters<typeof base.renew>[0]) => {
+            const key = `${s.tokenId}|${s.key}`;
+            const at = s.at.getTime();
+            const held = sessionCache.get(key);
+            const stamp = changes.stamp(s.repoId, "control");
+            if (held && held.stamp === stamp && at >= held.writtenAt && at - held.writtenAt < (s.renewEveryMs ?? 0)) {
+              return { ...held.row, lastSeenAt: s.at };
+            }
+            const row = await base.renew(s);
+            sessionCache.set(key, { row, stamp, writtenAt: at });
+            return row;
+          },
+        }),
+      });
     },
     intents: (c: PrismaTx, touch: Touch) => {
       const base = intents(c, touch);
-      if (!outside(c)) {
-        const s = fast();
-        if (!s) return base;
-        const i = s.intents;
-        return {
+      return on(c, base, {
+        prepared: ({ intents: i }) => ({
           ...base,
           head: async (id: string) => i.head(id),
           get: async (id: string) => i.get(id),
@@ -124,68 +129,67 @@ export function hotOverrides(db: Db): Overrides {
           create: async (row: Parameters<typeof base.create>[0]) => i.create(row),
           update: async (id: string, change: Parameters<typeof base.update>[1]) => i.update(id, change),
           addCheckpoint: async (k: Parameters<typeof base.addCheckpoint>[0]) => i.addCheckpoint(k),
-        };
-      }
-      return {
-        ...base,
-        owner: async (id: string) => {
-          const held = ownerCache.get(id);
-          if (held) return held;
-          const row = await base.owner(id);
-          if (row) ownerCache.set(id, row);
-          return row;
-        },
-        namedPeers: async (intentId: string, repoId: string) => {
-          const stamp = changes.stamp(repoId, "events");
-          const held = namedCache.get(intentId);
-          if (held && held.stamp === stamp) return held.named;
-          const named = await base.namedPeers(intentId, repoId);
-          namedCache.set(intentId, { stamp, named });
-          return named;
-        },
-      };
+        }),
+        cached: () => ({
+          ...base,
+          owner: async (id: string) => {
+            const held = ownerCache.get(id);
+            if (held) return held;
+            const row = await base.owner(id);
+            if (row) ownerCache.set(id, row);
+            return row;
+          },
+          namedPeers: async (intentId: string, repoId: string) => {
+            const stamp = changes.stamp(repoId, "events");
+            const held = namedCache.get(intentId);
+            if (held && held.stamp === stamp) return held.named;
+            const named = await base.namedPeers(intentId, repoId);
+            namedCache.set(intentId, { stamp, named });
+            return named;
+          },
+        }),
+      });
     },
     journal: (c: PrismaTx, touch: Touch) => {
       const base = journal(c, touch);
-      if (!outside(c)) {
-        const s = fast();
-        if (!s) return base;
-        const j = s.journal;
-        // The same lock as journal.lock (once per transaction); under it this transaction appends the repository's latest events.
-        let locked: string | null = null;
-        let appended = 0;
-        const lock = async (repoId: string) => {
-          if (locked) return;
-          j.lockRow(repoId);
-          locked = repoId;
-          touch(repoId, "events");
-        };
-        return {
-          ...base,
-          lock,
-          addEvent: async (e: Parameters<typeof base.addEvent>[0]) => {
-            await lock(e.repoId);
-            return (appended = j.addEvent({ ...e, peerIds: e.peerIds ?? [] }));
-          },
-          latestSeq: async (repoId: string) => (appended && locked === repoId ? appended : j.latestSeq(repoId)),
-          lastDecision: async (intentId: string) => j.lastDecision(intentId),
-          addDecision: async (d: Parameters<typeof base.addDecision>[0]) => j.addDecision(d),
-          addPacket: async (p: Parameters<typeof base.addPacket>[0]) => j.addPacket(p),
-        };
-      }
-      return {
-        ...base,
-        latestSeq: (repoId: string) => changes.cursor(repoId),
-        tailAfter: async (repoId: string, after: number, take: number) => {
-          const stamp = changes.stamp(repoId, "events");
-          const key = `${repoId}|${after}|${take}`;
-          const held = tailCache.get(key);
-          if (held && held.stamp === stamp) return held.tail;
-          const tail = await base.tailAfter(repoId, after, take);
-          tailCache.set(key, { stamp, tail });
-          return tail;
+      return on(c, base, {
+        prepared: ({ journal: j }) => {
+          // The same lock as journal.lock (once per transaction); under it this transaction appends the repository's latest events.
+          let locked: string | null = null;
+          let appended = 0;
+          const lock = async (repoId: string) => {
+            if (locked) return;
+            j.lockRow(repoId);
+            locked = repoId;
+            touch(repoId, "events");
+          };
+          return {
+            ...base,
+            lock,
+            addEvent: async (e: Parameters<typeof base.addEvent>[0]) => {
+              await lock(e.repoId);
+              return (appended = j.addEvent({ ...e, peerIds: e.peerIds ?? [] }));
+            },
+            latestSeq: async (repoId: string) => (appended && locked === repoId ? appended : j.latestSeq(repoId)),
+            lastDecision: async (intentId: string) => j.lastDecision(intentId),
+            addDecision: async (d: Parameters<typeof base.addDecision>[0]) => j.addDecision(d),
+            addPacket: async (p: Parameters<typeof base.addPacket>[0]) => j.addPacket(p),
+          };
         },
-      };
+        cached: () => ({
+          ...base,
+          latestSeq: (repoId: string) => changes.cursor(repoId),
+          tailAfter: async (repoId: string, after: number, take: number) => {
+            const stamp = changes.stamp(repoId, "events");
+            const key = `${repoId}|${after}|${take}`;
+            const held = tailCache.get(key);
+            if (held && held.stamp === stamp) return held.tail;
+            const tail = await base.tailAfter(repoId, after, take);
+            tailCache.set(key, { stamp, tail });
+            return tail;
+          },
+        }),
+      });
     },
   };
 }

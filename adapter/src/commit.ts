@@ -127,7 +127,7 @@ export async function commitOwn(o: CommitOptions): Promise<CommitResult> {
   const message = withTrailers(o.message, o);
   const pathList = mine.join("\0");
   const subject = o.message.split("\n")[0]!.slice(0, 100);
-  let hash = "";
+  let hash: string;
   // Land nothing while another git holds the index: the commit is only whole once our paths are refreshed there.
   if (!(await waitForIndexLock(o.root, deadline))) {
     throw new CohentError("INDEX_LOCKED", `Another git command holds the index lock (.git/index.lock) for more than ${waitMs} ms; nothing was committed. Try again when it has finished.`);

@@ -44,7 +44,6 @@ export async function requestJson(
     fail(operation, "CONTROL_PLANE_UNREACHABLE", `The Cohent service at ${target.origin} cannot be reached (${why}). Start it or fix the service URL in .cohent/project.json; edits and shell commands stay blocked until then.`);
   return new Promise<Envelope<any>>((resolve) => {
     let settled = false;
-    let timer: ReturnType<typeof setTimeout> | undefined;
     const done = (e: Envelope<any>) => {
       if (!settled) {
         settled = true;
@@ -76,7 +75,7 @@ export async function requestJson(
     } catch (err) {
       return done(unreachable((err as Error).message));
     }
-    timer = setTimeout(() => {
+    const timer = setTimeout(() => {
       req.destroy();
       done(unreachable(`no answer within ${timeoutMs} ms`));
     }, timeoutMs);

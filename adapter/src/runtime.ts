@@ -109,7 +109,7 @@ function lock(file: string): () => void {
       } catch {
         /* it went away */
       }
-      if (Date.now() > deadline) throw new Error(`runtime.json stays locked (${lockFile}); remove it if no agent is running`);
+      if (Date.now() > deadline) throw new Error(`runtime.json stays locked (${lockFile}); remove it if no agent is running`, { cause: err });
       sleep(3 + Math.floor(Math.random() * 7));
     }
   }

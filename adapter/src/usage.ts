@@ -121,7 +121,7 @@ export function recordUsage(row: { op: string; surface: Surface; client?: string
 
 /** Keeps the ledger bounded: past USAGE_MAX_BYTES the older half of the rows goes. */
 function trim(file: string): void {
-  let size = 0;
+  let size: number;
   try {
     size = statSync(file).size;
   } catch {

@@ -4,7 +4,7 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, it } from "vitest";
-import { CLIENTS, isInstalled, type ClientSpec } from "./clients.ts";
+import { CLIENTS, isInstalled } from "./clients.ts";
 import { startFakeAnthropic, type FakeAnthropic } from "./fake-anthropic.ts";
 import { startFakeOpenAI, type FakeOpenAI } from "./fake-openai.ts";
 import { prepareWorkspace, runClaude, runCodex, type RunResult } from "./harness.ts";

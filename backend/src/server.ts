@@ -7,9 +7,12 @@ import { createApp } from "./http/app.js";
 import type { Deps } from "./operations/deps.js";
 import type { Db } from "./store/db.js";
 import { openStore } from "./store/index.js";
+import { startSweeper, sweepInterval } from "./live/sweeper.js";
+import { createWake, type Wake } from "./live/wake.js";
+import { rateLimitsFromEnv, type RateLimits } from "./http/rate-limit.js";
 
 /** The server's dependencies, plus raw database access for tests and tools (operations never use it). */
-export type ServerDeps = Deps & { db: Db };
+export type ServerDeps = Deps & { db: Db; wake: Wake; sweeper: ReturnType<typeof startSweeper> };
 
 export interface RunningServer {
   url: string;
@@ -28,11 +31,37 @@ export async function startServer(opts: {
   lease?: LeaseConfig;
   /** Sign-in and UI settings of the Control Room; default: from the environment. */
   console?: ConsoleConfig;
+  /** Per-token and per-pairing rate limits; null turns them off. Default: from the environment (COHENT_RATE_LIMIT). */
+  rateLimits?: RateLimits;
+  /** How often the lease sweeper runs; default from the lease (COHENT_SWEEP_MS overrides). */
+  sweepMs?: number;
+  /** The long-poll backstop: how late a missed wake-up can make an answer. */
+  wakeBackstopMs?: number;
 }): Promise<RunningServer> {
   const { db, store, applied } = await openStore(opts.databaseUrl);
   if (applied.length) opts.log.info({ applied }, "migrations applied");
-  const deps: ServerDeps = { db, store, clock: opts.clock ?? (() => new Date()), lease: opts.lease ?? DEFAULT_LEASE, log: opts.log };
-  const server = http.createServer(createApp(deps, opts.console).callback());
+  const base: Deps = {
+    store,
+    clock: opts.clock ?? (() => new Date()),
+    lease: opts.lease ?? DEFAULT_LEASE,
+    log: opts.log,
+  };
+  const wake = createWake({
+    provider: db.provider,
+    url: db.url,
+    log: opts.log,
+    ...(opts.wakeBackstopMs ? { backstopMs: opts.wakeBackstopMs } : {}),
+  });
+  const sweeper = startSweeper(base, wake, opts.sweepMs ?? sweepInterval(base.lease.leaseMs));
+  const deps: ServerDeps = { ...base, db, wake, sweeper };
+  const runtime = {
+    wake,
+    limits: opts.rateLimits === undefined ? rateLimitsFromEnv() : opts.rateLimits,
+    ping: async () => {
+      await db.prisma.$queryRawUnsafe("SELECT 1");
+    },
+  };
+  const server = http.createServer(createApp(deps, opts.console, runtime).callback());
   // Longer than clients keep idle sockets, so the client always closes first
   // and never reuses a socket the server has just closed.
   server.keepAliveTimeout = 65_000;
@@ -52,6 +81,8 @@ export async function startServer(opts: {
         server.close(() => resolve());
         server.closeAllConnections();
       });
+      sweeper.stop();
+      await wake.close();
       await db.close();
     },
   };

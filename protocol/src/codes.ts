@@ -34,6 +34,9 @@ export const ERRORS = {
   FORBIDDEN: { status: 403, retryable: false, message: "Not allowed." },
   CSRF_REJECTED: { status: 403, retryable: false, message: "The request failed the CSRF check." },
   INTERNAL: { status: 500, retryable: true, message: "Internal error." },
+  INVALID_WAIT: { status: 400, retryable: false, message: "The x-cohent-wait header must be a whole number of seconds from 0 to 30." },
+  RATE_LIMITED: { status: 429, retryable: true, message: "Too many requests; wait the Retry-After seconds before asking again." },
+  DATABASE_UNAVAILABLE: { status: 503, retryable: true, message: "The database cannot be reached right now; nothing was written. Retry shortly." },
   // Client-side codes (adapter, agent CLI, MCP server).
   CONTROL_PLANE_UNREACHABLE: { status: 503, retryable: true, message: "The Cohent service cannot be reached." },
   NOT_CONFIGURED: { status: 400, retryable: false, message: "This checkout is not configured for Cohent." },

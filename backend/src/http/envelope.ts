@@ -1,6 +1,7 @@
 import type { Context, Next } from "koa";
 import { CohentError, failure, success, toCohentError } from "@cohent/protocol";
 import type { Deps } from "../operations/deps.js";
+import { isDatabaseUnavailable } from "./unavailable.js";
 
 /** Answers with a v1 success envelope; the meta carries the server's time and, on agent calls, the session. */
 export function reply(deps: Deps, ctx: Context, operation: string, data: unknown): void {
@@ -19,7 +20,8 @@ function fromHttpError(err: unknown): CohentError | null {
   if (typeof e?.status !== "number") return null;
   if (e.status === 413) return new CohentError("PAYLOAD_TOO_LARGE");
   if (e.status === 415) return new CohentError("UNSUPPORTED_MEDIA_TYPE");
-  if (e.status === 400) return new CohentError(e.type === "entity.parse.failed" || !e.type ? "INVALID_JSON" : "INVALID_INPUT");
+  if (e.status === 400)
+    return new CohentError(e.type === "entity.parse.failed" || !e.type ? "INVALID_JSON" : "INVALID_INPUT");
   return null;
 }
 
@@ -32,10 +34,22 @@ export function errorEnvelope(deps: Deps) {
         throw new CohentError(ctx.status === 404 ? "NOT_FOUND" : "METHOD_NOT_ALLOWED");
       }
     } catch (err) {
-      const known = err instanceof CohentError ? err : (fromHttpError(err) ?? toCohentError(err));
+      const known =
+        err instanceof CohentError
+          ? err
+          : isDatabaseUnavailable(err)
+            ? new CohentError("DATABASE_UNAVAILABLE")
+            : (fromHttpError(err) ?? toCohentError(err));
+      if (known.code === "DATABASE_UNAVAILABLE") {
+        ctx.set("Retry-After", "1");
+        deps.log.warn({ err: String(err) }, "database unavailable");
+      }
       if (known.code === "INTERNAL") deps.log.error({ err }, "unhandled error");
       ctx.status = known.status;
-      ctx.body = failure(String(ctx.state.operation ?? "http"), known, { serverTime: deps.clock().toISOString(), ...(ctx.state.meta ?? {}) });
+      ctx.body = failure(String(ctx.state.operation ?? "http"), known, {
+        serverTime: deps.clock().toISOString(),
+        ...(ctx.state.meta ?? {}),
+      });
     }
   };
 }

@@ -20,7 +20,13 @@ export function consoleUi(buildDir: string) {
     })());
 
   return async (ctx: Context, next: Next) => {
-    if (ctx.path.startsWith("/api/") || ctx.path === "/api" || ctx.path === "/healthz" || !["GET", "HEAD"].includes(ctx.method)) return next();
+    if (
+      ctx.path.startsWith("/api/") ||
+      ctx.path === "/api" ||
+      ctx.path === "/healthz" ||
+      !["GET", "HEAD"].includes(ctx.method)
+    )
+      return next();
     const h = await load();
     if (!h) {
       ctx.status = 503;

@@ -1,3 +1,4 @@
+import { encodeHint, CHANNEL, type ChangeKind, type Changes } from "./changes.js";
 import { claims } from "./claims.js";
 import { openDb, type Db, type PrismaTx, type Provider } from "./db.js";
 import { intents } from "./intents.js";
@@ -10,6 +11,10 @@ import { sessions, tokens } from "./sessions.js";
 
 export type { IntentRow } from "./rows.js";
 export type { PairingRow } from "./people.js";
+export type { Changes, ChangeKind } from "./changes.js";
+
+/** What a write tells the change notification: it touched this repository's change log or its control state. */
+export type Touch = (repoId: string, kind: ChangeKind) => void;
 
 /** One factory per concern; each concern's interface is what its factory returns. */
 const CONCERNS = { repos, intents, claims, journal, tokens, sessions, pairings, consoleAuth, reads };
@@ -18,10 +23,13 @@ type Concerns = typeof CONCERNS;
 /** Every query, one interface per concern, over one connection or one transaction. */
 export type Tx = { [K in keyof Concerns]: ReturnType<Concerns[K]> };
 export type Repo = NonNullable<Awaited<ReturnType<Tx["repos"]["byName"]>>>;
+export type Overrides = Partial<{ [K in keyof Concerns]: (c: PrismaTx, touch: Touch) => Tx[K] }>;
 
 /** The store: its concerns run outside a transaction (one statement each), and `tx` runs them as one. */
 export interface Store extends Tx {
   provider: Provider;
+  /** Change hints and the high-water cursor of each repository. */
+  changes: Changes;
   /** Runs `fn` as one transaction. Every operation that writes is one. */
   tx<T>(fn: (t: Tx) => Promise<T>): Promise<T>;
 }
@@ -31,11 +39,37 @@ export interface Store extends Tx {
  * cached or prepared implementation of a concern (token and session reads,
  * coalesced lease renewals) replaces its factory, or wraps one method of
  * it, without touching the operations.
+ *
+ * Every write reports what it touched; after the transaction commits the
+ * store tells `changes` (and, on PostgreSQL, the transaction itself sends one
+ * NOTIFY per repository, delivered at its commit, to the other instances).
  */
-export function createStore(db: Db, overrides: Partial<{ [K in keyof Concerns]: (c: PrismaTx) => Tx[K] }> = {}): Store {
-  const factories = { ...CONCERNS, ...overrides };
-  const bind = (c: PrismaTx) => Object.fromEntries(Object.entries(factories).map(([k, make]) => [k, make(c)])) as Tx;
-  return { ...bind(db.prisma), provider: db.provider, tx: (fn) => db.tx((c) => fn(bind(c))) };
+export function createStore(db: Db, overrides: Overrides = {}): Store {
+  const factories = { ...CONCERNS, ...overrides } as Record<string, (c: PrismaTx, touch: Touch) => unknown>;
+  const bind = (c: PrismaTx, touch: Touch) => Object.fromEntries(Object.entries(factories).map(([k, make]) => [k, make(c, touch)])) as Tx;
+  // Outside a transaction each statement commits on its own.
+  const direct: Touch = (repoId, kind) => db.changes.committed(repoId, [kind]);
+  return {
+    ...bind(db.prisma, direct),
+    provider: db.provider,
+    changes: db.changes,
+    tx: async (fn) => {
+      const touched = new Map<string, Set<ChangeKind>>();
+      const touch: Touch = (repoId, kind) => {
+        const kinds = touched.get(repoId) ?? new Set();
+        touched.set(repoId, kinds.add(kind));
+      };
+      const result = await db.tx(async (c) => {
+        const out = await fn(bind(c, touch));
+        if (db.provider === "postgres") {
+          for (const [repoId, kinds] of touched) await c.$executeRawUnsafe(`SELECT pg_notify('${CHANNEL}', $1)`, encodeHint(repoId, kinds));
+        }
+        return out;
+      });
+      for (const [repoId, kinds] of touched) db.changes.committed(repoId, kinds);
+      return result;
+    },
+  };
 }
 
 /** Applies pending migrations, then opens the database and its store: what `cohent serve` and every admin command do first. */

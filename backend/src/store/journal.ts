@@ -1,9 +1,10 @@
 import type { Action } from "@cohent/protocol";
 import type { PrismaTx } from "./db.js";
+import type { Touch } from "./index.js";
 import { json, list, toDecision } from "./rows.js";
 
 /** The journal: the repository lock, the change log, decisions, packets and guard catches. */
-export const journal = (c: PrismaTx) => {
+export const journal = (c: PrismaTx, touch: Touch = () => {}) => {
   let locked = false;
   /**
    * Takes the repository's write lock for the rest of the transaction (once):
@@ -18,6 +19,7 @@ export const journal = (c: PrismaTx) => {
     if (locked) return;
     await c.repository.update({ where: { id: repoId }, data: { claimVersion: { increment: 1 } } });
     locked = true;
+    touch(repoId, "events");
   };
   return {
     lock,

@@ -1,10 +1,11 @@
 import type { PrismaTx } from "./db.js";
+import type { Touch } from "./index.js";
 import type { Control } from "@cohent/protocol";
 
 const asSession = <T extends { control: string }>(r: T) => ({ ...r, control: r.control as Control });
 
 /** Agent tokens, stored as the hashes of their secrets. */
-export const tokens = (c: PrismaTx) => ({
+export const tokens = (c: PrismaTx, touch: Touch = () => {}) => ({
   byHash: (tokenHash: string) => c.agentToken.findUnique({ where: { tokenHash }, include: { repo: true } }),
   get: async (id: string) => {
     const row = await c.agentToken.findUnique({ where: { id }, include: { repo: { select: { name: true } } } });
@@ -15,12 +16,14 @@ export const tokens = (c: PrismaTx) => ({
   },
   revoke: async (id: string, at: Date) => {
     const row = await c.agentToken.findUniqueOrThrow({ where: { id } });
-    return c.agentToken.update({ where: { id }, data: { revokedAt: row.revokedAt ?? at } });
+    const updated = await c.agentToken.update({ where: { id }, data: { revokedAt: row.revokedAt ?? at } });
+    touch(row.repoId, "control");
+    return updated;
   },
 });
 
 /** Agent sessions and the human commands given to them. */
-export const sessions = (c: PrismaTx) => ({
+export const sessions = (c: PrismaTx, touch: Touch = () => {}) => ({
   /**
    * Renews the session's lease, creating the session on its first call. Every agent call runs this,
    * as single statements: a renewal that changes no row means a first call, which creates it.
@@ -44,8 +47,11 @@ export const sessions = (c: PrismaTx) => ({
   setClient: async (id: string, client: string | null, model: string | null) => {
     await c.session.update({ where: { id }, data: { client, model } });
   },
-  setControl: async (id: string, control: Control, controlReason: string | null) =>
-    asSession(await c.session.update({ where: { id }, data: { control, controlReason } })),
+  setControl: async (id: string, control: Control, controlReason: string | null) => {
+    const row = asSession(await c.session.update({ where: { id }, data: { control, controlReason } }));
+    touch(row.repoId, "control");
+    return row;
+  },
   ofRepo: async (repoId: string) =>
     (
       await c.session.findMany({

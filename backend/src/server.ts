@@ -8,11 +8,10 @@ import type { Deps } from "./operations/deps.js";
 import type { Db } from "./store/db.js";
 import { openStore } from "./store/index.js";
 import { startSweeper, sweepInterval } from "./live/sweeper.js";
-import { createWake, type Wake } from "./live/wake.js";
 import { rateLimitsFromEnv, type RateLimits } from "./http/rate-limit.js";
 
 /** The server's dependencies, plus raw database access for tests and tools (operations never use it). */
-export type ServerDeps = Deps & { db: Db; wake: Wake; sweeper: ReturnType<typeof startSweeper> };
+export type ServerDeps = Deps & { db: Db; sweeper: ReturnType<typeof startSweeper> };
 
 export interface RunningServer {
   url: string;
@@ -35,8 +34,6 @@ export async function startServer(opts: {
   rateLimits?: RateLimits;
   /** How often the lease sweeper runs; default from the lease (COHENT_SWEEP_MS overrides). */
   sweepMs?: number;
-  /** The long-poll backstop: how late a missed wake-up can make an answer. */
-  wakeBackstopMs?: number;
 }): Promise<RunningServer> {
   const { db, store, applied } = await openStore(opts.databaseUrl);
   if (applied.length) opts.log.info({ applied }, "migrations applied");
@@ -46,16 +43,9 @@ export async function startServer(opts: {
     lease: opts.lease ?? DEFAULT_LEASE,
     log: opts.log,
   };
-  const wake = createWake({
-    provider: db.provider,
-    url: db.url,
-    log: opts.log,
-    ...(opts.wakeBackstopMs ? { backstopMs: opts.wakeBackstopMs } : {}),
-  });
-  const sweeper = startSweeper(base, wake, opts.sweepMs ?? sweepInterval(base.lease.leaseMs));
-  const deps: ServerDeps = { ...base, db, wake, sweeper };
+  const sweeper = startSweeper(base, opts.sweepMs ?? sweepInterval(base.lease.leaseMs));
+  const deps: ServerDeps = { ...base, db, sweeper };
   const runtime = {
-    wake,
     limits: opts.rateLimits === undefined ? rateLimitsFromEnv() : opts.rateLimits,
     ping: async () => {
       await db.prisma.$queryRawUnsafe("SELECT 1");
@@ -82,7 +72,6 @@ export async function startServer(opts: {
         server.closeAllConnections();
       });
       sweeper.stop();
-      await wake.close();
       await db.close();
     },
   };

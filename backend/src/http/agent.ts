@@ -18,6 +18,7 @@ import {
 import type { Caller, Deps } from "../operations/deps.js";
 import { named, reply } from "./envelope.js";
 import type { HttpRuntime } from "./runtime.js";
+import { nextChange, stampOf } from "../live/next-change.js";
 
 const isOperation = (t: unknown): t is AgentOperation =>
   typeof t === "string" && Object.hasOwn(AGENT_OPERATIONS, t);
@@ -86,8 +87,8 @@ export function agentRoutes(deps: Deps, runtime: HttpRuntime): Router {
 
   /**
    * The long-poll: poll, and while the answer is empty and the session's
-   * control unchanged, wait for a wake-up (this instance's writes, another
-   * instance's NOTIFY, or the backstop) and poll again from the cursor the
+   * control unchanged, wait for a change hint of the repository (store/changes:
+   * this instance's commits, another's NOTIFY, SQLite's data_version, the backstop) and poll again from the cursor the
    * last answer gave. The cursor query decides; a wake-up only says when to ask.
    */
   async function longPoll(
@@ -102,10 +103,15 @@ export function agentRoutes(deps: Deps, runtime: HttpRuntime): Router {
     // The response's close, not the request's: a GET's request closes as soon as it is read.
     ctx.res.once("close", onClose);
     try {
+      const repo = [caller.repo.id];
+      // The stamp is taken before each read: a hint that arrives during the read is not waited for.
+      let stamp = stampOf(deps.store.changes, repo);
       let answer = await poll(deps, caller, req);
       while (answer.packet === null && Date.now() < deadline && !closed.signal.aborted) {
-        await runtime.wake.wait(caller.repo.id, deadline - Date.now(), closed.signal);
+        if (stampOf(deps.store.changes, repo) === stamp)
+          await nextChange(deps.store.changes, repo, deadline - Date.now(), closed.signal);
         if (closed.signal.aborted) break;
+        stamp = stampOf(deps.store.changes, repo);
         const session = await deps.store.sessions.get(caller.session.id);
         if (
           session &&

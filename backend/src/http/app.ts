@@ -9,21 +9,10 @@ import { consoleRoutes } from "./console.js";
 import { errorEnvelope, reply } from "./envelope.js";
 import { pairingRoutes } from "./pairing.js";
 import { consoleUi } from "./ui.js";
-import { ANY_REPO } from "../live/wake.js";
 import { localRuntime, type HttpRuntime } from "./runtime.js";
 import { byBearer, rateLimited } from "./rate-limit.js";
 
 const READY_TIMEOUT_MS = 2_000;
-
-/** After a write this instance acknowledged, wake the waiters of its repository, here and on every other instance. */
-function wakeAfterWrites(runtime: HttpRuntime) {
-  return async (ctx: Koa.Context, next: Koa.Next) => {
-    await next();
-    if (ctx.method === "GET" || ctx.method === "HEAD" || ctx.status >= 400) return;
-    const repoId = (ctx.state.caller as { repo?: { id?: string } } | undefined)?.repo?.id;
-    runtime.wake.notify(repoId ?? ANY_REPO);
-  };
-}
 
 /** Request log lines carry no token, body or prompt: only what and how long. */
 function accessLog(deps: Deps) {
@@ -52,12 +41,11 @@ function accessLog(deps: Deps) {
 export function createApp(
   deps: Deps,
   consoleConfig: ConsoleConfig = consoleConfigFromEnv(),
-  runtime: HttpRuntime = localRuntime(deps.log),
+  runtime: HttpRuntime = localRuntime(),
 ): Koa {
   const app = new Koa({ proxy: false });
   app.use(accessLog(deps));
   app.use(errorEnvelope(deps));
-  app.use(wakeAfterWrites(runtime));
   // Before the body is read: a flood from one token is refused without parsing or a query.
   const agentLimit = rateLimited(runtime.limits?.token, byBearer);
   app.use((ctx, next) => (ctx.path.startsWith("/api/agent") ? agentLimit(ctx, next) : next()));

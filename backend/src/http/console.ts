@@ -84,7 +84,7 @@ export function consoleRoutes(deps: Deps, config: ConsoleConfig, runtime: HttpRu
     reply(ctx, "console.logout", { signedIn: false });
   });
 
-  api.get(LIVE_PATH.slice("/api/console".length), op("console.events"), liveStream(deps, runtime.wake));
+  api.get(LIVE_PATH.slice("/api/console".length), op("console.events"), liveStream(deps));
 
   api.get("/repos", op("console.repos"), async (ctx) => {
     const repos = await visible(ctx, await listRepositories(deps), (r) => r.name);

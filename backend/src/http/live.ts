@@ -2,7 +2,7 @@ import type { Context } from "koa";
 import { LIVE_EVENT, type LiveChange } from "@cohent/protocol";
 import type { Deps } from "../operations/deps.js";
 import { changeFingerprint } from "../operations/people/overview.js";
-import type { Wake } from "../live/wake.js";
+import { nextChange, stampOf } from "../live/next-change.js";
 
 /** How late a change no wake-up announced (the admin CLI, a lost NOTIFY) reaches an open stream. */
 const BACKSTOP_MS = 1_000;
@@ -34,7 +34,7 @@ const formatResume = (map: Map<string, number>) => [...map].map(([r, s]) => `${r
  * log (pairings, tokens, sign-ins of sessions) arrive as id-less `change`
  * events when the fingerprint moves.
  */
-export function liveStream(deps: Deps, wake: Wake) {
+export function liveStream(deps: Deps) {
   return async (ctx: Context) => {
     const resumed = parseResume(
       ctx.get("last-event-id") ||
@@ -73,15 +73,9 @@ export function liveStream(deps: Deps, wake: Wake) {
     const closed = new AbortController();
     ctx.res.once("close", () => closed.abort());
     const heartbeat = setInterval(() => ctx.res.write(": keep-alive\n\n"), 15_000);
-    let woken = false;
-    let wakeUp: (() => void) | null = null;
-    const unsubscribe = wake.onAny(() => {
-      woken = true;
-      wakeUp?.();
-    });
     try {
       while (!closed.signal.aborted) {
-        woken = false;
+        const stamp = stampOf(deps.store.changes, known.keys());
         try {
           await loadRepos(false);
           for (const [repoId, after] of cursors) {
@@ -103,22 +97,11 @@ export function liveStream(deps: Deps, wake: Wake) {
         } catch (err) {
           deps.log.warn({ err: String(err) }, "live stream read failed; retrying");
         }
-        if (woken) continue;
-        await new Promise<void>((resolve) => {
-          const timer = setTimeout(done, BACKSTOP_MS);
-          function done() {
-            clearTimeout(timer);
-            wakeUp = null;
-            closed.signal.removeEventListener("abort", done);
-            resolve();
-          }
-          wakeUp = done;
-          closed.signal.addEventListener("abort", done, { once: true });
-        });
+        if (stampOf(deps.store.changes, known.keys()) === stamp)
+          await nextChange(deps.store.changes, known.keys(), BACKSTOP_MS, closed.signal);
       }
     } finally {
       clearInterval(heartbeat);
-      unsubscribe();
     }
   };
 }

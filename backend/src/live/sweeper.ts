@@ -1,6 +1,5 @@
 import { leaseCutoff } from "../core/lease.js";
 import type { Deps } from "../operations/deps.js";
-import type { Wake } from "./wake.js";
 
 /**
  * The lease sweeper. A session that stops calling shows as silent and then
@@ -15,11 +14,7 @@ import type { Wake } from "./wake.js";
  * finds nothing left. A claim's own path (claimPaths) frees expired scopes
  * the same way, so the sweeper only bounds how late that happens.
  */
-export function startSweeper(
-  deps: Deps,
-  wake: Wake,
-  intervalMs: number,
-): { stop(): void; sweep(): Promise<number> } {
+export function startSweeper(deps: Deps, intervalMs: number): { stop(): void; sweep(): Promise<number> } {
   let running: Promise<number> | null = null;
   const sweepRepo = async (repoId: string): Promise<number> => {
     // A cheap read first, so an idle repository costs no write lock.
@@ -47,7 +42,6 @@ export function startSweeper(
     let total = 0;
     for (const repo of await deps.store.repos.list()) {
       const freed = await sweepRepo(repo.id);
-      if (freed) wake.notify(repo.id);
       total += freed;
     }
     return total;

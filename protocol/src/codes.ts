@@ -12,6 +12,8 @@ export const ERRORS = {
   INVALID_SESSION: { status: 400, retryable: false, message: "The x-cohent-session header is missing or malformed." },
   INVALID_CURSOR: { status: 400, retryable: false, message: "The x-cohent-cursor header is not a cursor." },
   PAYLOAD_TOO_LARGE: { status: 413, retryable: false, message: "The request body is too large." },
+  HEADERS_TOO_LARGE: { status: 431, retryable: false, message: "The request's headers are too large." },
+  BAD_REQUEST: { status: 400, retryable: false, message: "The request is not valid HTTP." },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, retryable: false, message: "Send the request body as application/json." },
   UNAUTHENTICATED: { status: 401, retryable: false, message: "A valid agent token is required." },
   NOT_INTENT_OWNER: { status: 403, retryable: false, message: "That work intent belongs to another session." },

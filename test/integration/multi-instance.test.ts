@@ -1,5 +1,4 @@
-import { spawn, type ChildProcess } from "node:child_process";
-import path from "node:path";
+import type { ChildProcess } from "node:child_process";
 import pg from "pg";
 import Database from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -7,35 +6,7 @@ import { admin } from "@cohent/backend";
 import { agentClient, freshDatabaseUrl, startBackend, type TestBackend } from "../helpers/backend.js";
 import { DATABASE_KINDS } from "../helpers/kinds.js";
 import { signedInAdmin } from "../console/helpers.js";
-
-const COHENT = path.resolve("backend/bin/cohent.mjs");
-
-/** `cohent serve` as its own process on a free port; resolves once it listens. */
-export function serve(
-  databaseUrl: string,
-  env: Record<string, string> = {},
-): Promise<{ url: string; child: ChildProcess }> {
-  const args = [COHENT, "serve", "--port", "0"];
-  const childEnv: NodeJS.ProcessEnv = { ...process.env, COHENT_LOG_LEVEL: "warn", ...env };
-  if (databaseUrl.startsWith("file:")) {
-    delete childEnv.DATABASE_URL;
-    args.push("--data-dir", path.dirname(databaseUrl.slice("file:".length)));
-  } else childEnv.DATABASE_URL = databaseUrl;
-  const child = spawn(process.execPath, args, { env: childEnv, stdio: ["ignore", "ignore", "pipe"] });
-  return new Promise((resolve, reject) => {
-    let err = "";
-    const timer = setTimeout(() => reject(new Error(`cohent serve did not start: ${err}`)), 60_000);
-    child.stderr!.on("data", (d: Buffer) => {
-      err += d.toString();
-      const m = err.match(/cohent serving on (http:\/\/\S+)/);
-      if (m) {
-        clearTimeout(timer);
-        resolve({ url: m[1]!, child });
-      }
-    });
-    child.once("exit", (code) => reject(new Error(`cohent serve exited ${code}: ${err}`)));
-  });
-}
+import { serve, stopProcess } from "../helpers/serve.js";
 
 async function appliedMigrations(url: string): Promise<string[]> {
   if (url.startsWith("file:")) {

@@ -79,6 +79,18 @@ export function agentRoutes(deps: Deps, runtime: HttpRuntime): Router {
         zodDetails(parsed.error),
       );
     }
+    // A cursor from the future would silently skip every change up to it: refuse it. The cached high-water first, the truth when above it.
+    const cursor = Number(parsed.data.cursor);
+    const repoId = callerOf(ctx).repo.id;
+    if (
+      cursor > (await deps.store.changes.cursor(repoId)) &&
+      cursor > (await deps.store.journal.latestSeq(repoId))
+    ) {
+      throw new CohentError(
+        "INVALID_CURSOR",
+        "The cursor is ahead of this repository's change log; poll from the cursor of your last answer, or 0.",
+      );
+    }
     const rawWait = ctx.get(WAIT_HEADER);
     const wait = rawWait === "" ? { success: true as const, data: 0 } : WaitHeader.safeParse(rawWait);
     if (!wait.success) throw new CohentError("INVALID_WAIT", undefined, zodDetails(wait.error));

@@ -14,6 +14,30 @@ import { byBearer, rateLimited } from "./rate-limit.js";
 
 const READY_TIMEOUT_MS = 2_000;
 
+/**
+ * NUL characters in a JSON body: PostgreSQL text cannot hold them and no
+ * field needs them, so they are refused here, for every route, with a stable
+ * code (an iterative walk: a deeply nested body cannot overflow the stack).
+ * Path lists are left to the protocol's path rules, which answer INVALID_PATH.
+ */
+async function refuseNul(ctx: Koa.Context, next: Koa.Next) {
+  const stack: unknown[] = [ctx.request.body];
+  while (stack.length) {
+    const v = stack.pop();
+    if (typeof v === "string") {
+      if (v.includes("\u0000"))
+        throw new CohentError("INVALID_INPUT", "NUL characters are not accepted in any field.");
+    } else if (v && typeof v === "object") {
+      for (const [k, x] of Object.entries(v)) {
+        if (k.includes("\u0000"))
+          throw new CohentError("INVALID_INPUT", "NUL characters are not accepted in any field.");
+        if (k !== "paths") stack.push(x);
+      }
+    }
+  }
+  await next();
+}
+
 /** Request log lines carry no token, body or prompt: only what and how long. */
 function accessLog(deps: Deps) {
   return async (ctx: Koa.Context, next: Koa.Next) => {

@@ -14,8 +14,15 @@ export const named = (name: string) => async (ctx: Context, next: Next) => {
   await next();
 };
 
-/** Maps body-parser errors, which carry an HTTP status but no code, to stable codes. */
+/** Maps body-parser errors, which carry an HTTP status but no code, to stable codes; and bytes the database refuses. */
 function fromHttpError(err: unknown): CohentError | null {
+  // PostgreSQL refuses a NUL or an invalid byte in text (22021, 22P05): the input is at fault, and the transaction rolled back.
+  if (
+    /invalid byte sequence|unsupported Unicode escape|\b22021\b|\b22P05\b/.test(
+      String((err as Error)?.message ?? ""),
+    )
+  )
+    return new CohentError("INVALID_INPUT", "A text field holds a character the database cannot store.");
   const e = err as { status?: number; type?: string };
   if (typeof e?.status !== "number") return null;
   if (e.status === 413) return new CohentError("PAYLOAD_TOO_LARGE");
@@ -30,7 +37,7 @@ export function errorEnvelope(deps: Deps) {
   return async (ctx: Context, next: Next) => {
     try {
       await next();
-      if (ctx.body === undefined && (ctx.status === 404 || ctx.status === 405)) {
+      if (ctx.body === undefined && (ctx.status === 404 || ctx.status === 405 || ctx.status === 501)) {
         throw new CohentError(ctx.status === 404 ? "NOT_FOUND" : "METHOD_NOT_ALLOWED");
       }
     } catch (err) {

@@ -58,13 +58,35 @@ export class Buckets {
 /** The bucket key of a request, or null to let it pass (no key to limit on). */
 type KeyOf = (ctx: Context) => string | null;
 
+/** How long a refusal is held before it is sent, and how many refusals per key may be held at once. */
+const TARPIT_MS = 1_000;
+const TARPIT_PER_KEY = 32;
+
+/**
+ * Refuses a request over its key's rate with 429 RATE_LIMITED and Retry-After.
+ * The refusal is held for a second first (a tarpit) and closes the
+ * connection: a flooding client that waits for its answers is slowed to a
+ * few requests per second per connection, so its refusals cannot take the
+ * event loop from other tokens' calls. Past TARPIT_PER_KEY held refusals the
+ * rest are sent at once.
+ */
 export function rateLimited(limit: RateLimit | undefined, keyOf: KeyOf) {
   const buckets = limit ? new Buckets(limit) : null;
+  const held = new Map<string, number>();
   return async (ctx: Context, next: Next) => {
     const key = buckets && keyOf(ctx);
     const wait = key ? buckets.take(key) : 0;
-    if (wait > 0) {
+    if (key && wait > 0) {
+      const holding = held.get(key) ?? 0;
+      if (holding < TARPIT_PER_KEY) {
+        held.set(key, holding + 1);
+        await new Promise((r) => setTimeout(r, Math.min(TARPIT_MS, wait * 1000)));
+        const left = (held.get(key) ?? 1) - 1;
+        if (left > 0) held.set(key, left);
+        else held.delete(key);
+      }
       ctx.set("Retry-After", String(wait));
+      ctx.set("Connection", "close");
       throw new CohentError("RATE_LIMITED", `Too many requests; retry after ${wait} s.`, {
         retryAfterSeconds: wait,
       });

@@ -23,6 +23,9 @@ import { nextChange, stampOf } from "../live/next-change.js";
 const isOperation = (t: unknown): t is AgentOperation =>
   typeof t === "string" && Object.hasOwn(AGENT_OPERATIONS, t);
 
+/** A waiting long-poll re-polls at least this often with no hint of a change: a peer's lease lapsing changes answers without an event. */
+const RECHECK_MS = 10_000;
+
 /** /api/agent: a thin transport. Authenticate once, parse, call the operation, render the envelope. */
 export function agentRoutes(deps: Deps, runtime: HttpRuntime): Router {
   const router = new Router({ prefix: "/api/agent" });
@@ -116,14 +119,24 @@ export function agentRoutes(deps: Deps, runtime: HttpRuntime): Router {
     ctx.res.once("close", onClose);
     try {
       const repo = [caller.repo.id];
+      const changes = deps.store.changes;
+      const controlStamp = () => changes.stamp(caller.repo.id, "control");
       // The stamp is taken before each read: a hint that arrives during the read is not waited for.
-      let stamp = stampOf(deps.store.changes, repo);
+      let stamp = stampOf(changes, repo);
+      let control = controlStamp();
       let answer = await poll(deps, caller, req);
+      let polledAt = Date.now();
       while (answer.packet === null && Date.now() < deadline && !closed.signal.aborted) {
-        if (stampOf(deps.store.changes, repo) === stamp)
-          await nextChange(deps.store.changes, repo, deadline - Date.now(), closed.signal);
+        if (stampOf(changes, repo) === stamp)
+          await nextChange(changes, repo, deadline - Date.now(), closed.signal);
         if (closed.signal.aborted) break;
-        stamp = stampOf(deps.store.changes, repo);
+        stamp = stampOf(changes, repo);
+        const controlMoved = controlStamp() !== control;
+        control = controlStamp();
+        // A hint with no event past the cursor and no control change (the store's backstop, a peer's
+        // unrelated write) needs no poll, except every RECHECK_MS for what only time changes: a lapsed lease.
+        const moved = (await changes.cursor(caller.repo.id)) > Number(answer.cursor);
+        if (!moved && !controlMoved && Date.now() - polledAt < RECHECK_MS) continue;
         const session = await deps.store.sessions.get(caller.session.id);
         if (
           session &&
@@ -141,6 +154,7 @@ export function agentRoutes(deps: Deps, runtime: HttpRuntime): Router {
           };
         }
         answer = await poll(deps, caller, { ...req, cursor: answer.cursor });
+        polledAt = Date.now();
       }
       return answer;
     } finally {

@@ -183,10 +183,7 @@ describe.each(DATABASE_KINDS)("migrations with two instances starting at once (%
         `migrations (${kind}): 2 instances started together, ${names.length} migrations applied once each`,
       );
     } finally {
-      for (const p of procs) p.kill("SIGTERM");
-      await Promise.all(
-        procs.map((p) => new Promise((r) => (p.exitCode !== null ? r(null) : p.once("exit", r)))),
-      );
+      await Promise.all(procs.map((p) => stopProcess(p)));
       await db.drop();
     }
   });

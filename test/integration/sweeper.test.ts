@@ -14,7 +14,6 @@ const LEASE = { silentMs: 60_000, leaseMs: 300_000 };
 describe.each(DATABASE_KINDS)("lease sweeper (%s)", (kind) => {
   let a: TestBackend;
   let b: TestBackend;
-  let offset = 0;
   let alice: string;
   let bob: string;
   beforeAll(async () => {
@@ -30,7 +29,6 @@ describe.each(DATABASE_KINDS)("lease sweeper (%s)", (kind) => {
   });
   /** Both instances' clocks move together, as servers' clocks do. */
   const advance = (ms: number) => {
-    offset += ms;
     a.advance(ms);
     b.advance(ms);
   };

@@ -17,7 +17,6 @@ import {
 } from "../operations/agent/index.js";
 import type { Caller, Deps } from "../operations/deps.js";
 import { named, reply } from "./envelope.js";
-import type { HttpRuntime } from "./runtime.js";
 import { nextChange, stampOf } from "../live/next-change.js";
 
 const isOperation = (t: unknown): t is AgentOperation =>
@@ -27,7 +26,7 @@ const isOperation = (t: unknown): t is AgentOperation =>
 const RECHECK_MS = 10_000;
 
 /** /api/agent: a thin transport. Authenticate once, parse, call the operation, render the envelope. */
-export function agentRoutes(deps: Deps, runtime: HttpRuntime): Router {
+export function agentRoutes(deps: Deps): Router {
   const router = new Router({ prefix: "/api/agent" });
   /** Agent authentication, one middleware: resolves the caller and renews its lease, for every agent route. */
   const authenticated = async (ctx: Context, next: Next) => {

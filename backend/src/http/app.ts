@@ -92,11 +92,12 @@ export function createApp(
     }
     reply(deps, ctx, "ready", { status: "ready" });
   });
+  app.use(refuseNul);
   for (const router of [
     health,
-    agentRoutes(deps, runtime),
+    agentRoutes(deps),
     pairingRoutes(deps, consoleConfig, runtime),
-    consoleRoutes(deps, consoleConfig, runtime),
+    consoleRoutes(deps, consoleConfig),
   ]) {
     app.use(router.routes());
     app.use(router.allowedMethods({ throw: false }));

@@ -22,10 +22,9 @@ import { consoleAuth, SESSION_COOKIE } from "./auth.js";
 import { named as op, reply as envelope } from "./envelope.js";
 import { githubCanPush } from "./github.js";
 import { liveStream } from "./live.js";
-import type { HttpRuntime } from "./runtime.js";
 
 /** The Control Room's JSON and SSE API, behind a console session (http/auth). */
-export function consoleRoutes(deps: Deps, config: ConsoleConfig, runtime: HttpRuntime): Router {
+export function consoleRoutes(deps: Deps, config: ConsoleConfig): Router {
   const { router, identify, requireConsole } = consoleAuth(deps, config);
   const mode = config.github ? "github" : "local";
   const pushCache = new Map<string, { ok: boolean; at: number }>();

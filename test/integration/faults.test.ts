@@ -1,6 +1,7 @@
 import net from "node:net";
 import { afterAll, describe, expect, it } from "vitest";
 import pg from "pg";
+import Database from "better-sqlite3";
 import { pollAgent, postAgent, sessionRead } from "../../adapter/src/http.js";
 import { agentClient, freshDatabaseUrl, PG_BASE_URL, startBackend } from "../helpers/backend.js";
 import { DATABASE_KINDS } from "../helpers/kinds.js";
@@ -215,6 +216,39 @@ describe.each(DATABASE_KINDS)("faults (%s)", (kind) => {
       );
       expect(toDead).toBeGreaterThan(0);
       expect(results.every(Boolean)).toBe(true);
+    },
+  );
+
+  it.skipIf(kind !== "sqlite")(
+    "SQLite locked by another process past its busy timeout: 503 DATABASE_UNAVAILABLE, nothing half-written, recovery without a restart",
+    { timeout: 120_000 },
+    async () => {
+      const backend = await startBackend({ kind: "sqlite" });
+      cleanups.push(() => backend.stop());
+      await backend.addRepo("acme/locked");
+      const token = await backend.issueToken("acme/locked", "ann");
+      const agent = agentClient(backend.url, token, "locked");
+      const intentId = (await agent.post({ type: "publish", prompt: "before" })).body.data.intentId;
+      const before = await backend.deps.db.prisma.event.count();
+      // Another process's connection holds the write lock longer than the server's 10 s busy timeout.
+      const other = new Database(backend.deps.db.url.slice("file:".length), { timeout: 0 });
+      other.exec("BEGIN IMMEDIATE");
+      const started = Date.now();
+      const during = await agent.post({ type: "checkpoint", intentId, status: "working", summary: "during" });
+      const waited = Date.now() - started;
+      other.exec("ROLLBACK");
+      other.close();
+      expect([during.status, during.body.error?.code, during.body.error?.retryable]).toEqual([
+        503,
+        "DATABASE_UNAVAILABLE",
+        true,
+      ]);
+      expect(await backend.deps.db.prisma.event.count()).toBe(before);
+      const after = await agent.post({ type: "checkpoint", intentId, status: "working", summary: "after" });
+      expect(after.status).toBe(200);
+      console.log(
+        `database locked (sqlite): answered 503 DATABASE_UNAVAILABLE after ${waited} ms (the busy timeout); nothing half-written; the next call succeeded`,
+      );
     },
   );
 

@@ -19,11 +19,7 @@ import { openStore } from "./store/index.js";
 
 /** A subcommand that opens the store: every one takes --data-dir. */
 const storeCommand = (parent: Command, spec: string) =>
-  parent
-    .command(spec)
-    .addOption(
-      new Option("--data-dir <dir>", "directory of the embedded SQLite database (env COHENT_DATA_DIR)"),
-    );
+  parent.command(spec).addOption(new Option("--data-dir <dir>", "directory of the embedded SQLite database (env COHENT_DATA_DIR)"));
 
 async function withDeps<T>(opts: { dataDir?: string }, fn: (deps: Deps) => Promise<T>): Promise<T> {
   const { db, store } = await openStore(resolveDatabaseUrl(opts));
@@ -40,14 +36,9 @@ function print(value: unknown, json: boolean | undefined, human: () => string) {
 }
 
 export function buildCli(): Command {
-  const program = new Command("cohent")
-    .description("Cohent: a coordination bus for coding agents")
-    .showHelpAfterError();
+  const program = new Command("cohent").description("Cohent: a coordination bus for coding agents").showHelpAfterError();
   // `init` is the adapter's; bin/cohent.mjs hands it over before this parser runs.
-  program.addHelpText(
-    "after",
-    "\nIn a Git checkout: cohent init --server <url> [--repo owner/name] [--mcp-write] [--json]",
-  );
+  program.addHelpText("after", "\nIn a Git checkout: cohent init --server <url> [--repo owner/name] [--mcp-write] [--json]");
 
   storeCommand(program, "serve")
     .description("serve the API (and apply pending migrations first)")
@@ -57,28 +48,15 @@ export function buildCli(): Command {
       const log = createLogger();
       const databaseUrl = resolveDatabaseUrl(opts);
       const consoleConfig = consoleConfigFromEnv();
-      const server = await startServer({
-        databaseUrl,
-        port: resolvePort(opts.port),
-        host: opts.host,
-        log,
-        console: consoleConfig,
-      });
-      log.info(
-        { url: server.url, database: databaseUrl.startsWith("file:") ? databaseUrl : "postgresql" },
-        "cohent serving",
-      );
+      const server = await startServer({ databaseUrl, port: resolvePort(opts.port), host: opts.host, log, console: consoleConfig });
+      log.info({ url: server.url, database: databaseUrl.startsWith("file:") ? databaseUrl : "postgresql" }, "cohent serving");
       process.stderr.write(`cohent serving on ${server.url}\n`);
       if (!consoleConfig.github) {
         // No GitHub configured: a one-time local admin link, like a notebook server's token link.
         const base = consoleConfig.publicUrl ?? server.url;
-        process.stderr.write(
-          `Control Room sign-in (one-time link): ${base}/auth/local?token=${await createLoginLink(server.deps)}\n`,
-        );
+        process.stderr.write(`Control Room sign-in (one-time link): ${base}/auth/local?token=${await createLoginLink(server.deps)}\n`);
       } else {
-        process.stderr.write(
-          `Control Room: ${consoleConfig.publicUrl ?? server.url} (sign in with GitHub)\n`,
-        );
+        process.stderr.write(`Control Room: ${consoleConfig.publicUrl ?? server.url} (sign in with GitHub)\n`);
       }
       const stop = () => void server.close().then(() => process.exit(0));
       process.once("SIGINT", stop);
@@ -91,21 +69,10 @@ export function buildCli(): Command {
     .option("--goal <text>", "the project goal that publish hands to agents", "")
     .option("--case-insensitive", "match scope paths case-insensitively")
     .option("--json", "print JSON")
-    .action(
-      async (
-        name: string,
-        opts: { goal: string; caseInsensitive?: boolean; dataDir?: string; json?: boolean },
-      ) => {
-        const row = await withDeps(opts, (deps) =>
-          admin.addRepo(deps, { name, goal: opts.goal, caseInsensitive: !!opts.caseInsensitive }),
-        );
-        print(
-          { id: row.id, name: row.name, goal: row.goal },
-          opts.json,
-          () => `added ${row.name} (${row.id})`,
-        );
-      },
-    );
+    .action(async (name: string, opts: { goal: string; caseInsensitive?: boolean; dataDir?: string; json?: boolean }) => {
+      const row = await withDeps(opts, (deps) => admin.addRepo(deps, { name, goal: opts.goal, caseInsensitive: !!opts.caseInsensitive }));
+      print({ id: row.id, name: row.name, goal: row.goal }, opts.json, () => `added ${row.name} (${row.id})`);
+    });
   storeCommand(repo, "goal <name> <goal>")
     .description("set the project goal")
     .action(async (name: string, goal: string, opts: { dataDir?: string }) => {
@@ -124,10 +91,11 @@ export function buildCli(): Command {
       process.stderr.write(`issued ${issued.id} for ${issued.person} on ${issued.repo}\n`);
       process.stdout.write(issued.token + "\n");
     });
-  storeCommand(token, "revoke <tokenId>").action(async (tokenId: string, opts: { dataDir?: string }) => {
-    await withDeps(opts, (deps) => admin.revokeToken(deps, tokenId));
-    print(null, false, () => `revoked ${tokenId}`);
-  });
+  storeCommand(token, "revoke <tokenId>")
+    .action(async (tokenId: string, opts: { dataDir?: string }) => {
+      await withDeps(opts, (deps) => admin.revokeToken(deps, tokenId));
+      print(null, false, () => `revoked ${tokenId}`);
+    });
 
   const sessions = program.command("sessions").description("agent sessions");
   storeCommand(sessions, "list")
@@ -139,10 +107,7 @@ export function buildCli(): Command {
         rows.length === 0
           ? "no sessions"
           : rows
-              .map(
-                (s) =>
-                  `${s.id}  ${s.person}  ${s.client ?? "-"}  ${s.model ?? "-"}  ${s.control}  ${s.guard}  last ${s.lastSeenAt}  ${s.intents.map((i) => `${i.id}:${i.state}/${i.lastAction}`).join(" ")}`,
-              )
+              .map((s) => `${s.id}  ${s.person}  ${s.client ?? "-"}  ${s.model ?? "-"}  ${s.control}  ${s.guard}  last ${s.lastSeenAt}  ${s.intents.map((i) => `${i.id}:${i.state}/${i.lastAction}`).join(" ")}`)
               .join("\n"),
       );
     });
@@ -152,14 +117,7 @@ export function buildCli(): Command {
       .option("--reason <text>", "shown to the agent")
       .option("--actor <name>", "who gives the command", process.env.USER ?? "admin")
       .action(async (sessionId: string, opts: { reason?: string; actor: string; dataDir?: string }) => {
-        const r = await withDeps(opts, (deps) =>
-          admin.controlSession(deps, {
-            sessionId,
-            kind,
-            actor: opts.actor,
-            ...(opts.reason ? { reason: opts.reason } : {}),
-          }),
-        );
+        const r = await withDeps(opts, (deps) => admin.controlSession(deps, { sessionId, kind, actor: opts.actor, ...(opts.reason ? { reason: opts.reason } : {}) }));
         print(null, false, () => `${r.id} is ${r.control}`);
       });
   }
@@ -172,20 +130,12 @@ export function buildCli(): Command {
     .action(async (opts: { repo: string; since?: string; dataDir?: string; json?: boolean }) => {
       const since = opts.since ? parseSince(opts.since, new Date()) : undefined;
       const m = await withDeps(opts, (deps) => admin.metrics(deps, opts.repo, since));
-      print(m, opts.json, () =>
-        Object.entries(m)
-          .map(([k, v]) => `${k}: ${v ?? "-"}`)
-          .join("\n"),
-      );
+      print(m, opts.json, () => Object.entries(m).map(([k, v]) => `${k}: ${v ?? "-"}`).join("\n"));
     });
 
   storeCommand(program, "signin-link")
     .description("print a new one-time local admin sign-in link for the Control Room")
-    .option(
-      "--url <base>",
-      "the server's address",
-      process.env.COHENT_PUBLIC_URL ?? `http://127.0.0.1:${resolvePort(undefined)}`,
-    )
+    .option("--url <base>", "the server's address", process.env.COHENT_PUBLIC_URL ?? `http://127.0.0.1:${resolvePort(undefined)}`)
     .action(async (opts: { url: string; dataDir?: string }) => {
       const token = await withDeps(opts, (deps) => createLoginLink(deps));
       process.stdout.write(`${opts.url.replace(/\/$/, "")}/auth/local?token=${token}\n`);

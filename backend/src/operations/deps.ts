@@ -15,13 +15,5 @@ export interface Deps {
 export interface Caller {
   repo: Pick<Repo, "id" | "name" | "goal" | "caseInsensitive">;
   token: { id: string; person: string; client: string | null };
-  session: {
-    id: string;
-    key: string;
-    client: string | null;
-    model: string | null;
-    control: Control;
-    controlReason: string | null;
-    lastSeenAt: Date;
-  };
+  session: { id: string; key: string; client: string | null; model: string | null; control: Control; controlReason: string | null; lastSeenAt: Date };
 }

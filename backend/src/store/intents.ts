@@ -7,8 +7,7 @@ const oldestFirst = [{ createdAt: "asc" as const }, { id: "asc" as const }];
 
 /** Work intents (decoded, with their claim, last checkpoint and session liveness) and their checkpoints. */
 export const intents = (c: PrismaTx) => {
-  const many = async (args: Omit<FindMany, "include" | "select">) =>
-    (await c.intent.findMany({ ...args, include: intentInclude })).map(toIntent);
+  const many = async (args: Omit<FindMany, "include" | "select">) => (await c.intent.findMany({ ...args, include: intentInclude })).map(toIntent);
   return {
     get: async (id: string) => {
       const row = await c.intent.findUnique({ where: { id }, include: intentInclude });
@@ -17,93 +16,27 @@ export const intents = (c: PrismaTx) => {
     /** Only where it lives and whose it is: the poll's cheap path. */
     owner: (id: string) => c.intent.findUnique({ where: { id }, select: { repoId: true, sessionId: true } }),
     openIdsOfSession: async (sessionId: string) =>
-      (await c.intent.findMany({ where: { sessionId, closedAt: null }, select: { id: true } })).map(
-        (r) => r.id,
-      ),
-    latestOpenOfSession: async (sessionId: string) =>
-      (await many({ where: { sessionId, closedAt: null }, orderBy: { createdAt: "desc" }, take: 1 }))[0] ??
-      null,
+      (await c.intent.findMany({ where: { sessionId, closedAt: null }, select: { id: true } })).map((r) => r.id),
+    latestOpenOfSession: async (sessionId: string) => (await many({ where: { sessionId, closedAt: null }, orderBy: { createdAt: "desc" }, take: 1 }))[0] ?? null,
     /** Open intents whose session was seen at or after `cutoff`: the repository's active work, oldest first. */
-    active: (repoId: string, cutoff: Date) =>
-      many({
-        where: { repoId, closedAt: null, session: { lastSeenAt: { gte: cutoff } } },
-        orderBy: oldestFirst,
-      }),
+    active: (repoId: string, cutoff: Date) => many({ where: { repoId, closedAt: null, session: { lastSeenAt: { gte: cutoff } } }, orderBy: oldestFirst }),
     /** Every open intent, live or not, oldest first. */
     open: (repoId: string) => many({ where: { repoId, closedAt: null }, orderBy: oldestFirst }),
-    openOfToken: (repoId: string, tokenId: string) =>
-      many({ where: { repoId, closedAt: null, session: { tokenId } }, orderBy: { createdAt: "asc" } }),
-    completed: (repoId: string, take: number) =>
-      many({ where: { repoId, state: "completed" }, orderBy: { closedAt: "desc" }, take }),
+    openOfToken: (repoId: string, tokenId: string) => many({ where: { repoId, closedAt: null, session: { tokenId } }, orderBy: { createdAt: "asc" } }),
+    completed: (repoId: string, take: number) => many({ where: { repoId, state: "completed" }, orderBy: { closedAt: "desc" }, take }),
     byIds: async (ids: string[]) => (ids.length ? many({ where: { id: { in: ids } } }) : []),
     parties: async (ids: string[]) =>
-      ids.length
-        ? (
-            await c.intent.findMany({
-              where: { id: { in: ids } },
-              select: { id: true, person: true, client: true, model: true, record: true },
-            })
-          ).map(toParty)
-        : [],
+      ids.length ? (await c.intent.findMany({ where: { id: { in: ids } }, select: { id: true, person: true, client: true, model: true, record: true } })).map(toParty) : [],
     /** How many of these unfinished intents belong to sessions last seen before `cutoff`. */
     countLapsed: (ids: string[], cutoff: Date) =>
-      c.intent.count({
-        where: { id: { in: ids }, state: { not: "completed" }, session: { lastSeenAt: { lt: cutoff } } },
-      }),
-    create: async ({
-      at,
-      promptPaths,
-      ...i
-    }: {
-      id: string;
-      repoId: string;
-      sessionId: string;
-      person: string;
-      client: string | null;
-      model: string | null;
-      prompt: string;
-      promptPaths: string[];
-      at: Date;
-    }) => {
+      c.intent.count({ where: { id: { in: ids }, state: { not: "completed" }, session: { lastSeenAt: { lt: cutoff } } } }),
+    create: async ({ at, promptPaths, ...i }: { id: string; repoId: string; sessionId: string; person: string; client: string | null; model: string | null; prompt: string; promptPaths: string[]; at: Date }) => {
       await c.intent.create({ data: { ...i, promptPaths: json(promptPaths), createdAt: at, updatedAt: at } });
     },
-    update: async (
-      id: string,
-      {
-        record,
-        usage,
-        ...rest
-      }: {
-        record?: IntentRecord;
-        usage?: Usage;
-        state?: string;
-        lastAction?: string;
-        updatedAt?: Date;
-        closedAt?: Date;
-      },
-    ) => {
-      await c.intent.update({
-        where: { id },
-        data: {
-          ...rest,
-          ...(record ? { record: json(record) } : {}),
-          ...(usage ? { usage: json(usage) } : {}),
-        },
-      });
+    update: async (id: string, { record, usage, ...rest }: { record?: IntentRecord; usage?: Usage; state?: string; lastAction?: string; updatedAt?: Date; closedAt?: Date }) => {
+      await c.intent.update({ where: { id }, data: { ...rest, ...(record ? { record: json(record) } : {}), ...(usage ? { usage: json(usage) } : {}) } });
     },
-    addCheckpoint: async ({
-      at,
-      paths,
-      ...cp
-    }: {
-      id: string;
-      intentId: string;
-      status: string;
-      summary: string;
-      paths: string[] | null;
-      source: string;
-      at: Date;
-    }) => {
+    addCheckpoint: async ({ at, paths, ...cp }: { id: string; intentId: string; status: string; summary: string; paths: string[] | null; source: string; at: Date }) => {
       await c.checkpoint.create({ data: { ...cp, paths: paths ? json(paths) : null, createdAt: at } });
     },
   };

@@ -73,3 +73,63 @@ export async function benchPacketSizes() {
     await backend.stop();
   }
 }
+
+/**
+ * Resolve including what it loads, on SQLite: the caller's intent, every
+ * active intent and recent completed work, read in one transaction through
+ * the store, then the pure function. 100 active intents is the baseline.
+ */
+export async function benchResolveLoaded() {
+  const { mkdtempSync, rmSync } = await import("node:fs");
+  const { tmpdir } = await import("node:os");
+  const path = await import("node:path");
+  const { openStore } = await import("../backend/src/store/index.js");
+  const { sqliteTime } = await import("../backend/src/store/sqlite-fast.js");
+  const { toResolverIntent } = await import("../backend/src/operations/shared/views.js");
+  const rows: { "active intents": number; "median ms": string; "ratio to 100": string }[] = [];
+  let base = 0;
+  for (const n of [100, 10_000]) {
+    const dir = mkdtempSync(path.join(tmpdir(), "cohent-resolve-"));
+    const { db, store } = await openStore(`file:${path.join(dir, "bench.sqlite")}`);
+    try {
+      const now = new Date();
+      const at = sqliteTime(now);
+      const side = db.side!;
+      side.prepare(`INSERT INTO "Repository" ("id", "name", "createdAt") VALUES ('r', 'bench/resolve', ?)`).run(at);
+      side.prepare(`INSERT INTO "AgentToken" ("id", "repoId", "person", "tokenHash", "createdAt") VALUES ('t', 'r', 'bench', 'h', ?)`).run(at);
+      side.prepare(`INSERT INTO "Session" ("id", "repoId", "tokenId", "key", "createdAt", "lastSeenAt") VALUES ('s', 'r', 't', 'k', ?, ?)`).run(at, at);
+      const insert = side.prepare(
+        `INSERT INTO "Intent" ("id", "repoId", "sessionId", "person", "prompt", "record", "state", "createdAt", "updatedAt", "closedAt") VALUES (?, 'r', 's', 'bench', 'p', ?, ?, ?, ?, ?)`,
+      );
+      side.transaction(() => {
+        for (const peer of syntheticIntents(n)) {
+          const t = sqliteTime(new Date(now.getTime() - 1_000_000 + peer.createdAt));
+          const done = peer.status === "completed";
+          insert.run(peer.id, JSON.stringify(peer.record), done ? "completed" : "working", t, t, done ? t : null);
+        }
+        insert.run("wki_me", JSON.stringify(IntentRecord.parse({ objective: "Me", components: ["component-3"], outputs: ["mine"], dependsOn: ["output-5"] })), "working", at, at, null);
+      })();
+      const cutoff = new Date(now.getTime() - 600_000);
+      const once = () =>
+        store.tx(async (t) => {
+          const me = (await t.intents.get("wki_me"))!;
+          const others = [...(await t.intents.active("r", cutoff)), ...(await t.intents.completed("r", 200))].filter((i) => i.id !== me.id);
+          return resolve(toResolverIntent(me), others.map(toResolverIntent));
+        });
+      for (let i = 0; i < 3; i++) await once();
+      const samples: number[] = [];
+      for (let i = 0; i < (n === 100 ? 200 : 10); i++) {
+        const t = performance.now();
+        await once();
+        samples.push(performance.now() - t);
+      }
+      const m = median(samples);
+      if (n === 100) base = m;
+      rows.push({ "active intents": n, "median ms": m.toFixed(2), "ratio to 100": (m / base).toFixed(1) });
+    } finally {
+      await db.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }
+  return rows;
+}

@@ -1,5 +1,5 @@
 import { existsSync } from "node:fs";
-import { benchPacketSizes, benchResolver } from "./backend.js";
+import { benchPacketSizes, benchResolveLoaded, benchResolver } from "./backend.js";
 import { table } from "./lib.js";
 
 /**
@@ -10,6 +10,7 @@ import { table } from "./lib.js";
  * measured its own fetch calls more than the server.
  */
 table("Resolver latency", benchResolver());
+table("Resolve including loading (SQLite, one transaction)", await benchResolveLoaded());
 table("Packet sizes (tokens = ceil(chars / 4))", await benchPacketSizes());
 
 // Benchmarks of other parts register themselves here as they land.

@@ -34,6 +34,22 @@ describe("resolver rules, in the spec's order", () => {
     { name: "a deferred output an active peer produces: parallel", me: me({ deferred: ["api"], outputs: ["ui"] }), peers: [w("wki_a", 1, { outputs: ["api"] })], action: "parallel", rule: "parallel", peerIds: ["wki_a"] },
     // 5. completed dependency
     { name: "dependsOn a completed peer's output: proceed with its state", me: me({ dependsOn: ["api"] }), peers: [w("wki_a", 1, { outputs: ["api"] }, "completed")], action: "proceed", rule: "completed-dependency", peerIds: ["wki_a"] },
+    // Issue 13: an intent answered duplicate or handoff stands down from its outputs.
+    {
+      name: "A completed X, C (a duplicate of A, still open) names X: B proceeds with A's completed state",
+      me: me({ dependsOn: ["x"] }),
+      peers: [w("wki_a", 1, { objective: "Build X", outputs: ["x"] }, "completed"), { ...w("wki_c", 2, { objective: "Build X", outputs: ["x"] }), standsDown: true }],
+      action: "proceed", rule: "completed-dependency", peerIds: ["wki_a"],
+    },
+    {
+      name: "a handed-off peer's outputs make no one wait",
+      me: me({ dependsOn: ["x"] }), peers: [{ ...w("wki_h", 1, { outputs: ["x"] }), standsDown: true }], action: "proceed", rule: "none", peerIds: [],
+    },
+    {
+      name: "a peer that stood down owns no objective to duplicate",
+      me: me({ objective: "Build X", outputs: ["x"] }), peers: [{ ...w("wki_c", 1, { objective: "Build X", outputs: ["x"] }), standsDown: true }], action: "proceed", rule: "none", peerIds: [],
+    },
+    { name: "the same open peer, not stood down: wait", me: me({ dependsOn: ["x"] }), peers: [w("wki_a", 1, { outputs: ["x"] }, "completed"), w("wki_c", 2, { outputs: ["x"] })], action: "wait", rule: "wait", peerIds: ["wki_c"] },
   ];
   it.each(cases)("$name", ({ me: caller, peers, action, rule, peerIds }) => {
     const r = resolve(caller, peers);

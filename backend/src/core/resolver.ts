@@ -14,6 +14,11 @@ export interface ResolverIntent {
   /** Open work whose session still holds its lease, or completed work. */
   status: "active" | "completed";
   record: IntentRecord | null;
+  /**
+   * Answered duplicate or handoff: it stands down from its outputs, so no one
+   * waits on them, and it owns no objective a later intent would duplicate.
+   */
+  standsDown?: boolean;
 }
 
 export interface Resolution {
@@ -76,14 +81,14 @@ type Rule = (me: ResolverIntent & { record: IntentRecord }, peer: ResolverIntent
 
 /** 1. An active output named in dependsOn. */
 export const waitRule: Rule = (me, peer) => {
-  if (peer.status !== "active") return null;
+  if (peer.status !== "active" || peer.standsDown) return null;
   const names = shared(fold(me.record).dependsOn, fold(peer.record).outputs);
   return names.length ? names : null;
 };
 
 /** 2. The same objective and output, already owned by earlier active work. */
 export const duplicateRule: Rule = (me, peer) => {
-  if (peer.status !== "active" || !earlier(peer, me)) return null;
+  if (peer.status !== "active" || peer.standsDown || !earlier(peer, me)) return null;
   const names = shared(fold(me.record).outputs, fold(peer.record).outputs);
   if (!names.length || !sameObjective(me.record.objective, peer.record.objective)) return null;
   return names.length ? names : null;
@@ -126,6 +131,9 @@ const RULES: { rule: Resolution["rule"]; action: Action; match: Rule }[] = [
   { rule: "completed-dependency", action: "proceed", match: completedDependencyRule },
 ];
 
+/** At most three ids in a reason; the decision's peerIds carry them all. */
+const listIds = (ids: readonly string[]) => (ids.length > 3 ? `${ids.slice(0, 3).join(", ")} and ${ids.length - 3} more` : ids.join(", "));
+
 /** The reason: the action, its one guidance text (protocol/actions), and what matched with whom. */
 function reasonOf(rule: Resolution["rule"], action: Action, names = "", peers = ""): string {
   if (rule === "completed-dependency") return `Proceed: ${names} was completed by ${peers}; its completed state is attached.`;
@@ -150,7 +158,7 @@ export function resolve(me: ResolverIntent, others: readonly ResolverIntent[]): 
     if (matches.length === 0) continue;
     const names = [...new Set(matches.flatMap((m) => m.names))];
     const peerIds = matches.map((m) => m.peer.id);
-    return { action, rule, peerIds, names, reason: reasonOf(rule, action, names.map((n) => `"${n}"`).join(", "), peerIds.join(", ")) };
+    return { action, rule, peerIds, names, reason: reasonOf(rule, action, names.map((n) => `"${n}"`).join(", "), listIds(peerIds)) };
   }
   return { action: "proceed", rule: "none", peerIds: [], names: [], reason: reasonOf("none", "proceed") };
 }

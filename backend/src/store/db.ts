@@ -28,6 +28,8 @@ export interface Db {
    * inside of a transaction Prisma holds open on its own connection.
    */
   side: Database.Database | null;
+  /** SQLite only: the connection Prisma's transactions run on (null before Prisma connects), for prepared statements inside them. */
+  connection(): Database.Database | null;
   /** Raw access for the store, migrations and tests; operations go through the Store. */
   tx<T>(fn: (tx: PrismaTx) => Promise<T>): Promise<T>;
   close(): Promise<void>;
@@ -114,6 +116,7 @@ export async function openDb(url: string): Promise<Db> {
   let prisma: Prisma;
   let side: Database.Database | null = null;
   let source: ChangeSource;
+  let connection = (): Database.Database | null => null;
   if (provider === "sqlite") {
     const file = sqlitePath(url);
     mkdirSync(path.dirname(file), { recursive: true });
@@ -123,6 +126,7 @@ export async function openDb(url: string): Promise<Db> {
     await prisma.$queryRawUnsafe("PRAGMA journal_mode = WAL");
     await prisma.$executeRawUnsafe("PRAGMA foreign_keys = ON");
     await prisma.$executeRawUnsafe("PRAGMA synchronous = NORMAL");
+    connection = () => (factory.connection?.open ? factory.connection : null);
     const s = (side = sqliteSide(file));
     const latest = s.prepare<[string], { seq: number | null }>(`SELECT MAX("seq") AS seq FROM "Event" WHERE "repoId" = ?`);
     let version: unknown = null;
@@ -149,6 +153,7 @@ export async function openDb(url: string): Promise<Db> {
     prisma,
     changes,
     side,
+    connection: () => connection(),
     tx: (fn) => prisma.$transaction(fn, TX_OPTIONS),
     close: async () => {
       await changes.close();

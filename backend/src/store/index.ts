@@ -1,6 +1,7 @@
 import { encodeHint, CHANNEL, type ChangeKind, type Changes } from "./changes.js";
 import { claims } from "./claims.js";
 import { openDb, type Db, type PrismaTx, type Provider } from "./db.js";
+import { hotOverrides } from "./hot.js";
 import { intents } from "./intents.js";
 import { journal } from "./journal.js";
 import { migrate } from "./migrate.js";
@@ -45,7 +46,7 @@ export interface Store extends Tx {
  * NOTIFY per repository, delivered at its commit, to the other instances).
  */
 export function createStore(db: Db, overrides: Overrides = {}): Store {
-  const factories = { ...CONCERNS, ...overrides } as Record<string, (c: PrismaTx, touch: Touch) => unknown>;
+  const factories = { ...CONCERNS, ...hotOverrides(db), ...overrides } as Record<string, (c: PrismaTx, touch: Touch) => unknown>;
   const bind = (c: PrismaTx, touch: Touch) => Object.fromEntries(Object.entries(factories).map(([k, make]) => [k, make(c, touch)])) as Tx;
   // Outside a transaction each statement commits on its own.
   const direct: Touch = (repoId, kind) => db.changes.committed(repoId, [kind]);

@@ -1,20 +1,25 @@
-import type { IntentRecord, Usage } from "@cohent/protocol";
+import type { Action, IntentRecord, Usage } from "@cohent/protocol";
 import type { PrismaTx } from "./db.js";
-import { intentInclude, json, toIntent, toParty } from "./rows.js";
+import { intentInclude, json, list, toIntent, toParty } from "./rows.js";
 
 type FindMany = NonNullable<Parameters<PrismaTx["intent"]["findMany"]>[0]>;
 const oldestFirst = [{ createdAt: "asc" as const }, { id: "asc" as const }];
 
 /** Work intents (decoded, with their claim, last checkpoint and session liveness) and their checkpoints. */
-export const intents = (c: PrismaTx) => {
+export const intents = (c: PrismaTx, _touch?: unknown) => {
   const many = async (args: Omit<FindMany, "include" | "select">) => (await c.intent.findMany({ ...args, include: intentInclude })).map(toIntent);
   return {
     get: async (id: string) => {
       const row = await c.intent.findUnique({ where: { id }, include: intentInclude });
       return row && toIntent(row);
     },
+    /** The intent's own row, without relations or decoding: what ownership checks and plain writes need. */
+    head: async (id: string) => {
+      const row = await c.intent.findUnique({ where: { id }, select: { id: true, repoId: true, sessionId: true, state: true, closedAt: true, lastAction: true } });
+      return row && { ...row, lastAction: row.lastAction as Action };
+    },
     /** Only where it lives and whose it is: the poll's cheap path. */
-    owner: (id: string) => c.intent.findUnique({ where: { id }, select: { repoId: true, sessionId: true } }),
+    owner: async (id: string) => await c.intent.findUnique({ where: { id }, select: { repoId: true, sessionId: true } }),
     openIdsOfSession: async (sessionId: string) =>
       (await c.intent.findMany({ where: { sessionId, closedAt: null }, select: { id: true } })).map((r) => r.id),
     latestOpenOfSession: async (sessionId: string) => (await many({ where: { sessionId, closedAt: null }, orderBy: { createdAt: "desc" }, take: 1 }))[0] ?? null,
@@ -27,6 +32,14 @@ export const intents = (c: PrismaTx) => {
     byIds: async (ids: string[]) => (ids.length ? many({ where: { id: { in: ids } } }) : []),
     parties: async (ids: string[]) =>
       ids.length ? (await c.intent.findMany({ where: { id: { in: ids } }, select: { id: true, person: true, client: true, model: true, record: true } })).map(toParty) : [],
+    /** The peers the intent's last decision named, and the oldest lease renewal among those not completed (null: none). */
+    namedPeers: async (intentId: string, repoId: string) => {
+      const last = await c.decision.findFirst({ where: { intentId, repoId }, orderBy: { createdAt: "desc" }, select: { peerIds: true } });
+      const named = list(last?.peerIds);
+      if (!named.length) return { named, oldestSeen: null };
+      const seen = await c.session.aggregate({ where: { intents: { some: { id: { in: named }, state: { not: "completed" } } } }, _min: { lastSeenAt: true } });
+      return { named, oldestSeen: seen._min.lastSeenAt };
+    },
     /** How many of these unfinished intents belong to sessions last seen before `cutoff`. */
     countLapsed: (ids: string[], cutoff: Date) =>
       c.intent.count({ where: { id: { in: ids }, state: { not: "completed" }, session: { lastSeenAt: { lt: cutoff } } } }),

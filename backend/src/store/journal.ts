@@ -6,6 +6,7 @@ import { json, list, toDecision } from "./rows.js";
 /** The journal: the repository lock, the change log, decisions, packets and guard catches. */
 export const journal = (c: PrismaTx, touch: Touch = () => {}) => {
   let locked = false;
+  let appended: { repoId: string; seq: number } | null = null;
   /**
    * Takes the repository's write lock for the rest of the transaction (once):
    * bumping `claimVersion` holds the repository row's lock (PostgreSQL) or the
@@ -27,9 +28,15 @@ export const journal = (c: PrismaTx, touch: Touch = () => {}) => {
     addEvent: async ({ at, peerIds, summary, ...e }: { repoId: string; intentId: string; kind: string; summary: string; peerIds?: string[]; at: Date }) => {
       await lock(e.repoId);
       const row = await c.event.create({ data: { ...e, summary: summary.slice(0, 500), peerIds: json(peerIds ?? []), createdAt: at }, select: { seq: true } });
+      appended = { repoId: e.repoId, seq: row.seq };
       return row.seq;
     },
-    latestSeq: async (repoId: string) => (await c.event.findFirst({ where: { repoId }, orderBy: { seq: "desc" }, select: { seq: true } }))?.seq ?? 0,
+    // Under the lock, the event this transaction appended last is the repository's latest: no re-read.
+    latestSeq: async (repoId: string) => appended?.repoId === repoId ? appended.seq : (await c.event.findFirst({ where: { repoId }, orderBy: { seq: "desc" }, select: { seq: true } }))?.seq ?? 0,
+    /** The change log after `after`, without summaries, at most `take`: what the poll's quick path inspects. */
+    tailAfter: async (repoId: string, after: number, take: number) =>
+      (await c.event.findMany({ where: { repoId, seq: { gt: after } }, orderBy: { seq: "asc" }, take, select: { seq: true, intentId: true, kind: true, peerIds: true, summary: true } }))
+        .map((e) => ({ ...e, peerIds: list(e.peerIds) })),
     hasEventAfter: async (repoId: string, seq: number) => !!(await c.event.findFirst({ where: { repoId, seq: { gt: seq } }, select: { seq: true } })),
     eventsAfter: async (repoId: string, seq: number, take: number) =>
       (await c.event.findMany({ where: { repoId, seq: { gt: seq } }, orderBy: { seq: "asc" }, take })).map((e) => ({ ...e, peerIds: list(e.peerIds) })),

@@ -4,7 +4,21 @@ import type { Prisma } from "../generated/sqlite/client.js";
 
 // JSON-in-text columns are decoded here, once; nothing outside the store sees their text.
 export const list = (text: string | null | undefined): string[] => (text ? (JSON.parse(text) as string[]) : []);
-export const recordOf = (text: string | null | undefined): IntentRecord | null => (text ? IntentRecord.parse(JSON.parse(text)) : null);
+/**
+ * Records parsed once per distinct text: every resolve loads every active
+ * intent's record, and the resolver folds each record object once (its
+ * WeakMap), so the same object for the same text saves both. Read-only by use.
+ */
+const parsed = new Map<string, IntentRecord>();
+export const recordOf = (text: string | null | undefined): IntentRecord | null => {
+  if (!text) return null;
+  let record = parsed.get(text);
+  if (!record) {
+    if (parsed.size >= 50_000) parsed.clear();
+    parsed.set(text, (record = IntentRecord.parse(JSON.parse(text))));
+  }
+  return record;
+};
 export const json = (value: unknown): string => JSON.stringify(value);
 
 export const intentInclude = {

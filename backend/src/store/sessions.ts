@@ -6,7 +6,7 @@ const asSession = <T extends { control: string }>(r: T) => ({ ...r, control: r.c
 
 /** Agent tokens, stored as the hashes of their secrets. */
 export const tokens = (c: PrismaTx, touch: Touch = () => {}) => ({
-  byHash: (tokenHash: string) => c.agentToken.findUnique({ where: { tokenHash }, include: { repo: true } }),
+  byHash: async (tokenHash: string) => await c.agentToken.findUnique({ where: { tokenHash }, include: { repo: true } }),
   get: async (id: string) => {
     const row = await c.agentToken.findUnique({ where: { id }, include: { repo: { select: { name: true } } } });
     return row && { ...row, repoName: row.repo.name };
@@ -27,8 +27,9 @@ export const sessions = (c: PrismaTx, touch: Touch = () => {}) => ({
   /**
    * Renews the session's lease, creating the session on its first call. Every agent call runs this,
    * as single statements: a renewal that changes no row means a first call, which creates it.
+   * `renewEveryMs`: the hot store (store/hot) writes a renewal at most this often; this one always writes.
    */
-  renew: async (s: { repoId: string; tokenId: string; key: string; client: string | null; newId: string; at: Date }) => {
+  renew: async (s: { repoId: string; tokenId: string; key: string; client: string | null; newId: string; at: Date; renewEveryMs?: number }) => {
     const { tokenId, key, at } = s;
     const where = { tokenId_key: { tokenId, key } };
     const renewed = (await c.session.updateMany({ where: { tokenId, key }, data: { lastSeenAt: at } })).count === 1;

@@ -3,7 +3,7 @@ import { newId } from "../../ids.js";
 import type { Caller, Deps } from "../deps.js";
 import { claimPaths, closeIntent, withClaim } from "../shared/claims.js";
 import { issuePacket } from "../shared/packets.js";
-import { ownIntent } from "../shared/views.js";
+import { ownHead } from "../shared/views.js";
 
 /**
  * Checkpoint: progress, a block, or completion. Paths on a working or
@@ -16,7 +16,7 @@ export async function checkpoint(deps: Deps, caller: Caller, req: CheckpointRequ
   const paths = req.paths ? normalizeRepoPaths(req.paths) : null;
   const closing = status === "completed" || status === "abandoned";
   return withClaim<CheckpointResponse>(deps, caller, intentId, async (t) => {
-    const me = await ownIntent(t, caller, intentId);
+    const me = await ownHead(t, caller, intentId);
     await t.journal.lock(caller.repo.id);
     if (paths && !closing) {
       const { conflicts } = await claimPaths(t, deps, caller, intentId, paths);

@@ -3,7 +3,7 @@ import type { Caller, Deps } from "../deps.js";
 import { closeIntent } from "../shared/claims.js";
 import { decide } from "../shared/decide.js";
 import { issuePacket } from "../shared/packets.js";
-import { ownIntent } from "../shared/views.js";
+import { ownHead } from "../shared/views.js";
 
 /**
  * Intent: stores the agent's own structured record (never summarized),
@@ -12,7 +12,7 @@ import { ownIntent } from "../shared/views.js";
 export async function intent(deps: Deps, caller: Caller, req: IntentRequest): Promise<IntentResponse> {
   const { intentId, intent: record, usage } = req;
   return deps.store.tx(async (t) => {
-    await ownIntent(t, caller, intentId);
+    await ownHead(t, caller, intentId);
     await t.journal.lock(caller.repo.id);
     const now = deps.clock();
     await t.intents.update(intentId, { record, state: record.state, updatedAt: now, ...(usage ? { usage } : {}) });

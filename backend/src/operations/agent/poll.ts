@@ -2,26 +2,73 @@ import { BOUNDS, type Decision, type PeerView, type PollRequest, type PollRespon
 import { leaseCutoff } from "../../core/lease.js";
 import { isRelevant, relatedPeers } from "../../core/relevance.js";
 import { toChange } from "../../core/render.js";
-import type { Tx } from "../../store/index.js";
+import type { Store } from "../../store/index.js";
 import type { Caller, Deps } from "../deps.js";
 import { decide } from "../shared/decide.js";
 import { issuePacket } from "../shared/packets.js";
 import { ownIntent, toPeerView } from "../shared/views.js";
 
 const SCAN = 500;
+/** The quick path looks at no more than this many events; more goes the full way. */
+const TAIL = 64;
 
 /**
- * The cheap answer to most polls. With no event after the cursor, nothing
- * an agent authored has changed; only time has passed, and the one thing
- * time changes is a lease. A lease that lapses can only remove peers, so it
- * can change the answer only if it removes a peer the last decision named.
+ * Changes that leave every record and every intent's place (active,
+ * completed) as it was, so they cannot change a decision: progress, other
+ * decisions, a prompt not yet structured, claims (the resolver does not read
+ * scope; a claim that overlaps another is refused). Of those, a poll reports
+ * its own decisions and the changes of related peers.
  */
-async function nothingNew(t: Tx, deps: Deps, caller: Caller, intentId: string, cursor: number): Promise<boolean> {
-  const me = await t.intents.owner(intentId);
-  if (!me || me.repoId !== caller.repo.id || me.sessionId !== caller.session.id) return false; // the full path reports it
-  if (await t.journal.hasEventAfter(caller.repo.id, cursor)) return false;
-  const named = (await t.journal.lastDecision(intentId))?.peerIds ?? [];
-  return named.length === 0 || (await t.intents.countLapsed(named, leaseCutoff(deps.clock(), deps.lease))) === 0;
+const KEEPS_DECISIONS = new Set(["checkpoint", "decision", "intent.published", "scope.claimed", "scope.released"]);
+
+/**
+ * What the last full poll of an intent learned: the peers related to it
+ * (core/relevance), true of the room as of the change-log position `at`.
+ * Per store, in memory; lost on restart (the next poll takes the full path).
+ */
+const known = new WeakMap<Store, Map<string, { related: ReadonlySet<string>; stoodDown: ReadonlySet<string>; at: number }>>();
+/** A decision event's summary starts with its action (shared/decide). */
+const STANDS_DOWN = /^(duplicate|handoff)\b/;
+const knownOf = (store: Store) => {
+  let m = known.get(store);
+  if (!m) known.set(store, (m = new Map()));
+  return m;
+};
+
+/**
+ * The cheap answer to most polls, outside any transaction, from the store's
+ * memory while nothing changed (store/hot): the cursor to answer when
+ * nothing concerns the caller, else null (the full path decides).
+ *
+ * Nothing concerns the caller when every event since what its last full
+ * poll knew keeps decisions as they were (KEEPS_DECISIONS) and, after its
+ * cursor, is neither its own decision nor a related peer's change nor one
+ * naming it: its own checkpoints and claims never force the full path.
+ * Time changes one more thing, a lease: a lapse can only remove peers, so it
+ * changes the answer only if it removes a peer the last decision named.
+ */
+async function quiet(deps: Deps, caller: Caller, intentId: string, cursor: number): Promise<number | null> {
+  const { store } = deps;
+  const repoId = caller.repo.id;
+  const me = await store.intents.owner(intentId);
+  if (!me || me.repoId !== repoId || me.sessionId !== caller.session.id) return null; // the full path reports it
+  let next = cursor;
+  if ((await store.changes.cursor(repoId)) > cursor) {
+    const learned = knownOf(store).get(intentId);
+    if (!learned) return null;
+    const tail = await store.journal.tailAfter(repoId, Math.min(cursor, learned.at), TAIL);
+    if (tail.length >= TAIL) return null;
+    for (const e of tail) {
+      if (!KEEPS_DECISIONS.has(e.kind)) return null;
+      // A peer standing down, or taking its outputs back, changes who produces them (core/resolver).
+      if (e.kind === "decision" && e.intentId !== intentId && (STANDS_DOWN.test(e.summary) || learned.stoodDown.has(e.intentId))) return null;
+      if (e.seq > cursor && isRelevant(e, intentId, learned.related)) return null;
+      next = Math.max(next, e.seq);
+    }
+  }
+  const { named, oldestSeen } = await store.intents.namedPeers(intentId, repoId);
+  if (named.length && oldestSeen && oldestSeen < leaseCutoff(deps.clock(), deps.lease)) return null;
+  return next;
 }
 
 /**
@@ -32,10 +79,14 @@ async function nothingNew(t: Tx, deps: Deps, caller: Caller, intentId: string, c
 export async function poll(deps: Deps, caller: Caller, req: PollRequest): Promise<PollResponse> {
   const cursor = Number(req.cursor);
   const control = caller.session.control;
+  const unchanged = await quiet(deps, caller, req.intentId, cursor);
+  if (unchanged !== null) return { cursor: String(unchanged), control, packet: null };
+  // Read before the transaction: what it then learns is true at least as of here.
+  const at = await deps.store.changes.cursor(caller.repo.id);
   return deps.store.tx(async (t) => {
-    if (await nothingNew(t, deps, caller, req.intentId, cursor)) return { cursor: String(cursor), control, packet: null };
     const me = await ownIntent(t, caller, req.intentId, { open: false });
     let related = new Set<string>();
+    let stoodDown = new Set<string>();
     let decision: Decision | null = null;
     let action = me.lastAction;
     let reason = "Changes since your cursor.";
@@ -44,8 +95,12 @@ export async function poll(deps: Deps, caller: Caller, req: PollRequest): Promis
       const d = await decide(t, deps, caller, me.id);
       ({ action, reason } = d.resolution);
       if (d.changed) ({ decision, completed } = d);
+      stoodDown = new Set(d.others.filter((o) => o.lastAction === "duplicate" || o.lastAction === "handoff").map((o) => o.id));
       related = relatedPeers({ ...me, record: me.record }, d.others, d.resolution.peerIds, { caseInsensitive: caller.repo.caseInsensitive });
     }
+    const learned = knownOf(deps.store);
+    if (learned.size >= 20_000) learned.clear(); // memory, not state: start over rather than grow
+    learned.set(me.id, { related, stoodDown, at });
 
     const events = await t.journal.eventsAfter(caller.repo.id, cursor, SCAN);
     const relevant = events.filter((e) => isRelevant(e, me.id, related));

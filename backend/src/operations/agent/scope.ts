@@ -2,7 +2,7 @@ import { normalizeRepoPaths, type ScopeRequest, type ScopeResponse } from "@cohe
 import type { Caller, Deps } from "../deps.js";
 import { assertControllable, claimPaths, withClaim } from "../shared/claims.js";
 import { issuePacket } from "../shared/packets.js";
-import { ownIntent } from "../shared/views.js";
+import { ownHead } from "../shared/views.js";
 
 /**
  * Scope: claims the paths the intent will write, replacing its previous
@@ -13,7 +13,7 @@ export async function scope(deps: Deps, caller: Caller, req: ScopeRequest): Prom
   const { intentId } = req;
   const paths = normalizeRepoPaths(req.paths);
   return withClaim<ScopeResponse>(deps, caller, intentId, async (t) => {
-    const me = await ownIntent(t, caller, intentId);
+    const me = await ownHead(t, caller, intentId);
     const { conflicts, replaced } = await claimPaths(t, deps, caller, intentId, paths);
     if (conflicts.length) return { conflicts };
     const packet = await issuePacket(t, deps, caller, {

@@ -5,6 +5,15 @@ import type { Caller, Deps } from "../deps.js";
 const BEARER = /^Bearer\s+(\S+)$/i;
 
 /**
+ * How often a session's lease renewal is written: at most every 15 s, and
+ * never less often than an eighth of the silent time. In between the store
+ * answers the session from memory, so a session's stored last call is at
+ * most this much older than its real one (the 10-minute lease, the 2-minute
+ * silent mark, are that much early at worst, never late).
+ */
+export const renewEvery = (deps: Pick<Deps, "lease">) => Math.min(15_000, deps.lease.silentMs / 8);
+
+/**
  * Resolves an agent call to its repository, person and session, and renews
  * that session's lease (and only that session's). It runs before, and
  * outside, the operation's transaction, so the renewal holds even when the
@@ -18,7 +27,9 @@ export async function authenticate(deps: Deps, authorization: string | undefined
   if (!key.success) throw new CohentError("INVALID_SESSION");
   const token = await deps.store.tokens.byHash(hashToken(secret));
   if (!token || token.revokedAt) throw new CohentError("UNAUTHENTICATED", "The agent token is unknown or revoked.");
-  const session = await deps.store.sessions.renew({ repoId: token.repoId, tokenId: token.id, key: key.data, client: token.client, newId: newId("ses"), at: deps.clock() });
+  const session = await deps.store.sessions.renew({
+    repoId: token.repoId, tokenId: token.id, key: key.data, client: token.client, newId: newId("ses"), at: deps.clock(), renewEveryMs: renewEvery(deps),
+  });
   return {
     repo: token.repo,
     token: { id: token.id, person: token.person, client: token.client },

@@ -13,8 +13,18 @@ export async function ownIntent(t: Tx, caller: Caller, id: string, { open = true
   return intent;
 }
 
+/** The same checks on the intent's head only (one row, no relations): for the writes that need no more of it. */
+export async function ownHead(t: Tx, caller: Caller, id: string, { open = true } = {}) {
+  const intent = await t.intents.head(id);
+  if (!intent || intent.repoId !== caller.repo.id) throw new CohentError("INTENT_NOT_FOUND");
+  if (intent.sessionId !== caller.session.id) throw new CohentError("NOT_INTENT_OWNER");
+  if (open && intent.closedAt) throw new CohentError("INTENT_CLOSED", `Work intent ${id} is ${intent.state}; publish a new prompt.`);
+  return intent;
+}
+
 export const toResolverIntent = (row: IntentRow): ResolverIntent => ({
   id: row.id, createdAt: row.createdAt.getTime(), status: row.state === "completed" ? "completed" : "active", record: row.record,
+  ...(row.lastAction === "duplicate" || row.lastAction === "handoff" ? { standsDown: true } : {}),
 });
 
 export const toPeerView = (row: IntentRow, deps: Deps): PeerView => ({

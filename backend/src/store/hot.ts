@@ -1,0 +1,191 @@
+import type { Db, PrismaTx } from "./db.js";
+import { intents } from "./intents.js";
+import type { Overrides, Touch } from "./index.js";
+import { journal } from "./journal.js";
+import { claims } from "./claims.js";
+import { sessions, tokens } from "./sessions.js";
+import { sqliteStatements, type SqliteStatements } from "./sqlite-fast.js";
+
+/**
+ * The hot path's memory: what the agent calls read on every call, held here
+ * and checked against the change stamps (store/changes) instead of read
+ * again. Each cache answers only outside a transaction (a transaction reads
+ * through, so it sees its own writes); each entry keeps the stamp taken
+ * before its read, so a write that lands during the read invalidates it.
+ *
+ * - tokens by hash (with their repository): until the repository's control
+ *   stamp moves (a revocation, a goal change; from another process within
+ *   the bound of store/changes);
+ * - sessions: the lease renewal is written at most every `renewEveryMs`
+ *   (the caller passes a fraction of the silent time); in between, the
+ *   session (its control) is answered from memory until the control stamp moves;
+ * - intent owners (repository and session never change);
+ * - the change-log tail after a poll's cursor, and the peers the intent's
+ *   last decision named, until the repository's events stamp moves.
+ */
+const MAX_ENTRIES = 20_000;
+
+function bounded<K, V>() {
+  const map = new Map<K, V>();
+  return {
+    get: (k: K) => map.get(k),
+    set: (k: K, v: V) => {
+      if (map.size >= MAX_ENTRIES) map.clear(); // a cache, not a store: start over rather than grow
+      map.set(k, v);
+    },
+    delete: (k: K) => map.delete(k),
+  };
+}
+
+type TokenRow = NonNullable<Awaited<ReturnType<ReturnType<typeof tokens>["byHash"]>>>;
+type SessionRow = Awaited<ReturnType<ReturnType<typeof sessions>["renew"]>>;
+
+export function hotOverrides(db: Db): Overrides {
+  const { changes } = db;
+  const outside = (c: PrismaTx) => c === (db.prisma as unknown);
+  const tokenCache = bounded<string, { row: TokenRow; stamp: number }>();
+  const sessionCache = bounded<string, { row: SessionRow; stamp: number; writtenAt: number }>();
+  const ownerCache = bounded<string, { repoId: string; sessionId: string }>();
+  const tailCache = bounded<string, { stamp: number; tail: Awaited<ReturnType<ReturnType<typeof journal>["tailAfter"]>> }>();
+  // Inside a transaction on SQLite: prepared statements on Prisma's own connection (store/sqlite-fast).
+  const prepared = new WeakMap<object, SqliteStatements>();
+  const fast = (): SqliteStatements | null => {
+    const conn = db.provider === "sqlite" ? db.connection() : null;
+    if (!conn) return null;
+    let s = prepared.get(conn);
+    if (!s) prepared.set(conn, (s = sqliteStatements(conn)));
+    return s;
+  };
+  const namedCache = bounded<string, { stamp: number; named: { named: string[]; oldestSeen: Date | null } }>();
+
+  return {
+    claims: (c: PrismaTx) => {
+      const base = claims(c);
+      const s = outside(c) ? null : fast();
+      if (!s) return base;
+      const k = s.claims;
+      return {
+        pathsOf: async (intentId: string) => k.pathsOf(intentId),
+        peers: async (repoId: string, except: string) => k.peers(repoId, except),
+        expired: async (repoId: string, cutoff: Date) => k.expired(repoId, cutoff),
+        set: async (row: Parameters<typeof base.set>[0]) => k.set(row),
+        release: async (intentId: string) => k.release(intentId),
+      };
+    },
+    tokens: (c: PrismaTx, touch: Touch) => {
+      const base = tokens(c, touch);
+      if (!outside(c)) return base;
+      return {
+        ...base,
+        byHash: async (tokenHash: string) => {
+          const held = tokenCache.get(tokenHash);
+          // The stamp is taken before the read; the first read cannot know the repository yet, so it is kept unstamped (-1 never matches).
+          const stamp = held ? changes.stamp(held.row.repoId, "control") : -1;
+          if (held && held.stamp === stamp) return held.row;
+          const row = await base.byHash(tokenHash);
+          if (row) tokenCache.set(tokenHash, { row, stamp: held?.row.repoId === row.repoId ? stamp : -1 });
+          else tokenCache.delete(tokenHash);
+          return row;
+        },
+      };
+    },
+    sessions: (c: PrismaTx, touch: Touch) => {
+      const base = sessions(c, touch);
+      if (!outside(c)) return base;
+      return {
+        ...base,
+        renew: async (s: Parameters<typeof base.renew>[0]) => {
+          const key = `${s.tokenId}|${s.key}`;
+          const at = s.at.getTime();
+          const held = sessionCache.get(key);
+          const stamp = changes.stamp(s.repoId, "control");
+          if (held && held.stamp === stamp && at >= held.writtenAt && at - held.writtenAt < (s.renewEveryMs ?? 0)) {
+            return { ...held.row, lastSeenAt: s.at };
+          }
+          const row = await base.renew(s);
+          sessionCache.set(key, { row, stamp, writtenAt: at });
+          return row;
+        },
+      };
+    },
+    intents: (c: PrismaTx, touch: Touch) => {
+      const base = intents(c, touch);
+      if (!outside(c)) {
+        const s = fast();
+        if (!s) return base;
+        const i = s.intents;
+        return {
+          ...base,
+          head: async (id: string) => i.head(id),
+          get: async (id: string) => i.get(id),
+          active: async (repoId: string, cutoff: Date) => i.active(repoId, cutoff),
+          completed: async (repoId: string, take: number) => i.completed(repoId, take),
+          openIdsOfSession: async (sessionId: string) => i.openIdsOfSession(sessionId),
+          create: async (row: Parameters<typeof base.create>[0]) => i.create(row),
+          update: async (id: string, change: Parameters<typeof base.update>[1]) => i.update(id, change),
+          addCheckpoint: async (k: Parameters<typeof base.addCheckpoint>[0]) => i.addCheckpoint(k),
+        };
+      }
+      return {
+        ...base,
+        owner: async (id: string) => {
+          const held = ownerCache.get(id);
+          if (held) return held;
+          const row = await base.owner(id);
+          if (row) ownerCache.set(id, row);
+          return row;
+        },
+        namedPeers: async (intentId: string, repoId: string) => {
+          const stamp = changes.stamp(repoId, "events");
+          const held = namedCache.get(intentId);
+          if (held && held.stamp === stamp) return held.named;
+          const named = await base.namedPeers(intentId, repoId);
+          namedCache.set(intentId, { stamp, named });
+          return named;
+        },
+      };
+    },
+    journal: (c: PrismaTx, touch: Touch) => {
+      const base = journal(c, touch);
+      if (!outside(c)) {
+        const s = fast();
+        if (!s) return base;
+        const j = s.journal;
+        // The same lock as journal.lock (once per transaction); under it this transaction appends the repository's latest events.
+        let locked: string | null = null;
+        let appended = 0;
+        const lock = async (repoId: string) => {
+          if (locked) return;
+          j.lockRow(repoId);
+          locked = repoId;
+          touch(repoId, "events");
+        };
+        return {
+          ...base,
+          lock,
+          addEvent: async (e: Parameters<typeof base.addEvent>[0]) => {
+            await lock(e.repoId);
+            return (appended = j.addEvent({ ...e, peerIds: e.peerIds ?? [] }));
+          },
+          latestSeq: async (repoId: string) => (appended && locked === repoId ? appended : j.latestSeq(repoId)),
+          lastDecision: async (intentId: string) => j.lastDecision(intentId),
+          addDecision: async (d: Parameters<typeof base.addDecision>[0]) => j.addDecision(d),
+          addPacket: async (p: Parameters<typeof base.addPacket>[0]) => j.addPacket(p),
+        };
+      }
+      return {
+        ...base,
+        latestSeq: (repoId: string) => changes.cursor(repoId),
+        tailAfter: async (repoId: string, after: number, take: number) => {
+          const stamp = changes.stamp(repoId, "events");
+          const key = `${repoId}|${after}|${take}`;
+          const held = tailCache.get(key);
+          if (held && held.stamp === stamp) return held.tail;
+          const tail = await base.tailAfter(repoId, after, take);
+          tailCache.set(key, { stamp, tail });
+          return tail;
+        },
+      };
+    },
+  };
+}

@@ -7,7 +7,7 @@ import { DATABASE_KINDS } from "../helpers/kinds.js";
 const ROUNDS = Number(process.env.COHENT_RACE_ROUNDS) > 0 ? Number(process.env.COHENT_RACE_ROUNDS) : 1_000;
 const CLAIMERS = 16;
 /** Rounds run this many at a time, each on its own paths, so 1,000 rounds fit in a few minutes on 2 cores. */
-const LANES = 8;
+const LANES = Number(process.env.COHENT_RACE_LANES) > 0 ? Number(process.env.COHENT_RACE_LANES) : 8;
 const SMALL_ROUNDS = Math.max(10, Math.min(50, Math.floor(ROUNDS / 20)));
 
 // The race measures arbitration, not the per-token rate limit.

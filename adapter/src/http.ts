@@ -86,6 +86,27 @@ export async function requestJson(
   });
 }
 
+/**
+ * One immediate resend when the first attempt surely did not take effect:
+ * the server answered DATABASE_UNAVAILABLE (its transaction rolled back), the
+ * connection was refused (never delivered), or, for a GET, the instance
+ * vanished mid-answer (a load balancer's 502, a reset). Behind a balancer the
+ * resend reaches another instance. A timeout is not resent: the hook's time
+ * budget is spent, and a POST may have landed.
+ */
+function resendable(env: Envelope<any>, method: "GET" | "POST"): boolean {
+  if (env.ok || env.error.code === "CANCELLED") return false;
+  if (env.error.code === "DATABASE_UNAVAILABLE") return true;
+  if (env.error.code !== "CONTROL_PLANE_UNREACHABLE") return false;
+  if (/\(ECONNREFUSED\)/.test(env.error.message)) return true;
+  return method === "GET" && /\((ECONNRESET|EPIPE|socket hang up)\)|without a Cohent envelope/.test(env.error.message);
+}
+
+async function withOneResend(method: "GET" | "POST", send: () => Promise<Envelope<any>>): Promise<Envelope<any>> {
+  const first = await send();
+  return resendable(first, method) ? send() : first;
+}
+
 function agentHeaders(c: AgentConnection): Record<string, string> {
   const h: Record<string, string> = { authorization: `Bearer ${c.token}`, "x-cohent-session": c.session };
   if (c.agent) h["x-cohent-agent"] = c.agent;
@@ -103,17 +124,17 @@ function versionWarning(env: Envelope<any>): Envelope<any> {
 }
 
 export function postAgent(c: AgentConnection, body: { type: string; [k: string]: unknown }): Promise<Envelope<any>> {
-  return requestJson("POST", `${c.service}/api/agent`, agentHeaders(c), body, body.type, c.timeoutMs, c.signal);
+  return withOneResend("POST", () => requestJson("POST", `${c.service}/api/agent`, agentHeaders(c), body, body.type, c.timeoutMs, c.signal));
 }
 
 export function pollAgent(c: AgentConnection, intentId: string, cursor?: string): Promise<Envelope<any>> {
   const h = { ...agentHeaders(c), "x-cohent-intent": intentId, ...(cursor ? { "x-cohent-cursor": cursor } : {}) };
-  return requestJson("GET", `${c.service}/api/agent`, h, undefined, "poll", c.timeoutMs, c.signal);
+  return withOneResend("GET", () => requestJson("GET", `${c.service}/api/agent`, h, undefined, "poll", c.timeoutMs, c.signal));
 }
 
 /** The kill-switch read: renews the lease and reports control; no resolver run on the server. */
 export function sessionRead(c: AgentConnection): Promise<Envelope<any>> {
-  return requestJson("GET", `${c.service}/api/agent/session`, agentHeaders(c), undefined, "session", c.timeoutMs, c.signal);
+  return withOneResend("GET", () => requestJson("GET", `${c.service}/api/agent/session`, agentHeaders(c), undefined, "session", c.timeoutMs, c.signal));
 }
 
 export function health(service: string, timeoutMs?: number): Promise<Envelope<any>> {

@@ -1,4 +1,6 @@
 import http from "node:http";
+import type { Socket } from "node:net";
+import { CohentError, failure, type ErrorCode } from "@cohent/protocol";
 import type { AddressInfo } from "node:net";
 import type { Logger } from "pino";
 import type { ConsoleConfig } from "./config.js";
@@ -7,9 +9,29 @@ import { createApp } from "./http/app.js";
 import type { Deps } from "./operations/deps.js";
 import type { Db } from "./store/db.js";
 import { openStore } from "./store/index.js";
+import { startSweeper, sweepInterval } from "./live/sweeper.js";
+import { rateLimitsFromEnv, type RateLimits } from "./http/rate-limit.js";
+
+/** Headers beyond this answer 431 HEADERS_TOO_LARGE; agents send a few hundred bytes. */
+const MAX_HEADER_BYTES = 16 * 1024;
+
+/**
+ * Requests Node's HTTP parser refuses before Koa sees them (headers too
+ * large, a NUL or a bare CR in a header, a malformed request line) still
+ * get a v1 failure envelope with a stable code, then the socket closes.
+ */
+function malformedRequest(err: NodeJS.ErrnoException, socket: Socket, clock: () => Date): void {
+  if (!socket.writable || err.code === "ECONNRESET") return void socket.destroy();
+  const code: ErrorCode = err.code === "HPE_HEADER_OVERFLOW" ? "HEADERS_TOO_LARGE" : "BAD_REQUEST";
+  const error = new CohentError(code);
+  const body = JSON.stringify(failure("http", error, { serverTime: clock().toISOString() }));
+  socket.end(
+    `HTTP/1.1 ${error.status} ${code === "HEADERS_TOO_LARGE" ? "Request Header Fields Too Large" : "Bad Request"}\r\ncontent-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
+  );
+}
 
 /** The server's dependencies, plus raw database access for tests and tools (operations never use it). */
-export type ServerDeps = Deps & { db: Db };
+export type ServerDeps = Deps & { db: Db; sweeper: ReturnType<typeof startSweeper> };
 
 export interface RunningServer {
   url: string;
@@ -28,11 +50,34 @@ export async function startServer(opts: {
   lease?: LeaseConfig;
   /** Sign-in and UI settings of the Control Room; default: from the environment. */
   console?: ConsoleConfig;
+  /** Per-token and per-pairing rate limits; null turns them off. Default: from the environment (COHENT_RATE_LIMIT). */
+  rateLimits?: RateLimits;
+  /** How often the lease sweeper runs; default from the lease (COHENT_SWEEP_MS overrides). */
+  sweepMs?: number;
 }): Promise<RunningServer> {
   const { db, store, applied } = await openStore(opts.databaseUrl);
   if (applied.length) opts.log.info({ applied }, "migrations applied");
-  const deps: ServerDeps = { db, store, clock: opts.clock ?? (() => new Date()), lease: opts.lease ?? DEFAULT_LEASE, log: opts.log };
-  const server = http.createServer(createApp(deps, opts.console).callback());
+  const base: Deps = {
+    store,
+    clock: opts.clock ?? (() => new Date()),
+    lease: opts.lease ?? DEFAULT_LEASE,
+    log: opts.log,
+  };
+  const sweeper = startSweeper(base, opts.sweepMs ?? sweepInterval(base.lease.leaseMs));
+  const deps: ServerDeps = { ...base, db, sweeper };
+  const runtime = {
+    limits: opts.rateLimits === undefined ? rateLimitsFromEnv() : opts.rateLimits,
+    ping: async () => {
+      await db.prisma.$queryRawUnsafe("SELECT 1");
+    },
+  };
+  const server = http.createServer(
+    { maxHeaderSize: MAX_HEADER_BYTES },
+    createApp(deps, opts.console, runtime).callback(),
+  );
+  server.on("clientError", (err, socket) =>
+    malformedRequest(err as NodeJS.ErrnoException, socket as Socket, deps.clock),
+  );
   // Longer than clients keep idle sockets, so the client always closes first
   // and never reuses a socket the server has just closed.
   server.keepAliveTimeout = 65_000;
@@ -52,6 +97,7 @@ export async function startServer(opts: {
         server.close(() => resolve());
         server.closeAllConnections();
       });
+      sweeper.stop();
       await db.close();
     },
   };

@@ -5,8 +5,11 @@
 // its tool calls would, polls, checkpoints every few seconds, and starts a
 // new task (publish, intent, scope) when its task ends.
 // Agent i talks to targets[i % targets.length].
+// Polling is a long-poll (x-cohent-wait, spec.waitSeconds, default 20; 0 for the
+// old fixed-interval poll every pollMs): each agent keeps one open and answers
+// it with a fresh one, so a change reaches it as soon as it is written.
 // Spec (argv[2], JSON): { targets, token, agents, seconds, setupSeconds, rampMs,
-// sessionMs, pollMs, checkpointMs, taskMs, prefix, pids }. Prints per-operation
+// sessionMs, pollMs, waitSeconds, checkpointMs, taskMs, prefix, pids }. Prints per-operation
 // counts and latencies, and the CPU the `pids` used in the window, as JSON.
 import { readFileSync } from "node:fs";
 
@@ -16,6 +19,7 @@ const rampMs = spec.rampMs ?? 2000;
 const GRACE_MS = 3000; // requests still open this long after a phase ends are cut and counted
 const every = { session: spec.sessionMs ?? 2000, poll: spec.pollMs ?? 5000, checkpoint: spec.checkpointMs ?? 5000 };
 const taskMs = spec.taskMs ?? 30000;
+const waitSeconds = spec.waitSeconds ?? 20;
 
 const cpuMs = () =>
   (spec.pids ?? []).reduce((sum, pid) => {
@@ -67,6 +71,26 @@ async function startTask(i, task, base, headers) {
 }
 
 const state = [];
+const pollers = [];
+
+/** One open long-poll per agent for the window: answered at a change (or empty when its wait ends), then asked again from the new cursor. */
+function longPolls(a) {
+  const run = (async () => {
+    while (performance.now() < phaseEnd - 250) {
+      const w = a.work;
+      if (!w) {
+        await sleep(200);
+        continue;
+      }
+      const wait = Math.max(0, Math.min(waitSeconds, Math.floor((phaseEnd - performance.now()) / 1000) - 1));
+      const polled = await call("poll", a.base, { ...a.headers, "x-cohent-intent": w.intentId, "x-cohent-cursor": w.cursor, "x-cohent-wait": String(wait) });
+      if (polled?.cursor && a.work === w) w.cursor = polled.cursor;
+      if (!polled) await sleep(500);
+      if (wait === 0) break;
+    }
+  })();
+  pollers.push(run);
+}
 const setupStart = performance.now();
 await Promise.all(
   Array.from({ length: agents }, async (_, i) => {
@@ -86,7 +110,9 @@ await Promise.all(
   state.map(async (a, i) => {
     // Tasks started in the setup end at random points, so new tasks spread over the window.
     let taskEnd = start + Math.random() * taskMs;
-    const next = { session: start + Math.random() * every.session, poll: start + Math.random() * every.poll, checkpoint: start + Math.random() * every.checkpoint };
+    const next = { session: start + Math.random() * every.session, checkpoint: start + Math.random() * every.checkpoint };
+    if (!waitSeconds) next.poll = start + Math.random() * every.poll;
+    else void longPolls(a);
     while (performance.now() < phaseEnd) {
       if (!a.work || performance.now() >= taskEnd) {
         a.work = await startTask(i, ++a.task, a.base, a.headers);
@@ -111,6 +137,7 @@ await Promise.all(
   }),
 );
 const cpu = cpuMs() - cpuBefore;
+await Promise.all(pollers);
 const elapsed = (performance.now() - start) / 1000;
 
 const pct = (s, p) => (s.length ? s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))] : null);

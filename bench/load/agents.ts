@@ -15,6 +15,8 @@ const SETUP_SECONDS = Number(process.env.BENCH_AGENTS_SETUP_SECONDS ?? 15);
 const PACE = {
   sessionMs: Number(process.env.BENCH_AGENTS_SESSION_MS ?? 2000),
   pollMs: Number(process.env.BENCH_AGENTS_POLL_MS ?? 5000),
+  /** Long-poll wait (x-cohent-wait); 0 polls every pollMs instead. A long-poll's latency is how long it was held open. */
+  waitSeconds: Number(process.env.BENCH_AGENTS_WAIT_SECONDS ?? 20),
   checkpointMs: Number(process.env.BENCH_AGENTS_CHECKPOINT_MS ?? 5000),
   taskMs: Number(process.env.BENCH_AGENTS_TASK_MS ?? 30000),
 };
@@ -99,5 +101,5 @@ export async function benchAgents(db: Db, instances: number, baseline: AgentsRes
 
 export const agentsTitle =
   `${AGENTS} simulated agents from one separate process: each publishes, declares and claims its first task (setup, bounded by ${SETUP_SECONDS} s), ` +
-  `then for a ${SECONDS} s window (bare Koa: ${BASELINE_SECONDS} s) reads the kill switch every ~${PACE.sessionMs / 1000} s, polls every ~${PACE.pollMs / 1000} s, ` +
+  `then for a ${SECONDS} s window (bare Koa: ${BASELINE_SECONDS} s) reads the kill switch every ~${PACE.sessionMs / 1000} s, ${PACE.waitSeconds ? `keeps one long-poll open (x-cohent-wait: ${PACE.waitSeconds}; its latency is the time held open, answered at a change), ` : `polls every ~${PACE.pollMs / 1000} s, `}` +
   `checkpoints every ~${PACE.checkpointMs / 1000} s and starts a new task every ~${PACE.taskMs / 1000} s`;

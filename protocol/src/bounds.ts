@@ -35,6 +35,8 @@ export const BOUNDS = {
   packetPeers: 3,
   /** Events one poll packet carries at most; the cursor advances past them. */
   pollEvents: 50,
+  /** The longest long-poll an agent may ask for with x-cohent-wait, in seconds. */
+  waitSeconds: 30,
 } as const;
 
 /** Approximate tokens of a text: one token per four characters, rounded up. */

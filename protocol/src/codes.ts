@@ -12,6 +12,8 @@ export const ERRORS = {
   INVALID_SESSION: { status: 400, retryable: false, message: "The x-cohent-session header is missing or malformed." },
   INVALID_CURSOR: { status: 400, retryable: false, message: "The x-cohent-cursor header is not a cursor." },
   PAYLOAD_TOO_LARGE: { status: 413, retryable: false, message: "The request body is too large." },
+  HEADERS_TOO_LARGE: { status: 431, retryable: false, message: "The request's headers are too large." },
+  BAD_REQUEST: { status: 400, retryable: false, message: "The request is not valid HTTP." },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, retryable: false, message: "Send the request body as application/json." },
   UNAUTHENTICATED: { status: 401, retryable: false, message: "A valid agent token is required." },
   NOT_INTENT_OWNER: { status: 403, retryable: false, message: "That work intent belongs to another session." },
@@ -35,6 +37,9 @@ export const ERRORS = {
   CSRF_REJECTED: { status: 403, retryable: false, message: "The request failed the CSRF check." },
   INTERNAL: { status: 500, retryable: true, message: "Internal error." },
   DATABASE_TOO_NEW: { status: 500, retryable: false, message: "The database was migrated by a newer Cohent; upgrade cohent to serve it." },
+  INVALID_WAIT: { status: 400, retryable: false, message: "The x-cohent-wait header must be a whole number of seconds from 0 to 30." },
+  RATE_LIMITED: { status: 429, retryable: true, message: "Too many requests; wait the Retry-After seconds before asking again." },
+  DATABASE_UNAVAILABLE: { status: 503, retryable: true, message: "The database cannot be reached right now; nothing was written. Retry shortly." },
   // Client-side codes (adapter, agent CLI, MCP server).
   CONTROL_PLANE_UNREACHABLE: { status: 503, retryable: true, message: "The Cohent service cannot be reached." },
   NOT_CONFIGURED: { status: 400, retryable: false, message: "This checkout is not configured for Cohent." },

@@ -351,4 +351,8 @@ export interface RecapResponse {
 /** The data of a LIVE_EVENT: an opaque version that moves whenever anything the console shows changed. */
 export interface LiveChange {
   version: string;
+  /** On a change-log entry (whose SSE id is the resume point, sent back as Last-Event-ID): its repository, sequence number and kind. */
+  repo?: string;
+  seq?: number;
+  kind?: string;
 }

@@ -22,6 +22,7 @@ const BOUND_NOTES: Record<keyof typeof BOUNDS, string> = {
   idChars: "ids such as wki_…, pkt_…",
   packetPeers: "active intents a publish packet lists",
   pollEvents: "changes one poll packet carries (the cursor then resumes after the last one)",
+  waitSeconds: "the longest long-poll, `x-cohent-wait: <seconds>` on GET /api/agent",
 };
 
 /** docs/protocol.md, generated from the schemas so that it cannot drift (a test compares). */
@@ -64,6 +65,9 @@ export function protocolDoc(): string {
     "```json",
     JSON.stringify(z.toJSONSchema(PollRequest, { io: "input" }), null, 2),
     "```",
+    "",
+    `\`x-cohent-wait: <seconds>\` (0 to ${BOUNDS.waitSeconds}) makes the poll a long-poll: it answers as soon as something concerning the intent`,
+    "or the session's control changes after the cursor, else with the empty answer when the time is up. Beyond the bound: `INVALID_WAIT`.",
     "",
     "## Response `data` by operation",
     "",

@@ -1,11 +1,30 @@
 import Router from "@koa/router";
 import type { Context, Next } from "koa";
-import { AgentHeader, CohentError, PollRequest, zodDetails } from "@cohent/protocol";
-import { AGENT_OPERATIONS, authenticate, poll, sessionMeta, type AgentOperation } from "../operations/agent/index.js";
+import {
+  AgentHeader,
+  CohentError,
+  PollRequest,
+  WAIT_HEADER,
+  WaitHeader,
+  zodDetails,
+  type PollResponse,
+} from "@cohent/protocol";
+import {
+  AGENT_OPERATIONS,
+  authenticate,
+  poll,
+  sessionMeta,
+  type AgentOperation,
+} from "../operations/agent/index.js";
 import type { Caller, Deps } from "../operations/deps.js";
 import { named, reply } from "./envelope.js";
+import { nextChange, stampOf } from "../live/next-change.js";
 
-const isOperation = (t: unknown): t is AgentOperation => typeof t === "string" && Object.hasOwn(AGENT_OPERATIONS, t);
+const isOperation = (t: unknown): t is AgentOperation =>
+  typeof t === "string" && Object.hasOwn(AGENT_OPERATIONS, t);
+
+/** A waiting long-poll re-polls at least this often with no hint of a change: a peer's lease lapsing changes answers without an event. */
+const RECHECK_MS = 10_000;
 
 /** /api/agent: a thin transport. Authenticate once, parse, call the operation, render the envelope. */
 export function agentRoutes(deps: Deps): Router {
@@ -26,14 +45,19 @@ export function agentRoutes(deps: Deps): Router {
     async (ctx, next) => {
       if (!ctx.is("application/json")) throw new CohentError("UNSUPPORTED_MEDIA_TYPE");
       const body = ctx.request.body as { type?: unknown } | undefined;
-      if (body === null || typeof body !== "object" || Array.isArray(body)) throw new CohentError("INVALID_INPUT", "The body must be a JSON object with a type.");
+      if (body === null || typeof body !== "object" || Array.isArray(body))
+        throw new CohentError("INVALID_INPUT", "The body must be a JSON object with a type.");
       ctx.state.operation = isOperation(body.type) ? body.type : "agent";
       await next();
     },
     authenticated,
     async (ctx) => {
       const body = ctx.request.body as { type?: unknown };
-      if (!isOperation(body.type)) throw new CohentError("INVALID_INPUT", `type must be one of ${Object.keys(AGENT_OPERATIONS).join(", ")}.`);
+      if (!isOperation(body.type))
+        throw new CohentError(
+          "INVALID_INPUT",
+          `type must be one of ${Object.keys(AGENT_OPERATIONS).join(", ")}.`,
+        );
       const operation = AGENT_OPERATIONS[body.type];
       const parsed = operation.schema.safeParse(body);
       if (!parsed.success) throw new CohentError("INVALID_INPUT", undefined, zodDetails(parsed.error));
@@ -48,13 +72,97 @@ export function agentRoutes(deps: Deps): Router {
   });
 
   router.get("/", named("poll"), authenticated, async (ctx) => {
-    const parsed = PollRequest.safeParse({ intentId: ctx.get("x-cohent-intent"), cursor: ctx.get("x-cohent-cursor") || undefined });
+    const parsed = PollRequest.safeParse({
+      intentId: ctx.get("x-cohent-intent"),
+      cursor: ctx.get("x-cohent-cursor") || undefined,
+    });
     if (!parsed.success) {
       const onCursor = parsed.error.issues.some((i) => i.path[0] === "cursor");
-      throw new CohentError(onCursor ? "INVALID_CURSOR" : "INVALID_INPUT", onCursor ? undefined : "Send x-cohent-intent: wki_….", zodDetails(parsed.error));
+      throw new CohentError(
+        onCursor ? "INVALID_CURSOR" : "INVALID_INPUT",
+        onCursor ? undefined : "Send x-cohent-intent: wki_….",
+        zodDetails(parsed.error),
+      );
     }
-    reply(deps, ctx, "poll", await poll(deps, callerOf(ctx), parsed.data));
+    // A cursor from the future would silently skip every change up to it: refuse it. The cached high-water first, the truth when above it.
+    const cursor = Number(parsed.data.cursor);
+    const repoId = callerOf(ctx).repo.id;
+    if (
+      cursor > (await deps.store.changes.cursor(repoId)) &&
+      cursor > (await deps.store.journal.latestSeq(repoId))
+    ) {
+      throw new CohentError(
+        "INVALID_CURSOR",
+        "The cursor is ahead of this repository's change log; poll from the cursor of your last answer, or 0.",
+      );
+    }
+    const rawWait = ctx.get(WAIT_HEADER);
+    const wait = rawWait === "" ? { success: true as const, data: 0 } : WaitHeader.safeParse(rawWait);
+    if (!wait.success) throw new CohentError("INVALID_WAIT", undefined, zodDetails(wait.error));
+    reply(deps, ctx, "poll", await longPoll(ctx, callerOf(ctx), parsed.data, wait.data * 1000));
   });
+
+  /**
+   * The long-poll: poll, and while the answer is empty and the session's
+   * control unchanged, wait for a change hint of the repository (store/changes:
+   * this instance's commits, another's NOTIFY, SQLite's data_version, the backstop) and poll again from the cursor the
+   * last answer gave. The cursor query decides; a wake-up only says when to ask.
+   */
+  async function longPoll(
+    ctx: Context,
+    caller: Caller,
+    req: PollRequest,
+    waitMs: number,
+  ): Promise<PollResponse> {
+    const deadline = Date.now() + waitMs;
+    const closed = new AbortController();
+    const onClose = () => closed.abort();
+    // The response's close, not the request's: a GET's request closes as soon as it is read.
+    ctx.res.once("close", onClose);
+    try {
+      const repo = [caller.repo.id];
+      const changes = deps.store.changes;
+      const controlStamp = () => changes.stamp(caller.repo.id, "control");
+      // The stamp is taken before each read: a hint that arrives during the read is not waited for.
+      let stamp = stampOf(changes, repo);
+      let control = controlStamp();
+      let answer = await poll(deps, caller, req);
+      let polledAt = Date.now();
+      while (answer.packet === null && Date.now() < deadline && !closed.signal.aborted) {
+        if (stampOf(changes, repo) === stamp)
+          await nextChange(changes, repo, deadline - Date.now(), closed.signal);
+        if (closed.signal.aborted) break;
+        stamp = stampOf(changes, repo);
+        const controlMoved = controlStamp() !== control;
+        control = controlStamp();
+        // A hint with no event past the cursor and no control change (the store's backstop, a peer's
+        // unrelated write) needs no poll, except every RECHECK_MS for what only time changes: a lapsed lease.
+        const moved = (await changes.cursor(caller.repo.id)) > Number(answer.cursor);
+        if (!moved && !controlMoved && Date.now() - polledAt < RECHECK_MS) continue;
+        const session = await deps.store.sessions.get(caller.session.id);
+        if (
+          session &&
+          (session.control !== caller.session.control ||
+            session.controlReason !== caller.session.controlReason)
+        ) {
+          caller = {
+            ...caller,
+            session: { ...caller.session, control: session.control, controlReason: session.controlReason },
+          };
+          ctx.state.meta = { session: sessionMeta(deps, caller) };
+          return {
+            ...(await poll(deps, caller, { ...req, cursor: answer.cursor })),
+            control: session.control,
+          };
+        }
+        answer = await poll(deps, caller, { ...req, cursor: answer.cursor });
+        polledAt = Date.now();
+      }
+      return answer;
+    } finally {
+      ctx.res.off("close", onClose);
+    }
+  }
 
   return router;
 }

@@ -1,7 +1,7 @@
 import Koa from "koa";
 import Router from "@koa/router";
 import { bodyParser } from "@koa/bodyparser";
-import { BOUNDS } from "@cohent/protocol";
+import { BOUNDS, CohentError } from "@cohent/protocol";
 import type { Deps } from "../operations/deps.js";
 import { consoleConfigFromEnv, type ConsoleConfig } from "../config.js";
 import { agentRoutes } from "./agent.js";
@@ -9,6 +9,34 @@ import { consoleRoutes } from "./console.js";
 import { errorEnvelope, reply } from "./envelope.js";
 import { pairingRoutes } from "./pairing.js";
 import { consoleUi } from "./ui.js";
+import { localRuntime, type HttpRuntime } from "./runtime.js";
+import { byBearer, rateLimited } from "./rate-limit.js";
+
+const READY_TIMEOUT_MS = 2_000;
+
+/**
+ * NUL characters in a JSON body: PostgreSQL text cannot hold them and no
+ * field needs them, so they are refused here, for every route, with a stable
+ * code (an iterative walk: a deeply nested body cannot overflow the stack).
+ * Path lists are left to the protocol's path rules, which answer INVALID_PATH.
+ */
+async function refuseNul(ctx: Koa.Context, next: Koa.Next) {
+  const stack: unknown[] = [ctx.request.body];
+  while (stack.length) {
+    const v = stack.pop();
+    if (typeof v === "string") {
+      if (v.includes("\u0000"))
+        throw new CohentError("INVALID_INPUT", "NUL characters are not accepted in any field.");
+    } else if (v && typeof v === "object") {
+      for (const [k, x] of Object.entries(v)) {
+        if (k.includes("\u0000"))
+          throw new CohentError("INVALID_INPUT", "NUL characters are not accepted in any field.");
+        if (k !== "paths") stack.push(x);
+      }
+    }
+  }
+  await next();
+}
 
 /** Request log lines carry no token, body or prompt: only what and how long. */
 function accessLog(deps: Deps) {
@@ -18,23 +46,59 @@ function accessLog(deps: Deps) {
       await next();
     } finally {
       const body = ctx.body as { ok?: boolean; error?: { code?: string } } | undefined;
-      deps.log.info({
-        method: ctx.method, path: ctx.path, status: ctx.status, operation: ctx.state.operation,
-        code: body?.ok === false ? body.error?.code : undefined, ms: Math.round(performance.now() - start),
-      }, "request");
+      deps.log.info(
+        {
+          method: ctx.method,
+          path: ctx.path,
+          status: ctx.status,
+          operation: ctx.state.operation,
+          code: body?.ok === false ? body.error?.code : undefined,
+          ms: Math.round(performance.now() - start),
+        },
+        "request",
+      );
     }
   };
 }
 
 /** The app factory, separate from listen(), so tests run it on a loopback port with a real store and a controllable clock. */
-export function createApp(deps: Deps, consoleConfig: ConsoleConfig = consoleConfigFromEnv()): Koa {
+export function createApp(
+  deps: Deps,
+  consoleConfig: ConsoleConfig = consoleConfigFromEnv(),
+  runtime: HttpRuntime = localRuntime(),
+): Koa {
   const app = new Koa({ proxy: false });
   app.use(accessLog(deps));
   app.use(errorEnvelope(deps));
+  // Before the body is read: a flood from one token is refused without parsing or a query.
+  const agentLimit = rateLimited(runtime.limits?.token, byBearer);
+  app.use((ctx, next) => (ctx.path.startsWith("/api/agent") ? agentLimit(ctx, next) : next()));
   app.use(bodyParser({ enableTypes: ["json"], jsonLimit: BOUNDS.bodyBytes, encoding: "utf-8" }));
   const health = new Router();
+  // Liveness: the process answers. Readiness: the database answers too; a balancer sends traffic only to ready instances.
   health.get("/healthz", (ctx) => reply(deps, ctx, "health", { status: "ok" }));
-  for (const router of [health, agentRoutes(deps), pairingRoutes(deps, consoleConfig), consoleRoutes(deps, consoleConfig)]) {
+  health.get("/readyz", async (ctx) => {
+    ctx.state.operation = "ready";
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>(
+      (_, reject) => (timer = setTimeout(() => reject(new Error("ETIMEDOUT")), READY_TIMEOUT_MS)),
+    );
+    try {
+      await Promise.race([runtime.ping(), timeout]);
+    } catch {
+      throw new CohentError("DATABASE_UNAVAILABLE");
+    } finally {
+      clearTimeout(timer);
+    }
+    reply(deps, ctx, "ready", { status: "ready" });
+  });
+  app.use(refuseNul);
+  for (const router of [
+    health,
+    agentRoutes(deps),
+    pairingRoutes(deps, consoleConfig, runtime),
+    consoleRoutes(deps, consoleConfig),
+  ]) {
     app.use(router.routes());
     app.use(router.allowedMethods({ throw: false }));
   }

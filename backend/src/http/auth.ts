@@ -4,7 +4,12 @@ import type { Context, Next } from "koa";
 import { CohentError, CSRF_HEADER, type SignInMode } from "@cohent/protocol";
 import type { ConsoleConfig } from "../config.js";
 import type { Deps } from "../operations/deps.js";
-import { createConsoleSession, findConsoleSession, redeemLoginLink, type ConsoleIdentity } from "../operations/people/signin.js";
+import {
+  createConsoleSession,
+  findConsoleSession,
+  redeemLoginLink,
+  type ConsoleIdentity,
+} from "../operations/people/signin.js";
 import { named as op } from "./envelope.js";
 import { githubLogin, githubOAuth } from "./github.js";
 
@@ -36,7 +41,14 @@ export function consoleAuth(deps: Deps, config: ConsoleConfig) {
   const baseUrl = (ctx: Context) => config.publicUrl ?? selfOrigin(ctx);
   const signIn = async (ctx: Context, person: string, provider: SignInMode, githubToken?: string) => {
     const s = await createConsoleSession(deps, { person, provider, ...(githubToken ? { githubToken } : {}) });
-    ctx.cookies.set(SESSION_COOKIE, s.cookie, { httpOnly: true, sameSite: "lax", secure: ctx.secure, path: "/", expires: s.expiresAt, overwrite: true });
+    ctx.cookies.set(SESSION_COOKIE, s.cookie, {
+      httpOnly: true,
+      sameSite: "lax",
+      secure: ctx.secure,
+      path: "/",
+      expires: s.expiresAt,
+      overwrite: true,
+    });
   };
 
   router.get("/auth/local", op("auth.local"), async (ctx) => {
@@ -48,19 +60,33 @@ export function consoleAuth(deps: Deps, config: ConsoleConfig) {
   });
 
   router.get("/auth/github", op("auth.github"), async (ctx) => {
-    if (!config.github) throw new CohentError("FORBIDDEN", "GitHub sign-in is not configured on this server.");
+    if (!config.github)
+      throw new CohentError("FORBIDDEN", "GitHub sign-in is not configured on this server.");
     const state = randomBytes(24).toString("base64url");
     const payload = `${state}.${Buffer.from(safeNext(ctx.query.next)).toString("base64url")}`;
-    ctx.cookies.set(STATE_COOKIE, payload, { httpOnly: true, sameSite: "lax", secure: ctx.secure, path: "/auth/github", maxAge: 10 * 60_000, overwrite: true });
-    ctx.redirect(githubOAuth(config.github, `${baseUrl(ctx)}/auth/github/callback`).authorizationUrl(state).toString());
+    ctx.cookies.set(STATE_COOKIE, payload, {
+      httpOnly: true,
+      sameSite: "lax",
+      secure: ctx.secure,
+      path: "/auth/github",
+      maxAge: 10 * 60_000,
+      overwrite: true,
+    });
+    ctx.redirect(
+      githubOAuth(config.github, `${baseUrl(ctx)}/auth/github/callback`)
+        .authorizationUrl(state)
+        .toString(),
+    );
   });
 
   router.get("/auth/github/callback", op("auth.github"), async (ctx) => {
-    if (!config.github) throw new CohentError("FORBIDDEN", "GitHub sign-in is not configured on this server.");
+    if (!config.github)
+      throw new CohentError("FORBIDDEN", "GitHub sign-in is not configured on this server.");
     const [state, nextB64] = (ctx.cookies.get(STATE_COOKIE) ?? "").split(".");
     ctx.cookies.set(STATE_COOKIE, null, { path: "/auth/github" });
     const code = typeof ctx.query.code === "string" ? ctx.query.code : "";
-    if (!state || !code || typeof ctx.query.state !== "string" || !sameSecret(state, ctx.query.state)) return ctx.redirect("/signin?error=state");
+    if (!state || !code || typeof ctx.query.state !== "string" || !sameSecret(state, ctx.query.state))
+      return ctx.redirect("/signin?error=state");
     try {
       const gh = githubOAuth(config.github, `${baseUrl(ctx)}/auth/github/callback`);
       const accessToken = await gh.exchange(code);
@@ -82,11 +108,17 @@ export function consoleAuth(deps: Deps, config: ConsoleConfig) {
     const who = await identify(ctx);
     if (!who) {
       const bearer = /^Bearer\s/i.test(ctx.get("authorization"));
-      throw new CohentError("UNAUTHENTICATED", bearer ? "Agent tokens do not work on console routes; sign in to the Control Room." : "Sign in to the Control Room.");
+      throw new CohentError(
+        "UNAUTHENTICATED",
+        bearer
+          ? "Agent tokens do not work on console routes; sign in to the Control Room."
+          : "Sign in to the Control Room.",
+      );
     }
     if (!["GET", "HEAD"].includes(ctx.method)) {
       const origin = ctx.get("origin");
-      if (origin && origin !== selfOrigin(ctx) && origin !== config.publicUrl) throw new CohentError("CSRF_REJECTED", "Cross-origin request refused.");
+      if (origin && origin !== selfOrigin(ctx) && origin !== config.publicUrl)
+        throw new CohentError("CSRF_REJECTED", "Cross-origin request refused.");
       if (!sameSecret(ctx.get(CSRF_HEADER), who.csrfToken)) throw new CohentError("CSRF_REJECTED");
       if (!ctx.is("application/json")) throw new CohentError("UNSUPPORTED_MEDIA_TYPE");
     }

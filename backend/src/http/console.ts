@@ -1,6 +1,14 @@
 import Router from "@koa/router";
 import type { Context } from "koa";
-import { CohentError, ControlRequest, GoalRequest, RepoName, LIVE_PATH, type ConsoleMe, type RecapResponse } from "@cohent/protocol";
+import {
+  CohentError,
+  ControlRequest,
+  GoalRequest,
+  RepoName,
+  LIVE_PATH,
+  type ConsoleMe,
+  type RecapResponse,
+} from "@cohent/protocol";
 import type { ConsoleConfig } from "../config.js";
 import { parseSince } from "../core/since.js";
 import type { Deps } from "../operations/deps.js";
@@ -13,7 +21,7 @@ import { endConsoleSession, type ConsoleIdentity } from "../operations/people/si
 import { consoleAuth, SESSION_COOKIE } from "./auth.js";
 import { named as op, reply as envelope } from "./envelope.js";
 import { githubCanPush } from "./github.js";
-import { liveFeed, liveStream } from "./live.js";
+import { liveStream } from "./live.js";
 
 /** The Control Room's JSON and SSE API, behind a console session (http/auth). */
 export function consoleRoutes(deps: Deps, config: ConsoleConfig): Router {
@@ -35,7 +43,8 @@ export function consoleRoutes(deps: Deps, config: ConsoleConfig): Router {
     return ok;
   };
   const assertUse = async (ctx: Context, repo: string) => {
-    if (!(await mayUse(who(ctx), repo))) throw new CohentError("FORBIDDEN", `GitHub does not list you as able to push to ${repo}.`);
+    if (!(await mayUse(who(ctx), repo)))
+      throw new CohentError("FORBIDDEN", `GitHub does not list you as able to push to ${repo}.`);
   };
   /** The repository named in the path, once the person may use it. */
   const repoParam = async (ctx: Context) => {
@@ -43,7 +52,8 @@ export function consoleRoutes(deps: Deps, config: ConsoleConfig): Router {
     await assertUse(ctx, name);
     return name;
   };
-  const sinceParam = (ctx: Context) => parseSince(typeof ctx.query.since === "string" ? ctx.query.since : "24h", deps.clock());
+  const sinceParam = (ctx: Context) =>
+    parseSince(typeof ctx.query.since === "string" ? ctx.query.since : "24h", deps.clock());
   const visible = async <T>(ctx: Context, items: T[], repoOf: (x: T) => string) => {
     const out: T[] = [];
     for (const x of items) if (await mayUse(who(ctx), repoOf(x))) out.push(x);
@@ -52,7 +62,15 @@ export function consoleRoutes(deps: Deps, config: ConsoleConfig): Router {
 
   router.get("/api/console/me", op("console.me"), async (ctx) => {
     const person = await identify(ctx);
-    const me: ConsoleMe = person ? { signedIn: true, mode, person: person.person, provider: person.provider, csrfToken: person.csrfToken } : { signedIn: false, mode };
+    const me: ConsoleMe = person
+      ? {
+          signedIn: true,
+          mode,
+          person: person.person,
+          provider: person.provider,
+          csrfToken: person.csrfToken,
+        }
+      : { signedIn: false, mode };
     reply(ctx, "console.me", me);
   });
 
@@ -65,11 +83,14 @@ export function consoleRoutes(deps: Deps, config: ConsoleConfig): Router {
     reply(ctx, "console.logout", { signedIn: false });
   });
 
-  api.get(LIVE_PATH.slice("/api/console".length), op("console.events"), liveStream(liveFeed(deps)));
+  api.get(LIVE_PATH.slice("/api/console".length), op("console.events"), liveStream(deps));
 
   api.get("/repos", op("console.repos"), async (ctx) => {
     const repos = await visible(ctx, await listRepositories(deps), (r) => r.name);
-    reply(ctx, "console.repos", { repos, pairings: await visible(ctx, await pendingPairings(deps), (p) => p.repo) });
+    reply(ctx, "console.repos", {
+      repos,
+      pairings: await visible(ctx, await pendingPairings(deps), (p) => p.repo),
+    });
   });
 
   api.get("/repos/:owner/:name", op("console.repo"), async (ctx) => {
@@ -104,7 +125,16 @@ export function consoleRoutes(deps: Deps, config: ConsoleConfig): Router {
       if (decision === "approve") await assertUse(ctx, view.repo);
       // A GitHub person's token works for them; a local admin approves for the requesting user.
       const worksFor = person.provider === "github" ? person.person : view.user;
-      reply(ctx, `console.pairing.${decision}`, await decidePairing(deps, { userCode: view.userCode, approve: decision === "approve", actor: person.person, person: worksFor }));
+      reply(
+        ctx,
+        `console.pairing.${decision}`,
+        await decidePairing(deps, {
+          userCode: view.userCode,
+          approve: decision === "approve",
+          actor: person.person,
+          person: worksFor,
+        }),
+      );
     });
   }
 
@@ -112,7 +142,16 @@ export function consoleRoutes(deps: Deps, config: ConsoleConfig): Router {
     const body = ControlRequest.parse(ctx.request.body);
     const session = await admin.findSession(deps, String(ctx.params.id));
     await assertUse(ctx, session.repoName);
-    reply(ctx, "console.control", await admin.controlSession(deps, { sessionId: session.id, kind: body.kind, actor: who(ctx).person, ...(body.reason ? { reason: body.reason } : {}) }));
+    reply(
+      ctx,
+      "console.control",
+      await admin.controlSession(deps, {
+        sessionId: session.id,
+        kind: body.kind,
+        actor: who(ctx).person,
+        ...(body.reason ? { reason: body.reason } : {}),
+      }),
+    );
   });
 
   api.post("/tokens/:id/revoke", op("console.revoke"), async (ctx) => {

@@ -1,6 +1,7 @@
 import type { Context, Next } from "koa";
 import { CohentError, COHENT_VERSION, failure, MIN_ADAPTER_VERSION, success, toCohentError } from "@cohent/protocol";
 import type { Deps } from "../operations/deps.js";
+import { isDatabaseUnavailable } from "./unavailable.js";
 
 /** Every envelope's meta: the server's time and version, the oldest adapter it accepts, and, on agent calls, the session. */
 const meta = (deps: Deps, ctx: Context) => ({
@@ -21,13 +22,21 @@ export const named = (name: string) => async (ctx: Context, next: Next) => {
   await next();
 };
 
-/** Maps body-parser errors, which carry an HTTP status but no code, to stable codes. */
+/** Maps body-parser errors, which carry an HTTP status but no code, to stable codes; and bytes the database refuses. */
 function fromHttpError(err: unknown): CohentError | null {
+  // PostgreSQL refuses a NUL or an invalid byte in text (22021, 22P05): the input is at fault, and the transaction rolled back.
+  if (
+    /invalid byte sequence|unsupported Unicode escape|\b22021\b|\b22P05\b/.test(
+      String((err as Error)?.message ?? ""),
+    )
+  )
+    return new CohentError("INVALID_INPUT", "A text field holds a character the database cannot store.");
   const e = err as { status?: number; type?: string };
   if (typeof e?.status !== "number") return null;
   if (e.status === 413) return new CohentError("PAYLOAD_TOO_LARGE");
   if (e.status === 415) return new CohentError("UNSUPPORTED_MEDIA_TYPE");
-  if (e.status === 400) return new CohentError(e.type === "entity.parse.failed" || !e.type ? "INVALID_JSON" : "INVALID_INPUT");
+  if (e.status === 400)
+    return new CohentError(e.type === "entity.parse.failed" || !e.type ? "INVALID_JSON" : "INVALID_INPUT");
   return null;
 }
 
@@ -36,11 +45,20 @@ export function errorEnvelope(deps: Deps) {
   return async (ctx: Context, next: Next) => {
     try {
       await next();
-      if (ctx.body === undefined && (ctx.status === 404 || ctx.status === 405)) {
+      if (ctx.body === undefined && (ctx.status === 404 || ctx.status === 405 || ctx.status === 501)) {
         throw new CohentError(ctx.status === 404 ? "NOT_FOUND" : "METHOD_NOT_ALLOWED");
       }
     } catch (err) {
-      const known = err instanceof CohentError ? err : (fromHttpError(err) ?? toCohentError(err));
+      const known =
+        err instanceof CohentError
+          ? err
+          : isDatabaseUnavailable(err)
+            ? new CohentError("DATABASE_UNAVAILABLE")
+            : (fromHttpError(err) ?? toCohentError(err));
+      if (known.code === "DATABASE_UNAVAILABLE") {
+        ctx.set("Retry-After", "1");
+        deps.log.warn({ err: String(err) }, "database unavailable");
+      }
       if (known.code === "INTERNAL") deps.log.error({ err }, "unhandled error");
       ctx.status = known.status;
       ctx.body = failure(String(ctx.state.operation ?? "http"), known, meta(deps, ctx));

@@ -2,56 +2,106 @@ import type { Context } from "koa";
 import { LIVE_EVENT, type LiveChange } from "@cohent/protocol";
 import type { Deps } from "../operations/deps.js";
 import { changeFingerprint } from "../operations/people/overview.js";
+import { nextChange, stampOf } from "../live/next-change.js";
 
-const POLL_MS = 400;
+/** How late a change no wake-up announced (the admin CLI, a lost NOTIFY) reaches an open stream. */
+const BACKSTOP_MS = 1_000;
+const BATCH = 500;
 
 /**
- * One poller per server for every open console stream: it reads the change
- * fingerprint (the Event table's last seq and friends) a few times a second
- * while anyone listens, so a change reaches browsers within about a second
- * whichever backend instance or CLI process wrote it.
+ * The resume point of a stream: each repository's last delivered sequence
+ * number, as `repoId:seq,…`. Per repository, because a repository's events
+ * commit in sequence order (its write lock), while two repositories' events
+ * on PostgreSQL may commit out of order: one global number could skip one.
  */
-export function liveFeed(deps: Deps) {
-  const listeners = new Set<(version: string) => void>();
-  let timer: NodeJS.Timeout | null = null;
-  let version = "";
-  let busy = false;
-  const tick = async () => {
-    if (busy) return;
-    busy = true;
-    try {
-      const next = await changeFingerprint(deps);
-      if (next !== version) for (const fn of listeners) fn((version = next));
-    } catch (err) {
-      deps.log.warn({ err }, "live feed poll failed");
-    } finally {
-      busy = false;
-    }
-  };
-  return (fn: (version: string) => void): (() => void) => {
-    listeners.add(fn);
-    timer ??= setInterval(() => void tick(), POLL_MS);
-    return () => {
-      listeners.delete(fn);
-      if (listeners.size > 0 || !timer) return;
-      clearInterval(timer);
-      timer = null;
-    };
-  };
+export function parseResume(raw: string | undefined): Map<string, number> | null {
+  if (!raw || raw.length > 16_384) return null;
+  const map = new Map<string, number>();
+  for (const part of raw.split(",")) {
+    const m = part.match(/^([A-Za-z0-9_-]{1,64}):(\d{1,15})$/);
+    if (!m) return null;
+    map.set(m[1]!, Number(m[2]));
+  }
+  return map;
 }
+const formatResume = (map: Map<string, number>) => [...map].map(([r, s]) => `${r}:${s}`).join(",");
 
-/** The console's live stream: one server-sent `change` event per new fingerprint, and a heartbeat. */
-export function liveStream(subscribe: ReturnType<typeof liveFeed>) {
+/**
+ * The console's live stream. Every change-log entry is sent once, in order
+ * per repository, with an SSE id that is the resume point: a browser that
+ * reconnects (to any instance) sends it back as Last-Event-ID and gets
+ * exactly what it missed, no gap and no repeat. Changes outside the change
+ * log (pairings, tokens, sign-ins of sessions) arrive as id-less `change`
+ * events when the fingerprint moves.
+ */
+export function liveStream(deps: Deps) {
   return async (ctx: Context) => {
+    const resumed = parseResume(
+      ctx.get("last-event-id") ||
+        (typeof ctx.query.lastEventId === "string" ? ctx.query.lastEventId : undefined),
+    );
+    const cursors = new Map<string, number>();
+    const known = new Map<string, string>(); // repoId → name
+    const loadRepos = async (startAtEnd: boolean) => {
+      for (const repo of await deps.store.repos.list()) {
+        if (known.has(repo.id)) continue;
+        known.set(repo.id, repo.name);
+        // A repository first seen by this stream: from the resume point, else from now (or from 0 when it appeared after the stream began).
+        cursors.set(
+          repo.id,
+          resumed?.get(repo.id) ?? (startAtEnd && !resumed ? await deps.store.journal.latestSeq(repo.id) : 0),
+        );
+      }
+    };
+    await loadRepos(true);
+    let version = await changeFingerprint(deps);
+
     ctx.status = 200;
     ctx.respond = false;
     ctx.req.socket.setTimeout(0);
-    ctx.res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-store", connection: "keep-alive", "x-accel-buffering": "no" });
+    ctx.res.writeHead(200, {
+      "content-type": "text/event-stream",
+      "cache-control": "no-store",
+      connection: "keep-alive",
+      "x-accel-buffering": "no",
+    });
     ctx.res.write("retry: 1000\n\n");
-    const unsubscribe = subscribe((version) => ctx.res.write(`event: ${LIVE_EVENT}\ndata: ${JSON.stringify({ version } satisfies LiveChange)}\n\n`));
+    const send = (data: LiveChange, id?: string) =>
+      ctx.res.write(`${id ? `id: ${id}\n` : ""}event: ${LIVE_EVENT}\ndata: ${JSON.stringify(data)}\n\n`);
+    send({ version });
+
+    const closed = new AbortController();
+    ctx.res.once("close", () => closed.abort());
     const heartbeat = setInterval(() => ctx.res.write(": keep-alive\n\n"), 15_000);
-    await new Promise<void>((resolve) => ctx.res.once("close", resolve));
-    clearInterval(heartbeat);
-    unsubscribe();
+    try {
+      while (!closed.signal.aborted) {
+        const stamp = stampOf(deps.store.changes, known.keys());
+        try {
+          await loadRepos(false);
+          for (const [repoId, after] of cursors) {
+            let cursor = after;
+            for (;;) {
+              const events = await deps.store.journal.eventsAfter(repoId, cursor, BATCH);
+              for (const e of events) {
+                cursors.set(repoId, (cursor = e.seq));
+                send(
+                  { version: `${e.seq}`, repo: known.get(repoId) ?? repoId, seq: e.seq, kind: e.kind },
+                  formatResume(cursors),
+                );
+              }
+              if (events.length < BATCH || closed.signal.aborted) break;
+            }
+          }
+          const next = await changeFingerprint(deps);
+          if (next !== version) send({ version: (version = next) });
+        } catch (err) {
+          deps.log.warn({ err: String(err) }, "live stream read failed; retrying");
+        }
+        if (stampOf(deps.store.changes, known.keys()) === stamp)
+          await nextChange(deps.store.changes, known.keys(), BACKSTOP_MS, closed.signal);
+      }
+    } finally {
+      clearInterval(heartbeat);
+    }
   };
 }

@@ -3,6 +3,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import type { Context, Next } from "koa";
+import { CohentError } from "@cohent/protocol";
 
 type NodeHandler = (req: IncomingMessage, res: ServerResponse, next?: () => void) => void;
 
@@ -20,14 +21,20 @@ export function consoleUi(buildDir: string) {
     })());
 
   return async (ctx: Context, next: Next) => {
-    if (ctx.path.startsWith("/api/") || ctx.path === "/api" || ctx.path === "/healthz" || !["GET", "HEAD"].includes(ctx.method)) return next();
+    if (
+      ctx.path.startsWith("/api/") ||
+      ctx.path === "/api" ||
+      ctx.path === "/healthz" ||
+      !["GET", "HEAD"].includes(ctx.method)
+    )
+      return next();
     const h = await load();
-    if (!h) {
-      ctx.status = 503;
-      ctx.type = "text/plain";
-      ctx.body = `The Control Room is not built. Run: npm run build -w console\n`;
-      return;
-    }
+    // Not built here: a 404 with a stable code, not a 5xx (the API itself is up).
+    if (!h)
+      throw new CohentError(
+        "NOT_FOUND",
+        "The Control Room is not built on this server. Run: npm run build -w console",
+      );
     ctx.status = 200; // SvelteKit sets the real status; this keeps the envelope middleware out of it.
     ctx.respond = false;
     await new Promise<void>((resolve) => {

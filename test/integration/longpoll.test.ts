@@ -1,0 +1,128 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { admin } from "@cohent/backend";
+import { startBackend, type TestBackend } from "../helpers/backend.js";
+import { DATABASE_KINDS } from "../helpers/kinds.js";
+
+/**
+ * Long-poll: GET /api/agent with x-cohent-wait answers as soon as something
+ * concerning the intent or the session's control changes after the cursor,
+ * whichever instance wrote it, and with the empty answer when time is up.
+ * Two instances share one database: PostgreSQL, or the same SQLite file.
+ */
+describe.each(DATABASE_KINDS)("long-poll (%s)", (kind) => {
+  let a: TestBackend;
+  let b: TestBackend;
+  let token: string;
+  let n = 0;
+  beforeAll(async () => {
+    a = await startBackend({ kind });
+    b = await startBackend({ databaseUrl: a.deps.db.url });
+    await a.addRepo("acme/wait");
+    token = await a.issueToken("acme/wait", "ann");
+  });
+  afterAll(async () => {
+    await b?.close();
+    await a?.stop();
+  });
+
+  const call = async (
+    base: string,
+    session: string,
+    init: { body?: unknown; headers?: Record<string, string> } = {},
+  ) => {
+    const res = await fetch(`${base}/api/agent`, {
+      method: init.body ? "POST" : "GET",
+      headers: {
+        authorization: `Bearer ${token}`,
+        "x-cohent-session": session,
+        "content-type": "application/json",
+        ...init.headers,
+      },
+      ...(init.body ? { body: JSON.stringify(init.body) } : {}),
+    });
+    return { status: res.status, body: (await res.json()) as any };
+  };
+  const longPoll = (base: string, session: string, intentId: string, cursor: string, wait: string) =>
+    call(base, session, {
+      headers: { "x-cohent-intent": intentId, "x-cohent-cursor": cursor, "x-cohent-wait": wait },
+    });
+
+  /** A producer and a consumer waiting on its output; returns the consumer's cursor. */
+  async function pair() {
+    const id = ++n;
+    const producer = `prod-${id}`;
+    const consumer = `cons-${id}`;
+    const p = (await call(a.url, producer, { body: { type: "publish", prompt: `produce ${id}` } })).body.data
+      .intentId;
+    await call(a.url, producer, {
+      body: { type: "intent", intentId: p, intent: { objective: "produce", outputs: [`out-${id}`] } },
+    });
+    const c = (await call(b.url, consumer, { body: { type: "publish", prompt: `consume ${id}` } })).body.data
+      .intentId;
+    const waiting = (
+      await call(b.url, consumer, {
+        body: { type: "intent", intentId: c, intent: { objective: "consume", dependsOn: [`out-${id}`] } },
+      })
+    ).body.data;
+    expect(waiting.action).toBe("wait");
+    const cursor = (await longPoll(b.url, consumer, c, waiting.packet.cursor, "0")).body.data
+      .cursor as string;
+    return { producer, consumer, p, c, cursor };
+  }
+
+  it("answers as soon as the producer completes, written on the other instance", async () => {
+    const { producer, consumer, p, c, cursor } = await pair();
+    const started = Date.now();
+    const pending = longPoll(b.url, consumer, c, cursor, "20");
+    await new Promise((r) => setTimeout(r, 400));
+    const wroteAt = Date.now();
+    await call(a.url, producer, {
+      body: { type: "checkpoint", intentId: p, status: "completed", summary: "done" },
+    });
+    const answer = await pending;
+    const latency = Date.now() - wroteAt;
+    console.log(`long-poll (${kind}): answered ${latency} ms after the other instance's write`);
+    expect(answer.status).toBe(200);
+    expect(answer.body.data.packet.action).toBe("proceed");
+    expect(Date.now() - started).toBeGreaterThanOrEqual(400);
+    expect(latency).toBeLessThan(1_500);
+  });
+
+  it("ignores unrelated changes and answers empty when the time is up", async () => {
+    const { consumer, c, cursor } = await pair();
+    const started = Date.now();
+    const pending = longPoll(b.url, consumer, c, cursor, "2");
+    await new Promise((r) => setTimeout(r, 300));
+    await call(a.url, `unrelated-${n}`, { body: { type: "publish", prompt: "something else entirely" } });
+    const answer = await pending;
+    const elapsed = Date.now() - started;
+    expect(answer.status).toBe(200);
+    expect(answer.body.data.packet).toBeNull();
+    expect(elapsed).toBeGreaterThanOrEqual(1_950);
+    expect(elapsed).toBeLessThan(4_500);
+    expect(Number(answer.body.data.cursor)).toBeGreaterThanOrEqual(Number(cursor));
+  });
+
+  it("answers when the session is paused from another process meanwhile", async () => {
+    const { consumer, c, cursor } = await pair();
+    const pending = longPoll(b.url, consumer, c, cursor, "20");
+    await new Promise((r) => setTimeout(r, 300));
+    const sessionId = (await a.deps.db.prisma.session.findFirstOrThrow({ where: { key: consumer } })).id;
+    const pausedAt = Date.now();
+    await admin.controlSession(a.deps, { sessionId, kind: "pause", actor: "carol" });
+    const answer = await pending;
+    expect(answer.body.data.control).toBe("paused");
+    expect(answer.body.meta.session.control).toBe("paused");
+    expect(Date.now() - pausedAt).toBeLessThan(1_500);
+  });
+
+  it("refuses a wait beyond 30 s or not a whole number with INVALID_WAIT", async () => {
+    const { consumer, c, cursor } = await pair();
+    for (const wait of ["31", "999", "-1", "1.5", "abc", "1e1", " 5x"]) {
+      const r = await longPoll(b.url, consumer, c, cursor, wait);
+      expect([r.status, r.body.error?.code], wait).toEqual([400, "INVALID_WAIT"]);
+    }
+    const zero = await longPoll(b.url, consumer, c, cursor, "0");
+    expect([zero.status, zero.body.data.packet]).toEqual([200, null]);
+  });
+});

@@ -16,13 +16,19 @@ export const OUTFILE = join(here, "..", "dist", "adapter", "cohent.mjs");
 /** The second file, next to cohent.mjs: MCP server and agent CLI (SDK and zod), never parsed by a hook. */
 export const MCP_FILE = "cohent-mcp.mjs";
 /** The adapter's version, written into both files' headers: the product version (protocol/src/version.ts, also in project.json). */
-export const VERSION = /COHENT_VERSION = "([^"]+)"/.exec(readFileSync(join(here, "..", "protocol", "src", "version.ts"), "utf8"))[1];
+export const VERSION = /COHENT_VERSION = "([^"]+)"/.exec(
+  readFileSync(join(here, "..", "protocol", "src", "version.ts"), "utf8"),
+)[1];
 /** How a user regenerates both files in a checkout. */
 export const REGENERATE = "npx cohent init --upgrade";
 
 /** The first lines of a generated file: what it is, its version, how to regenerate it. */
 export function header(file, what, extra = []) {
-  return [`// ${file} ${VERSION}: ${what}`, `// Generated; do not edit. Regenerate: ${REGENERATE}`, ...extra.map((l) => `// ${l}`)].join("\n");
+  return [
+    `// ${file} ${VERSION}: ${what}`,
+    `// Generated; do not edit. Regenerate: ${REGENERATE}`,
+    ...extra.map((l) => `// ${l}`),
+  ].join("\n");
 }
 
 /**
@@ -39,7 +45,10 @@ export function header(file, what, extra = []) {
 export const trimMcp = {
   name: "trim-mcp",
   setup(b) {
-    b.onLoad({ filter: /[\\/]zod[\\/]v4[\\/]locales[\\/]index\.js$/ }, () => ({ contents: 'export { default as en } from "./en.js";', loader: "js" }));
+    b.onLoad({ filter: /[\\/]zod[\\/]v4[\\/]locales[\\/]index\.js$/ }, () => ({
+      contents: 'export { default as en } from "./en.js";',
+      loader: "js",
+    }));
     const absent = (what) => `() => { throw new Error("${what} is not bundled in Cohent's MCP file."); }`;
     b.onLoad({ filter: /[\\/]zod[\\/]v4[\\/]core[\\/]compile\.js$/ }, () => ({
       contents: [
@@ -50,11 +59,18 @@ export const trimMcp = {
       ].join("\n"),
       loader: "js",
     }));
-    b.onLoad({ filter: /[\\/]zod[\\/]v4[\\/]classic[\\/]from-json-schema\.js$/ }, () => ({ contents: `export const fromJSONSchema = ${absent("z.fromJSONSchema")};`, loader: "js" }));
-    b.onLoad({ filter: /[\\/]@modelcontextprotocol[\\/]sdk[\\/]dist[\\/]esm[\\/]validation[\\/]ajv-provider\.js$/ }, () => ({
-      contents: "export class AjvJsonSchemaValidator { getValidator() { throw new Error(\"Cohent's MCP server bundles no JSON Schema validator: it never asks the client for input.\"); } }",
+    b.onLoad({ filter: /[\\/]zod[\\/]v4[\\/]classic[\\/]from-json-schema\.js$/ }, () => ({
+      contents: `export const fromJSONSchema = ${absent("z.fromJSONSchema")};`,
       loader: "js",
     }));
+    b.onLoad(
+      { filter: /[\\/]@modelcontextprotocol[\\/]sdk[\\/]dist[\\/]esm[\\/]validation[\\/]ajv-provider\.js$/ },
+      () => ({
+        contents:
+          'export class AjvJsonSchemaValidator { getValidator() { throw new Error("Cohent\'s MCP server bundles no JSON Schema validator: it never asks the client for input."); } }',
+        loader: "js",
+      }),
+    );
   },
 };
 
@@ -88,7 +104,11 @@ export async function buildAdapter({ quiet = false, outfile = OUTFILE } = {}) {
     entryPoints: [join(here, "src", "loader.ts")],
     outfile,
     define: { COHENT_BUNDLE: JSON.stringify(source), COHENT_BUNDLE_HASH: JSON.stringify(hash) },
-    banner: { js: header("cohent.mjs", "the Cohent adapter (hook and CLI), one self-contained file.", [`bundle sha256:${hash}; Codex trust is keyed to the hook commands, not to this file.`]) },
+    banner: {
+      js: header("cohent.mjs", "the Cohent adapter (hook and CLI), one self-contained file.", [
+        `bundle sha256:${hash}; Codex trust is keyed to the hook commands, not to this file.`,
+      ]),
+    },
   });
   const mcpfile = join(dirname(outfile), MCP_FILE);
   await build({
@@ -100,7 +120,10 @@ export async function buildAdapter({ quiet = false, outfile = OUTFILE } = {}) {
     plugins: [trimMcp],
     banner: { js: header(MCP_FILE, "the Cohent MCP server and agent CLI, loaded by cohent.mjs on demand.") },
   });
-  if (!quiet) process.stderr.write(`built ${outfile} (${statSync(outfile).size} bytes) and ${mcpfile} (${statSync(mcpfile).size} bytes)\n`);
+  if (!quiet)
+    process.stderr.write(
+      `built ${outfile} (${statSync(outfile).size} bytes) and ${mcpfile} (${statSync(mcpfile).size} bytes)\n`,
+    );
   return outfile;
 }
 

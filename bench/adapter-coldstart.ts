@@ -23,7 +23,9 @@ function once(args: string[], cwd: string, env: Record<string, string>, stdin = 
     const start = performance.now();
     const child = spawn(process.execPath, args, { cwd, env, stdio: ["pipe", "ignore", "ignore"] });
     child.on("error", reject);
-    child.on("close", (code) => (code === 0 ? resolve(performance.now() - start) : reject(new Error(`${args.join(" ")} exited ${code}`))));
+    child.on("close", (code) =>
+      code === 0 ? resolve(performance.now() - start) : reject(new Error(`${args.join(" ")} exited ${code}`)),
+    );
     child.stdin.end(stdin);
   });
 }
@@ -34,7 +36,9 @@ function wrapped(cwd: string, env: Record<string, string>, stdin: string): Promi
     const start = performance.now();
     const child = spawn("sh", ["-c", CODEX_GUARD_COMMAND], { cwd, env, stdio: ["pipe", "ignore", "ignore"] });
     child.on("error", reject);
-    child.on("close", (code) => (code === 0 ? resolve(performance.now() - start) : reject(new Error(`wrapped hook exited ${code}`))));
+    child.on("close", (code) =>
+      code === 0 ? resolve(performance.now() - start) : reject(new Error(`wrapped hook exited ${code}`)),
+    );
     child.stdin.end(stdin);
   });
 }
@@ -44,8 +48,10 @@ export async function benchAdapter(): Promise<Record<string, string | number>[]>
   try {
     const { root, script, bundle } = co;
     const env = { PATH: process.env.PATH ?? "", HOME: co.home, COHENT_AGENT_TOKEN: co.token };
-    const payloadOf = (payload: object) => JSON.stringify({ session_id: "bench", turn_id: "t", cwd: root, model: "gpt-5.5", ...payload });
-    const hookIn = (e: Record<string, string>, payload: object) => once([script, "hook"], root, e, payloadOf(payload));
+    const payloadOf = (payload: object) =>
+      JSON.stringify({ session_id: "bench", turn_id: "t", cwd: root, model: "gpt-5.5", ...payload });
+    const hookIn = (e: Record<string, string>, payload: object) =>
+      once([script, "hook"], root, e, payloadOf(payload));
     const hook = (payload: object) => hookIn(env, payload);
 
     // A session with a prompt, a proceeding intent and a declared scope. Between polls (every 10 s, or
@@ -55,19 +61,35 @@ export async function benchAdapter(): Promise<Record<string, string | number>[]>
     await cmd(["intent", JSON.stringify({ objective: "Bench", outputs: ["bench-out"] })]);
     await cmd(["scope", "src"]);
 
-    const patch = { hook_event_name: "PreToolUse", tool_name: "apply_patch", tool_input: { command: "*** Begin Patch\n*** Update File: src/a.ts\n*** End Patch\n" } };
+    const patch = {
+      hook_event_name: "PreToolUse",
+      tool_name: "apply_patch",
+      tool_input: { command: "*** Begin Patch\n*** Update File: src/a.ts\n*** End Patch\n" },
+    };
     const shell = { hook_event_name: "PreToolUse", tool_name: "Bash", tool_input: { command: "git status" } };
     const noCache = { ...env, COHENT_CODE_CACHE: "0" };
     const cases: [string, () => Promise<number>][] = [
       ["node -e 0", () => once(["-e", "0"], root, env)],
-      ["hook PreToolUse Read (no decision needed)", () => hook({ hook_event_name: "PreToolUse", tool_name: "Read", tool_input: { file_path: "x" } })],
+      [
+        "hook PreToolUse Read (no decision needed)",
+        () => hook({ hook_event_name: "PreToolUse", tool_name: "Read", tool_input: { file_path: "x" } }),
+      ],
       ["hook PreToolUse apply_patch in scope (session read)", () => hook(patch)],
       ["  apply_patch, without the code cache", () => hookIn(noCache, patch)],
       ["hook PreToolUse Bash (session read)", () => hook(shell)],
       ["  Bash, without the code cache", () => hookIn(noCache, shell)],
-      ["hook PreToolUse Bash, no intent (session read)", () => hook({ ...shell, session_id: "bench-no-intent" })],
-      ["hook PreToolUse apply_patch, poll every call", () => hookIn({ ...env, COHENT_POLL_EVERY_MS: "0" }, patch)],
-      ["wrapped as init writes it: PreToolUse Bash (session read)", () => wrapped(root, env, payloadOf(shell))],
+      [
+        "hook PreToolUse Bash, no intent (session read)",
+        () => hook({ ...shell, session_id: "bench-no-intent" }),
+      ],
+      [
+        "hook PreToolUse apply_patch, poll every call",
+        () => hookIn({ ...env, COHENT_POLL_EVERY_MS: "0" }, patch),
+      ],
+      [
+        "wrapped as init writes it: PreToolUse Bash (session read)",
+        () => wrapped(root, env, payloadOf(shell)),
+      ],
     ];
     const times = new Map<string, number[]>(cases.map(([name]) => [name, []]));
     for (const [, fn] of cases) await fn(); // warm the file cache; the first decision writes the code cache
@@ -75,7 +97,14 @@ export async function benchAdapter(): Promise<Record<string, string | number>[]>
     const floor = median(times.get("node -e 0")!);
     return cases.map(([name]) => {
       const t = times.get(name)!;
-      return { case: name, runs: t.length, p50_ms: +median(t).toFixed(1), p90_ms: +percentile(t, 90).toFixed(1), ratio: +(median(t) / floor).toFixed(2), bundle_kb: +(statSync(bundle).size / 1024).toFixed(1) };
+      return {
+        case: name,
+        runs: t.length,
+        p50_ms: +median(t).toFixed(1),
+        p90_ms: +percentile(t, 90).toFixed(1),
+        ratio: +(median(t) / floor).toFixed(2),
+        bundle_kb: +(statSync(bundle).size / 1024).toFixed(1),
+      };
     });
   } finally {
     await co.stop();
@@ -89,6 +118,8 @@ if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.me
   const ratio = (name: string) => Number(rows.find((r) => r.case === name)!.ratio);
   const edit = ratio("hook PreToolUse apply_patch in scope (session read)");
   const read = ratio("hook PreToolUse Read (no decision needed)");
-  console.log(`\ngoal: in-scope edit ≤ ${GOALS.edit} × node -e 0: ${edit} ${edit <= GOALS.edit ? "met" : "NOT met"}; Read ≤ ${GOALS.read} ×: ${read} ${read <= GOALS.read ? "met" : "NOT met"}`);
+  console.log(
+    `\ngoal: in-scope edit ≤ ${GOALS.edit} × node -e 0: ${edit} ${edit <= GOALS.edit ? "met" : "NOT met"}; Read ≤ ${GOALS.read} ×: ${read} ${read <= GOALS.read ? "met" : "NOT met"}`,
+  );
   process.exit(0);
 }

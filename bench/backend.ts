@@ -29,8 +29,17 @@ export function benchResolver() {
   for (const n of [100, 10_000]) {
     const peers = syntheticIntents(n);
     const me: ResolverIntent = {
-      id: "wki_me", createdAt: n + 1, status: "active",
-      record: IntentRecord.parse({ objective: "Me", components: ["component-3"], outputs: ["mine"], dependsOn: ["nobody-makes-this"], requires: ["cap-9"], capabilities: [] }),
+      id: "wki_me",
+      createdAt: n + 1,
+      status: "active",
+      record: IntentRecord.parse({
+        objective: "Me",
+        components: ["component-3"],
+        outputs: ["mine"],
+        dependsOn: ["nobody-makes-this"],
+        requires: ["cap-9"],
+        capabilities: [],
+      }),
     };
     const iterations = n === 100 ? 2_000 : 40;
     const samples: number[] = [];
@@ -56,12 +65,23 @@ export async function benchPacketSizes() {
     const intent: number[] = [];
     for (let i = 0; i < 12; i++) {
       const agent = agentClient(backend.url, token, `agent-${i}`);
-      const p = await agent.post({ type: "publish", prompt: `Task ${i}: refactor the checkout module part ${i % 4} and update its tests`, clientName: "Codex", model: "gpt-5" });
+      const p = await agent.post({
+        type: "publish",
+        prompt: `Task ${i}: refactor the checkout module part ${i % 4} and update its tests`,
+        clientName: "Codex",
+        model: "gpt-5",
+      });
       publish.push(p.body.data.packet.tokens);
       const r = await agent.post({
         type: "intent",
         intentId: p.body.data.intentId,
-        intent: { objective: `Checkout part ${i % 4}`, plan: ["Move validation", "Update tests"], components: ["checkout"], outputs: [`checkout-part-${i}`], dependsOn: i % 3 === 2 ? [`checkout-part-${i - 1}`] : [] },
+        intent: {
+          objective: `Checkout part ${i % 4}`,
+          plan: ["Move validation", "Update tests"],
+          components: ["checkout"],
+          outputs: [`checkout-part-${i}`],
+          dependsOn: i % 3 === 2 ? [`checkout-part-${i - 1}`] : [],
+        },
       });
       intent.push(r.body.data.packet.tokens);
     }
@@ -95,9 +115,19 @@ export async function benchResolveLoaded() {
       const now = new Date();
       const at = sqliteTime(now);
       const side = db.side!;
-      side.prepare(`INSERT INTO "Repository" ("id", "name", "createdAt") VALUES ('r', 'bench/resolve', ?)`).run(at);
-      side.prepare(`INSERT INTO "AgentToken" ("id", "repoId", "person", "tokenHash", "createdAt") VALUES ('t', 'r', 'bench', 'h', ?)`).run(at);
-      side.prepare(`INSERT INTO "Session" ("id", "repoId", "tokenId", "key", "createdAt", "lastSeenAt") VALUES ('s', 'r', 't', 'k', ?, ?)`).run(at, at);
+      side
+        .prepare(`INSERT INTO "Repository" ("id", "name", "createdAt") VALUES ('r', 'bench/resolve', ?)`)
+        .run(at);
+      side
+        .prepare(
+          `INSERT INTO "AgentToken" ("id", "repoId", "person", "tokenHash", "createdAt") VALUES ('t', 'r', 'bench', 'h', ?)`,
+        )
+        .run(at);
+      side
+        .prepare(
+          `INSERT INTO "Session" ("id", "repoId", "tokenId", "key", "createdAt", "lastSeenAt") VALUES ('s', 'r', 't', 'k', ?, ?)`,
+        )
+        .run(at, at);
       const insert = side.prepare(
         `INSERT INTO "Intent" ("id", "repoId", "sessionId", "person", "prompt", "record", "state", "createdAt", "updatedAt", "closedAt") VALUES (?, 'r', 's', 'bench', 'p', ?, ?, ?, ?, ?)`,
       );
@@ -105,15 +135,39 @@ export async function benchResolveLoaded() {
         for (const peer of syntheticIntents(n)) {
           const t = sqliteTime(new Date(now.getTime() - 1_000_000 + peer.createdAt));
           const done = peer.status === "completed";
-          insert.run(peer.id, JSON.stringify(peer.record), done ? "completed" : "working", t, t, done ? t : null);
+          insert.run(
+            peer.id,
+            JSON.stringify(peer.record),
+            done ? "completed" : "working",
+            t,
+            t,
+            done ? t : null,
+          );
         }
-        insert.run("wki_me", JSON.stringify(IntentRecord.parse({ objective: "Me", components: ["component-3"], outputs: ["mine"], dependsOn: ["output-5"] })), "working", at, at, null);
+        insert.run(
+          "wki_me",
+          JSON.stringify(
+            IntentRecord.parse({
+              objective: "Me",
+              components: ["component-3"],
+              outputs: ["mine"],
+              dependsOn: ["output-5"],
+            }),
+          ),
+          "working",
+          at,
+          at,
+          null,
+        );
       })();
       const cutoff = new Date(now.getTime() - 600_000);
       const once = () =>
         store.tx(async (t) => {
           const me = (await t.intents.get("wki_me"))!;
-          const others = [...(await t.intents.active("r", cutoff)), ...(await t.intents.completed("r", 200))].filter((i) => i.id !== me.id);
+          const others = [
+            ...(await t.intents.active("r", cutoff)),
+            ...(await t.intents.completed("r", 200)),
+          ].filter((i) => i.id !== me.id);
           return resolve(toResolverIntent(me), others.map(toResolverIntent));
         });
       for (let i = 0; i < 3; i++) await once();

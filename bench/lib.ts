@@ -32,7 +32,10 @@ export async function benchCheckout(
   repo: string,
   client?: string,
 ): Promise<Checkout & { backend: TestBackend; token: string; bundle: string; stop(): Promise<void> }> {
-  const { backend, tokens: [token] } = await backendWithRepo(repo, "", client ? ["bench", client] : ["bench"]);
+  const {
+    backend,
+    tokens: [token],
+  } = await backendWithRepo(repo, "", client ? ["bench", client] : ["bench"]);
   const co = await makeCheckout(backend.url, repo);
   const stop = async () => {
     await backend.stop();

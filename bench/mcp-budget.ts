@@ -28,7 +28,13 @@ export async function benchMcp(): Promise<Record<string, string | number>[]> {
   try {
     const { root, bundle } = co;
     execFileSync("git", ["init", "-q"], { cwd: root });
-    const env = { PATH: process.env.PATH ?? "", HOME: co.home, COHENT_AGENT_TOKEN: co.token, COHENT_SESSION: "bench", COHENT_USAGE_LOG: "0" };
+    const env = {
+      PATH: process.env.PATH ?? "",
+      HOME: co.home,
+      COHENT_AGENT_TOKEN: co.token,
+      COHENT_SESSION: "bench",
+      COHENT_USAGE_LOG: "0",
+    };
 
     let listChars = 0;
     let toolCount = 0;
@@ -36,7 +42,15 @@ export async function benchMcp(): Promise<Record<string, string | number>[]> {
     for (let i = 0; i < RUNS; i++) {
       const start = performance.now();
       const client = new Client({ name: "bench", version: "1" });
-      await client.connect(new StdioClientTransport({ command: process.execPath, args: [path.join(root, ".cohent", "cohent.mjs"), "mcp"], cwd: root, env, stderr: "ignore" }));
+      await client.connect(
+        new StdioClientTransport({
+          command: process.execPath,
+          args: [path.join(root, ".cohent", "cohent.mjs"), "mcp"],
+          cwd: root,
+          env,
+          stderr: "ignore",
+        }),
+      );
       const list = await client.listTools();
       await client.callTool({ name: "context", arguments: {} });
       times.push(performance.now() - start);
@@ -47,10 +61,30 @@ export async function benchMcp(): Promise<Record<string, string | number>[]> {
     const tokens = Math.ceil(listChars / 4);
     const mcpBytes = statSync(path.join(path.dirname(bundle), MCP_FILE)).size;
     return [
-      { measure: `tools/list (${toolCount} tools)`, value: `${listChars} chars = ${tokens} tokens`, budget: `${TOOLS_LIST_BUDGET} tokens`, ok: tokens <= TOOLS_LIST_BUDGET ? "yes" : "NO" },
-      { measure: "spawn + initialize + tools/list + context call (p50)", value: `${median(times).toFixed(0)} ms`, budget: "-", ok: "-" },
-      { measure: "cohent.mjs (hook path)", value: `${statSync(bundle).size} bytes`, budget: "no MCP SDK", ok: "-" },
-      { measure: "cohent-mcp.mjs (mcp, agent)", value: `${mcpBytes} bytes (was ${MCP_BUNDLE_BEFORE})`, budget: `${MCP_BUNDLE_BUDGET} bytes`, ok: mcpBytes <= MCP_BUNDLE_BUDGET ? "yes" : "NO" },
+      {
+        measure: `tools/list (${toolCount} tools)`,
+        value: `${listChars} chars = ${tokens} tokens`,
+        budget: `${TOOLS_LIST_BUDGET} tokens`,
+        ok: tokens <= TOOLS_LIST_BUDGET ? "yes" : "NO",
+      },
+      {
+        measure: "spawn + initialize + tools/list + context call (p50)",
+        value: `${median(times).toFixed(0)} ms`,
+        budget: "-",
+        ok: "-",
+      },
+      {
+        measure: "cohent.mjs (hook path)",
+        value: `${statSync(bundle).size} bytes`,
+        budget: "no MCP SDK",
+        ok: "-",
+      },
+      {
+        measure: "cohent-mcp.mjs (mcp, agent)",
+        value: `${mcpBytes} bytes (was ${MCP_BUNDLE_BEFORE})`,
+        budget: `${MCP_BUNDLE_BUDGET} bytes`,
+        ok: mcpBytes <= MCP_BUNDLE_BUDGET ? "yes" : "NO",
+      },
     ];
   } finally {
     await co.stop();

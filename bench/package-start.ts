@@ -49,7 +49,10 @@ export async function benchPackage(): Promise<Record<string, string | number>[]>
       ["node -e 0", () => once(["-e", "0"], env)],
       ["cohent --version", () => once([bin, "--version"], env)],
       ["cohent --help", () => once([bin, "--help"], env)],
-      ["cohent sessions list (opens the store)", () => once([bin, "sessions", "list", "--repo", "bench/package"], env)],
+      [
+        "cohent sessions list (opens the store)",
+        () => once([bin, "sessions", "list", "--repo", "bench/package"], env),
+      ],
       ["cohent serve (until listening)", () => once([bin, "serve", "--port", "0"], env, /cohent serving on/)],
     ];
     const times = new Map<string, number[]>(cases.map(([name]) => [name, []]));
@@ -58,7 +61,12 @@ export async function benchPackage(): Promise<Record<string, string | number>[]>
     const base = median(times.get("node -e 0")!);
     return cases.map(([name]) => {
       const p50 = median(times.get(name)!);
-      return { case: name, "p50 ms": p50.toFixed(0), "× node -e 0": (p50 / base).toFixed(2), goal: /--help|--version/.test(name) ? "≤ 2" : "-" };
+      return {
+        case: name,
+        "p50 ms": p50.toFixed(0),
+        "× node -e 0": (p50 / base).toFixed(2),
+        goal: /--help|--version/.test(name) ? "≤ 2" : "-",
+      };
     });
   } finally {
     rmSync(data, { recursive: true, force: true });

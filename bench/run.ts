@@ -15,9 +15,17 @@ table("Packet sizes (tokens = ceil(chars / 4))", await benchPacketSizes());
 
 // Benchmarks of other parts register themselves here as they land.
 const extra: { file: string; fn: string; title: string }[] = [
-  { file: "./adapter-coldstart.ts", fn: "benchAdapter", title: "Adapter cold start (PreToolUse hook vs node -e 0)" },
+  {
+    file: "./adapter-coldstart.ts",
+    fn: "benchAdapter",
+    title: "Adapter cold start (PreToolUse hook vs node -e 0)",
+  },
   { file: "./mcp-budget.ts", fn: "benchMcp", title: "MCP tools/list budget" },
-  { file: "./package-start.ts", fn: "benchPackage", title: "Packaged cohent start-up (compiled, vs node -e 0)" },
+  {
+    file: "./package-start.ts",
+    fn: "benchPackage",
+    title: "Packaged cohent start-up (compiled, vs node -e 0)",
+  },
 ];
 for (const { file, fn, title } of extra) {
   if (!existsSync(new URL(file, import.meta.url))) continue;

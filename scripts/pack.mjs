@@ -14,7 +14,16 @@
 // open a database: @prisma/client itself would add 74 MB (every provider's engine) and a postinstall,
 // and the adapter's own better-sqlite3 range would compile a second copy.
 import { execFileSync } from "node:child_process";
-import { chmodSync, cpSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  cpSync,
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
@@ -27,7 +36,9 @@ const log = (line) => quiet || process.stderr.write(line + "\n");
 
 /** The one version (protocol/src/version.ts), read without loading TypeScript. */
 export function cohentVersion() {
-  const m = /COHENT_VERSION = "([^"]+)"/.exec(readFileSync(join(root, "protocol", "src", "version.ts"), "utf8"));
+  const m = /COHENT_VERSION = "([^"]+)"/.exec(
+    readFileSync(join(root, "protocol", "src", "version.ts"), "utf8"),
+  );
   if (!m) throw new Error("protocol/src/version.ts: COHENT_VERSION not found");
   return m[1];
 }
@@ -56,10 +67,15 @@ export async function buildPackage(out = defaultOut) {
     log("console/build is missing: building the Control Room");
     execFileSync(process.execPath, [join(root, "scripts", "prepare.mjs")], { stdio: "inherit", cwd: root });
   }
-  cpSync(consoleBuild, join(out, "console", "build"), { recursive: true, filter: (src) => !src.endsWith(".map") });
+  cpSync(consoleBuild, join(out, "console", "build"), {
+    recursive: true,
+    filter: (src) => !src.endsWith(".map"),
+  });
 
   for (const provider of ["sqlite", "postgres"]) {
-    cpSync(join(root, "prisma", provider, "migrations"), join(out, "prisma", provider, "migrations"), { recursive: true });
+    cpSync(join(root, "prisma", provider, "migrations"), join(out, "prisma", provider, "migrations"), {
+      recursive: true,
+    });
   }
 
   await build({
@@ -78,7 +94,9 @@ export async function buildPackage(out = defaultOut) {
     logLevel: "warning",
     external: RUNTIME_DEPENDENCIES.flatMap((name) => [name, `${name}/*`]),
     // koa, pino and commander are CommonJS: give the ESM chunks a require().
-    banner: { js: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);" },
+    banner: {
+      js: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);",
+    },
   });
 
   cpSync(join(root, "package", "bin"), join(out, "bin"), { recursive: true });
@@ -94,7 +112,12 @@ export async function buildPackage(out = defaultOut) {
 
 /** Packs dist/package into ./cohent-<version>.tgz; returns its path. */
 export function packTarball(dir = defaultOut, destination = root) {
-  const [info] = JSON.parse(execFileSync("npm", ["pack", dir, "--json", "--pack-destination", destination], { encoding: "utf8", stdio: ["ignore", "pipe", "inherit"] }));
+  const [info] = JSON.parse(
+    execFileSync("npm", ["pack", dir, "--json", "--pack-destination", destination], {
+      encoding: "utf8",
+      stdio: ["ignore", "pipe", "inherit"],
+    }),
+  );
   return join(destination, info.filename);
 }
 

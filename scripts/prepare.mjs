@@ -16,5 +16,8 @@ if (!process.env.COHENT_SKIP_CONSOLE_BUILD) {
   const kit = new URL("../node_modules/@sveltejs/kit/svelte-kit.js", import.meta.url).pathname;
   const vite = new URL("../node_modules/vite/bin/vite.js", import.meta.url).pathname;
   execFileSync(process.execPath, [kit, "sync"], { cwd: consoleDir, stdio: ["ignore", "ignore", "inherit"] });
-  execFileSync(process.execPath, [vite, "build", "--logLevel", "warn"], { cwd: consoleDir, stdio: ["ignore", "ignore", "inherit"] });
+  execFileSync(process.execPath, [vite, "build", "--logLevel", "warn"], {
+    cwd: consoleDir,
+    stdio: ["ignore", "ignore", "inherit"],
+  });
 }

@@ -32,19 +32,47 @@ export async function pair(project: Project, say: (line: string) => void): Promi
   } catch {
     /* no passwd entry */
   }
-  const start = await requestJson("POST", `${project.service}/api/pairing`, {}, { repo: project.repository, machine: os().hostname().slice(0, 128), user: user.slice(0, 64), client: "cohent-adapter" }, "bootstrap");
+  const start = await requestJson(
+    "POST",
+    `${project.service}/api/pairing`,
+    {},
+    {
+      repo: project.repository,
+      machine: os().hostname().slice(0, 128),
+      user: user.slice(0, 64),
+      client: "cohent-adapter",
+    },
+    "bootstrap",
+  );
   if (!start.ok) return start;
-  const { verificationUri, userCode, deviceCode, expiresAt } = start.data as { verificationUri: string; userCode: string; deviceCode: string; interval: number; expiresAt: string };
+  const { verificationUri, userCode, deviceCode, expiresAt } = start.data as {
+    verificationUri: string;
+    userCode: string;
+    deviceCode: string;
+    interval: number;
+    expiresAt: string;
+  };
   let interval = Math.max(1, Number(start.data.interval) || 5);
   say(`Open ${verificationUri} and approve code ${userCode} for ${project.repository}.`);
   say("Waiting for approval…");
   const deadline = Date.parse(expiresAt) || Date.now() + 10 * 60_000;
   while (Date.now() < deadline) {
     await sleep(interval * 1000);
-    const env = await requestJson("POST", `${project.service}/api/pairing/token`, {}, { deviceCode }, "bootstrap");
+    const env = await requestJson(
+      "POST",
+      `${project.service}/api/pairing/token`,
+      {},
+      { deviceCode },
+      "bootstrap",
+    );
     if (env.ok) {
       const { token, repo, person } = env.data as { token: string; repo: string; person: string };
-      if (repo !== project.repository) return fail("bootstrap", "REPOSITORY_MISMATCH", `The credential is for ${repo}, not ${project.repository}; nothing stored.`);
+      if (repo !== project.repository)
+        return fail(
+          "bootstrap",
+          "REPOSITORY_MISMATCH",
+          `The credential is for ${repo}, not ${project.repository}; nothing stored.`,
+        );
       const file = store(project, token, person);
       return ok("bootstrap", { repository: repo, person, service: project.service, credentials: file });
     }
@@ -58,7 +86,11 @@ export async function pair(project: Project, say: (line: string) => void): Promi
     if (code === "CONTROL_PLANE_UNREACHABLE") continue; // keep polling through a blip until the request expires
     return env;
   }
-  return fail("bootstrap", "PAIRING_EXPIRED", "Nobody approved the pairing request in time; run bootstrap --approve again.");
+  return fail(
+    "bootstrap",
+    "PAIRING_EXPIRED",
+    "Nobody approved the pairing request in time; run bootstrap --approve again.",
+  );
 }
 
 export async function bootstrap(args: string[], json: boolean, scriptUrl: string): Promise<number> {
@@ -69,18 +101,39 @@ export async function bootstrap(args: string[], json: boolean, scriptUrl: string
   };
   try {
     const root = findRoot(process.cwd(), scriptUrl);
-    if (!root) throw new CohentError("NOT_CONFIGURED", "No .cohent/project.json here or above; run npx cohent init --server URL first.");
+    if (!root)
+      throw new CohentError(
+        "NOT_CONFIGURED",
+        "No .cohent/project.json here or above; run npx cohent init --server URL first.",
+      );
     const project = readProject(root);
     const token = flag(args, "--token");
     if (token) {
-      if (!/^\S{8,}$/.test(token)) throw new CohentError("INVALID_INPUT", "--token takes an issued agent token.");
+      if (!/^\S{8,}$/.test(token))
+        throw new CohentError("INVALID_INPUT", "--token takes an issued agent token.");
       const file = store(project, token, undefined);
-      return out(ok("bootstrap", { repository: project.repository, person: null, service: project.service, credentials: file }), () => `Stored the token for ${project.repository} in ${file}.`);
+      return out(
+        ok("bootstrap", {
+          repository: project.repository,
+          person: null,
+          service: project.service,
+          credentials: file,
+        }),
+        () => `Stored the token for ${project.repository} in ${file}.`,
+      );
     }
-    if (!args.includes("--approve")) throw new CohentError("INVALID_INPUT", "usage: bootstrap --approve   (or bootstrap --token <issued token>)");
+    if (!args.includes("--approve"))
+      throw new CohentError(
+        "INVALID_INPUT",
+        "usage: bootstrap --approve   (or bootstrap --token <issued token>)",
+      );
     // Progress goes to stderr under --json so that stdout holds only the envelope.
     const env = await pair(project, (line) => (json ? process.stderr : process.stdout).write(line + "\n"));
-    return out(env, () => (env.ok ? `Paired: ${env.data.person} on ${env.data.repository}. Credential stored in ${env.data.credentials}.` : `cohent bootstrap: ${env.error!.code}: ${env.error!.message}`));
+    return out(env, () =>
+      env.ok
+        ? `Paired: ${env.data.person} on ${env.data.repository}. Credential stored in ${env.data.credentials}.`
+        : `cohent bootstrap: ${env.error!.code}: ${env.error!.message}`,
+    );
   } catch (err) {
     const env = failFrom("bootstrap", err);
     return out(env, () => `cohent bootstrap: ${env.error!.code}: ${env.error!.message}`);

@@ -12,7 +12,13 @@ import type { Inputs, Operation } from "./operations.js";
  * it relays a sandboxed command.
  */
 
-export const HUMAN_COMMANDS: ReadonlySet<string> = new Set(["intent", "scope", "checkpoint", "context", "commit"]);
+export const HUMAN_COMMANDS: ReadonlySet<string> = new Set([
+  "intent",
+  "scope",
+  "checkpoint",
+  "context",
+  "commit",
+]);
 
 export const COMMIT_USAGE = "usage: node .cohent/cohent.mjs commit -m <message> [--path <unclaimed path>…]";
 
@@ -22,12 +28,17 @@ function parseCommit(args: readonly string[]): Inputs["commit"] {
   const paths: string[] = [];
   for (let i = 0; i < args.length; i++) {
     const a = args[i]!;
-    const [flag, inline] = a.startsWith("--") && a.includes("=") ? [a.slice(0, a.indexOf("=")), a.slice(a.indexOf("=") + 1)] : [a, undefined];
+    const [flag, inline] =
+      a.startsWith("--") && a.includes("=")
+        ? [a.slice(0, a.indexOf("=")), a.slice(a.indexOf("=") + 1)]
+        : [a, undefined];
     const value = inline ?? args[++i];
-    if (value === undefined || !["-m", "--message", "--path"].includes(flag!)) throw new CohentError("INVALID_INPUT", COMMIT_USAGE);
+    if (value === undefined || !["-m", "--message", "--path"].includes(flag!))
+      throw new CohentError("INVALID_INPUT", COMMIT_USAGE);
     (flag === "--path" ? paths : messages).push(value);
   }
-  if (messages.length === 0 || messages.join("").trim() === "") throw new CohentError("INVALID_INPUT", `A commit message is required. ${COMMIT_USAGE}`);
+  if (messages.length === 0 || messages.join("").trim() === "")
+    throw new CohentError("INVALID_INPUT", `A commit message is required. ${COMMIT_USAGE}`);
   return { message: messages.join("\n\n"), ...(paths.length ? { paths } : {}) };
 }
 
@@ -39,7 +50,10 @@ export function positionals(args: readonly string[]): string[] {
 const STATUSES = new Set(["working", "blocked", "completed", "abandoned"]);
 
 /** A human command's arguments as the operation's input; a bad one throws INVALID_INPUT. */
-export function parseHuman(name: string, rawArgs: readonly string[]): { op: Operation; input: Inputs[Operation] } {
+export function parseHuman(
+  name: string,
+  rawArgs: readonly string[],
+): { op: Operation; input: Inputs[Operation] } {
   const args = positionals(rawArgs);
   switch (name) {
     case "intent": {
@@ -48,17 +62,28 @@ export function parseHuman(name: string, rawArgs: readonly string[]): { op: Oper
       try {
         record = JSON.parse(args[0]!);
       } catch {
-        throw new CohentError("INVALID_INPUT", "The intent is not valid JSON; pass one JSON object in single quotes.");
+        throw new CohentError(
+          "INVALID_INPUT",
+          "The intent is not valid JSON; pass one JSON object in single quotes.",
+        );
       }
-      if (!record || typeof record !== "object" || Array.isArray(record)) throw new CohentError("INVALID_INPUT", "The intent must be a JSON object.");
+      if (!record || typeof record !== "object" || Array.isArray(record))
+        throw new CohentError("INVALID_INPUT", "The intent must be a JSON object.");
       return { op: "intent", input: { intent: record as Record<string, unknown> } };
     }
     case "scope":
       return { op: "scope", input: { paths: args } };
     case "checkpoint": {
       const [status, ...summary] = args;
-      if (!status || !STATUSES.has(status)) throw new CohentError("INVALID_INPUT", "usage: node .cohent/cohent.mjs checkpoint <working|blocked|completed|abandoned> <summary>");
-      return { op: "checkpoint", input: { status: status as Inputs["checkpoint"]["status"], summary: summary.join(" ") } };
+      if (!status || !STATUSES.has(status))
+        throw new CohentError(
+          "INVALID_INPUT",
+          "usage: node .cohent/cohent.mjs checkpoint <working|blocked|completed|abandoned> <summary>",
+        );
+      return {
+        op: "checkpoint",
+        input: { status: status as Inputs["checkpoint"]["status"], summary: summary.join(" ") },
+      };
     }
     case "context":
       return { op: "context", input: {} };
@@ -70,7 +95,10 @@ export function parseHuman(name: string, rawArgs: readonly string[]): { op: Oper
 }
 
 /** The parse step as an envelope, for the callers that render failures rather than catch them. */
-export function tryParseHuman(name: string, args: readonly string[]): { op: Operation; input: Inputs[Operation] } | Envelope<never> {
+export function tryParseHuman(
+  name: string,
+  args: readonly string[],
+): { op: Operation; input: Inputs[Operation] } | Envelope<never> {
   try {
     return parseHuman(name, args);
   } catch (err) {
@@ -84,7 +112,8 @@ export function exitCodeOf(name: string, env: Envelope<any>): number {
   return name === "intent" && isReplan(env.data?.action) ? 2 : 0;
 }
 
-const advice = (action: string) => `${isReplan(action) ? "Replan: " : ""}${GUIDANCE[action as ActionName] ?? action}`;
+const advice = (action: string) =>
+  `${isReplan(action) ? "Replan: " : ""}${GUIDANCE[action as ActionName] ?? action}`;
 
 /** Human rendering: what an agent or a person reads. */
 export function renderHuman(name: string, env: Envelope<any>): string {
@@ -110,16 +139,24 @@ export function renderHuman(name: string, env: Envelope<any>): string {
     case "checkpoint":
       return `Checkpoint recorded: ${d.status}.`;
     case "commit": {
-      const peers = (d.leftForPeers as { person: string; intentId: string; paths: string[] }[]).map((p) => `${p.paths.join(", ")} (${p.person}, ${p.intentId})`);
+      const peers = (d.leftForPeers as { person: string; intentId: string; paths: string[] }[]).map(
+        (p) => `${p.paths.join(", ")} (${p.person}, ${p.intentId})`,
+      );
       return [
         `Committed ${d.hash}: ${d.paths.join(", ")}.`,
         ...(peers.length ? [`Left as they were, in peers' scopes: ${peers.join("; ")}.`] : []),
-        ...(d.unclaimed.length ? [`Not committed, outside every scope: ${d.unclaimed.join(", ")} (add --path <p> for those that are yours).`] : []),
+        ...(d.unclaimed.length
+          ? [
+              `Not committed, outside every scope: ${d.unclaimed.join(", ")} (add --path <p> for those that are yours).`,
+            ]
+          : []),
         ...(d.recorded ? [] : env.warnings),
       ].join("\n");
     }
     case "context":
-      return d.intentId ? `${d.packet.text}\n\n${advice(d.action)}`.trim() : `${d.packet.text}\n\nNo work intent for this session yet: the prompt hook publishes one.`;
+      return d.intentId
+        ? `${d.packet.text}\n\n${advice(d.action)}`.trim()
+        : `${d.packet.text}\n\nNo work intent for this session yet: the prompt hook publishes one.`;
     default:
       return JSON.stringify(d, null, 2);
   }

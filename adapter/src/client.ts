@@ -1,5 +1,15 @@
 import { BOUNDS } from "@cohent/protocol/bounds";
-import type { CheckpointResponse, ContextResponse, Envelope, IntentResponse, PollResponse, PublishResponse, ScopeResponse, ScopesResponse, SessionResponse } from "@cohent/protocol";
+import type {
+  CheckpointResponse,
+  ContextResponse,
+  Envelope,
+  IntentResponse,
+  PollResponse,
+  PublishResponse,
+  ScopeResponse,
+  ScopesResponse,
+  SessionResponse,
+} from "@cohent/protocol";
 import { fail } from "./envelope.js";
 import { readProject, resolveToken, type Project } from "./config.js";
 import { pollAgent, postAgent, sessionRead, type AgentConnection } from "./http.js";
@@ -29,40 +39,79 @@ export function openCheckout(root: string): Checkout {
 }
 
 export function connection(c: Checkout, sessionId: string): AgentConnection {
-  return { service: c.project.service, token: c.token, session: sessionHeader(sessionId), signal: c.signal, agent: c.agentId ? sessionHeader(c.agentId) : null };
+  return {
+    service: c.project.service,
+    token: c.token,
+    session: sessionHeader(sessionId),
+    signal: c.signal,
+    agent: c.agentId ? sessionHeader(c.agentId) : null,
+  };
 }
 
-const post = <T>(c: Checkout, s: SessionFile, body: { type: string; [k: string]: unknown }) => postAgent(connection(c, s.id), body) as Promise<Envelope<T>>;
+const post = <T>(c: Checkout, s: SessionFile, body: { type: string; [k: string]: unknown }) =>
+  postAgent(connection(c, s.id), body) as Promise<Envelope<T>>;
 
 /** Every answer's meta says whether the session is paused or cancelled: remember it. */
 function remember(s: SessionFile, env: Envelope<any>): void {
-  const m = env.meta?.session ?? (env.ok && env.data?.control ? { control: env.data.control, controlReason: env.data.controlReason ?? null } : null);
+  const m =
+    env.meta?.session ??
+    (env.ok && env.data?.control
+      ? { control: env.data.control, controlReason: env.data.controlReason ?? null }
+      : null);
   if (m) s.set({ control: m.control, controlReason: m.controlReason });
-  else if (!env.ok && env.error.code === "SESSION_PAUSED") s.set({ control: "paused", controlReason: env.error.message });
-  else if (!env.ok && env.error.code === "SESSION_CANCELLED") s.set({ control: "cancelled", controlReason: env.error.message });
+  else if (!env.ok && env.error.code === "SESSION_PAUSED")
+    s.set({ control: "paused", controlReason: env.error.message });
+  else if (!env.ok && env.error.code === "SESSION_CANCELLED")
+    s.set({ control: "cancelled", controlReason: env.error.message });
 }
 
 const clip = (v: string, n: number) => v.slice(0, n);
 
-export async function publish(c: Checkout, s: SessionFile, input: { prompt: string; client: string | null; model: string | null; paths?: string[] }): Promise<Envelope<PublishResponse>> {
-  const body: Record<string, unknown> = { type: "publish", prompt: clip(redact(input.prompt), BOUNDS.promptChars) || "(empty prompt)", paths: input.paths ?? [] };
+export async function publish(
+  c: Checkout,
+  s: SessionFile,
+  input: { prompt: string; client: string | null; model: string | null; paths?: string[] },
+): Promise<Envelope<PublishResponse>> {
+  const body: Record<string, unknown> = {
+    type: "publish",
+    prompt: clip(redact(input.prompt), BOUNDS.promptChars) || "(empty prompt)",
+    paths: input.paths ?? [],
+  };
   if (input.client) body.clientName = clip(input.client, BOUNDS.identityChars);
   if (input.model) body.model = clip(input.model, BOUNDS.identityChars);
   const env = await post<PublishResponse>(c, s, body as { type: string });
   remember(s, env);
   if (input.client) s.set({ client: input.client });
   if (input.model) s.set({ model: input.model });
-  if (env.ok) s.set({ intentId: env.data.intentId, action: env.data.action, cursor: env.data.packet.cursor, scope: [], explicitScope: false, touched: [], pending: undefined });
+  if (env.ok)
+    s.set({
+      intentId: env.data.intentId,
+      action: env.data.action,
+      cursor: env.data.packet.cursor,
+      scope: [],
+      explicitScope: false,
+      touched: [],
+      pending: undefined,
+    });
   return env;
 }
 
 const STALE_INTENT = new Set(["INTENT_CLOSED", "INTENT_NOT_FOUND", "NOT_INTENT_OWNER"]);
 
 /** Posts on the session's intent (publishing one for a client without a prompt hook); a closed intent gets a fresh prompt once. */
-async function onIntent<T>(c: Checkout, s: SessionFile, prompt: string, body: (intentId: string) => { type: string; [k: string]: unknown }): Promise<Envelope<T>> {
+async function onIntent<T>(
+  c: Checkout,
+  s: SessionFile,
+  prompt: string,
+  body: (intentId: string) => { type: string; [k: string]: unknown },
+): Promise<Envelope<T>> {
   for (let attempt = 0; ; attempt++) {
     if (!s.state.intentId) {
-      const env = await publish(c, s, { prompt, client: s.state.client ?? process.env.COHENT_CLIENT ?? null, model: s.state.model });
+      const env = await publish(c, s, {
+        prompt,
+        client: s.state.client ?? process.env.COHENT_CLIENT ?? null,
+        model: s.state.model,
+      });
       if (!env.ok) return env;
     }
     const env = await post<T>(c, s, body(s.state.intentId!));
@@ -75,33 +124,76 @@ async function onIntent<T>(c: Checkout, s: SessionFile, prompt: string, body: (i
   }
 }
 
-export async function intent(c: Checkout, s: SessionFile, record: Record<string, unknown>): Promise<Envelope<IntentResponse>> {
+export async function intent(
+  c: Checkout,
+  s: SessionFile,
+  record: Record<string, unknown>,
+): Promise<Envelope<IntentResponse>> {
   const clean = redactDeep(record);
   const objective = typeof clean.objective === "string" ? clean.objective : "agent work";
-  const env = await onIntent<IntentResponse>(c, s, objective, (intentId) => ({ type: "intent", intentId, intent: clean }));
+  const env = await onIntent<IntentResponse>(c, s, objective, (intentId) => ({
+    type: "intent",
+    intentId,
+    intent: clean,
+  }));
   if (env.ok) s.set({ intentId: env.data.intentId, action: env.data.action, cursor: env.data.packet.cursor });
   return env;
 }
 
 /** Claims a scope, replacing the previous claim. `explicit` marks a declared scope, which then bounds every edit. */
-export async function claim(c: Checkout, s: SessionFile, paths: string[], explicit: boolean): Promise<Envelope<ScopeResponse>> {
-  const env = await onIntent<ScopeResponse>(c, s, "scope claimed through the adapter", (intentId) => ({ type: "scope", intentId, paths }));
-  if (env.ok) s.set({ scope: env.data.paths, explicitScope: explicit && paths.length > 0, ...(env.data.packet?.cursor ? { cursor: env.data.packet.cursor } : {}) });
+export async function claim(
+  c: Checkout,
+  s: SessionFile,
+  paths: string[],
+  explicit: boolean,
+): Promise<Envelope<ScopeResponse>> {
+  const env = await onIntent<ScopeResponse>(c, s, "scope claimed through the adapter", (intentId) => ({
+    type: "scope",
+    intentId,
+    paths,
+  }));
+  if (env.ok)
+    s.set({
+      scope: env.data.paths,
+      explicitScope: explicit && paths.length > 0,
+      ...(env.data.packet?.cursor ? { cursor: env.data.packet.cursor } : {}),
+    });
   return env;
 }
 
-export type CheckpointInput = { status: "working" | "blocked" | "completed" | "abandoned"; summary: string; paths?: string[]; pathsSource?: "provided-unverified" | "repository-derived"; commit?: string };
+export type CheckpointInput = {
+  status: "working" | "blocked" | "completed" | "abandoned";
+  summary: string;
+  paths?: string[];
+  pathsSource?: "provided-unverified" | "repository-derived";
+  commit?: string;
+};
 
-export async function checkpoint(c: Checkout, s: SessionFile, input: CheckpointInput): Promise<Envelope<CheckpointResponse>> {
-  if (!s.state.intentId) return fail("checkpoint", "INVALID_INPUT", "This session has no work intent to checkpoint; publish a prompt or an intent first.");
-  const body: Record<string, unknown> = { type: "checkpoint", intentId: s.state.intentId, status: input.status, summary: clip(redact(input.summary), BOUNDS.summaryChars) };
+export async function checkpoint(
+  c: Checkout,
+  s: SessionFile,
+  input: CheckpointInput,
+): Promise<Envelope<CheckpointResponse>> {
+  if (!s.state.intentId)
+    return fail(
+      "checkpoint",
+      "INVALID_INPUT",
+      "This session has no work intent to checkpoint; publish a prompt or an intent first.",
+    );
+  const body: Record<string, unknown> = {
+    type: "checkpoint",
+    intentId: s.state.intentId,
+    status: input.status,
+    summary: clip(redact(input.summary), BOUNDS.summaryChars),
+  };
   if (input.paths) body.paths = input.paths;
   if (input.paths && input.pathsSource) body.pathsSource = input.pathsSource;
   if (input.commit) body.commit = input.commit;
   const env = await post<CheckpointResponse>(c, s, body as { type: string });
   remember(s, env);
   if (!env.ok) return env;
-  if (input.status === "completed" || input.status === "abandoned") s.set({ action: input.status, scope: [], explicitScope: false, touched: [] });
+  if (input.status === "completed" || input.status === "abandoned")
+    s.set({ action: input.status, scope: [], explicitScope: false, touched: [] });
   else if (input.paths && !input.commit) s.set({ scope: env.data.paths ?? s.state.scope });
   return env;
 }
@@ -113,11 +205,19 @@ export async function checkpoint(c: Checkout, s: SessionFile, input: CheckpointI
  */
 export async function poll(c: Checkout, s: SessionFile): Promise<Envelope<PollResponse>> {
   if (!s.state.intentId) return fail("poll", "INVALID_INPUT", "This session has no work intent yet.");
-  const env = (await pollAgent(connection(c, s.id), s.state.intentId, s.state.cursor)) as Envelope<PollResponse>;
+  const env = (await pollAgent(
+    connection(c, s.id),
+    s.state.intentId,
+    s.state.cursor,
+  )) as Envelope<PollResponse>;
   remember(s, env);
   if (env.ok) {
     s.set({ polledAt: Date.now(), cursor: env.data.cursor });
-    if (env.data.packet) s.set({ action: env.data.packet.action, pending: { packetId: env.data.packet.id, text: env.data.packet.text } });
+    if (env.data.packet)
+      s.set({
+        action: env.data.packet.action,
+        pending: { packetId: env.data.packet.id, text: env.data.packet.text },
+      });
   } else if (env.error.code === "INTENT_NOT_FOUND" || env.error.code === "NOT_INTENT_OWNER") {
     s.set({ intentId: undefined, action: undefined });
   }
@@ -126,9 +226,14 @@ export async function poll(c: Checkout, s: SessionFile): Promise<Envelope<PollRe
 
 /** The current brief: goal, this session's latest decision, active peers (related first). */
 export async function context(c: Checkout, s: SessionFile): Promise<Envelope<ContextResponse>> {
-  const env = await post<ContextResponse>(c, s, s.state.intentId ? { type: "context", intentId: s.state.intentId } : { type: "context" });
+  const env = await post<ContextResponse>(
+    c,
+    s,
+    s.state.intentId ? { type: "context", intentId: s.state.intentId } : { type: "context" },
+  );
   remember(s, env);
-  if (env.ok && env.data.intentId && env.data.intentId === s.state.intentId && env.data.action) s.set({ action: env.data.action });
+  if (env.ok && env.data.intentId && env.data.intentId === s.state.intentId && env.data.action)
+    s.set({ action: env.data.action });
   return env;
 }
 
@@ -147,13 +252,24 @@ export async function session(c: Checkout, s: SessionFile): Promise<Envelope<Ses
 }
 
 /** Reports a refusal the guard made locally, so the Control Room counts it. Best effort: never delays a deny. */
-export async function reportGuard(c: Checkout, s: SessionFile, r: { kind: string; tool: string; paths: string[] }): Promise<void> {
-  const body: Record<string, unknown> = { type: "guard", kind: r.kind, tool: clip(r.tool, BOUNDS.identityChars), paths: r.paths.slice(0, BOUNDS.paths) };
+export async function reportGuard(
+  c: Checkout,
+  s: SessionFile,
+  r: { kind: string; tool: string; paths: string[] },
+): Promise<void> {
+  const body: Record<string, unknown> = {
+    type: "guard",
+    kind: r.kind,
+    tool: clip(r.tool, BOUNDS.identityChars),
+    paths: r.paths.slice(0, BOUNDS.paths),
+  };
   if (s.state.intentId) body.intentId = s.state.intentId;
   await postAgent({ ...connection(c, s.id), timeoutMs: 1_500 }, body as { type: string });
 }
 
 /** Acknowledges the characters of a packet actually injected; once per packet. Undercounting is the only cost of a failure. */
 export async function ack(c: Checkout, sessionId: string, packetId: string, chars: number): Promise<void> {
-  await postAgent({ ...connection(c, sessionId), signal: undefined }, { type: "ack", packetId, chars }).catch(() => undefined);
+  await postAgent({ ...connection(c, sessionId), signal: undefined }, { type: "ack", packetId, chars }).catch(
+    () => undefined,
+  );
 }

@@ -24,7 +24,9 @@ const HEADER = 128;
 export function codeCacheFile(hash: string, env: NodeJS.ProcessEnv = process.env): string | null {
   if (/^(0|false|off|no)$/i.test(env.COHENT_CODE_CACHE?.trim() ?? "")) return null;
   const dir = cohentCacheDir(env);
-  return isAbsolute(dir) ? join(dir, "code-cache", `${hash.slice(0, 32)}-${process.versions.v8}-${process.arch}.bin`) : null;
+  return isAbsolute(dir)
+    ? join(dir, "code-cache", `${hash.slice(0, 32)}-${process.versions.v8}-${process.arch}.bin`)
+    : null;
 }
 
 /** Only the user's own cache is code to run: not another user's file, nor one that others may write. */
@@ -50,7 +52,15 @@ export function readCodeCache(file: string, hash: string): Buffer | undefined {
   if (buf.length <= HEADER) return undefined;
   const [magic, h, v8, len] = buf.toString("latin1", 0, HEADER).trimEnd().split(" ");
   const n = Number(len);
-  if (magic !== MAGIC || h !== hash || v8 !== process.versions.v8 || !Number.isSafeInteger(n) || n <= 0 || buf.length !== HEADER + 2 * n) return undefined;
+  if (
+    magic !== MAGIC ||
+    h !== hash ||
+    v8 !== process.versions.v8 ||
+    !Number.isSafeInteger(n) ||
+    n <= 0 ||
+    buf.length !== HEADER + 2 * n
+  )
+    return undefined;
   const data = buf.subarray(HEADER, HEADER + n);
   return data.equals(buf.subarray(HEADER + n)) ? data : undefined;
 }
@@ -64,7 +74,9 @@ export function writeCodeCache(file: string, hash: string, data: Buffer, now = D
   const tmp = `${file}.${process.pid}.tmp`;
   try {
     mkdirSync(dir, { recursive: true, mode: 0o700 });
-    writeFileSync(tmp, Buffer.concat([Buffer.from(header(hash, data.length), "latin1"), data, data]), { mode: 0o600 });
+    writeFileSync(tmp, Buffer.concat([Buffer.from(header(hash, data.length), "latin1"), data, data]), {
+      mode: 0o600,
+    });
     renameSync(tmp, file);
   } catch {
     rmSync(tmp, { force: true });

@@ -44,32 +44,66 @@ export async function activePeers(c: client.Checkout, s: SessionFile): Promise<P
 async function personOf(c: client.Checkout, s: SessionFile): Promise<string> {
   const stored = readCredential(c.project)?.person;
   if (stored) return stored;
-  const env = (await postAgent(client.connection(c, s.id), { type: "status" }).catch(() => null)) as Envelope<{ person: string }> | null;
+  const env = (await postAgent(client.connection(c, s.id), { type: "status" }).catch(
+    () => null,
+  )) as Envelope<{ person: string }> | null;
   return env?.ok ? env.data.person : "unknown";
 }
 
-export async function commitOperation(c: client.Checkout, s: SessionFile, input: CommitInput): Promise<Envelope<CommitResponse>> {
+export async function commitOperation(
+  c: client.Checkout,
+  s: SessionFile,
+  input: CommitInput,
+): Promise<Envelope<CommitResponse>> {
   const intentId = s.state.intentId;
-  if (!intentId) throw new CohentError("INVALID_INPUT", "This session has no work intent: publish a prompt or an intent first; a commit is recorded on it.");
+  if (!intentId)
+    throw new CohentError(
+      "INVALID_INPUT",
+      "This session has no work intent: publish a prompt or an intent first; a commit is recorded on it.",
+    );
   const peers = await activePeers(c, s);
   const root = realpathSync(c.root);
   const scopes = { own: s.state.scope, peers };
   const [person, parts] = await Promise.all([personOf(c, s), partition(root, scopes, input.paths ?? [])]);
-  const made = await commitOwn({ ...scopes, root, message: input.message, intentId, person, client: s.state.client, ...(input.paths ? { paths: input.paths } : {}) });
+  const made = await commitOwn({
+    ...scopes,
+    root,
+    message: input.message,
+    intentId,
+    person,
+    client: s.state.client,
+    ...(input.paths ? { paths: input.paths } : {}),
+  });
   const subject = input.message.split("\n")[0]!.trim();
   const summary = `Committed ${made.hash.slice(0, 12)}: ${subject}`.slice(0, BOUNDS.summaryChars);
   const warnings: string[] = [];
   let recorded = false;
   if (made.paths.length <= BOUNDS.paths) {
-    const cp = await client.checkpoint(c, s, { status: "working", summary, paths: made.paths, pathsSource: "repository-derived", commit: made.hash });
+    const cp = await client.checkpoint(c, s, {
+      status: "working",
+      summary,
+      paths: made.paths,
+      pathsSource: "repository-derived",
+      commit: made.hash,
+    });
     recorded = cp.ok;
-    if (!cp.ok) warnings.push(`The commit landed, but the service did not record it on the intent (${cp.error.code}: ${cp.error.message}).`);
-  } else warnings.push(`The commit landed with ${made.paths.length} paths; a checkpoint carries at most ${BOUNDS.paths}, so it was not recorded on the intent.`);
+    if (!cp.ok)
+      warnings.push(
+        `The commit landed, but the service did not record it on the intent (${cp.error.code}: ${cp.error.message}).`,
+      );
+  } else
+    warnings.push(
+      `The commit landed with ${made.paths.length} paths; a checkpoint carries at most ${BOUNDS.paths}, so it was not recorded on the intent.`,
+    );
   const data: CommitResponse = {
     intentId,
     hash: made.hash,
     paths: made.paths,
-    leftForPeers: parts.peers.map((p) => ({ intentId: p.peer.intentId, person: p.peer.person, paths: p.paths })),
+    leftForPeers: parts.peers.map((p) => ({
+      intentId: p.peer.intentId,
+      person: p.peer.person,
+      paths: p.paths,
+    })),
     unclaimed: parts.unclaimed,
     recorded,
   };

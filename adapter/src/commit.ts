@@ -47,8 +47,16 @@ const ATTEMPTS = 8;
 
 /** Changed paths of the working tree against HEAD, staged or not, untracked included (ignored excluded). */
 export async function changedPaths(root: string): Promise<string[]> {
-  const r = await git(root, ["status", "--porcelain=v2", "-z", "--untracked-files=all", "--no-renames", "--ignore-submodules=dirty"]);
-  if (r.code !== 0) throw new CohentError("INVALID_REPOSITORY", `git status failed: ${r.stderr.trim().slice(0, 300)}`);
+  const r = await git(root, [
+    "status",
+    "--porcelain=v2",
+    "-z",
+    "--untracked-files=all",
+    "--no-renames",
+    "--ignore-submodules=dirty",
+  ]);
+  if (r.code !== 0)
+    throw new CohentError("INVALID_REPOSITORY", `git status failed: ${r.stderr.trim().slice(0, 300)}`);
   const out = new Set<string>();
   const entries = r.stdout.split("\0");
   for (let i = 0; i < entries.length; i++) {
@@ -74,7 +82,11 @@ export interface Partition {
 }
 
 /** Sorts the changed paths into the caller's, unclaimed ones and peers'. Throws SCOPE_CONFLICT for a listed peer path. */
-export async function partition(root: string, scopes: Scopes, listed: readonly string[] = []): Promise<Partition> {
+export async function partition(
+  root: string,
+  scopes: Scopes,
+  listed: readonly string[] = [],
+): Promise<Partition> {
   const extra = new Set(listed.map((p) => normalizeRepoPath(p, root)));
   const mine: string[] = [];
   const unclaimed: string[] = [];
@@ -85,7 +97,11 @@ export async function partition(root: string, scopes: Scopes, listed: readonly s
     if (owner !== "own") {
       byPeer.set(owner, [...(byPeer.get(owner) ?? []), p]);
       if (isListed) {
-        throw new CohentError("SCOPE_CONFLICT", `${p} lies in the scope of ${owner.person} (${owner.intentId}); commit only your own paths.`, { paths: [p], intentId: owner.intentId });
+        throw new CohentError(
+          "SCOPE_CONFLICT",
+          `${p} lies in the scope of ${owner.person} (${owner.intentId}); commit only your own paths.`,
+          { paths: [p], intentId: owner.intentId },
+        );
       }
     } else if (scopeCovers(scopes.own, p) || isListed) mine.push(p);
     else unclaimed.push(p);
@@ -95,7 +111,10 @@ export async function partition(root: string, scopes: Scopes, listed: readonly s
 
 /** One line, no control characters: values that go into a trailer. */
 function trailerValue(s: string): string {
-  return s.replace(/[\x00-\x1f\x7f]+/g, " ").trim().slice(0, 200);
+  return s
+    .replace(/[\x00-\x1f\x7f]+/g, " ")
+    .trim()
+    .slice(0, 200);
 }
 
 function withTrailers(message: string, o: CommitOptions): string {
@@ -106,7 +125,11 @@ function withTrailers(message: string, o: CommitOptions): string {
 }
 
 function check(r: GitResult, what: string): string {
-  if (r.code !== 0) throw new CohentError("GIT_FAILED", `${what} failed: ${r.stderr.trim().slice(0, 500) || `exit ${r.code}`}`);
+  if (r.code !== 0)
+    throw new CohentError(
+      "GIT_FAILED",
+      `${what} failed: ${r.stderr.trim().slice(0, 500) || `exit ${r.code}`}`,
+    );
   return r.stdout.trim();
 }
 
@@ -114,13 +137,23 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Commits the caller's own changed paths; returns the new commit and the paths it took. */
 export async function commitOwn(o: CommitOptions): Promise<CommitResult> {
-  if (typeof o.message !== "string" || o.message.trim() === "") throw new CohentError("INVALID_INPUT", "A commit message is required: commit -m \"…\".");
-  if (o.message.length > MAX_MESSAGE) throw new CohentError("INVALID_INPUT", `The commit message is longer than ${MAX_MESSAGE} characters.`);
+  if (typeof o.message !== "string" || o.message.trim() === "")
+    throw new CohentError("INVALID_INPUT", 'A commit message is required: commit -m "…".');
+  if (o.message.length > MAX_MESSAGE)
+    throw new CohentError("INVALID_INPUT", `The commit message is longer than ${MAX_MESSAGE} characters.`);
   const { mine, unclaimed, peers } = await partition(o.root, o, o.paths ?? []);
   if (mine.length === 0) {
-    const hint = unclaimed.length ? ` Changes outside every scope: ${unclaimed.slice(0, 20).join(", ")}; list the ones that are yours to commit them.` : "";
-    const theirs = peers.length ? ` Changes in peers' scopes are left alone (${peers.map((p) => p.paths.length).reduce((a, b) => a + b, 0)} paths).` : "";
-    throw new CohentError("NOTHING_TO_COMMIT", `None of the changed paths lie in your scope (${o.own.join(", ") || "none"}).${hint}${theirs}`, { unclaimed });
+    const hint = unclaimed.length
+      ? ` Changes outside every scope: ${unclaimed.slice(0, 20).join(", ")}; list the ones that are yours to commit them.`
+      : "";
+    const theirs = peers.length
+      ? ` Changes in peers' scopes are left alone (${peers.map((p) => p.paths.length).reduce((a, b) => a + b, 0)} paths).`
+      : "";
+    throw new CohentError(
+      "NOTHING_TO_COMMIT",
+      `None of the changed paths lie in your scope (${o.own.join(", ") || "none"}).${hint}${theirs}`,
+      { unclaimed },
+    );
   }
   const waitMs = o.lockWaitMs ?? 5_000;
   const deadline = Date.now() + waitMs;
@@ -130,7 +163,10 @@ export async function commitOwn(o: CommitOptions): Promise<CommitResult> {
   let hash: string;
   // Land nothing while another git holds the index: the commit is only whole once our paths are refreshed there.
   if (!(await waitForIndexLock(o.root, deadline))) {
-    throw new CohentError("INDEX_LOCKED", `Another git command holds the index lock (.git/index.lock) for more than ${waitMs} ms; nothing was committed. Try again when it has finished.`);
+    throw new CohentError(
+      "INDEX_LOCKED",
+      `Another git command holds the index lock (.git/index.lock) for more than ${waitMs} ms; nothing was committed. Try again when it has finished.`,
+    );
   }
   for (let attempt = 0; ; attempt++) {
     const headR = await git(o.root, ["rev-parse", "--verify", "--quiet", "HEAD^{commit}"]);
@@ -138,28 +174,65 @@ export async function commitOwn(o: CommitOptions): Promise<CommitResult> {
     const tmp = join(os().tmpdir(), `cohent-index-${process.pid}-${crypto().randomBytes(6).toString("hex")}`);
     const env = { GIT_INDEX_FILE: tmp };
     try {
-      check(await git(o.root, head ? ["read-tree", head] : ["read-tree", "--empty"], { env }), "git read-tree");
-      check(await git(o.root, ["--literal-pathspecs", "add", "--all", "--pathspec-from-file=-", "--pathspec-file-nul"], { env, input: pathList }), "git add (temporary index)");
+      check(
+        await git(o.root, head ? ["read-tree", head] : ["read-tree", "--empty"], { env }),
+        "git read-tree",
+      );
+      check(
+        await git(
+          o.root,
+          ["--literal-pathspecs", "add", "--all", "--pathspec-from-file=-", "--pathspec-file-nul"],
+          { env, input: pathList },
+        ),
+        "git add (temporary index)",
+      );
       const tree = check(await git(o.root, ["write-tree"], { env }), "git write-tree");
       if (head && check(await git(o.root, ["rev-parse", `${head}^{tree}`]), "git rev-parse") === tree) {
-        throw new CohentError("NOTHING_TO_COMMIT", `Your changed paths (${mine.join(", ")}) already match HEAD.`);
+        throw new CohentError(
+          "NOTHING_TO_COMMIT",
+          `Your changed paths (${mine.join(", ")}) already match HEAD.`,
+        );
       }
-      hash = check(await git(o.root, ["commit-tree", tree, ...(head ? ["-p", head] : []), "-F", "-"], { input: message }), "git commit-tree");
+      hash = check(
+        await git(o.root, ["commit-tree", tree, ...(head ? ["-p", head] : []), "-F", "-"], {
+          input: message,
+        }),
+        "git commit-tree",
+      );
     } finally {
       rmSync(tmp, { force: true });
     }
     // Compare-and-swap: if another commit moved HEAD meanwhile, build again on top of it.
-    const moved = await git(o.root, ["update-ref", "-m", `commit (cohent): ${subject}`, "HEAD", hash, head ?? ""]);
+    const moved = await git(o.root, [
+      "update-ref",
+      "-m",
+      `commit (cohent): ${subject}`,
+      "HEAD",
+      hash,
+      head ?? "",
+    ]);
     if (moved.code === 0) break;
     if (attempt + 1 >= ATTEMPTS || Date.now() >= deadline) {
-      throw new CohentError(/lock/i.test(moved.stderr) ? "INDEX_LOCKED" : "GIT_FAILED", `Could not move HEAD to the new commit: ${moved.stderr.trim().slice(0, 300)}`);
+      throw new CohentError(
+        /lock/i.test(moved.stderr) ? "INDEX_LOCKED" : "GIT_FAILED",
+        `Could not move HEAD to the new commit: ${moved.stderr.trim().slice(0, 300)}`,
+      );
     }
     await sleep(20 + Math.random() * 80);
   }
   // Only our paths in the real index now match the new commit; a peer's staged work stays staged.
-  const refreshed = await gitPatiently(o.root, ["--literal-pathspecs", "reset", "-q", hash, "--pathspec-from-file=-", "--pathspec-file-nul"], Math.max(deadline - Date.now(), 1_000), { input: pathList });
+  const refreshed = await gitPatiently(
+    o.root,
+    ["--literal-pathspecs", "reset", "-q", hash, "--pathspec-from-file=-", "--pathspec-file-nul"],
+    Math.max(deadline - Date.now(), 1_000),
+    { input: pathList },
+  );
   if (refreshed.code !== 0 && /fatal|error/i.test(refreshed.stderr)) {
-    throw new CohentError(/lock/i.test(refreshed.stderr) ? "INDEX_LOCKED" : "GIT_FAILED", `Committed ${hash.slice(0, 12)}, but refreshing the index for its paths failed (run git reset -q -- <paths> yourself): ${refreshed.stderr.trim().slice(0, 300)}`, { hash, paths: mine });
+    throw new CohentError(
+      /lock/i.test(refreshed.stderr) ? "INDEX_LOCKED" : "GIT_FAILED",
+      `Committed ${hash.slice(0, 12)}, but refreshing the index for its paths failed (run git reset -q -- <paths> yourself): ${refreshed.stderr.trim().slice(0, 300)}`,
+      { hash, paths: mine },
+    );
   }
   return { hash, paths: mine };
 }

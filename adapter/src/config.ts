@@ -45,11 +45,24 @@ export function readProject(root: string): Project {
     raw = JSON.parse(readFileSync(file, "utf8"));
   } catch (err) {
     const missing = (err as NodeJS.ErrnoException).code === "ENOENT";
-    throw new CohentError("NOT_CONFIGURED", missing ? `No .cohent/project.json in ${root}; run npx cohent init --server URL.` : `.cohent/project.json is not valid JSON; rerun npx cohent init.`);
+    throw new CohentError(
+      "NOT_CONFIGURED",
+      missing
+        ? `No .cohent/project.json in ${root}; run npx cohent init --server URL.`
+        : `.cohent/project.json is not valid JSON; rerun npx cohent init.`,
+    );
   }
   const p = raw as Partial<Project>;
-  if (typeof p.service !== "string" || !/^https?:\/\//.test(p.service) || typeof p.repository !== "string" || !/^[^/\s]+\/[^/\s]+$/.test(p.repository)) {
-    throw new CohentError("NOT_CONFIGURED", ".cohent/project.json needs a service (http or https URL) and a repository (owner/name); rerun npx cohent init.");
+  if (
+    typeof p.service !== "string" ||
+    !/^https?:\/\//.test(p.service) ||
+    typeof p.repository !== "string" ||
+    !/^[^/\s]+\/[^/\s]+$/.test(p.repository)
+  ) {
+    throw new CohentError(
+      "NOT_CONFIGURED",
+      ".cohent/project.json needs a service (http or https URL) and a repository (owner/name); rerun npx cohent init.",
+    );
   }
   return { version: 1, service: p.service.replace(/\/+$/, ""), repository: p.repository };
 }
@@ -98,5 +111,8 @@ export function resolveToken(project: Project): { token: string; source: "env" |
   if (env) return { token: env, source: "env" };
   const cred = readCredential(project);
   if (cred?.token) return { token: cred.token, source: "store" };
-  throw new CohentError("NOT_PAIRED", `This machine holds no Cohent credential for ${project.repository} at ${project.service}; run node .cohent/cohent.mjs bootstrap --approve.`);
+  throw new CohentError(
+    "NOT_PAIRED",
+    `This machine holds no Cohent credential for ${project.repository} at ${project.service}; run node .cohent/cohent.mjs bootstrap --approve.`,
+  );
 }

@@ -9,7 +9,8 @@ import { deny } from "./hook.js";
  * block a prompt, or keep the agent running on Stop).
  */
 
-export const DEADLINE_MS = Number(process.env.COHENT_HOOK_DEADLINE_MS) > 0 ? Number(process.env.COHENT_HOOK_DEADLINE_MS) : 25_000;
+export const DEADLINE_MS =
+  Number(process.env.COHENT_HOOK_DEADLINE_MS) > 0 ? Number(process.env.COHENT_HOOK_DEADLINE_MS) : 25_000;
 
 /** What the hook tells the deadline as it goes: the event, and how to save the session (the missed-publish mark) if time runs out. */
 export interface Watch {

@@ -9,12 +9,27 @@ import type { Envelope, FailureEnvelope, Meta, SuccessEnvelope } from "@cohent/p
 
 export type { Envelope };
 
-export function ok<T>(operation: string, data: T, meta: Meta = {}, warnings: string[] = []): SuccessEnvelope<T> {
+export function ok<T>(
+  operation: string,
+  data: T,
+  meta: Meta = {},
+  warnings: string[] = [],
+): SuccessEnvelope<T> {
   return { version: 1, ok: true, operation, data, warnings, meta };
 }
 
-export function fail(operation: string, code: ErrorCode, message?: string, details?: unknown, meta: Meta = {}): FailureEnvelope {
-  const error: FailureEnvelope["error"] = { code, message: message ?? ERRORS[code].message, retryable: ERRORS[code].retryable };
+export function fail(
+  operation: string,
+  code: ErrorCode,
+  message?: string,
+  details?: unknown,
+  meta: Meta = {},
+): FailureEnvelope {
+  const error: FailureEnvelope["error"] = {
+    code,
+    message: message ?? ERRORS[code].message,
+    retryable: ERRORS[code].retryable,
+  };
   if (details !== undefined) error.details = details;
   return { version: 1, ok: false, operation, error, warnings: [], meta };
 }

@@ -9,8 +9,7 @@
  */
 
 export type Exemption =
-  | { exempt: true; argv: string[]; env: Record<string, string> }
-  | { exempt: false; why: string };
+  { exempt: true; argv: string[]; env: Record<string, string> } | { exempt: false; why: string };
 
 interface Word {
   text: string;
@@ -92,15 +91,18 @@ export function parseExemptCommand(command: string, ctx: ExemptionContext): Exem
     const m = ASSIGNMENT.exec(words[i]!.unquotedPrefix);
     if (!m) break;
     const name = m[1]!;
-    if (!/^COHENT_[A-Z0-9_]+$/.test(name)) return { exempt: false, why: `the environment prefix ${name} is not a COHENT_* name` };
+    if (!/^COHENT_[A-Z0-9_]+$/.test(name))
+      return { exempt: false, why: `the environment prefix ${name} is not a COHENT_* name` };
     const value = words[i]!.text.slice(name.length + 1);
     if (!INERT_VALUE.test(value)) return { exempt: false, why: `the value of ${name} is not inert` };
     env[name] = value;
   }
   const [program, script, ...argv] = words.slice(i).map((w) => w.text);
   if (program !== "node") return { exempt: false, why: "the command is not `node`" };
-  if (!script || script.startsWith("-")) return { exempt: false, why: "node runs with options or without the adapter script" };
+  if (!script || script.startsWith("-"))
+    return { exempt: false, why: "node runs with options or without the adapter script" };
   const own = resolvePosix(ctx.repoRoot, ".cohent/cohent.mjs");
-  if (resolvePosix(ctx.cwd, script) !== own) return { exempt: false, why: "the script is not this checkout's .cohent/cohent.mjs" };
+  if (resolvePosix(ctx.cwd, script) !== own)
+    return { exempt: false, why: "the script is not this checkout's .cohent/cohent.mjs" };
   return { exempt: true, argv, env };
 }

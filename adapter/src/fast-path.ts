@@ -11,7 +11,13 @@ import { usageTarget } from "./usage.js";
 export function needsNoDecision(stdin: string): boolean {
   try {
     const p = JSON.parse(stdin) as { hook_event_name?: unknown; tool_name?: unknown } | null;
-    return !!p && p.hook_event_name === "PreToolUse" && typeof p.tool_name === "string" && toolKind(p.tool_name) === null && !usageTarget().file;
+    return (
+      !!p &&
+      p.hook_event_name === "PreToolUse" &&
+      typeof p.tool_name === "string" &&
+      toolKind(p.tool_name) === null &&
+      !usageTarget().file
+    );
   } catch {
     return false; // not JSON: the bundle refuses it with its reason
   }

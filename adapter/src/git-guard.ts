@@ -76,7 +76,13 @@ const ENDED = new Set(["completed", "abandoned", "superseded"]);
 export function peerScopes(peers: readonly BriefPeer[]): PeerScope[] {
   return peers
     .filter((p) => !ENDED.has(p.state ?? "") && p.scope.length > 0)
-    .map((p) => ({ intentId: p.intentId, person: p.person, client: p.client, model: p.model, paths: p.scope }));
+    .map((p) => ({
+      intentId: p.intentId,
+      person: p.person,
+      client: p.client,
+      model: p.model,
+      paths: p.scope,
+    }));
 }
 
 /** Whose a changed path is: "own" (own scope or unclaimed) or the peer whose scope covers it. */
@@ -106,10 +112,25 @@ async function baseOf(repo: Repo): Promise<string> {
   return r.stdout.trim();
 }
 
-const DIFF = ["diff", "--name-only", "-z", "--no-renames", "--no-ext-diff", "--no-textconv", "--no-relative", "--no-color"];
+const DIFF = [
+  "diff",
+  "--name-only",
+  "-z",
+  "--no-renames",
+  "--no-ext-diff",
+  "--no-textconv",
+  "--no-relative",
+  "--no-color",
+];
 
 /** Paths whose content differs between `what` (a revision, "--cached <rev>", or the index when empty) and the pathspecs' files. */
-async function diff(dir: string, mode: string[], what: string[], spec: string[], repo: Repo): Promise<string[]> {
+async function diff(
+  dir: string,
+  mode: string[],
+  what: string[],
+  spec: string[],
+  repo: Repo,
+): Promise<string[]> {
   return lines(dir, [...mode, ...DIFF, ...what, "--", ...spec], repo);
 }
 
@@ -127,13 +148,26 @@ interface Taken {
 }
 
 /** What one operation takes, discards or overwrites, asked of git in the operation's own directory. */
-async function takenBy(o: GitOp, dir: string, prefix: string, staged: Set<string>, repo: Repo): Promise<{ taken: Taken[]; source: string | null }> {
+async function takenBy(
+  o: GitOp,
+  dir: string,
+  prefix: string,
+  staged: Set<string>,
+  repo: Repo,
+): Promise<{ taken: Taken[]; source: string | null }> {
   let source: string | null = o.source;
   const taken = await takenFrom(o, dir, prefix, staged, repo, (s) => (source = s));
   return { taken, source };
 }
 
-async function takenFrom(o: GitOp, dir: string, prefix: string, staged: Set<string>, repo: Repo, resolved: (source: string) => void): Promise<Taken[]> {
+async function takenFrom(
+  o: GitOp,
+  dir: string,
+  prefix: string,
+  staged: Set<string>,
+  repo: Repo,
+  resolved: (source: string) => void,
+): Promise<Taken[]> {
   const f = new Set(o.flags);
   const mode = o.pathspecs === null ? [] : o.pathspecMode;
   let spec = o.pathspecs ?? [":/"];
@@ -151,9 +185,28 @@ async function takenFrom(o: GitOp, dir: string, prefix: string, staged: Set<stri
   switch (o.kind) {
     case "add": {
       if (whole && !f.has("all") && !f.has("update") && !f.has("patch") && o.pathspecs !== null) return [];
-      const how = o.pathspecs === null ? ["--all"] : f.has("update") || f.has("patch") ? ["--update"] : f.has("no-all") ? ["--no-all"] : ["--all"];
-      const r = await git(dir, [...modeAll, "add", "--dry-run", "--ignore-missing", ...how, ...(f.has("force") ? ["--force"] : []), "--", ...all]);
-      const paths = r.stdout.split("\n").map((l) => /^(?:add|remove) '(.*)'$/.exec(l)?.[1]).filter((p): p is string => !!p);
+      const how =
+        o.pathspecs === null
+          ? ["--all"]
+          : f.has("update") || f.has("patch")
+            ? ["--update"]
+            : f.has("no-all")
+              ? ["--no-all"]
+              : ["--all"];
+      const r = await git(dir, [
+        ...modeAll,
+        "add",
+        "--dry-run",
+        "--ignore-missing",
+        ...how,
+        ...(f.has("force") ? ["--force"] : []),
+        "--",
+        ...all,
+      ]);
+      const paths = r.stdout
+        .split("\n")
+        .map((l) => /^(?:add|remove) '(.*)'$/.exec(l)?.[1])
+        .filter((p): p is string => !!p);
       return [{ effect: "stage", paths }];
     }
     case "commit": {
@@ -165,18 +218,42 @@ async function takenFrom(o: GitOp, dir: string, prefix: string, staged: Set<stri
       return [{ effect: "commit", paths: [...out] }];
     }
     case "stash": {
-      const out = new Set<string>(f.has("staged") ? await diff(dir, modeAll, ["--cached", base], all, repo) : await diff(dir, modeAll, [base], all, repo));
+      const out = new Set<string>(
+        f.has("staged")
+          ? await diff(dir, modeAll, ["--cached", base], all, repo)
+          : await diff(dir, modeAll, [base], all, repo),
+      );
       if (f.has("untracked") || f.has("all")) {
-        for (const p of await lines(dir, [...modeAll, "ls-files", "-z", "--full-name", "--others", ...(f.has("all") ? [] : ["--exclude-standard"]), "--", ...all], repo)) out.add(p);
+        for (const p of await lines(
+          dir,
+          [
+            ...modeAll,
+            "ls-files",
+            "-z",
+            "--full-name",
+            "--others",
+            ...(f.has("all") ? [] : ["--exclude-standard"]),
+            "--",
+            ...all,
+          ],
+          repo,
+        ))
+          out.add(p);
       }
       return [{ effect: "stash", paths: [...out] }];
     }
     case "switch":
       return [{ effect: "discard", paths: await diff(repo.root, [], [base], [":/"], repo) }];
     case "checkout": {
-      if (whole) return f.has("force") ? [{ effect: "discard", paths: await diff(repo.root, [], [base], [":/"], repo) }] : [];
+      if (whole)
+        return f.has("force")
+          ? [{ effect: "discard", paths: await diff(repo.root, [], [base], [":/"], repo) }]
+          : [];
       if (source === null) return [{ effect: "discard", paths: await diff(dir, mode, [], spec, repo) }];
-      const paths = new Set([...(await diff(dir, mode, [source], spec, repo)), ...(await diff(dir, mode, ["--cached", source], spec, repo))]);
+      const paths = new Set([
+        ...(await diff(dir, mode, [source], spec, repo)),
+        ...(await diff(dir, mode, ["--cached", source], spec, repo)),
+      ]);
       return [{ effect: "overwrite", paths: [...paths] }];
     }
     case "restore": {
@@ -185,22 +262,38 @@ async function takenFrom(o: GitOp, dir: string, prefix: string, staged: Set<stri
       const worktree = f.has("worktree") || !staged;
       const from = source ?? base;
       const out: Taken[] = [];
-      if (staged) out.push({ effect: "unstage", paths: await diff(dir, mode, ["--cached", from], spec, repo) });
-      if (worktree) out.push({ effect: "discard", paths: await diff(dir, mode, staged || source ? [from] : [], spec, repo) });
+      if (staged)
+        out.push({ effect: "unstage", paths: await diff(dir, mode, ["--cached", from], spec, repo) });
+      if (worktree)
+        out.push({
+          effect: "discard",
+          paths: await diff(dir, mode, staged || source ? [from] : [], spec, repo),
+        });
       return out;
     }
     case "reset": {
       const from = source ?? base;
-      if (!whole) return [{ effect: "unstage", paths: await diff(dir, mode, ["--cached", from], spec, repo) }];
+      if (!whole)
+        return [{ effect: "unstage", paths: await diff(dir, mode, ["--cached", from], spec, repo) }];
       if (f.has("hard") || f.has("merge")) {
-        const paths = new Set([...(await diff(repo.root, [], [base], [":/"], repo)), ...(source ? await diff(repo.root, [], [from], [":/"], repo) : [])]);
+        const paths = new Set([
+          ...(await diff(repo.root, [], [base], [":/"], repo)),
+          ...(source ? await diff(repo.root, [], [from], [":/"], repo) : []),
+        ]);
         return [{ effect: "discard", paths: [...paths] }];
       }
       if (f.has("soft") || f.has("keep")) return [];
       return [{ effect: "unstage", paths: await diff(repo.root, [], ["--cached", from], [":/"], repo) }];
     }
     case "clean": {
-      const args = [...mode, "clean", "--dry-run", ...(f.has("dirs") ? ["-d"] : []), ...(f.has("x") ? ["-x"] : []), ...(f.has("X") ? ["-X"] : [])];
+      const args = [
+        ...mode,
+        "clean",
+        "--dry-run",
+        ...(f.has("dirs") ? ["-d"] : []),
+        ...(f.has("x") ? ["-x"] : []),
+        ...(f.has("X") ? ["-X"] : []),
+      ];
       for (const e of o.excludes) args.push("-e", e);
       const r = await git(dir, [...args, "--", ...(o.pathspecs === null ? [":/"] : spec)]);
       const paths = r.stdout
@@ -232,7 +325,9 @@ export function shellQuote(s: string): string {
 
 /** Peer-supplied text in a reason: one line, bounded, no control characters. */
 function inert(s: string | null | undefined, max = 80): string {
-  return String(s ?? "").replace(/[\x00-\x1f\x7f]+/g, " ").slice(0, max);
+  return String(s ?? "")
+    .replace(/[\x00-\x1f\x7f]+/g, " ")
+    .slice(0, max);
 }
 
 function who(p: PeerScope): string {
@@ -245,11 +340,24 @@ function list(paths: string[], max = 12): string {
 }
 
 const VERB: Record<Effect, string> = {
-  stage: "stage", commit: "commit", stash: "stash away", discard: "discard", overwrite: "overwrite", unstage: "unstage", remove: "delete",
+  stage: "stage",
+  commit: "commit",
+  stash: "stash away",
+  discard: "discard",
+  overwrite: "overwrite",
+  unstage: "unstage",
+  remove: "delete",
 };
 
 /** The command that does what `o` meant, for the caller's own paths only. */
-function insteadFor(o: GitOp, mine: string[], commitMessage: string | null, hasCommit: boolean, root: string, cwd: string): string | null {
+function insteadFor(
+  o: GitOp,
+  mine: string[],
+  commitMessage: string | null,
+  hasCommit: boolean,
+  root: string,
+  cwd: string,
+): string | null {
   // Paths are repository-relative: from a subdirectory, the command names the top level.
   const script = cwd === root ? ".cohent/cohent.mjs" : posix.relative(cwd, `${root}/.cohent/cohent.mjs`);
   if (hasCommit) return `node ${shellQuote(script)} commit -m ${shellQuote(commitMessage ?? "…")}`;
@@ -267,7 +375,9 @@ function insteadFor(o: GitOp, mine: string[], commitMessage: string | null, hasC
     case "restore":
       return `${git} restore${f.has("staged") ? " --staged" : ""}${f.has("worktree") ? " --worktree" : ""}${o.source ? ` --source=${shellQuote(o.source)}` : ""} -- ${paths}`;
     case "reset":
-      return f.has("hard") || f.has("merge") ? `${git} restore --source=HEAD --staged --worktree -- ${paths}` : `${git} restore --staged -- ${paths}`;
+      return f.has("hard") || f.has("merge")
+        ? `${git} restore --source=HEAD --staged --worktree -- ${paths}`
+        : `${git} restore --staged -- ${paths}`;
     case "switch":
       return `${git} restore --source=HEAD --staged --worktree -- ${paths}`;
     case "clean":
@@ -287,7 +397,11 @@ export async function checkGitCommand(input: GitGuardInput): Promise<GitGuardVer
   const ops = classifyGitCommand(input.command, input.cwd);
   if (ops.length === 0) return { allowed: true, ops };
   const headR = await git(input.root, ["rev-parse", "--verify", "--quiet", "HEAD^{commit}"]);
-  const repo: Repo = { root: input.root, head: headR.code === 0 ? headR.stdout.trim() : null, ...(input.signal ? { signal: input.signal } : {}) };
+  const repo: Repo = {
+    root: input.root,
+    head: headR.code === 0 ? headR.stdout.trim() : null,
+    ...(input.signal ? { signal: input.signal } : {}),
+  };
   // What the index holds as the command proceeds: a commit after `git add -A` commits both.
   const staged = new Set(await diff(input.root, [], ["--cached", await baseOf(repo)], [":/"], repo));
   const alreadyStaged = new Set(staged);
@@ -301,7 +415,13 @@ export async function checkGitCommand(input: GitGuardInput): Promise<GitGuardVer
     if (!where) continue;
     if (where.top !== input.root) continue;
     const runIn = o.cwd === null ? input.root : dir;
-    const { taken, source } = await takenBy(o.cwd === null ? { ...o, pathspecs: null } : o, runIn, o.cwd === null ? "" : where.prefix, staged, repo);
+    const { taken, source } = await takenBy(
+      o.cwd === null ? { ...o, pathspecs: null } : o,
+      runIn,
+      o.cwd === null ? "" : where.prefix,
+      staged,
+      repo,
+    );
     const mine: string[] = [];
     for (const t of taken) {
       const byPeer = new Map<PeerScope, string[]>();
@@ -313,19 +433,44 @@ export async function checkGitCommand(input: GitGuardInput): Promise<GitGuardVer
           if (o.kind === "commit" && alreadyStaged.has(p)) unstage.add(p);
         }
       }
-      for (const [peer, paths] of byPeer) conflicts.push({ op: o.text, effect: t.effect, peer, paths: paths.sort() });
+      for (const [peer, paths] of byPeer)
+        conflicts.push({ op: o.text, effect: t.effect, peer, paths: paths.sort() });
       if (t.effect === "stage") for (const p of t.paths) staged.add(p);
-      if (t.effect === "commit" || t.effect === "unstage" || t.effect === "stash") for (const p of t.paths) staged.delete(p);
+      if (t.effect === "commit" || t.effect === "unstage" || t.effect === "stash")
+        for (const p of t.paths) staged.delete(p);
     }
     if (conflicts.some((c) => c.op === o.text)) {
       const hasCommit = !!commitOp && (o.kind === "add" || o.kind === "commit");
-      const cmd = insteadFor({ ...o, source }, [...new Set(mine)].sort(), commitOp?.message ?? null, hasCommit, input.root, input.cwd);
+      const cmd = insteadFor(
+        { ...o, source },
+        [...new Set(mine)].sort(),
+        commitOp?.message ?? null,
+        hasCommit,
+        input.root,
+        input.cwd,
+      );
       if (cmd) instead.add(cmd);
     }
   }
   if (conflicts.length === 0) return { allowed: true, ops };
-  if (unstage.size) instead.add(`${input.cwd === input.root ? "git" : `git -C ${shellQuote(input.root)}`} restore --staged -- ${[...unstage].sort().map(shellQuote).join(" ")}  (only if you staged them yourself: it unstages the peer's paths, their changes stay in the working tree)`);
-  const what = conflicts.map((c) => `\`${inert(c.op, 200)}\` would ${VERB[c.effect]} changes in the scope of ${who(c.peer)}: ${list(c.paths)}`).join("; ");
-  const todo = instead.size ? ` Do this instead, for your own changes only: ${[...instead].join(" ; ")}` : " None of the changes it touches are yours: leave them to their owner.";
-  return { allowed: false, ops, conflicts, reason: `git command refused: ${what}.${todo}`, instead: [...instead] };
+  if (unstage.size)
+    instead.add(
+      `${input.cwd === input.root ? "git" : `git -C ${shellQuote(input.root)}`} restore --staged -- ${[...unstage].sort().map(shellQuote).join(" ")}  (only if you staged them yourself: it unstages the peer's paths, their changes stay in the working tree)`,
+    );
+  const what = conflicts
+    .map(
+      (c) =>
+        `\`${inert(c.op, 200)}\` would ${VERB[c.effect]} changes in the scope of ${who(c.peer)}: ${list(c.paths)}`,
+    )
+    .join("; ");
+  const todo = instead.size
+    ? ` Do this instead, for your own changes only: ${[...instead].join(" ; ")}`
+    : " None of the changes it touches are yours: leave them to their owner.";
+  return {
+    allowed: false,
+    ops,
+    conflicts,
+    reason: `git command refused: ${what}.${todo}`,
+    instead: [...instead],
+  };
 }

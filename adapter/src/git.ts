@@ -26,7 +26,13 @@ export function gitArgv(args: readonly string[]): string[] {
 export function gitSync(cwd: string, args: readonly string[]): string | null {
   try {
     return childProcess()
-      .execFileSync("git", gitArgv(args), { cwd, stdio: ["ignore", "pipe", "ignore"], env: gitEnv(), timeout: 15_000, maxBuffer: 16 * 1024 * 1024 })
+      .execFileSync("git", gitArgv(args), {
+        cwd,
+        stdio: ["ignore", "pipe", "ignore"],
+        env: gitEnv(),
+        timeout: 15_000,
+        maxBuffer: 16 * 1024 * 1024,
+      })
       .toString();
   } catch {
     return null;
@@ -39,8 +45,16 @@ export function gitAsync(cwd: string, args: readonly string[], signal?: AbortSig
     childProcess().execFile(
       "git",
       gitArgv(args),
-      { cwd, env: gitEnv(), timeout: 15_000, maxBuffer: 16 * 1024 * 1024, encoding: "utf8", ...(signal ? { signal } : {}) },
-      (err, stdout, stderr) => (err ? reject(Object.assign(err, { stderr: String(stderr) })) : resolve(String(stdout))),
+      {
+        cwd,
+        env: gitEnv(),
+        timeout: 15_000,
+        maxBuffer: 16 * 1024 * 1024,
+        encoding: "utf8",
+        ...(signal ? { signal } : {}),
+      },
+      (err, stdout, stderr) =>
+        err ? reject(Object.assign(err, { stderr: String(stderr) })) : resolve(String(stdout)),
     );
   });
 }
@@ -51,7 +65,13 @@ export function gitAsync(cwd: string, args: readonly string[], signal?: AbortSig
  * character, no whitespace, bounded length.
  */
 export function isSafeRevision(rev: string): boolean {
-  return typeof rev === "string" && rev.length > 0 && rev.length <= 256 && !rev.startsWith("-") && !/[\x00-\x20\x7f]/.test(rev);
+  return (
+    typeof rev === "string" &&
+    rev.length > 0 &&
+    rev.length <= 256 &&
+    !rev.startsWith("-") &&
+    !/[\x00-\x20\x7f]/.test(rev)
+  );
 }
 
 /** The real, normalized top-level of the repository holding `dir` (symlinks resolved). */
@@ -63,7 +83,11 @@ export function topLevel(dir: string): string {
     throw new CohentError("INVALID_REPOSITORY", `${dir} does not exist.`);
   }
   const out = gitSync(real, ["rev-parse", "--show-toplevel"])?.trim();
-  if (!out) throw new CohentError("INVALID_REPOSITORY", `${dir} is not inside a Git repository (git rev-parse --show-toplevel failed).`);
+  if (!out)
+    throw new CohentError(
+      "INVALID_REPOSITORY",
+      `${dir} is not inside a Git repository (git rev-parse --show-toplevel failed).`,
+    );
   try {
     return realpathSync(out);
   } catch {
@@ -73,8 +97,14 @@ export function topLevel(dir: string): string {
 
 /** The commit a revision names, verified after --end-of-options; null when it names none. */
 export function resolveCommit(root: string, rev: string): string | null {
-  if (!isSafeRevision(rev)) throw new CohentError("INVALID_INPUT", `Unsafe revision ${JSON.stringify(rev.slice(0, 80))}: it may not start with "-" or contain whitespace or control characters.`);
-  return gitSync(root, ["rev-parse", "--verify", "--quiet", "--end-of-options", `${rev}^{commit}`])?.trim() || null;
+  if (!isSafeRevision(rev))
+    throw new CohentError(
+      "INVALID_INPUT",
+      `Unsafe revision ${JSON.stringify(rev.slice(0, 80))}: it may not start with "-" or contain whitespace or control characters.`,
+    );
+  return (
+    gitSync(root, ["rev-parse", "--verify", "--quiet", "--end-of-options", `${rev}^{commit}`])?.trim() || null
+  );
 }
 
 /** HEAD's commit, or null in a repository without commits. */
@@ -88,6 +118,20 @@ export function headCommit(root: string): string | null {
  * Works in a repository without commits (git compares with the empty tree).
  */
 export async function stagedPaths(root: string, signal?: AbortSignal): Promise<string[]> {
-  const out = await gitAsync(root, ["diff", "--cached", "--name-only", "-z", "--no-ext-diff", "--no-textconv", "--no-renames", "--no-color", "--"], signal);
+  const out = await gitAsync(
+    root,
+    [
+      "diff",
+      "--cached",
+      "--name-only",
+      "-z",
+      "--no-ext-diff",
+      "--no-textconv",
+      "--no-renames",
+      "--no-color",
+      "--",
+    ],
+    signal,
+  );
   return [...new Set(out.split("\0").filter(Boolean))];
 }

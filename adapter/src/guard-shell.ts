@@ -6,7 +6,16 @@ import * as client from "./client.js";
 import { realpathSync } from "node:fs";
 import { activePeers } from "./commit-op.js";
 import { checkGitCommand, classifyGitCommand } from "./git-guard.js";
-import { assess, autoClaim, gitVerdict, NO_PROJECT, reportedKind, type Snapshot, type ToolKind, type Verdict } from "./guard.js";
+import {
+  assess,
+  autoClaim,
+  gitVerdict,
+  NO_PROJECT,
+  reportedKind,
+  type Snapshot,
+  type ToolKind,
+  type Verdict,
+} from "./guard.js";
 import type { SessionFile } from "./runtime.js";
 import type { ToolCall } from "./tools.js";
 
@@ -19,11 +28,19 @@ import type { ToolCall } from "./tools.js";
  */
 
 /** How often the guard polls while nothing blocks; in between it reads only the kill switch. */
-const POLL_EVERY_MS = process.env.COHENT_POLL_EVERY_MS && Number(process.env.COHENT_POLL_EVERY_MS) >= 0 ? Number(process.env.COHENT_POLL_EVERY_MS) : 10_000;
+const POLL_EVERY_MS =
+  process.env.COHENT_POLL_EVERY_MS && Number(process.env.COHENT_POLL_EVERY_MS) >= 0
+    ? Number(process.env.COHENT_POLL_EVERY_MS)
+    : 10_000;
 
 /** Edit targets inside the repository; an edit wholly outside it is held to the kill switch only (a shell's rules). */
-function writeTargets(call: ToolCall, root: string | null, cwd: string): { kind: ToolKind; targets: string[] | null; targetError: string | null } {
-  if (call.kind !== "edit" || !root || !call.targets) return { kind: call.kind!, targets: null, targetError: null };
+function writeTargets(
+  call: ToolCall,
+  root: string | null,
+  cwd: string,
+): { kind: ToolKind; targets: string[] | null; targetError: string | null } {
+  if (call.kind !== "edit" || !root || !call.targets)
+    return { kind: call.kind!, targets: null, targetError: null };
   const inside: string[] = [];
   let targetError: string | null = null;
   for (const t of call.targets) {
@@ -44,7 +61,14 @@ export interface CallFacts {
   agentId: string | null;
 }
 
-export async function guard(tool: string, call: ToolCall, cwd: string, root: string | null, s: SessionFile | null, facts: CallFacts): Promise<Verdict> {
+export async function guard(
+  tool: string,
+  call: ToolCall,
+  cwd: string,
+  root: string | null,
+  s: SessionFile | null,
+  facts: CallFacts,
+): Promise<Verdict> {
   const { kind, targets, targetError } = writeTargets(call, root, cwd);
   let checkout: client.Checkout | null = null;
   let configError: string | null = root ? null : NO_PROJECT;
@@ -58,7 +82,9 @@ export async function guard(tool: string, call: ToolCall, cwd: string, root: str
   let contact: Envelope<any> | null = null;
   if (checkout && s) {
     const st = s.state;
-    const pollDue = !!st.intentId && ((kind === "edit" && blocksEdits(st.action)) || Date.now() - (st.polledAt ?? 0) >= POLL_EVERY_MS);
+    const pollDue =
+      !!st.intentId &&
+      ((kind === "edit" && blocksEdits(st.action)) || Date.now() - (st.polledAt ?? 0) >= POLL_EVERY_MS);
     contact = pollDue ? await client.poll(checkout, s) : await client.session(checkout, s);
   }
   const st = s?.state;
@@ -85,8 +111,12 @@ export async function guard(tool: string, call: ToolCall, cwd: string, root: str
   }
   const verdict = assess(judged, snap);
   const reported = verdict.permission === "deny" ? reportedKind(verdict, snap) : null;
-  if (reported && checkout && s) await client.reportGuard(checkout, s, { kind: reported, tool, paths: targets ?? [] }).catch(() => undefined);
-  if (verdict.permission === "allow" && kind === "shell" && call.command && root && checkout && s) return gitGuard(tool, call.command, cwd, root, checkout, s);
+  if (reported && checkout && s)
+    await client
+      .reportGuard(checkout, s, { kind: reported, tool, paths: targets ?? [] })
+      .catch(() => undefined);
+  if (verdict.permission === "allow" && kind === "shell" && call.command && root && checkout && s)
+    return gitGuard(tool, call.command, cwd, root, checkout, s);
   return verdict;
 }
 
@@ -96,7 +126,14 @@ export async function guard(tool: string, call: ToolCall, cwd: string, root: str
  * `scopes` read, made only for such commands: an ordinary shell call costs
  * nothing more). Git answers which paths it would take (git-guard.ts).
  */
-async function gitGuard(tool: string, command: string, cwd: string, root: string, checkout: client.Checkout, s: SessionFile): Promise<Verdict> {
+async function gitGuard(
+  tool: string,
+  command: string,
+  cwd: string,
+  root: string,
+  checkout: client.Checkout,
+  s: SessionFile,
+): Promise<Verdict> {
   let real: { root: string; cwd: string };
   try {
     real = { root: realpathSync(root), cwd: realpathSync(cwd) };
@@ -111,7 +148,13 @@ async function gitGuard(tool: string, command: string, cwd: string, root: string
     const reason = `git command refused: the active peers' scopes could not be read (${(err as Error).message}), so it cannot be checked against their changes. Try again, or commit your own changes with node .cohent/cohent.mjs commit -m "<message>".`;
     return gitVerdict({ allowed: false, reason });
   }
-  const result = await checkGitCommand({ root: real.root, cwd: real.cwd, command, own: s.state.scope, peers });
+  const result = await checkGitCommand({
+    root: real.root,
+    cwd: real.cwd,
+    command,
+    own: s.state.scope,
+    peers,
+  });
   if (!result.allowed) {
     const paths = [...new Set(result.conflicts.flatMap((c) => c.paths))];
     await client.reportGuard(checkout, s, { kind: "git-peer-changes", tool, paths }).catch(() => undefined);

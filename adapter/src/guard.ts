@@ -1,4 +1,11 @@
-import { blocksEdits, GUIDANCE, INTENT_COMMAND, isReplan, type ActionName, type IntentEnd } from "@cohent/protocol/actions";
+import {
+  blocksEdits,
+  GUIDANCE,
+  INTENT_COMMAND,
+  isReplan,
+  type ActionName,
+  type IntentEnd,
+} from "@cohent/protocol/actions";
 import { scopeCovers } from "@cohent/protocol/paths";
 import type { ScopeConflict } from "@cohent/protocol";
 import type { SessionState } from "./runtime.js";
@@ -12,7 +19,8 @@ import { running, type Subagents } from "./subagents.js";
  */
 
 export type ToolKind = "edit" | "shell";
-export type Condition = "stopped" | "unreachable" | "unconfigured" | "intentNotReady" | "scopeConflict" | "outsideScope";
+export type Condition =
+  "stopped" | "unreachable" | "unconfigured" | "intentNotReady" | "scopeConflict" | "outsideScope";
 export type Decision = "block" | "allow";
 
 /**
@@ -52,7 +60,9 @@ export interface Snapshot {
   claimError: { code: string; message: string; details?: unknown } | null;
 }
 
-export type Verdict = { permission: "allow"; condition: null; reason: null } | { permission: "deny"; condition: Condition; reason: string };
+export type Verdict =
+  | { permission: "allow"; condition: null; reason: null }
+  | { permission: "deny"; condition: Condition; reason: string };
 
 const ALLOW: Verdict = { permission: "allow", condition: null, reason: null };
 const SCOPE_COMMAND = "node .cohent/cohent.mjs scope";
@@ -60,9 +70,11 @@ const DOCTOR_COMMAND = "node .cohent/cohent.mjs doctor";
 
 // What the hook shows the model besides the table's rows. None names a path of the machine (hook.ts scrubs what a message may carry).
 
-export const NO_PROJECT = "this checkout has no .cohent/project.json; run npx cohent init --server URL, then node .cohent/cohent.mjs bootstrap --approve";
+export const NO_PROJECT =
+  "this checkout has no .cohent/project.json; run npx cohent init --server URL, then node .cohent/cohent.mjs bootstrap --approve";
 export const MISSED_PUBLISH = `the prompt hook could not publish this prompt to Cohent (the service was unreachable or the hook failed), so the work intent on record belongs to an earlier prompt and edits are refused. Publish this prompt's intent first: ${INTENT_COMMAND}`;
-export const PAYLOAD_NOT_JSON = "Cohent: the hook payload on stdin is not JSON; refusing. Check the hook command in .codex/hooks.json or .claude/settings.json.";
+export const PAYLOAD_NOT_JSON =
+  "Cohent: the hook payload on stdin is not JSON; refusing. Check the hook command in .codex/hooks.json or .claude/settings.json.";
 /**
  * The line the PreToolUse wrapper that init writes echoes when the adapter
  * cannot start, crashes or finds no node. It sits inside sh -c '…' and
@@ -73,17 +85,21 @@ export const deadlineReason = (ms: number) =>
   `the guard did not reach a verdict within ${Math.round(ms / 1000)} s (the Cohent service or this machine is too slow), so this tool call is refused. Try again; if it persists run ${DOCTOR_COMMAND}`;
 /** An error the adapter caught: its first line only, never a stack. */
 const firstLine = (message: string) => message.split("\n")[0]!.slice(0, 300);
-export const adapterFailed = (message: string) => `the adapter failed (${firstLine(message)}), so this tool call is refused. Run ${DOCTOR_COMMAND}.`;
+export const adapterFailed = (message: string) =>
+  `the adapter failed (${firstLine(message)}), so this tool call is refused. Run ${DOCTOR_COMMAND}.`;
 export const hookFailed = (message: string) => `cohent hook: ${firstLine(message)}`;
 export const NOTICE = {
-  notConfigured: "[cohent] This checkout is not configured for Cohent (no .cohent/project.json); edits and shell commands will be refused.",
+  notConfigured:
+    "[cohent] This checkout is not configured for Cohent (no .cohent/project.json); edits and shell commands will be refused.",
   notPaired: (message: string) => `[cohent] ${message} Until then edits and shell commands are refused.`,
-  publishFailed: (code: string, message: string) => `[cohent] The prompt could not be published (${code}: ${message}). Edits are refused until it is.`,
+  publishFailed: (code: string, message: string) =>
+    `[cohent] The prompt could not be published (${code}: ${message}). Edits are refused until it is.`,
 };
 
 /** One line per conflicting peer: the one rendering of a scope conflict (hook refusals and the CLI). */
 export function describeConflicts(details: unknown): string[] {
-  const conflicts = ((details as { conflicts?: ScopeConflict[] } | undefined)?.conflicts ?? []) as ScopeConflict[];
+  const conflicts = ((details as { conflicts?: ScopeConflict[] } | undefined)?.conflicts ??
+    []) as ScopeConflict[];
   return conflicts.map((c) => {
     const agent = [c.client, c.model].filter(Boolean).join(" ");
     const working = c.objective ? `, working on ${JSON.stringify(c.objective)}` : "";
@@ -110,20 +126,27 @@ const HOLDS: Record<Condition, (s: Snapshot) => string | null> = {
   },
   intentNotReady: (s) => {
     if (!s.intentId && s.missedPublish) return MISSED_PUBLISH;
-    if (!s.intentId) return `no prompt or intent has been announced for this session. Publish one first: ${INTENT_COMMAND}`;
+    if (!s.intentId)
+      return `no prompt or intent has been announced for this session. Publish one first: ${INTENT_COMMAND}`;
     if (isEnd(s.action)) return `edit refused: ${GUIDANCE[s.action]}`;
-    return blocksEdits(s.action) ? `edit refused (${s.action ?? "plan"}): ${GUIDANCE[(s.action ?? "plan") as ActionName]}` : null;
+    return blocksEdits(s.action)
+      ? `edit refused (${s.action ?? "plan"}): ${GUIDANCE[(s.action ?? "plan") as ActionName]}`
+      : null;
   },
   scopeConflict: (s) => {
     const e = s.claimError;
     if (!e) return null;
-    if (e.code !== "SCOPE_CONFLICT") return `edit refused: claiming ${(s.targets ?? []).join(", ")} failed: ${e.code}: ${e.message}`;
+    if (e.code !== "SCOPE_CONFLICT")
+      return `edit refused: claiming ${(s.targets ?? []).join(", ")} failed: ${e.code}: ${e.message}`;
     const lines = describeConflicts(e.details);
     return `edit refused: ${lines.length ? lines.join("; ") : e.message}. Choose other files, or declare a narrower scope with ${SCOPE_COMMAND} <path…>.`;
   },
   outsideScope: (s) => {
     if (s.targetError) return `edit refused: ${s.targetError}`;
-    if (!s.targets || s.targets.length === 0) return s.explicitScope ? null : `Cohent cannot read this edit's targets. Declare them first: ${SCOPE_COMMAND} <path…>`;
+    if (!s.targets || s.targets.length === 0)
+      return s.explicitScope
+        ? null
+        : `Cohent cannot read this edit's targets. Declare them first: ${SCOPE_COMMAND} <path…>`;
     const outside = s.targets.filter((t) => !scopeCovers(s.scope, t));
     if (outside.length === 0) return null;
     return `edit refused: ${outside.join(", ")} lies outside your declared scope (${s.scope.join(", ") || "none"}), so it has not been compared with anybody else's work. Declare a scope that covers it: ${SCOPE_COMMAND} ${[...s.scope, ...outside].join(" ")}`;
@@ -135,7 +158,12 @@ export function assess(call: { kind: ToolKind }, snapshot: Snapshot, upTo?: Cond
   for (const row of GUARD_TABLE) {
     if (row[call.kind] === "block") {
       const reason = HOLDS[row.condition](snapshot);
-      if (reason !== null) return { permission: "deny", condition: row.condition, reason: reason.trim() || "Cohent refused this tool call." };
+      if (reason !== null)
+        return {
+          permission: "deny",
+          condition: row.condition,
+          reason: reason.trim() || "Cohent refused this tool call.",
+        };
     }
     if (row.condition === upTo) break;
   }
@@ -168,10 +196,14 @@ export interface PublishMark {
   intentBefore: string | null;
 }
 
-export const publishMark = (intentId: string | null | undefined, now = new Date()): PublishMark => ({ at: now.toISOString(), intentBefore: intentId ?? null });
+export const publishMark = (intentId: string | null | undefined, now = new Date()): PublishMark => ({
+  at: now.toISOString(),
+  intentBefore: intentId ?? null,
+});
 
 /** After the publish: the mark goes once it bound a new intent to the session. */
-export const publishBound = (mark: PublishMark, intentId: string | null | undefined): boolean => !!intentId && intentId !== mark.intentBefore;
+export const publishBound = (mark: PublishMark, intentId: string | null | undefined): boolean =>
+  !!intentId && intentId !== mark.intentBefore;
 
 /**
  * PreToolUse finding the mark: the intent on record belongs to an earlier
@@ -179,9 +211,20 @@ export const publishBound = (mark: PublishMark, intentId: string | null | undefi
  * `stale` (there was one) makes the next edit's refusal name the missed
  * publish (Snapshot.missedPublish). Null without a mark.
  */
-export function missedPublish(s: Pick<SessionState, "publishing" | "intentId">): { stale: boolean; change: Partial<SessionState> } | null {
+export function missedPublish(
+  s: Pick<SessionState, "publishing" | "intentId">,
+): { stale: boolean; change: Partial<SessionState> } | null {
   if (!s.publishing) return null;
-  return { stale: !!s.intentId, change: { publishing: undefined, intentId: undefined, action: undefined, scope: [], explicitScope: false } };
+  return {
+    stale: !!s.intentId,
+    change: {
+      publishing: undefined,
+      intentId: undefined,
+      action: undefined,
+      scope: [],
+      explicitScope: false,
+    },
+  };
 }
 
 /**
@@ -189,7 +232,10 @@ export function missedPublish(s: Pick<SessionState, "publishing" | "intentId">):
  * (Claude Code fires it while a background sub-agent still works): the
  * intent stays open for their writes, and the last SubagentStop runs it.
  */
-export function onStop(s: { intentId?: string | null; action?: string | null; touched: string[]; subagents?: Subagents }, agentId: string | null): "hold" | ReturnType<typeof stopCheckpoint> {
+export function onStop(
+  s: { intentId?: string | null; action?: string | null; touched: string[]; subagents?: Subagents },
+  agentId: string | null,
+): "hold" | ReturnType<typeof stopCheckpoint> {
   if (!agentId && running(s.subagents)) return "hold";
   return stopCheckpoint(s);
 }
@@ -199,13 +245,27 @@ export function onStop(s: { intentId?: string | null; action?: string | null; to
  * not produced its outputs: completing it would tell dependents to proceed,
  * so it stays open as blocked until its next prompt supersedes it.
  */
-export function stopCheckpoint(s: { intentId?: string | null; action?: string | null; touched: string[] }): { status: "blocked" | "completed"; summary: string; paths?: string[] } | null {
+export function stopCheckpoint(s: {
+  intentId?: string | null;
+  action?: string | null;
+  touched: string[];
+}): { status: "blocked" | "completed"; summary: string; paths?: string[] } | null {
   if (!s.intentId || isEnd(s.action ?? null)) return null;
   if (isReplan(s.action)) return { status: "blocked", summary: `Stopped on ${s.action}.` };
-  return { status: "completed", summary: s.touched.length ? `Finished; touched ${s.touched.join(", ")}` : "Finished without edits.", paths: s.touched };
+  return {
+    status: "completed",
+    summary: s.touched.length ? `Finished; touched ${s.touched.join(", ")}` : "Finished without edits.",
+    paths: s.touched,
+  };
 }
 
 /** The Git guard's answer (git-guard.ts: a command that would take a peer's changes) as a verdict; its reason names the peer, the paths and the command to use instead. */
 export function gitVerdict(r: { allowed: true } | { allowed: false; reason: string }): Verdict {
-  return r.allowed ? ALLOW : { permission: "deny", condition: "scopeConflict", reason: r.reason.trim() || "git command refused: it would take a peer's changes." };
+  return r.allowed
+    ? ALLOW
+    : {
+        permission: "deny",
+        condition: "scopeConflict",
+        reason: r.reason.trim() || "git command refused: it would take a peer's changes.",
+      };
 }

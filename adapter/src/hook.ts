@@ -3,7 +3,17 @@ import { normalizeRepoPath } from "@cohent/protocol/paths";
 import * as client from "./client.js";
 import { parseExemptCommand } from "./exemption.js";
 import type { Watch } from "./deadline.js";
-import { adapterFailed, hookFailed, missedPublish, NOTICE, onStop, PAYLOAD_NOT_JSON, publishBound, publishMark, type Verdict } from "./guard.js";
+import {
+  adapterFailed,
+  hookFailed,
+  missedPublish,
+  NOTICE,
+  onStop,
+  PAYLOAD_NOT_JSON,
+  publishBound,
+  publishMark,
+  type Verdict,
+} from "./guard.js";
 import { guard } from "./guard-shell.js";
 import { perform } from "./operations.js";
 import { redact, scrubPaths } from "./redact.js";
@@ -58,17 +68,38 @@ const SILENT: Answer = { exitCode: 0, injected: 0 };
 
 export function deny(verdict: Verdict & { permission: "deny" }): Answer {
   const permissionDecisionReason = `Cohent: ${verdict.reason.trim() || "Cohent refused this tool call."}`;
-  return { stdout: JSON.stringify({ hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: "deny", permissionDecisionReason } }), exitCode: 0, verdict, injected: 0 };
+  return {
+    stdout: JSON.stringify({
+      hookSpecificOutput: {
+        hookEventName: "PreToolUse",
+        permissionDecision: "deny",
+        permissionDecisionReason,
+      },
+    }),
+    exitCode: 0,
+    verdict,
+    injected: 0,
+  };
 }
 
 function inject(event: string, text: string): Answer {
-  return { stdout: JSON.stringify({ hookSpecificOutput: { hookEventName: event, additionalContext: text } }), exitCode: 0, injected: text.length };
+  return {
+    stdout: JSON.stringify({ hookSpecificOutput: { hookEventName: event, additionalContext: text } }),
+    exitCode: 0,
+    injected: text.length,
+  };
 }
 
 /** Which client sent the payload: Claude Code sets CLAUDECODE; Codex sends a model and a turn id. */
 export function clientOf(p: HookPayload, env: NodeJS.ProcessEnv = process.env): string | null {
   if (env.COHENT_CLIENT) return env.COHENT_CLIENT;
-  if (env.CLAUDECODE === "1" || env.CLAUDE_PROJECT_DIR || typeof p.prompt_id === "string" || typeof p.effort === "object") return "Claude Code";
+  if (
+    env.CLAUDECODE === "1" ||
+    env.CLAUDE_PROJECT_DIR ||
+    typeof p.prompt_id === "string" ||
+    typeof p.effort === "object"
+  )
+    return "Claude Code";
   if (typeof p.model === "string" || typeof p.turn_id === "string") return "Codex";
   return null;
 }
@@ -109,7 +140,10 @@ async function preToolUse({ p, root, s, cwd, scriptUrl, agentId }: Call): Promis
       return SILENT;
     }
   }
-  const verdict = await guard(p.tool_name ?? "", call, cwd, root, s, { missedPublish: !!missed?.stale, agentId });
+  const verdict = await guard(p.tool_name ?? "", call, cwd, root, s, {
+    missedPublish: !!missed?.stale,
+    agentId,
+  });
   return verdict.permission === "deny" ? deny(verdict) : { ...SILENT, verdict };
 }
 
@@ -118,12 +152,17 @@ async function userPromptSubmit({ p, root, s }: Call): Promise<Answer> {
   // The mark stays unless this publish binds a new intent, also when the call fails or runs out of time (saved then).
   const mark = publishMark(s.state.intentId);
   s.set({ publishing: mark, subagents: undefined });
-  const input = { prompt: typeof p.prompt === "string" ? p.prompt : "", client: clientOf(p), model: typeof p.model === "string" ? p.model : null };
+  const input = {
+    prompt: typeof p.prompt === "string" ? p.prompt : "",
+    client: clientOf(p),
+    model: typeof p.model === "string" ? p.model : null,
+  };
   const env = await perform("publish", input, { root, sessionId: s.id, surface: "hook", session: s });
   if (publishBound(mark, s.state.intentId)) s.set({ publishing: undefined });
   if (env.ok) return inject("UserPromptSubmit", env.data.packet.text);
   const code = env.error.code;
-  if (code === "NOT_CONFIGURED" || code === "NOT_PAIRED") return inject("UserPromptSubmit", NOTICE.notPaired(env.error.message));
+  if (code === "NOT_CONFIGURED" || code === "NOT_PAIRED")
+    return inject("UserPromptSubmit", NOTICE.notPaired(env.error.message));
   return inject("UserPromptSubmit", NOTICE.publishFailed(code, env.error.message));
 }
 
@@ -179,7 +218,11 @@ async function subagentStop(c: Call): Promise<Answer> {
 
 const HANDLERS: Record<string, (c: Call) => Promise<Answer>> = {
   async SessionStart({ p, s }) {
-    s?.set({ client: clientOf(p) ?? s.state.client, endedAt: undefined, ...(typeof p.model === "string" ? { model: p.model } : {}) });
+    s?.set({
+      client: clientOf(p) ?? s.state.client,
+      endedAt: undefined,
+      ...(typeof p.model === "string" ? { model: p.model } : {}),
+    });
     return SILENT;
   },
   UserPromptSubmit: userPromptSubmit,
@@ -195,7 +238,11 @@ const HANDLERS: Record<string, (c: Call) => Promise<Answer>> = {
 
 /** What the model reads names no absolute path of this machine (an error message may carry one). */
 function scrubbed(a: Answer, root: string | null): Answer {
-  return { ...a, ...(a.stdout ? { stdout: scrubPaths(a.stdout, root) } : {}), ...(a.stderr ? { stderr: scrubPaths(a.stderr, root) } : {}) };
+  return {
+    ...a,
+    ...(a.stdout ? { stdout: scrubPaths(a.stdout, root) } : {}),
+    ...(a.stderr ? { stderr: scrubPaths(a.stderr, root) } : {}),
+  };
 }
 
 /**
@@ -203,18 +250,36 @@ function scrubbed(a: Answer, root: string | null): Answer {
  * a deny with its reason. `watch` (deadline.ts) learns the event, and how to
  * save the session if the deadline fires first.
  */
-export async function runHook(stdin: string, root: string | null, scriptUrl: string, watch?: Watch): Promise<HookResult> {
+export async function runHook(
+  stdin: string,
+  root: string | null,
+  scriptUrl: string,
+  watch?: Watch,
+): Promise<HookResult> {
   let p: HookPayload;
   try {
     p = JSON.parse(stdin) as HookPayload;
     if (!p || typeof p !== "object") throw new Error("not an object");
   } catch {
-    return { stderr: PAYLOAD_NOT_JSON, exitCode: 2, event: "unknown", client: null, model: null, agentId: null, injected: 0 };
+    return {
+      stderr: PAYLOAD_NOT_JSON,
+      exitCode: 2,
+      event: "unknown",
+      client: null,
+      model: null,
+      agentId: null,
+      injected: 0,
+    };
   }
   const event = p.hook_event_name ?? "";
   if (watch) watch.event = event;
   const agentId = agentIdOf(p);
-  const about = { event: event || "unknown", client: clientOf(p), model: typeof p.model === "string" ? p.model : null, agentId };
+  const about = {
+    event: event || "unknown",
+    client: clientOf(p),
+    model: typeof p.model === "string" ? p.model : null,
+    agentId,
+  };
   const sessionId = typeof p.session_id === "string" && p.session_id ? p.session_id : "unknown-session";
   let s: SessionFile | null = null;
   try {
@@ -222,7 +287,14 @@ export async function runHook(stdin: string, root: string | null, scriptUrl: str
     if (!handler) return { ...about, ...SILENT };
     s = root ? new SessionFile(root, sessionId) : null;
     if (watch && s) watch.save = () => s!.save();
-    const answer = await handler({ p, root, s, cwd: p.cwd && isAbsolute(p.cwd) ? p.cwd : process.cwd(), scriptUrl, agentId });
+    const answer = await handler({
+      p,
+      root,
+      s,
+      cwd: p.cwd && isAbsolute(p.cwd) ? p.cwd : process.cwd(),
+      scriptUrl,
+      agentId,
+    });
     s?.save();
     return { ...about, ...scrubbed(answer, root) };
   } catch (err) {
@@ -232,7 +304,10 @@ export async function runHook(stdin: string, root: string | null, scriptUrl: str
     } catch {
       /* the failure was the save itself */
     }
-    const answer: Answer = event === "PreToolUse" ? deny({ permission: "deny", condition: "unconfigured", reason: adapterFailed(message) }) : { stderr: hookFailed(message), exitCode: 0, injected: 0 };
+    const answer: Answer =
+      event === "PreToolUse"
+        ? deny({ permission: "deny", condition: "unconfigured", reason: adapterFailed(message) })
+        : { stderr: hookFailed(message), exitCode: 0, injected: 0 };
     return { ...about, ...scrubbed(answer, root) };
   }
 }

@@ -22,7 +22,8 @@ export interface AgentConnection {
   signal?: AbortSignal;
 }
 
-export const DEFAULT_TIMEOUT_MS = Number(process.env.COHENT_TIMEOUT_MS) > 0 ? Number(process.env.COHENT_TIMEOUT_MS) : 8_000;
+export const DEFAULT_TIMEOUT_MS =
+  Number(process.env.COHENT_TIMEOUT_MS) > 0 ? Number(process.env.COHENT_TIMEOUT_MS) : 8_000;
 
 export async function requestJson(
   method: "GET" | "POST",
@@ -37,11 +38,21 @@ export async function requestJson(
   const payload = body === undefined ? undefined : JSON.stringify(body);
   const opts: RequestOptions = {
     method,
-    headers: { accept: "application/json", ...headers, ...(payload ? { "content-type": "application/json", "content-length": String(Buffer.byteLength(payload)) } : {}) },
+    headers: {
+      accept: "application/json",
+      ...headers,
+      ...(payload
+        ? { "content-type": "application/json", "content-length": String(Buffer.byteLength(payload)) }
+        : {}),
+    },
   };
   const request = target.protocol === "https:" ? https().request : http().request;
   const unreachable = (why: string) =>
-    fail(operation, "CONTROL_PLANE_UNREACHABLE", `The Cohent service at ${target.origin} cannot be reached (${why}). Start it or fix the service URL in .cohent/project.json; edits and shell commands stay blocked until then.`);
+    fail(
+      operation,
+      "CONTROL_PLANE_UNREACHABLE",
+      `The Cohent service at ${target.origin} cannot be reached (${why}). Start it or fix the service URL in .cohent/project.json; edits and shell commands stay blocked until then.`,
+    );
   return new Promise<Envelope<any>>((resolve) => {
     let settled = false;
     const done = (e: Envelope<any>) => {
@@ -55,7 +66,13 @@ export async function requestJson(
     let req: ReturnType<typeof request>;
     function onAbort() {
       req.destroy();
-      done(fail(operation, "CANCELLED", "The operation was cancelled; the request to the Cohent service was aborted."));
+      done(
+        fail(
+          operation,
+          "CANCELLED",
+          "The operation was cancelled; the request to the Cohent service was aborted.",
+        ),
+      );
     }
     try {
       req = request(target, opts, (res: IncomingMessage) => {
@@ -99,10 +116,16 @@ function resendable(env: Envelope<any>, method: "GET" | "POST"): boolean {
   if (env.error.code === "DATABASE_UNAVAILABLE") return true;
   if (env.error.code !== "CONTROL_PLANE_UNREACHABLE") return false;
   if (/\(ECONNREFUSED\)/.test(env.error.message)) return true;
-  return method === "GET" && /\((ECONNRESET|EPIPE|socket hang up)\)|without a Cohent envelope/.test(env.error.message);
+  return (
+    method === "GET" &&
+    /\((ECONNRESET|EPIPE|socket hang up)\)|without a Cohent envelope/.test(env.error.message)
+  );
 }
 
-async function withOneResend(method: "GET" | "POST", send: () => Promise<Envelope<any>>): Promise<Envelope<any>> {
+async function withOneResend(
+  method: "GET" | "POST",
+  send: () => Promise<Envelope<any>>,
+): Promise<Envelope<any>> {
   const first = await send();
   return resendable(first, method) ? send() : first;
 }
@@ -123,18 +146,39 @@ function versionWarning(env: Envelope<any>): Envelope<any> {
   return { ...env, warnings: [...(env.warnings ?? []), v.detail] };
 }
 
-export function postAgent(c: AgentConnection, body: { type: string; [k: string]: unknown }): Promise<Envelope<any>> {
-  return withOneResend("POST", () => requestJson("POST", `${c.service}/api/agent`, agentHeaders(c), body, body.type, c.timeoutMs, c.signal));
+export function postAgent(
+  c: AgentConnection,
+  body: { type: string; [k: string]: unknown },
+): Promise<Envelope<any>> {
+  return withOneResend("POST", () =>
+    requestJson("POST", `${c.service}/api/agent`, agentHeaders(c), body, body.type, c.timeoutMs, c.signal),
+  );
 }
 
 export function pollAgent(c: AgentConnection, intentId: string, cursor?: string): Promise<Envelope<any>> {
-  const h = { ...agentHeaders(c), "x-cohent-intent": intentId, ...(cursor ? { "x-cohent-cursor": cursor } : {}) };
-  return withOneResend("GET", () => requestJson("GET", `${c.service}/api/agent`, h, undefined, "poll", c.timeoutMs, c.signal));
+  const h = {
+    ...agentHeaders(c),
+    "x-cohent-intent": intentId,
+    ...(cursor ? { "x-cohent-cursor": cursor } : {}),
+  };
+  return withOneResend("GET", () =>
+    requestJson("GET", `${c.service}/api/agent`, h, undefined, "poll", c.timeoutMs, c.signal),
+  );
 }
 
 /** The kill-switch read: renews the lease and reports control; no resolver run on the server. */
 export function sessionRead(c: AgentConnection): Promise<Envelope<any>> {
-  return withOneResend("GET", () => requestJson("GET", `${c.service}/api/agent/session`, agentHeaders(c), undefined, "session", c.timeoutMs, c.signal));
+  return withOneResend("GET", () =>
+    requestJson(
+      "GET",
+      `${c.service}/api/agent/session`,
+      agentHeaders(c),
+      undefined,
+      "session",
+      c.timeoutMs,
+      c.signal,
+    ),
+  );
 }
 
 export function health(service: string, timeoutMs?: number): Promise<Envelope<any>> {

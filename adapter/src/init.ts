@@ -30,7 +30,8 @@ export const CLAUDE_HOOK_COMMAND = 'node "$CLAUDE_PROJECT_DIR/.cohent/cohent.mjs
  */
 export { FAIL_CLOSED_REASON };
 // The adapter's own stderr (a stack trace of a broken bundle, `node: not found`) goes nowhere: the model reads one line.
-const failClosed = (inner: string) => `sh -c '${inner} 2>/dev/null || { echo "${FAIL_CLOSED_REASON}" >&2; exit 2; }'`;
+const failClosed = (inner: string) =>
+  `sh -c '${inner} 2>/dev/null || { echo "${FAIL_CLOSED_REASON}" >&2; exit 2; }'`;
 export const CODEX_GUARD_COMMAND = failClosed(CODEX_HOOK_COMMAND);
 export const CLAUDE_GUARD_COMMAND = failClosed(CLAUDE_HOOK_COMMAND);
 /** The client's hook timeout in seconds; the adapter's own deadline stays below it. */
@@ -39,7 +40,11 @@ const HOOK_MARK = ".cohent/cohent.mjs";
 const BEGIN = "<!-- cohent:begin (managed by `npx cohent init`; edits inside are replaced) -->";
 const END = "<!-- cohent:end -->";
 
-type HookGroup = { matcher?: string; hooks: { type: string; command: string; timeout?: number; [k: string]: unknown }[]; [k: string]: unknown };
+type HookGroup = {
+  matcher?: string;
+  hooks: { type: string; command: string; timeout?: number; [k: string]: unknown }[];
+  [k: string]: unknown;
+};
 
 /** Codex: events and matchers whose hashes `doctor` checks. Timeouts are explicit so the trust hash is stable. */
 export const CODEX_HOOKS: { event: string; matcher?: string }[] = [
@@ -63,11 +68,22 @@ export const CLAUDE_HOOKS: { event: string; matcher?: string }[] = [
 
 /** Only PreToolUse fails closed: exit 2 blocks a prompt on UserPromptSubmit and keeps the agent running on Stop. */
 export function codexHandler(event: string): { type: string; command: string; timeout: number } {
-  return { type: "command", command: event === "PreToolUse" ? CODEX_GUARD_COMMAND : CODEX_HOOK_COMMAND, timeout: CODEX_TIMEOUT };
+  return {
+    type: "command",
+    command: event === "PreToolUse" ? CODEX_GUARD_COMMAND : CODEX_HOOK_COMMAND,
+    timeout: CODEX_TIMEOUT,
+  };
 }
-export function claudeHandler(event: string): { type: string; command: string; timeout?: number; onFailure?: string } {
+export function claudeHandler(event: string): {
+  type: string;
+  command: string;
+  timeout?: number;
+  onFailure?: string;
+} {
   // onFailure is honoured from Claude Code 2.1.295 and ignored before; the wrapper covers older versions.
-  return event === "PreToolUse" ? { type: "command", command: CLAUDE_GUARD_COMMAND, timeout: HOOK_TIMEOUT, onFailure: "block" } : { type: "command", command: CLAUDE_HOOK_COMMAND };
+  return event === "PreToolUse"
+    ? { type: "command", command: CLAUDE_GUARD_COMMAND, timeout: HOOK_TIMEOUT, onFailure: "block" }
+    : { type: "command", command: CLAUDE_HOOK_COMMAND };
 }
 
 export const AGENT_INSTRUCTIONS = `## Cohent: coordinate with the other agents in this repository
@@ -108,20 +124,35 @@ function readJsonObject(file: string): Record<string, any> {
   } catch {
     /* refuse below */
   }
-  throw new ClientError("INVALID_INPUT", `${file} is not a JSON object; fix it by hand, then rerun init (it never overwrites a file it cannot merge).`);
+  throw new ClientError(
+    "INVALID_INPUT",
+    `${file} is not a JSON object; fix it by hand, then rerun init (it never overwrites a file it cannot merge).`,
+  );
 }
 
 /** Puts our handler into each event's list: in place where it already is, appended otherwise (indices of other hooks stay). */
-export function mergeHooks(config: Record<string, any>, wanted: { event: string; matcher?: string }[], handler: (event: string) => HookGroup["hooks"][number], changed: string[] = []): Record<string, any> {
+export function mergeHooks(
+  config: Record<string, any>,
+  wanted: { event: string; matcher?: string }[],
+  handler: (event: string) => HookGroup["hooks"][number],
+  changed: string[] = [],
+): Record<string, any> {
   const out = structuredClone(config);
-  const hooks = (out.hooks && typeof out.hooks === "object" && !Array.isArray(out.hooks) ? out.hooks : (out.hooks = {})) as Record<string, HookGroup[]>;
+  const hooks = (
+    out.hooks && typeof out.hooks === "object" && !Array.isArray(out.hooks) ? out.hooks : (out.hooks = {})
+  ) as Record<string, HookGroup[]>;
   for (const { event, matcher } of wanted) {
     const groups = Array.isArray(hooks[event]) ? hooks[event]! : (hooks[event] = []);
-    const group = groups.find((g) => Array.isArray(g?.hooks) && g.hooks.some((h) => typeof h?.command === "string" && h.command.includes(HOOK_MARK)));
+    const group = groups.find(
+      (g) =>
+        Array.isArray(g?.hooks) &&
+        g.hooks.some((h) => typeof h?.command === "string" && h.command.includes(HOOK_MARK)),
+    );
     if (group) {
       const i = group.hooks.findIndex((h) => typeof h?.command === "string" && h.command.includes(HOOK_MARK));
       const next = handler(event);
-      if (JSON.stringify(group.hooks[i]) !== JSON.stringify(next) || group.matcher !== matcher) changed.push(event);
+      if (JSON.stringify(group.hooks[i]) !== JSON.stringify(next) || group.matcher !== matcher)
+        changed.push(event);
       group.hooks[i] = next;
       if (matcher === undefined) delete group.matcher;
       else group.matcher = matcher;
@@ -138,7 +169,8 @@ export function mergeSection(existing: string, body: string): string {
   const section = `${BEGIN}\n${body.trimEnd()}\n${END}\n`;
   const start = existing.indexOf(BEGIN);
   const end = existing.indexOf(END);
-  if (start !== -1 && end > start) return existing.slice(0, start) + section + existing.slice(end + END.length).replace(/^\n/, "");
+  if (start !== -1 && end > start)
+    return existing.slice(0, start) + section + existing.slice(end + END.length).replace(/^\n/, "");
   if (existing.trim() === "") return section;
   return existing.replace(/\n*$/, "\n\n") + section;
 }
@@ -148,21 +180,34 @@ export function mergeGitignore(existing: string): string {
   const lines = existing.split(/\r?\n/);
   const missing = want.filter((w) => !lines.includes(w));
   if (missing.length === 0) return existing;
-  return (existing === "" || existing.endsWith("\n") ? existing : existing + "\n") + ["# Cohent: per-machine session state", ...missing].join("\n") + "\n";
+  return (
+    (existing === "" || existing.endsWith("\n") ? existing : existing + "\n") +
+    ["# Cohent: per-machine session state", ...missing].join("\n") +
+    "\n"
+  );
 }
 
 /** The two bundles are generated: forges fold them in reviews and `git diff` skips their bodies. */
 export function mergeGitattributes(existing: string): string {
-  const want = [".cohent/cohent.mjs linguist-generated=true -diff", ".cohent/cohent-mcp.mjs linguist-generated=true -diff"];
+  const want = [
+    ".cohent/cohent.mjs linguist-generated=true -diff",
+    ".cohent/cohent-mcp.mjs linguist-generated=true -diff",
+  ];
   const lines = existing.split(/\r?\n/);
   const missing = want.filter((w) => !lines.includes(w));
   if (missing.length === 0) return existing;
-  return (existing === "" || existing.endsWith("\n") ? existing : existing + "\n") + ["# Cohent: generated by `cohent init`", ...missing].join("\n") + "\n";
+  return (
+    (existing === "" || existing.endsWith("\n") ? existing : existing + "\n") +
+    ["# Cohent: generated by `cohent init`", ...missing].join("\n") +
+    "\n"
+  );
 }
 
 /** owner/name from a GitHub-style remote URL. */
 export function repoFromRemote(url: string): string | null {
-  const m = /^(?:[a-z+]+:\/\/)?(?:[^@/]+@)?[^/:]+[:/](?:.*\/)?([^/\s]+)\/([^/\s]+?)(?:\.git)?\/?$/.exec(url.trim());
+  const m = /^(?:[a-z+]+:\/\/)?(?:[^@/]+@)?[^/:]+[:/](?:.*\/)?([^/\s]+)\/([^/\s]+?)(?:\.git)?\/?$/.exec(
+    url.trim(),
+  );
   return m ? `${m[1]}/${m[2]}` : null;
 }
 
@@ -193,16 +238,29 @@ export interface InitResult {
 }
 
 export function init(opts: InitOptions): InitResult {
-  if (!/^https?:\/\/[^\s]+$/.test(opts.server)) throw new ClientError("INVALID_INPUT", "--server takes the Cohent service URL, such as https://cohent.example.com");
+  if (!/^https?:\/\/[^\s]+$/.test(opts.server))
+    throw new ClientError(
+      "INVALID_INPUT",
+      "--server takes the Cohent service URL, such as https://cohent.example.com",
+    );
   const service = opts.server.replace(/\/+$/, "");
   const top = git(opts.cwd, ["rev-parse", "--show-toplevel"]);
   const root = resolve(top ?? opts.cwd);
   const remote = git(root, ["config", "--get", "remote.origin.url"]);
   const repository = opts.repo ?? (remote ? repoFromRemote(remote) : null);
   if (!repository || !/^[^/\s]+\/[^/\s]+$/.test(repository)) {
-    throw new ClientError(top ? "INVALID_INPUT" : "INVALID_REPOSITORY", top ? "No owner/name: the origin remote is missing or unreadable; pass --repo owner/name." : "Not a Git repository; run init at the top of a checkout, or pass --repo owner/name.");
+    throw new ClientError(
+      top ? "INVALID_INPUT" : "INVALID_REPOSITORY",
+      top
+        ? "No owner/name: the origin remote is missing or unreadable; pass --repo owner/name."
+        : "Not a Git repository; run init at the top of a checkout, or pass --repo owner/name.",
+    );
   }
-  if (!existsSync(opts.bundle)) throw new ClientError("NOT_CONFIGURED", `The built adapter is missing at ${opts.bundle}; run npm run build:adapter.`);
+  if (!existsSync(opts.bundle))
+    throw new ClientError(
+      "NOT_CONFIGURED",
+      `The built adapter is missing at ${opts.bundle}; run npm run build:adapter.`,
+    );
 
   const files: FileChange[] = [];
   const put = (rel: string, content: string) => {
@@ -217,7 +275,11 @@ export function init(opts: InitOptions): InitResult {
 
   const project = readJsonObject(join(root, ".cohent/project.json"));
   const previousAdapterVersion = typeof project.adapterVersion === "string" ? project.adapterVersion : null;
-  put(".cohent/project.json", JSON.stringify({ ...project, version: 1, service, repository, adapterVersion: COHENT_VERSION }, null, 2) + "\n");
+  put(
+    ".cohent/project.json",
+    JSON.stringify({ ...project, version: 1, service, repository, adapterVersion: COHENT_VERSION }, null, 2) +
+      "\n",
+  );
   put(".cohent/cohent.mjs", readFileSync(opts.bundle, "utf8"));
   // The MCP server and agent CLI: the second file, loaded only by `mcp` and `agent`.
   const mcpBundle = join(dirname(opts.bundle), "cohent-mcp.mjs");
@@ -226,24 +288,46 @@ export function init(opts: InitOptions): InitResult {
   put(".gitattributes", mergeGitattributes(read(".gitattributes")));
   put("AGENTS.md", mergeSection(read("AGENTS.md"), AGENT_INSTRUCTIONS));
   const retrust: string[] = [];
-  const codex = mergeHooks(readJsonObject(join(root, ".codex/hooks.json")), CODEX_HOOKS, codexHandler, retrust);
+  const codex = mergeHooks(
+    readJsonObject(join(root, ".codex/hooks.json")),
+    CODEX_HOOKS,
+    codexHandler,
+    retrust,
+  );
   put(".codex/hooks.json", JSON.stringify(codex, null, 2) + "\n");
   const claude = mergeHooks(readJsonObject(join(root, ".claude/settings.json")), CLAUDE_HOOKS, claudeHandler);
   put(".claude/settings.json", JSON.stringify(claude, null, 2) + "\n");
-  put(".cursor/rules/cohent.mdc", `---\ndescription: Coordinate with other coding agents through Cohent\nalwaysApply: true\n---\n\n${AGENT_INSTRUCTIONS}`);
-  put(".github/copilot-instructions.md", mergeSection(read(".github/copilot-instructions.md"), AGENT_INSTRUCTIONS));
+  put(
+    ".cursor/rules/cohent.mdc",
+    `---\ndescription: Coordinate with other coding agents through Cohent\nalwaysApply: true\n---\n\n${AGENT_INSTRUCTIONS}`,
+  );
+  put(
+    ".github/copilot-instructions.md",
+    mergeSection(read(".github/copilot-instructions.md"), AGENT_INSTRUCTIONS),
+  );
   if (opts.mcpWrite) {
     for (const entry of mcpEntries(root)) {
       let merged: string;
       try {
         merged = entry.merge(read(entry.file));
       } catch {
-        throw new ClientError("INVALID_INPUT", `${entry.file} cannot be merged (not valid JSON); fix it by hand, then rerun init --mcp-write.`);
+        throw new ClientError(
+          "INVALID_INPUT",
+          `${entry.file} cannot be merged (not valid JSON); fix it by hand, then rerun init --mcp-write.`,
+        );
       }
       put(entry.file, merged);
     }
   }
-  return { root, repository, service, files, retrust, previousAdapterVersion, adapterVersion: COHENT_VERSION };
+  return {
+    root,
+    repository,
+    service,
+    files,
+    retrust,
+    previousAdapterVersion,
+    adapterVersion: COHENT_VERSION,
+  };
 }
 
 /**
@@ -254,9 +338,17 @@ export function init(opts: InitOptions): InitResult {
 export function upgrade(opts: Omit<InitOptions, "server" | "repo">): InitResult {
   const top = git(opts.cwd, ["rev-parse", "--show-toplevel"]);
   const root = resolve(top ?? opts.cwd);
-  if (!existsSync(join(root, ".cohent/project.json"))) throw new ClientError("NOT_CONFIGURED", `No .cohent/project.json in ${root}: nothing to upgrade; run cohent init --server URL.`);
+  if (!existsSync(join(root, ".cohent/project.json")))
+    throw new ClientError(
+      "NOT_CONFIGURED",
+      `No .cohent/project.json in ${root}: nothing to upgrade; run cohent init --server URL.`,
+    );
   const project = readJsonObject(join(root, ".cohent/project.json"));
-  if (typeof project.service !== "string" || typeof project.repository !== "string") throw new ClientError("NOT_CONFIGURED", ".cohent/project.json names no service or repository; run cohent init --server URL --repo owner/name.");
+  if (typeof project.service !== "string" || typeof project.repository !== "string")
+    throw new ClientError(
+      "NOT_CONFIGURED",
+      ".cohent/project.json names no service or repository; run cohent init --server URL --repo owner/name.",
+    );
   return init({ ...opts, cwd: root, server: project.service, repo: project.repository });
 }
 
@@ -269,7 +361,9 @@ function flag(args: readonly string[], name: string): string | undefined {
 
 export function renderInit(r: InitResult, upgraded = false): string {
   const lines = upgraded
-    ? [`Cohent upgraded ${r.repository} in ${r.root}: adapter ${r.previousAdapterVersion ?? "(unrecorded)"} -> ${r.adapterVersion}. Changed:`]
+    ? [
+        `Cohent upgraded ${r.repository} in ${r.root}: adapter ${r.previousAdapterVersion ?? "(unrecorded)"} -> ${r.adapterVersion}. Changed:`,
+      ]
     : [`Cohent initialized ${r.repository} at ${r.service} in ${r.root}:`];
   const shown = upgraded ? r.files.filter((f) => f.status !== "unchanged") : r.files;
   for (const f of shown) lines.push(`  ${f.status.padEnd(9)} ${f.path}`);
@@ -293,14 +387,22 @@ export async function initCommand(args: string[], json: boolean, scriptUrl: stri
   const mcpWrite = args.includes("--mcp-write");
   const upgrading = args.includes("--upgrade");
   try {
-    if (!server && !upgrading) throw new ClientError("INVALID_INPUT", "usage: init --server URL [--repo owner/name] [--mcp-write] | init --upgrade");
+    if (!server && !upgrading)
+      throw new ClientError(
+        "INVALID_INPUT",
+        "usage: init --server URL [--repo owner/name] [--mcp-write] | init --upgrade",
+      );
     const bundle = fileURLToPath(scriptUrl);
     const r =
       upgrading && !server
         ? upgrade({ cwd: process.cwd(), bundle, mcpWrite })
         : init({ cwd: process.cwd(), server: server!, ...(repo ? { repo } : {}), bundle, mcpWrite });
-    const mcp = Object.fromEntries(mcpEntries(r.root).map((e) => [e.client, { file: e.file, snippet: e.snippet }]));
-    process.stdout.write((json ? JSON.stringify(ok("init", { ...r, mcp })) : renderInit(r, upgrading)) + "\n");
+    const mcp = Object.fromEntries(
+      mcpEntries(r.root).map((e) => [e.client, { file: e.file, snippet: e.snippet }]),
+    );
+    process.stdout.write(
+      (json ? JSON.stringify(ok("init", { ...r, mcp })) : renderInit(r, upgrading)) + "\n",
+    );
     return 0;
   } catch (err) {
     const env = failFrom("init", err);
@@ -311,15 +413,28 @@ export async function initCommand(args: string[], json: boolean, scriptUrl: stri
 }
 
 /** `npx cohent init` from the workspace: builds the adapter from source, then initializes the checkout in cwd. */
-export async function initFromWorkspace(opts: { server?: string; repo?: string; json?: boolean; mcpWrite?: boolean; upgrade?: boolean }): Promise<number> {
+export async function initFromWorkspace(opts: {
+  server?: string;
+  repo?: string;
+  json?: boolean;
+  mcpWrite?: boolean;
+  upgrade?: boolean;
+}): Promise<number> {
   const here = dirname(fileURLToPath(import.meta.url));
   let bundle = join(here, "..", "..", "dist", "adapter", "cohent.mjs");
   try {
-    const { buildAdapter } = (await import(join(here, "..", "build.mjs"))) as { buildAdapter: (o: { quiet: boolean }) => Promise<string> };
+    const { buildAdapter } = (await import(join(here, "..", "build.mjs"))) as {
+      buildAdapter: (o: { quiet: boolean }) => Promise<string>;
+    };
     bundle = await buildAdapter({ quiet: true });
   } catch {
     /* no esbuild here: use the bundle that was built before */
   }
-  const args = [...(opts.server ? ["--server", opts.server] : []), ...(opts.repo ? ["--repo", opts.repo] : []), ...(opts.mcpWrite ? ["--mcp-write"] : []), ...(opts.upgrade ? ["--upgrade"] : [])];
+  const args = [
+    ...(opts.server ? ["--server", opts.server] : []),
+    ...(opts.repo ? ["--repo", opts.repo] : []),
+    ...(opts.mcpWrite ? ["--mcp-write"] : []),
+    ...(opts.upgrade ? ["--upgrade"] : []),
+  ];
   return initCommand(args, !!opts.json, pathToFileURL(bundle).href);
 }

@@ -48,7 +48,11 @@ function run(stdin: string | null, require: Require): void {
       }
     });
   }
-  (script.runInThisContext() as (require: Require, module: { exports: unknown }, url: string) => void)(require, { exports: {} }, import.meta.url);
+  (script.runInThisContext() as (require: Require, module: { exports: unknown }, url: string) => void)(
+    require,
+    { exports: {} },
+    import.meta.url,
+  );
 }
 
 const stdin = process.argv[2] === "hook" ? readHookStdin() : null;

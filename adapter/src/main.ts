@@ -80,27 +80,43 @@ function writeFd(out: string | undefined, fd: 1 | 2): void {
 
 function emit(name: string, envelope: Envelope<any>, json: boolean): number {
   if (json) write(JSON.stringify(envelope), process.stdout);
-  else write(renderHuman(name, envelope), envelope.ok || envelope.error.code === "SCOPE_CONFLICT" ? process.stdout : process.stderr);
+  else
+    write(
+      renderHuman(name, envelope),
+      envelope.ok || envelope.error.code === "SCOPE_CONFLICT" ? process.stdout : process.stderr,
+    );
   return exitCodeOf(name, envelope);
 }
 
 /** intent, scope, checkpoint, context: the human CLI transport over the operation layer. */
 async function humanCommand(name: string, argv: string[], json: boolean): Promise<number> {
   const root = findRoot(process.cwd(), import.meta.url);
-  if (!root) return emit(name, fail(name, "NOT_CONFIGURED", "No .cohent/project.json here or above; run npx cohent init --server URL."), json);
+  if (!root)
+    return emit(
+      name,
+      fail(
+        name,
+        "NOT_CONFIGURED",
+        "No .cohent/project.json here or above; run npx cohent init --server URL.",
+      ),
+      json,
+    );
   const relay = claimRelay(root, argv);
   const relayed = relay?.result?.envelope;
-  if (relayed && (relayed.ok || relayed.error.code !== "CONTROL_PLANE_UNREACHABLE")) return emit(name, relayed, json);
+  if (relayed && (relayed.ok || relayed.error.code !== "CONTROL_PLANE_UNREACHABLE"))
+    return emit(name, relayed, json);
   let envelope: Envelope<any>;
   try {
-    const sessionId = relay?.sessionId ?? selectSession(root, { own: cliSessionId(), onAmbiguity: "refuse" }).sessionId;
+    const sessionId =
+      relay?.sessionId ?? selectSession(root, { own: cliSessionId(), onAmbiguity: "refuse" }).sessionId;
     const { op, input } = parseHuman(name, argv.slice(1));
     envelope = await perform(op, input, { root, sessionId, surface: "cli" });
   } catch (err) {
     envelope = failFrom(name, err);
   }
   if (!envelope.ok && envelope.error.code === "CONTROL_PLANE_UNREACHABLE" && !relay) {
-    envelope.error.message += " If this runs inside a sandbox without network (Codex workspace-write), run it through the agent's shell tool with Cohent's hooks trusted: the PreToolUse hook performs it outside the sandbox.";
+    envelope.error.message +=
+      " If this runs inside a sandbox without network (Codex workspace-write), run it through the agent's shell tool with Cohent's hooks trusted: the PreToolUse hook performs it outside the sandbox.";
   }
   return emit(name, envelope, json);
 }
@@ -118,7 +134,16 @@ function repoTag(root: string | null): string | null {
 function recordHookUsage(root: string | null, r: HookResult, ms: number): void {
   if (!usageTarget().file) return;
   const denied = r.verdict?.permission === "deny";
-  const row = { op: `hook:${r.event}`, surface: "hook" as const, client: r.client, model: r.model, agentId: r.agentId, chars: r.injected, ms, repo: repoTag(root) };
+  const row = {
+    op: `hook:${r.event}`,
+    surface: "hook" as const,
+    client: r.client,
+    model: r.model,
+    agentId: r.agentId,
+    chars: r.injected,
+    ms,
+    repo: repoTag(root),
+  };
   recordUsage({ ...row, ok: r.exitCode === 0 && !denied, code: denied ? "DENIED" : undefined });
 }
 
@@ -162,7 +187,11 @@ export async function main(argv: string[]): Promise<number> {
       if (command === "mcp") return second.mcpMain(rest, { scriptUrl: import.meta.url });
       const root = findRoot(process.cwd(), import.meta.url);
       const relay = root ? claimRelay(root, argv) : null;
-      return second.agentMain(rest, { scriptUrl: import.meta.url, relaySession: relay?.sessionId ?? null, relayed: relay?.result ?? null });
+      return second.agentMain(rest, {
+        scriptUrl: import.meta.url,
+        relaySession: relay?.sessionId ?? null,
+        relayed: relay?.result ?? null,
+      });
     }
     case undefined:
     case "help":
@@ -172,7 +201,12 @@ export async function main(argv: string[]): Promise<number> {
       return command ? 0 : 1;
     default:
       if (HUMAN_COMMANDS.has(command)) return humanCommand(command, argv, json);
-      write(json ? JSON.stringify(fail(command, "INVALID_INPUT", `unknown command ${command}`)) : `cohent: unknown command ${command}\n${USAGE}`, json ? process.stdout : process.stderr);
+      write(
+        json
+          ? JSON.stringify(fail(command, "INVALID_INPUT", `unknown command ${command}`))
+          : `cohent: unknown command ${command}\n${USAGE}`,
+        json ? process.stdout : process.stderr,
+      );
       return 1;
   }
 }
@@ -181,7 +215,10 @@ process.once("SIGINT", () => {
   // agent cancels its request, prints CANCELLED and exits 130 itself.
   if (process.argv[2] === "agent") return;
   const json = process.argv.includes("--json");
-  if (json) process.stdout.write(JSON.stringify(fail(process.argv[2] ?? "cohent", "CANCELLED", "Interrupted.")) + "\n");
+  if (json)
+    process.stdout.write(
+      JSON.stringify(fail(process.argv[2] ?? "cohent", "CANCELLED", "Interrupted.")) + "\n",
+    );
   process.exit(130);
 });
 

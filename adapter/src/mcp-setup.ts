@@ -35,7 +35,13 @@ export function mergeTomlTable(existing: string, header: string, body: string): 
   let end = lines.findIndex((l, i) => i > start && /^\s*\[/.test(l));
   if (end === -1) end = lines.length;
   const after = lines.slice(end).join("\n");
-  return [...lines.slice(0, start), ...table.trimEnd().split("\n"), ...(after ? ["", after.replace(/^\n+/, "")] : [""])].join("\n").replace(/\n{3,}/g, "\n\n");
+  return [
+    ...lines.slice(0, start),
+    ...table.trimEnd().split("\n"),
+    ...(after ? ["", after.replace(/^\n+/, "")] : [""]),
+  ]
+    .join("\n")
+    .replace(/\n{3,}/g, "\n\n");
 }
 
 export function mcpEntries(root: string): McpEntry[] {
@@ -48,7 +54,13 @@ export function mcpEntries(root: string): McpEntry[] {
       file: ".mcp.json",
       merge: (t) => {
         const o = parseObject(t, ".mcp.json");
-        return json({ ...o, mcpServers: { ...(o.mcpServers ?? {}), cohent: { command: "node", args: [".cohent/cohent.mjs", "mcp"] } } });
+        return json({
+          ...o,
+          mcpServers: {
+            ...(o.mcpServers ?? {}),
+            cohent: { command: "node", args: [".cohent/cohent.mjs", "mcp"] },
+          },
+        });
       },
       snippet: `claude mcp add --scope project cohent -- node .cohent/cohent.mjs mcp\n# or .mcp.json: {"mcpServers":{"cohent":{"command":"node","args":[".cohent/cohent.mjs","mcp"]}}}`,
     },
@@ -80,5 +92,8 @@ export function mcpEntries(root: string): McpEntry[] {
 }
 
 export function renderMcpEntries(root: string): string {
-  return ["MCP server (tools publish, intent, scope, checkpoint, context); add it to a client, or rerun init with --mcp-write:", ...mcpEntries(root).map((e) => `\n${e.client}:\n${e.snippet}`)].join("\n");
+  return [
+    "MCP server (tools publish, intent, scope, checkpoint, context); add it to a client, or rerun init with --mcp-write:",
+    ...mcpEntries(root).map((e) => `\n${e.client}:\n${e.snippet}`),
+  ].join("\n");
 }

@@ -20,13 +20,18 @@ import { recordUsage, type Surface } from "./usage.js";
 export const OPERATIONS = ["publish", "intent", "scope", "checkpoint", "context", "commit"] as const;
 export type Operation = (typeof OPERATIONS)[number];
 
-export const isOperation = (s: string | undefined): s is Operation => (OPERATIONS as readonly string[]).includes(s ?? "");
+export const isOperation = (s: string | undefined): s is Operation =>
+  (OPERATIONS as readonly string[]).includes(s ?? "");
 
 export interface Inputs {
   publish: { prompt: string; paths?: string[]; client?: string | null; model?: string | null };
   intent: { intent: Record<string, unknown> };
   scope: { paths: string[] };
-  checkpoint: { status: CheckpointStatus; summary?: string; source?: { kind: "staged" } | { kind: "paths"; paths: string[] } };
+  checkpoint: {
+    status: CheckpointStatus;
+    summary?: string;
+    source?: { kind: "staged" } | { kind: "paths"; paths: string[] };
+  };
   context: object;
   commit: CommitInput;
 }
@@ -51,7 +56,11 @@ export function shownPacket(env: Envelope<any>): { id: string; text: string } | 
   return p && typeof p.id === "string" && typeof p.text === "string" ? { id: p.id, text: p.text } : null;
 }
 
-export async function perform<K extends Operation>(op: K, input: Inputs[K], ctx: OperationContext): Promise<Envelope<any>> {
+export async function perform<K extends Operation>(
+  op: K,
+  input: Inputs[K],
+  ctx: OperationContext,
+): Promise<Envelope<any>> {
   const started = performance.now();
   let env: Envelope<any>;
   let repository: string | null = null;
@@ -60,12 +69,16 @@ export async function perform<K extends Operation>(op: K, input: Inputs[K], ctx:
     const c: client.Checkout = { ...client.openCheckout(ctx.root), signal: ctx.signal };
     repository = c.project.repository;
     env = await dispatch(op, input, c, s, ctx);
-    if (ctx.signal?.aborted && !(!env.ok && env.error.code === "CANCELLED")) env = fail(op, "CANCELLED", "The operation was cancelled.");
+    if (ctx.signal?.aborted && !(!env.ok && env.error.code === "CANCELLED"))
+      env = fail(op, "CANCELLED", "The operation was cancelled.");
     const shown = shownPacket(env);
     // The packet reaches the agent in this answer: acknowledge what it reads.
     if (shown && !ctx.signal?.aborted) await client.ack(c, s.id, shown.id, shown.text.length);
   } catch (err) {
-    env = ctx.signal?.aborted || (err as Error)?.name === "AbortError" ? fail(op, "CANCELLED", "The operation was cancelled.") : failFrom(op, err);
+    env =
+      ctx.signal?.aborted || (err as Error)?.name === "AbortError"
+        ? fail(op, "CANCELLED", "The operation was cancelled.")
+        : failFrom(op, err);
   }
   if (!ctx.session) {
     try {
@@ -78,18 +91,39 @@ export async function perform<K extends Operation>(op: K, input: Inputs[K], ctx:
   withProtocolFlags(env);
   if (ctx.warnings?.length) env.warnings = [...(env.warnings ?? []), ...ctx.warnings];
   if (ctx.surface !== "hook") {
-    const row = { op, surface: ctx.surface, client: ctx.client ?? s.state.client, model: s.state.model, ok: env.ok, chars: shownPacket(env)?.text.length ?? 0 };
-    recordUsage({ ...row, code: env.ok ? undefined : env.error.code, ms: performance.now() - started, repo: repository });
+    const row = {
+      op,
+      surface: ctx.surface,
+      client: ctx.client ?? s.state.client,
+      model: s.state.model,
+      ok: env.ok,
+      chars: shownPacket(env)?.text.length ?? 0,
+    };
+    recordUsage({
+      ...row,
+      code: env.ok ? undefined : env.error.code,
+      ms: performance.now() - started,
+      repo: repository,
+    });
   }
   return env;
 }
 
-async function dispatch<K extends Operation>(op: K, raw: Inputs[K], c: client.Checkout, s: SessionFile, ctx: OperationContext): Promise<Envelope<any>> {
+async function dispatch<K extends Operation>(
+  op: K,
+  raw: Inputs[K],
+  c: client.Checkout,
+  s: SessionFile,
+  ctx: OperationContext,
+): Promise<Envelope<any>> {
   const paths = (list: readonly string[] | undefined) => normalizeRepoPaths(list ?? [], c.root);
   switch (op) {
     case "publish": {
       const input = raw as Inputs["publish"];
-      const who = { client: input.client ?? s.state.client ?? ctx.client ?? null, model: input.model ?? s.state.model };
+      const who = {
+        client: input.client ?? s.state.client ?? ctx.client ?? null,
+        model: input.model ?? s.state.model,
+      };
       return client.publish(c, s, { prompt: input.prompt, ...who, paths: paths(input.paths) });
     }
     case "intent":
@@ -98,7 +132,8 @@ async function dispatch<K extends Operation>(op: K, raw: Inputs[K], c: client.Ch
       const previous = s.state.scope;
       const env = await client.claim(c, s, paths((raw as Inputs["scope"]).paths), true);
       // A refused scope leaves the previous claim in place: say which it is.
-      if (!env.ok && env.error.code === "SCOPE_CONFLICT") env.error.details = { ...(env.error.details as object), previousScope: previous };
+      if (!env.ok && env.error.code === "SCOPE_CONFLICT")
+        env.error.details = { ...(env.error.details as object), previousScope: previous };
       return env;
     }
     case "checkpoint": {
@@ -108,7 +143,10 @@ async function dispatch<K extends Operation>(op: K, raw: Inputs[K], c: client.Ch
         out.paths = await stagedPaths(c.root, ctx.signal);
         out.pathsSource = "repository-derived";
         if (out.paths.length > BOUNDS.paths) {
-          throw new CohentError("INVALID_INPUT", `${out.paths.length} staged paths; a checkpoint carries at most ${BOUNDS.paths}. Pass source {kind:"paths"} with directory globs instead.`);
+          throw new CohentError(
+            "INVALID_INPUT",
+            `${out.paths.length} staged paths; a checkpoint carries at most ${BOUNDS.paths}. Pass source {kind:"paths"} with directory globs instead.`,
+          );
         }
       } else if (input.source?.kind === "paths") {
         out.paths = paths(input.source.paths);

@@ -16,7 +16,9 @@ import { relayKey, updateRuntime, type Relay, type SessionFile } from "./runtime
 /** The second file, next to cohent.mjs: the MCP server and the JSON agent CLI (zod, the SDK). Never parsed by a plain hook call. */
 export const loadSecond = () => {
   const url = new URL("./cohent-mcp.mjs", import.meta.url).href;
-  return (loaderHandoff()?.import(url) ?? import(url)) as Promise<typeof import("../../mcp-server/src/entry.js")>;
+  return (loaderHandoff()?.import(url) ?? import(url)) as Promise<
+    typeof import("../../mcp-server/src/entry.js")
+  >;
 };
 
 /** An agent operation whose request the hook can see: from a file, or none ({}); never stdin. */
@@ -39,10 +41,23 @@ export async function relay(s: SessionFile, argv: string[], cwd: string, scriptU
     result = await second.agentOutcome(args, { scriptUrl, session: s, cwd });
   } else if (name && HUMAN_COMMANDS.has(name)) {
     const parsed = tryParseHuman(name, args);
-    const envelope = "op" in parsed ? await perform(parsed.op, parsed.input, { root: s.root, sessionId: s.id, surface: "cli", session: s }) : parsed;
+    const envelope =
+      "op" in parsed
+        ? await perform(parsed.op, parsed.input, {
+            root: s.root,
+            sessionId: s.id,
+            surface: "cli",
+            session: s,
+          })
+        : parsed;
     result = { envelope, exitCode: exitCodeOf(name, envelope) };
   }
-  s.leaveRelay({ key: relayKey(argv), sessionId: s.id, at: new Date().toISOString(), ...(result ? { result } : {}) });
+  s.leaveRelay({
+    key: relayKey(argv),
+    sessionId: s.id,
+    at: new Date().toISOString(),
+    ...(result ? { result } : {}),
+  });
 }
 
 /** In the command: takes the oldest relay the hook left for exactly these arguments. */

@@ -1,4 +1,13 @@
-import { closeSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
+import {
+  closeSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import { join } from "node:path";
 import type { Envelope } from "@cohent/protocol";
 import { crypto } from "./builtins.js";
@@ -62,7 +71,16 @@ export function runtimeFile(root: string): string {
 }
 
 export function emptySession(now = new Date()): SessionState {
-  return { client: null, model: null, scope: [], explicitScope: false, touched: [], control: "active", controlReason: null, seenAt: now.toISOString() };
+  return {
+    client: null,
+    model: null,
+    scope: [],
+    explicitScope: false,
+    touched: [],
+    control: "active",
+    controlReason: null,
+    seenAt: now.toISOString(),
+  };
 }
 
 export function readRuntime(root: string): Runtime {
@@ -109,7 +127,10 @@ function lock(file: string): () => void {
       } catch {
         /* it went away */
       }
-      if (Date.now() > deadline) throw new Error(`runtime.json stays locked (${lockFile}); remove it if no agent is running`, { cause: err });
+      if (Date.now() > deadline)
+        throw new Error(`runtime.json stays locked (${lockFile}); remove it if no agent is running`, {
+          cause: err,
+        });
       sleep(3 + Math.floor(Math.random() * 7));
     }
   }
@@ -126,11 +147,16 @@ export function writeRuntimeAtomic(root: string, rt: Runtime): void {
  * Read, change and write runtime.json atomically under its lock; drops expired relays on the way.
  * `known` is a copy read earlier: when the file has not changed since (same stamp), it is not read again.
  */
-export function updateRuntime<T>(root: string, change: (rt: Runtime) => T, known?: { rt: Runtime; stamp: string | null }): T {
+export function updateRuntime<T>(
+  root: string,
+  change: (rt: Runtime) => T,
+  known?: { rt: Runtime; stamp: string | null },
+): T {
   mkdirSync(join(root, ".cohent"), { recursive: true });
   const unlock = lock(runtimeFile(root));
   try {
-    const rt = known && stampOf(runtimeFile(root)) === known.stamp ? structuredClone(known.rt) : load(root).rt;
+    const rt =
+      known && stampOf(runtimeFile(root)) === known.stamp ? structuredClone(known.rt) : load(root).rt;
     const cutoff = Date.now() - RELAY_MS;
     rt.relays = rt.relays.filter((r) => Date.parse(r.at) > cutoff);
     const out = change(rt);
@@ -198,7 +224,8 @@ export class SessionFile {
   save(): void {
     if (this.saved) return;
     this.saved = true;
-    const stale = Date.now() - Date.parse(this.state.seenAt) >= SEEN_EVERY_MS || !this.loaded.rt.sessions[this.id];
+    const stale =
+      Date.now() - Date.parse(this.state.seenAt) >= SEEN_EVERY_MS || !this.loaded.rt.sessions[this.id];
     if (Object.keys(this.patch).length === 0 && this.updates.length === 0 && !this.relay && !stale) return;
     updateRuntime(
       this.root,
@@ -231,5 +258,7 @@ export function relayKey(argv: readonly string[]): string {
 /** x-cohent-session wants [A-Za-z0-9._:-]{1,128}; client session ids are UUIDs, but be safe. */
 export function sessionHeader(id: string): string {
   const clean = id.replace(/[^A-Za-z0-9._:-]/g, "-");
-  return clean.length > 0 && clean.length <= 128 ? clean : "h-" + crypto().createHash("sha256").update(id).digest("hex").slice(0, 40);
+  return clean.length > 0 && clean.length <= 128
+    ? clean
+    : "h-" + crypto().createHash("sha256").update(id).digest("hex").slice(0, 40);
 }

@@ -13,7 +13,10 @@ const OWN = /^(mcp|cli|agent)-/;
 const norm = (s: string | null | undefined) => (s ?? "").toLowerCase().replace(/[^a-z0-9]/g, "");
 
 /** "Claude Code" (recorded by the hook) and "claude-code" (MCP clientInfo) are one client; "Codex" and "codex-mcp-client" too. */
-export function sameClient(recorded: string | null | undefined, announced: string | null | undefined): boolean {
+export function sameClient(
+  recorded: string | null | undefined,
+  announced: string | null | undefined,
+): boolean {
   const a = norm(recorded);
   const b = norm(announced);
   return a.length > 0 && b.length > 0 && (a.includes(b) || b.includes(a));
@@ -34,14 +37,24 @@ export interface SessionPolicy {
  * COHENT_SESSION wins; then the session bound before, while it lives; then
  * the one live hook session of this checkout; else the transport's own.
  */
-export function selectSession(root: string, policy: SessionPolicy, env: NodeJS.ProcessEnv = process.env): { sessionId: string; warning?: string } {
+export function selectSession(
+  root: string,
+  policy: SessionPolicy,
+  env: NodeJS.ProcessEnv = process.env,
+): { sessionId: string; warning?: string } {
   const named = env.COHENT_SESSION?.trim();
   if (named) return { sessionId: named };
   const rt = readRuntime(root);
   const live = liveSessions(rt);
   const sticky = policy.sticky;
   if (sticky?.bound && live.includes(sticky.bound)) return { sessionId: sticky.bound };
-  const candidates = live.filter((id) => !OWN.test(id) && (!policy.client || rt.sessions[id]!.client === null || sameClient(rt.sessions[id]!.client, policy.client)));
+  const candidates = live.filter(
+    (id) =>
+      !OWN.test(id) &&
+      (!policy.client ||
+        rt.sessions[id]!.client === null ||
+        sameClient(rt.sessions[id]!.client, policy.client)),
+  );
   if (sticky) sticky.bound = candidates.length === 1 ? candidates[0]! : null;
   if (candidates.length === 1) return { sessionId: candidates[0]! };
   if (candidates.length === 0) return { sessionId: policy.own };
@@ -64,6 +77,11 @@ export function cliSessionId(env: NodeJS.ProcessEnv = process.env): string {
 
 /** The own session of an MCP server process. */
 export function mcpSessionId(client: string | null, pid = process.pid): string {
-  const slug = (client ?? "client").toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-|-$/g, "").slice(0, 40) || "client";
+  const slug =
+    (client ?? "client")
+      .toLowerCase()
+      .replace(/[^a-z0-9]+/g, "-")
+      .replace(/^-|-$/g, "")
+      .slice(0, 40) || "client";
   return `mcp-${slug}-${pid}`;
 }

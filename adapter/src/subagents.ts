@@ -28,7 +28,8 @@ export function agentIdOf(p: { agent_id?: unknown }): string | null {
 }
 
 /** The main agent starts a sub-agent with this tool. */
-export const isSpawn = (tool: string | undefined, agentId: string | null): boolean => !agentId && SPAWN_TOOLS.has(tool ?? "");
+export const isSpawn = (tool: string | undefined, agentId: string | null): boolean =>
+  !agentId && SPAWN_TOOLS.has(tool ?? "");
 
 export const running = (t: Subagents | undefined): boolean => !!t && (t.ids.length > 0 || t.pending > 0);
 
@@ -53,7 +54,10 @@ export function held(t: Subagents): Subagents {
  * latest seen). With the last one gone the tracking ends, and `release` says
  * whether a held Stop is now due.
  */
-export function stopped(t: Subagents | undefined, id: string | null): { next: Subagents | undefined; release: boolean } {
+export function stopped(
+  t: Subagents | undefined,
+  id: string | null,
+): { next: Subagents | undefined; release: boolean } {
   if (!t) return { next: undefined, release: false };
   const ids = [...t.ids];
   let pending = t.pending;

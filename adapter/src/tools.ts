@@ -7,11 +7,27 @@ import { patchTargets, shellPatchTargets } from "./patch.js";
  * are held to the kill switch only.
  */
 
-export const EDIT_TOOLS: ReadonlySet<string> = new Set(["Write", "Edit", "NotebookEdit", "MultiEdit", "apply_patch"]);
+export const EDIT_TOOLS: ReadonlySet<string> = new Set([
+  "Write",
+  "Edit",
+  "NotebookEdit",
+  "MultiEdit",
+  "apply_patch",
+]);
 
 export const OPAQUE_TOOLS: ReadonlySet<string> = new Set([
-  "Bash", "BashOutput", "KillShell", "PowerShell", "shell", "exec_command", "unified_exec", "write_stdin",
-  "run_terminal_cmd", "terminal", "Monitor", "TaskStop",
+  "Bash",
+  "BashOutput",
+  "KillShell",
+  "PowerShell",
+  "shell",
+  "exec_command",
+  "unified_exec",
+  "write_stdin",
+  "run_terminal_cmd",
+  "terminal",
+  "Monitor",
+  "TaskStop",
 ]);
 
 /**
@@ -37,7 +53,9 @@ export function shellCommand(input: Record<string, unknown> | undefined): string
   if (Array.isArray(raw) && raw.every((x) => typeof x === "string")) {
     const [sh, flag, script] = raw as string[];
     if (raw.length === 3 && /(^|\/)(ba|z|)sh$/.test(sh!) && (flag === "-lc" || flag === "-c")) return script!;
-    return (raw as string[]).map((a) => (/^[A-Za-z0-9_\-./=:,@%+]+$/.test(a) ? a : `'${a.replace(/'/g, `'\\''`)}'`)).join(" ");
+    return (raw as string[])
+      .map((a) => (/^[A-Za-z0-9_\-./=:,@%+]+$/.test(a) ? a : `'${a.replace(/'/g, `'\\''`)}'`))
+      .join(" ");
   }
   return null;
 }
@@ -54,11 +72,13 @@ export function classify(toolName: string, input: Record<string, unknown> = {}):
   const kind = toolKind(toolName);
   if (kind === "edit") {
     if (toolName === "apply_patch") {
-      const body = [input.command, input.input, input.patch].find((v) => typeof v === "string") as string | undefined;
+      const body = [input.command, input.input, input.patch].find((v) => typeof v === "string") as
+        string | undefined;
       const targets = body ? patchTargets(body) : [];
       return { kind, targets: targets.length ? targets : null, command: null };
     }
-    const file = [input.file_path, input.notebook_path, input.path].find((v) => typeof v === "string") as string | undefined;
+    const file = [input.file_path, input.notebook_path, input.path].find((v) => typeof v === "string") as
+      string | undefined;
     return { kind, targets: file ? [file] : null, command: null };
   }
   if (kind === "shell") {

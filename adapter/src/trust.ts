@@ -23,7 +23,9 @@ const MATCHER_EVENTS = new Set(["pre_tool_use", "permission_request", "post_tool
 export function canonicalJson(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`;
   if (value && typeof value === "object") {
-    const entries = Object.entries(value as Record<string, unknown>).filter(([, v]) => v !== undefined).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    const entries = Object.entries(value as Record<string, unknown>)
+      .filter(([, v]) => v !== undefined)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
     return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(",")}}`;
   }
   return JSON.stringify(value);
@@ -52,7 +54,13 @@ export function trustPreimage(label: string, matcher: string | undefined, handle
 }
 
 export function trustHash(label: string, matcher: string | undefined, handler: HookHandler): string {
-  return "sha256:" + crypto().createHash("sha256").update(trustPreimage(label, matcher, handler)).digest("hex");
+  return (
+    "sha256:" +
+    crypto()
+      .createHash("sha256")
+      .update(trustPreimage(label, matcher, handler))
+      .digest("hex")
+  );
 }
 
 export interface DeclaredHook {
@@ -65,7 +73,10 @@ export interface DeclaredHook {
 }
 
 /** Every handler declared in a Codex hooks.json, with its trust key and expected hash. */
-export function declaredHooks(hooksFile: string, config: { hooks?: Record<string, unknown> }): DeclaredHook[] {
+export function declaredHooks(
+  hooksFile: string,
+  config: { hooks?: Record<string, unknown> },
+): DeclaredHook[] {
   const out: DeclaredHook[] = [];
   for (const [event, groups] of Object.entries(config.hooks ?? {})) {
     const label = EVENT_LABELS[event];
@@ -74,8 +85,12 @@ export function declaredHooks(hooksFile: string, config: { hooks?: Record<string
       (group?.hooks ?? []).forEach((handler, h) => {
         if (handler?.type !== undefined && handler.type !== "command") return;
         out.push({
-          key: `${hooksFile}:${label}:${g}:${h}`, event, label, ...(group.matcher !== undefined ? { matcher: group.matcher } : {}),
-          command: handler.command ?? "", hash: trustHash(label, group.matcher, handler),
+          key: `${hooksFile}:${label}:${g}:${h}`,
+          event,
+          label,
+          ...(group.matcher !== undefined ? { matcher: group.matcher } : {}),
+          command: handler.command ?? "",
+          hash: trustHash(label, group.matcher, handler),
         });
       });
     });
@@ -101,7 +116,14 @@ function parseKeyPath(text: string): string[] | null {
       while (i < s.length && s[i] !== '"') {
         if (s[i] === "\\") {
           const n = s[i + 1];
-          out += n === "n" ? "\n" : n === "t" ? "\t" : n === "u" ? String.fromCharCode(parseInt(s.slice(i + 2, i + 6), 16)) : n;
+          out +=
+            n === "n"
+              ? "\n"
+              : n === "t"
+                ? "\t"
+                : n === "u"
+                  ? String.fromCharCode(parseInt(s.slice(i + 2, i + 6), 16))
+                  : n;
           i += n === "u" ? 6 : 2;
         } else out += s[i++];
       }
@@ -150,7 +172,10 @@ export function parseCodexTrust(toml: string): CodexTrustStore {
       table = [];
       continue;
     }
-    const kv = /^((?:"(?:[^"\\]|\\.)*"|'[^']*'|[A-Za-z0-9_.-]+)(?:\s*\.\s*(?:"(?:[^"\\]|\\.)*"|'[^']*'|[A-Za-z0-9_-]+))*)\s*=\s*(.+)$/.exec(t);
+    const kv =
+      /^((?:"(?:[^"\\]|\\.)*"|'[^']*'|[A-Za-z0-9_.-]+)(?:\s*\.\s*(?:"(?:[^"\\]|\\.)*"|'[^']*'|[A-Za-z0-9_-]+))*)\s*=\s*(.+)$/.exec(
+        t,
+      );
     if (!kv) continue;
     const path = [...table, ...(parseKeyPath(kv[1]!) ?? [])];
     let value: string | boolean | undefined;
@@ -160,7 +185,14 @@ export function parseCodexTrust(toml: string): CodexTrustStore {
       continue;
     }
     const [a, b, c, d, e] = path;
-    if (a === "projects" && b !== undefined && c === "trust_level" && d === undefined && typeof value === "string") (store.projects[b] ??= {}).trust_level = value;
+    if (
+      a === "projects" &&
+      b !== undefined &&
+      c === "trust_level" &&
+      d === undefined &&
+      typeof value === "string"
+    )
+      (store.projects[b] ??= {}).trust_level = value;
     if (a === "hooks" && b === "state" && c !== undefined && e === undefined) {
       if (d === "trusted_hash" && typeof value === "string") (store.hookState[c] ??= {}).trusted_hash = value;
       if (d === "enabled" && typeof value === "boolean") (store.hookState[c] ??= {}).enabled = value;

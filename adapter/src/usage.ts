@@ -68,7 +68,10 @@ export function writePreference(on: boolean): string {
 }
 
 /** Where rows go, or null when recording is off. */
-export function usageTarget(env: NodeJS.ProcessEnv = process.env): { file: string | null; why: "env" | "preference" | "default" } {
+export function usageTarget(env: NodeJS.ProcessEnv = process.env): {
+  file: string | null;
+  why: "env" | "preference" | "default";
+} {
   const raw = env.COHENT_USAGE_LOG?.trim();
   if (raw) {
     if (/^(0|false|off|no)$/i.test(raw)) return { file: null, why: "env" };
@@ -85,14 +88,29 @@ export function usageFile(env: NodeJS.ProcessEnv = process.env): string {
   return usageTarget(env).file ?? defaultUsageFile(env);
 }
 
-const clip = (s: string | null | undefined, n = 64) => (typeof s === "string" && s ? s.replace(/[\x00-\x1f]/g, " ").slice(0, n) : null);
+const clip = (s: string | null | undefined, n = 64) =>
+  typeof s === "string" && s ? s.replace(/[\x00-\x1f]/g, " ").slice(0, n) : null;
 
 /**
  * Appends one row when recording is on. Never throws and never blocks an
  * agent: a ledger that cannot be written is skipped. The hook calls this with
  * surface "hook", the CLI commands with "cli".
  */
-export function recordUsage(row: { op: string; surface: Surface; client?: string | null; model?: string | null; agentId?: string | null; ok: boolean; code?: string | undefined; chars?: number; ms: number; repo?: string | null }, env: NodeJS.ProcessEnv = process.env): void {
+export function recordUsage(
+  row: {
+    op: string;
+    surface: Surface;
+    client?: string | null;
+    model?: string | null;
+    agentId?: string | null;
+    ok: boolean;
+    code?: string | undefined;
+    chars?: number;
+    ms: number;
+    repo?: string | null;
+  },
+  env: NodeJS.ProcessEnv = process.env,
+): void {
   try {
     const { file } = usageTarget(env);
     if (!file) return;

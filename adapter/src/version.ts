@@ -11,7 +11,10 @@ export interface VersionVerdict {
   detail: string;
 }
 
-export function adapterVersionVerdict(meta: { serverVersion?: unknown; minAdapterVersion?: unknown } | undefined, adapterVersion: string = COHENT_VERSION): VersionVerdict | null {
+export function adapterVersionVerdict(
+  meta: { serverVersion?: unknown; minAdapterVersion?: unknown } | undefined,
+  adapterVersion: string = COHENT_VERSION,
+): VersionVerdict | null {
   const server = typeof meta?.serverVersion === "string" ? meta.serverVersion : null;
   const min = typeof meta?.minAdapterVersion === "string" ? meta.minAdapterVersion : null;
   if (!server) return null; // a server older than version reporting: nothing to compare
@@ -27,12 +30,22 @@ export function adapterVersionVerdict(meta: { serverVersion?: unknown; minAdapte
       detail: `the committed adapter (.cohent/cohent.mjs ${adapterVersion}) is newer than the server (${server}), which may not understand it. Upgrade the server (npm install -g cohent@${adapterVersion}, then restart cohent serve), or rewrite the adapter with the server's version: npm install -g cohent@${server} && cohent init --upgrade.`,
     };
   }
-  return { status: "ok", detail: `adapter ${adapterVersion}, server ${server} (accepts adapters from ${min ?? server}).` };
+  return {
+    status: "ok",
+    detail: `adapter ${adapterVersion}, server ${server} (accepts adapters from ${min ?? server}).`,
+  };
 }
 
 /** project.json's record against the file that is actually committed. */
-export function recordedVersionVerdict(recorded: unknown, adapterVersion: string = COHENT_VERSION): VersionVerdict | null {
+export function recordedVersionVerdict(
+  recorded: unknown,
+  adapterVersion: string = COHENT_VERSION,
+): VersionVerdict | null {
   if (recorded === undefined) return null; // written before versions were recorded; the server check above still applies
-  if (recorded !== adapterVersion) return { status: "warn", detail: `.cohent/project.json records adapterVersion ${String(recorded)} but .cohent/cohent.mjs is ${adapterVersion}: run cohent init --upgrade and commit both.` };
+  if (recorded !== adapterVersion)
+    return {
+      status: "warn",
+      detail: `.cohent/project.json records adapterVersion ${String(recorded)} but .cohent/cohent.mjs is ${adapterVersion}: run cohent init --upgrade and commit both.`,
+    };
   return null;
 }

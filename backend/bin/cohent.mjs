@@ -7,17 +7,31 @@ import { register } from "tsx/esm/api";
 
 register();
 if (process.argv[2] === "init") {
-  const options = { server: { type: "string" }, repo: { type: "string" }, "mcp-write": { type: "boolean" }, json: { type: "boolean" }, upgrade: { type: "boolean" } };
+  const options = {
+    server: { type: "string" },
+    repo: { type: "string" },
+    "mcp-write": { type: "boolean" },
+    json: { type: "boolean" },
+    upgrade: { type: "boolean" },
+  };
   let values;
   try {
     ({ values } = parseArgs({ args: process.argv.slice(3), options }));
     if (!values.server && !values.upgrade) throw new Error("required option '--server <url>' not specified");
   } catch (err) {
-    process.stderr.write(`cohent init: ${err.message}\nusage: cohent init --server <url> [--repo owner/name] [--mcp-write] [--json] | cohent init --upgrade [--json]\n`);
+    process.stderr.write(
+      `cohent init: ${err.message}\nusage: cohent init --server <url> [--repo owner/name] [--mcp-write] [--json] | cohent init --upgrade [--json]\n`,
+    );
     process.exit(1);
   }
   const { initFromWorkspace } = await import("@cohent/adapter/init");
-  process.exitCode = await initFromWorkspace({ server: values.server, repo: values.repo, json: values.json, mcpWrite: values["mcp-write"], upgrade: values.upgrade });
+  process.exitCode = await initFromWorkspace({
+    server: values.server,
+    repo: values.repo,
+    json: values.json,
+    mcpWrite: values["mcp-write"],
+    upgrade: values.upgrade,
+  });
 } else {
   const { main } = await import("../src/cli.ts");
   await main();

@@ -15,13 +15,21 @@ import type { Deps } from "./operations/deps.js";
 
 /** A subcommand that opens the store: every one takes --data-dir. */
 const storeCommand = (parent: Command, spec: string) =>
-  parent.command(spec).addOption(new Option("--data-dir <dir>", "directory of the embedded SQLite database (env COHENT_DATA_DIR)"));
+  parent
+    .command(spec)
+    .addOption(
+      new Option("--data-dir <dir>", "directory of the embedded SQLite database (env COHENT_DATA_DIR)"),
+    );
 
 const admin = () => import("./operations/people/admin.js");
 const since = async (text: string) => (await import("./core/since.js")).parseSince(text, new Date());
 
 async function withDeps<T>(opts: { dataDir?: string }, fn: (deps: Deps) => Promise<T>): Promise<T> {
-  const [{ openStore }, { createLogger }, { DEFAULT_LEASE }] = await Promise.all([import("./store/index.js"), import("./log.js"), import("./core/lease.js")]);
+  const [{ openStore }, { createLogger }, { DEFAULT_LEASE }] = await Promise.all([
+    import("./store/index.js"),
+    import("./log.js"),
+    import("./core/lease.js"),
+  ]);
   const { db, store } = await openStore(resolveDatabaseUrl(opts));
   const log = createLogger(process.env.COHENT_LOG_LEVEL ?? "warn");
   try {
@@ -51,19 +59,36 @@ export function buildCli(): Command {
     .option("--port <n>", "port (env COHENT_PORT, default 4317)")
     .option("--host <host>", "interface to listen on", process.env.COHENT_HOST ?? "127.0.0.1")
     .action(async (opts: { port?: string; host: string; dataDir?: string }) => {
-      const [{ createLogger }, { startServer }, { createLoginLink }] = await Promise.all([import("./log.js"), import("./server.js"), import("./operations/people/signin.js")]);
+      const [{ createLogger }, { startServer }, { createLoginLink }] = await Promise.all([
+        import("./log.js"),
+        import("./server.js"),
+        import("./operations/people/signin.js"),
+      ]);
       const log = createLogger();
       const databaseUrl = resolveDatabaseUrl(opts);
       const consoleConfig = consoleConfigFromEnv();
-      const server = await startServer({ databaseUrl, port: resolvePort(opts.port), host: opts.host, log, console: consoleConfig });
-      log.info({ url: server.url, database: databaseUrl.startsWith("file:") ? databaseUrl : "postgresql" }, "cohent serving");
+      const server = await startServer({
+        databaseUrl,
+        port: resolvePort(opts.port),
+        host: opts.host,
+        log,
+        console: consoleConfig,
+      });
+      log.info(
+        { url: server.url, database: databaseUrl.startsWith("file:") ? databaseUrl : "postgresql" },
+        "cohent serving",
+      );
       process.stderr.write(`cohent serving on ${server.url}\n`);
       if (!consoleConfig.github) {
         // No GitHub configured: a one-time local admin link, like a notebook server's token link.
         const base = consoleConfig.publicUrl ?? server.url;
-        process.stderr.write(`Control Room sign-in (one-time link): ${base}/auth/local?token=${await createLoginLink(server.deps)}\n`);
+        process.stderr.write(
+          `Control Room sign-in (one-time link): ${base}/auth/local?token=${await createLoginLink(server.deps)}\n`,
+        );
       } else {
-        process.stderr.write(`Control Room: ${consoleConfig.publicUrl ?? server.url} (sign in with GitHub)\n`);
+        process.stderr.write(
+          `Control Room: ${consoleConfig.publicUrl ?? server.url} (sign in with GitHub)\n`,
+        );
       }
       const stop = () => void server.close().then(() => process.exit(0));
       process.once("SIGINT", stop);
@@ -76,10 +101,21 @@ export function buildCli(): Command {
     .option("--goal <text>", "the project goal that publish hands to agents", "")
     .option("--case-insensitive", "match scope paths case-insensitively")
     .option("--json", "print JSON")
-    .action(async (name: string, opts: { goal: string; caseInsensitive?: boolean; dataDir?: string; json?: boolean }) => {
-      const row = await withDeps(opts, async (deps) => (await admin()).addRepo(deps, { name, goal: opts.goal, caseInsensitive: !!opts.caseInsensitive }));
-      print({ id: row.id, name: row.name, goal: row.goal }, opts.json, () => `added ${row.name} (${row.id})`);
-    });
+    .action(
+      async (
+        name: string,
+        opts: { goal: string; caseInsensitive?: boolean; dataDir?: string; json?: boolean },
+      ) => {
+        const row = await withDeps(opts, async (deps) =>
+          (await admin()).addRepo(deps, { name, goal: opts.goal, caseInsensitive: !!opts.caseInsensitive }),
+        );
+        print(
+          { id: row.id, name: row.name, goal: row.goal },
+          opts.json,
+          () => `added ${row.name} (${row.id})`,
+        );
+      },
+    );
   storeCommand(repo, "goal <name> <goal>")
     .description("set the project goal")
     .action(async (name: string, goal: string, opts: { dataDir?: string }) => {
@@ -98,11 +134,10 @@ export function buildCli(): Command {
       process.stderr.write(`issued ${issued.id} for ${issued.person} on ${issued.repo}\n`);
       process.stdout.write(issued.token + "\n");
     });
-  storeCommand(token, "revoke <tokenId>")
-    .action(async (tokenId: string, opts: { dataDir?: string }) => {
-      await withDeps(opts, async (deps) => (await admin()).revokeToken(deps, tokenId));
-      print(null, false, () => `revoked ${tokenId}`);
-    });
+  storeCommand(token, "revoke <tokenId>").action(async (tokenId: string, opts: { dataDir?: string }) => {
+    await withDeps(opts, async (deps) => (await admin()).revokeToken(deps, tokenId));
+    print(null, false, () => `revoked ${tokenId}`);
+  });
 
   const sessions = program.command("sessions").description("agent sessions");
   storeCommand(sessions, "list")
@@ -114,7 +149,10 @@ export function buildCli(): Command {
         rows.length === 0
           ? "no sessions"
           : rows
-              .map((s) => `${s.id}  ${s.person}  ${s.client ?? "-"}  ${s.model ?? "-"}  ${s.control}  ${s.guard}  last ${s.lastSeenAt}  ${s.intents.map((i) => `${i.id}:${i.state}/${i.lastAction}`).join(" ")}`)
+              .map(
+                (s) =>
+                  `${s.id}  ${s.person}  ${s.client ?? "-"}  ${s.model ?? "-"}  ${s.control}  ${s.guard}  last ${s.lastSeenAt}  ${s.intents.map((i) => `${i.id}:${i.state}/${i.lastAction}`).join(" ")}`,
+              )
               .join("\n"),
       );
     });
@@ -124,7 +162,14 @@ export function buildCli(): Command {
       .option("--reason <text>", "shown to the agent")
       .option("--actor <name>", "who gives the command", process.env.USER ?? "admin")
       .action(async (sessionId: string, opts: { reason?: string; actor: string; dataDir?: string }) => {
-        const r = await withDeps(opts, async (deps) => (await admin()).controlSession(deps, { sessionId, kind, actor: opts.actor, ...(opts.reason ? { reason: opts.reason } : {}) }));
+        const r = await withDeps(opts, async (deps) =>
+          (await admin()).controlSession(deps, {
+            sessionId,
+            kind,
+            actor: opts.actor,
+            ...(opts.reason ? { reason: opts.reason } : {}),
+          }),
+        );
         print(null, false, () => `${r.id} is ${r.control}`);
       });
   }
@@ -137,12 +182,20 @@ export function buildCli(): Command {
     .action(async (opts: { repo: string; since?: string; dataDir?: string; json?: boolean }) => {
       const from = opts.since ? await since(opts.since) : undefined;
       const m = await withDeps(opts, async (deps) => (await admin()).metrics(deps, opts.repo, from));
-      print(m, opts.json, () => Object.entries(m).map(([k, v]) => `${k}: ${v ?? "-"}`).join("\n"));
+      print(m, opts.json, () =>
+        Object.entries(m)
+          .map(([k, v]) => `${k}: ${v ?? "-"}`)
+          .join("\n"),
+      );
     });
 
   storeCommand(program, "signin-link")
     .description("print a new one-time local admin sign-in link for the Control Room")
-    .option("--url <base>", "the server's address", process.env.COHENT_PUBLIC_URL ?? `http://127.0.0.1:${resolvePort(undefined)}`)
+    .option(
+      "--url <base>",
+      "the server's address",
+      process.env.COHENT_PUBLIC_URL ?? `http://127.0.0.1:${resolvePort(undefined)}`,
+    )
     .action(async (opts: { url: string; dataDir?: string }) => {
       const { createLoginLink } = await import("./operations/people/signin.js");
       const token = await withDeps(opts, (deps) => createLoginLink(deps));

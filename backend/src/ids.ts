@@ -1,7 +1,8 @@
 import { createHash, randomBytes } from "node:crypto";
 
 /** Every durable id: a product prefix and 20 hex characters. */
-export type IdPrefix = "wki" | "pkt" | "ses" | "tok" | "rep" | "dec" | "chk" | "cmd" | "gc" | "pai" | "lnk" | "cs";
+export type IdPrefix =
+  "wki" | "pkt" | "ses" | "tok" | "rep" | "dec" | "chk" | "cmd" | "gc" | "pai" | "lnk" | "cs";
 export function newId(prefix: IdPrefix): string {
   return `${prefix}_${randomBytes(10).toString("hex")}`;
 }

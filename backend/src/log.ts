@@ -6,7 +6,18 @@ export function createLogger(level = process.env.COHENT_LOG_LEVEL ?? "info"): Lo
     {
       level,
       base: { service: "cohent" },
-      redact: { paths: ["token", "*.token", "authorization", "*.authorization", "prompt", "*.prompt", "req.headers.authorization"], censor: "[redacted]" },
+      redact: {
+        paths: [
+          "token",
+          "*.token",
+          "authorization",
+          "*.authorization",
+          "prompt",
+          "*.prompt",
+          "req.headers.authorization",
+        ],
+        censor: "[redacted]",
+      },
     },
     pino.destination(2),
   );

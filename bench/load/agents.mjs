@@ -17,7 +17,11 @@ const spec = JSON.parse(process.argv[2]);
 const { targets, token, agents, seconds, prefix } = spec;
 const rampMs = spec.rampMs ?? 2000;
 const GRACE_MS = 3000; // requests still open this long after a phase ends are cut and counted
-const every = { session: spec.sessionMs ?? 2000, poll: spec.pollMs ?? 5000, checkpoint: spec.checkpointMs ?? 5000 };
+const every = {
+  session: spec.sessionMs ?? 2000,
+  poll: spec.pollMs ?? 5000,
+  checkpoint: spec.checkpointMs ?? 5000,
+};
 const taskMs = spec.taskMs ?? 30000;
 const waitSeconds = spec.waitSeconds ?? 20;
 
@@ -59,12 +63,21 @@ async function call(op, base, headers, body) {
 
 /** publish, intent, scope: one task's start. */
 async function startTask(i, task, base, headers) {
-  const pub = await call("publish", base, headers, { type: "publish", prompt: `Agent ${i}, task ${task}: work on module ${i}`, paths: [`agents/a${i}`] });
+  const pub = await call("publish", base, headers, {
+    type: "publish",
+    prompt: `Agent ${i}, task ${task}: work on module ${i}`,
+    paths: [`agents/a${i}`],
+  });
   if (!pub) return null;
   const decided = await call("intent", base, headers, {
     type: "intent",
     intentId: pub.intentId,
-    intent: { objective: `Agent ${i} task ${task}`, plan: ["Edit the module", "Run its tests"], components: [`module-${i}`], outputs: [`agent-${i}-task-${task}`] },
+    intent: {
+      objective: `Agent ${i} task ${task}`,
+      plan: ["Edit the module", "Run its tests"],
+      components: [`module-${i}`],
+      outputs: [`agent-${i}-task-${task}`],
+    },
   });
   await call("scope", base, headers, { type: "scope", intentId: pub.intentId, paths: [`agents/a${i}`] });
   return { intentId: pub.intentId, cursor: decided?.packet?.cursor ?? "0", step: 0 };
@@ -83,7 +96,12 @@ function longPolls(a) {
         continue;
       }
       const wait = Math.max(0, Math.min(waitSeconds, Math.floor((phaseEnd - performance.now()) / 1000) - 1));
-      const polled = await call("poll", a.base, { ...a.headers, "x-cohent-intent": w.intentId, "x-cohent-cursor": w.cursor, "x-cohent-wait": String(wait) });
+      const polled = await call("poll", a.base, {
+        ...a.headers,
+        "x-cohent-intent": w.intentId,
+        "x-cohent-cursor": w.cursor,
+        "x-cohent-wait": String(wait),
+      });
       if (polled?.cursor && a.work === w) w.cursor = polled.cursor;
       if (!polled) await sleep(500);
       if (wait === 0) break;
@@ -95,7 +113,11 @@ const setupStart = performance.now();
 await Promise.all(
   Array.from({ length: agents }, async (_, i) => {
     const base = targets[i % targets.length];
-    const headers = { authorization: `Bearer ${token}`, "x-cohent-session": `${prefix}-agent-${i}`, "content-type": "application/json" };
+    const headers = {
+      authorization: `Bearer ${token}`,
+      "x-cohent-session": `${prefix}-agent-${i}`,
+      "content-type": "application/json",
+    };
     await sleep(Math.random() * rampMs);
     state[i] = { base, headers, task: 0, work: await startTask(i, 0, base, headers) };
   }),
@@ -110,7 +132,10 @@ await Promise.all(
   state.map(async (a, i) => {
     // Tasks started in the setup end at random points, so new tasks spread over the window.
     let taskEnd = start + Math.random() * taskMs;
-    const next = { session: start + Math.random() * every.session, checkpoint: start + Math.random() * every.checkpoint };
+    const next = {
+      session: start + Math.random() * every.session,
+      checkpoint: start + Math.random() * every.checkpoint,
+    };
     if (!waitSeconds) next.poll = start + Math.random() * every.poll;
     else void longPolls(a);
     while (performance.now() < phaseEnd) {
@@ -127,11 +152,21 @@ await Promise.all(
       const w = a.work;
       if (op === "session") await call("session", a.base, a.headers);
       else if (op === "poll") {
-        const polled = await call("poll", a.base, { ...a.headers, "x-cohent-intent": w.intentId, "x-cohent-cursor": w.cursor });
+        const polled = await call("poll", a.base, {
+          ...a.headers,
+          "x-cohent-intent": w.intentId,
+          "x-cohent-cursor": w.cursor,
+        });
         if (polled?.cursor) w.cursor = polled.cursor;
       } else {
         w.step++;
-        await call("checkpoint", a.base, a.headers, { type: "checkpoint", intentId: w.intentId, status: "working", summary: `step ${w.step}`, paths: [`agents/a${i}/file-${w.step % 3}.ts`] });
+        await call("checkpoint", a.base, a.headers, {
+          type: "checkpoint",
+          intentId: w.intentId,
+          status: "working",
+          summary: `step ${w.step}`,
+          paths: [`agents/a${i}/file-${w.step % 3}.ts`],
+        });
       }
     }
   }),
@@ -145,8 +180,25 @@ const stats = (p, secs) =>
   Object.fromEntries(
     ["session", "poll", "checkpoint", "publish", "intent", "scope"].map((op) => {
       const s = (p.samples[op] ?? []).sort((a, b) => a - b);
-      return [op, { count: s.length, perSecond: s.length / secs, p50: pct(s, 50), p99: pct(s, 99), failures: p.failures[op] ?? {} }];
+      return [
+        op,
+        {
+          count: s.length,
+          perSecond: s.length / secs,
+          p50: pct(s, 50),
+          p99: pct(s, 99),
+          failures: p.failures[op] ?? {},
+        },
+      ];
     }),
   );
-process.stdout.write(JSON.stringify({ setupSeconds, setup: stats(phases.setup, setupSeconds), elapsed, cpuMs: cpu, ops: stats(phases.window, elapsed) }) + "\n");
+process.stdout.write(
+  JSON.stringify({
+    setupSeconds,
+    setup: stats(phases.setup, setupSeconds),
+    elapsed,
+    cpuMs: cpu,
+    ops: stats(phases.window, elapsed),
+  }) + "\n",
+);
 process.exit(0);

@@ -38,8 +38,23 @@ interface AgentsResult {
   ops: Ops;
 }
 
-function generate(targets: string[], pids: number[], token: string, seconds: number, prefix: string): Promise<AgentsResult> {
-  return runJson<AgentsResult>("agents.mjs", { targets, pids, token, agents: AGENTS, seconds, setupSeconds: SETUP_SECONDS, prefix, ...PACE });
+function generate(
+  targets: string[],
+  pids: number[],
+  token: string,
+  seconds: number,
+  prefix: string,
+): Promise<AgentsResult> {
+  return runJson<AgentsResult>("agents.mjs", {
+    targets,
+    pids,
+    token,
+    agents: AGENTS,
+    seconds,
+    setupSeconds: SETUP_SECONDS,
+    prefix,
+    ...PACE,
+  });
 }
 
 export function agentsBaseline(bare: Proc): Promise<AgentsResult> {
@@ -73,12 +88,19 @@ export async function benchAgents(db: Db, instances: number, baseline: AgentsRes
       "bare Koa ops/s": b.perSecond.toFixed(1),
       "bare Koa p50 ms": ms(b.p50),
       "bare Koa p99 ms": ms(b.p99),
-      "failures / notes": Object.entries(o.failures).map(([code, n]) => `${code} ${n}`).join(", ") || "0",
+      "failures / notes":
+        Object.entries(o.failures)
+          .map(([code, n]) => `${code} ${n}`)
+          .join(", ") || "0",
     });
     const rows: Row[] = [];
     for (const op of ["publish", "intent", "scope"] as const) {
       const row = line(`first ${op} (setup)`, r.setup[op], baseline.setup[op]);
-      rows.push({ ...row, "ops/s": `${r.setup[op].count} done`, "bare Koa ops/s": `${baseline.setup[op].count} done` });
+      rows.push({
+        ...row,
+        "ops/s": `${r.setup[op].count} done`,
+        "bare Koa ops/s": `${baseline.setup[op].count} done`,
+      });
     }
     for (const op of OPS) rows.push(line(op, r.ops[op], baseline.ops[op]));
     const total = (x: AgentsResult) => OPS.reduce((n, op) => n + x.ops[op].count, 0);

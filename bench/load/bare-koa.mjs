@@ -11,7 +11,10 @@ const body = {
   operation: "bare",
   data: { intentId: "wki_bare", cursor: "1", control: "active", controlReason: null, packet: null },
   warnings: [],
-  meta: { serverTime: "", session: { id: "bare", control: "active", controlReason: null, leaseExpiresAt: "" } },
+  meta: {
+    serverTime: "",
+    session: { id: "bare", control: "active", controlReason: null, leaseExpiresAt: "" },
+  },
 };
 app.use(async (ctx) => {
   // Read the request body, as the real server does.
@@ -19,6 +22,8 @@ app.use(async (ctx) => {
   ctx.body = body;
 });
 const server = http.createServer(app.callback());
-server.listen(0, "127.0.0.1", () => process.stdout.write(`listening on http://127.0.0.1:${server.address().port}\n`));
+server.listen(0, "127.0.0.1", () =>
+  process.stdout.write(`listening on http://127.0.0.1:${server.address().port}\n`),
+);
 process.once("SIGTERM", () => server.close(() => process.exit(0)));
 process.once("SIGINT", () => server.close(() => process.exit(0)));

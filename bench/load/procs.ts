@@ -23,11 +23,19 @@ export interface Db {
   drop(): Promise<void>;
 }
 
-export const PG_BASE_URL = process.env.BENCH_PG_URL ?? process.env.COHENT_TEST_DATABASE_URL ?? "postgresql://postgres@127.0.0.1:5432/postgres";
+export const PG_BASE_URL =
+  process.env.BENCH_PG_URL ??
+  process.env.COHENT_TEST_DATABASE_URL ??
+  "postgresql://postgres@127.0.0.1:5432/postgres";
 
 export function sqliteDb(): Db {
   const dir = mkdtempSync(path.join(os.tmpdir(), "cohent-bench-"));
-  return { kind: "sqlite", env: {}, args: ["--data-dir", dir], drop: async () => rmSync(dir, { recursive: true, force: true }) };
+  return {
+    kind: "sqlite",
+    env: {},
+    args: ["--data-dir", dir],
+    drop: async () => rmSync(dir, { recursive: true, force: true }),
+  };
 }
 
 /** A fresh PostgreSQL database on the local server, dropped afterwards; null when none answers. */
@@ -38,7 +46,9 @@ export async function postgresDb(): Promise<Db | null> {
     await client.connect();
     await client.query(`CREATE DATABASE "${name}"`);
   } catch (err) {
-    process.stderr.write(`bench:load: PostgreSQL at ${PG_BASE_URL} unusable (${(err as Error).message}); skipping it\n`);
+    process.stderr.write(
+      `bench:load: PostgreSQL at ${PG_BASE_URL} unusable (${(err as Error).message}); skipping it\n`,
+    );
     return null;
   } finally {
     await client.end().catch(() => {});
@@ -71,10 +81,15 @@ function childEnv(db: Db, extra: Record<string, string> = {}): NodeJS.ProcessEnv
 /** Runs `cohent <args…>` on this database; resolves to its stdout. */
 export function cohent(db: Db, ...args: string[]): Promise<string> {
   return new Promise((resolve, reject) => {
-    execFile(process.execPath, [COHENT, ...args, ...db.args], { env: childEnv(db), cwd: ROOT }, (err, stdout, stderr) => {
-      if (err) reject(new Error(`cohent ${args.join(" ")} failed: ${stderr || err.message}`));
-      else resolve(stdout.trim());
-    });
+    execFile(
+      process.execPath,
+      [COHENT, ...args, ...db.args],
+      { env: childEnv(db), cwd: ROOT },
+      (err, stdout, stderr) => {
+        if (err) reject(new Error(`cohent ${args.join(" ")} failed: ${stderr || err.message}`));
+        else resolve(stdout.trim());
+      },
+    );
   });
 }
 
@@ -86,7 +101,11 @@ export interface Proc {
 
 /** Spawns a server process and waits for the line announcing its URL (on stdout or stderr). */
 function spawnServer(args: string[], env: NodeJS.ProcessEnv, pattern: RegExp, what: string): Promise<Proc> {
-  const child: ChildProcess = spawn(process.execPath, args, { cwd: ROOT, env, stdio: ["ignore", "pipe", "pipe"] });
+  const child: ChildProcess = spawn(process.execPath, args, {
+    cwd: ROOT,
+    env,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   let tail = "";
   let started = false;
   return new Promise((resolve, reject) => {
@@ -133,14 +152,24 @@ function spawnServer(args: string[], env: NodeJS.ProcessEnv, pattern: RegExp, wh
  */
 export function startCohent(db: Db, nodeFlags: string[] = []): Promise<Proc> {
   const env = childEnv(db, { COHENT_HOST: "127.0.0.1" });
-  return spawnServer([...nodeFlags, COHENT, "serve", "--port", "0", "--host", "127.0.0.1", ...db.args], env, /cohent serving on (http:\/\/127\.0\.0\.1:\d+)/, "cohent serve");
+  return spawnServer(
+    [...nodeFlags, COHENT, "serve", "--port", "0", "--host", "127.0.0.1", ...db.args],
+    env,
+    /cohent serving on (http:\/\/127\.0\.0\.1:\d+)/,
+    "cohent serve",
+  );
 }
 
 /** The bare Koa JSON endpoint, in its own process. */
 export function startBareKoa(): Promise<Proc> {
   const env = { ...process.env };
   delete env.NODE_OPTIONS;
-  return spawnServer([path.join(here, "bare-koa.mjs")], env, /listening on (http:\/\/127\.0\.0\.1:\d+)/, "bare Koa");
+  return spawnServer(
+    [path.join(here, "bare-koa.mjs")],
+    env,
+    /listening on (http:\/\/127\.0\.0\.1:\d+)/,
+    "bare Koa",
+  );
 }
 
 const CLK_TCK = 100; // Linux USER_HZ; /proc/<pid>/stat counts CPU time in these ticks.
@@ -159,15 +188,20 @@ export function runJson<T>(script: string, arg: unknown): Promise<T> {
   return new Promise((resolve, reject) => {
     const env = { ...process.env };
     delete env.NODE_OPTIONS;
-    execFile(process.execPath, [path.join(here, script), JSON.stringify(arg)], { env, maxBuffer: 64 << 20 }, (err, stdout, stderr) => {
-      if (err) return reject(new Error(`${script} failed: ${stderr || err.message}`));
-      const last = stdout.trim().split("\n").pop() ?? "";
-      try {
-        resolve(JSON.parse(last) as T);
-      } catch {
-        reject(new Error(`${script} printed no JSON: ${stdout.slice(-500)} ${stderr.slice(-500)}`));
-      }
-    });
+    execFile(
+      process.execPath,
+      [path.join(here, script), JSON.stringify(arg)],
+      { env, maxBuffer: 64 << 20 },
+      (err, stdout, stderr) => {
+        if (err) return reject(new Error(`${script} failed: ${stderr || err.message}`));
+        const last = stdout.trim().split("\n").pop() ?? "";
+        try {
+          resolve(JSON.parse(last) as T);
+        } catch {
+          reject(new Error(`${script} printed no JSON: ${stdout.slice(-500)} ${stderr.slice(-500)}`));
+        }
+      },
+    );
   });
 }
 
@@ -192,7 +226,10 @@ export interface CannonSpec {
 }
 
 /** One autocannon run from a separate process, with the CPU the given server pids used meanwhile. */
-export async function cannon(spec: CannonSpec, pids: number[]): Promise<CannonResult & { cpuMsPerReq: number }> {
+export async function cannon(
+  spec: CannonSpec,
+  pids: number[],
+): Promise<CannonResult & { cpuMsPerReq: number }> {
   const before = pids.map(cpuMs);
   const r = await runJson<CannonResult>("cannon.mjs", spec);
   const used = pids.reduce((sum, pid, i) => sum + cpuMs(pid) - before[i]!, 0);
@@ -201,7 +238,11 @@ export async function cannon(spec: CannonSpec, pids: number[]): Promise<CannonRe
 
 /** A small HTTP client for setup calls (not measured). */
 export function agent(base: string, token: string, session: string) {
-  const headers = { authorization: `Bearer ${token}`, "x-cohent-session": session, "content-type": "application/json" };
+  const headers = {
+    authorization: `Bearer ${token}`,
+    "x-cohent-session": session,
+    "content-type": "application/json",
+  };
   const check = async (res: Response) => {
     const body = (await res.json()) as any;
     if (!res.ok || !body.ok) throw new Error(`${res.status} ${JSON.stringify(body.error ?? body)}`);
@@ -209,9 +250,14 @@ export function agent(base: string, token: string, session: string) {
   };
   return {
     headers,
-    post: async (body: unknown) => check(await fetch(`${base}/api/agent`, { method: "POST", headers, body: JSON.stringify(body) })),
+    post: async (body: unknown) =>
+      check(await fetch(`${base}/api/agent`, { method: "POST", headers, body: JSON.stringify(body) })),
     poll: async (intentId: string, cursor = "0") =>
-      check(await fetch(`${base}/api/agent`, { headers: { ...headers, "x-cohent-intent": intentId, "x-cohent-cursor": cursor } })),
+      check(
+        await fetch(`${base}/api/agent`, {
+          headers: { ...headers, "x-cohent-intent": intentId, "x-cohent-cursor": cursor },
+        }),
+      ),
   };
 }
 

@@ -18,10 +18,19 @@ interface CpuProfile {
 }
 
 const GROUPS: [RegExp, string][] = [
-  [/^(@prisma\/adapter-better-sqlite3|@prisma\/adapter-pg|better-sqlite3|pg|pg-.*|postgres-.*|bindings)$/, "driver"],
+  [
+    /^(@prisma\/adapter-better-sqlite3|@prisma\/adapter-pg|better-sqlite3|pg|pg-.*|postgres-.*|bindings)$/,
+    "driver",
+  ],
   [/^(@prisma\/.*|prisma)$/, "prisma"],
-  [/^(koa|koa-.*|@koa\/.*|http-errors|raw-body|co-body|accepts|content-type|cookies|statuses|type-is|on-finished|iconv-lite|path-to-regexp)$/, "koa"],
-  [/^(pino|pino-.*|sonic-boom|thread-stream|fast-redact|quick-format-unescaped|atomic-sleep|on-exit-leak-free|safe-stable-stringify)$/, "pino"],
+  [
+    /^(koa|koa-.*|@koa\/.*|http-errors|raw-body|co-body|accepts|content-type|cookies|statuses|type-is|on-finished|iconv-lite|path-to-regexp)$/,
+    "koa",
+  ],
+  [
+    /^(pino|pino-.*|sonic-boom|thread-stream|fast-redact|quick-format-unescaped|atomic-sleep|on-exit-leak-free|safe-stable-stringify)$/,
+    "pino",
+  ],
   [/^zod$/, "zod"],
   [/^(tsx|esbuild|get-tsconfig)$/, "tsx"],
 ];
@@ -41,7 +50,8 @@ export function classify(url: string, fn: string): [string, string] {
     const pkg = parts[0]!.startsWith("@") ? `${parts[0]}/${parts[1]}` : parts[0]!;
     return [GROUPS.find(([re]) => re.test(pkg))?.[1] ?? "other packages", pkg];
   }
-  if (file.startsWith("node:") || !file.startsWith("/")) return ["node core", file.replace(/^node:internal\/.*$/, "node:internal")];
+  if (file.startsWith("node:") || !file.startsWith("/"))
+    return ["node core", file.replace(/^node:internal\/.*$/, "node:internal")];
   const rel = path.relative(ROOT, file);
   if (rel.startsWith("backend/src/generated/")) return ["prisma", "prisma generated client"];
   if (!rel.startsWith("..")) return ["our code", rel];
@@ -49,7 +59,10 @@ export function classify(url: string, fn: string): [string, string] {
 }
 
 /** Self time by group and by package/file, in percent of the non-idle samples. */
-export function summarize(profile: CpuProfile, window?: [number, number]): { groups: Map<string, number>; items: Map<string, { group: string; ms: number }>; totalMs: number } {
+export function summarize(
+  profile: CpuProfile,
+  window?: [number, number],
+): { groups: Map<string, number>; items: Map<string, { group: string; ms: number }>; totalMs: number } {
   const byId = new Map(profile.nodes.map((n) => [n.id, n.callFrame]));
   const groups = new Map<string, number>();
   const items = new Map<string, { group: string; ms: number }>();
@@ -87,7 +100,8 @@ export async function benchProfile(db: Db): Promise<{ title: string; groups: Row
         const cases = await prepareCases(server, db, `bench/profile-${load.replace(" ", "-")}`);
         const c = cases.find((x) => x.name.startsWith(load))!;
         const t0 = now();
-        requests = (await cannon({ connections: CONNECTIONS, duration: SECONDS, ...c.spec }, [server.pid])).total;
+        requests = (await cannon({ connections: CONNECTIONS, duration: SECONDS, ...c.spec }, [server.pid]))
+          .total;
         window = [t0, now()];
       } finally {
         await server.stop(); // the profile is written at exit
@@ -95,14 +109,18 @@ export async function benchProfile(db: Db): Promise<{ title: string; groups: Row
       // The bin's main thread writes the largest profile (tsx's loader thread writes a small one).
       const files = readdirSync(dir).filter((f) => f.endsWith(".cpuprofile"));
       if (files.length === 0) throw new Error("no .cpuprofile written: did the server exit cleanly?");
-      const main = files.map((f) => path.join(dir, f)).sort((a, b) => statSync(b).size - statSync(a).size)[0]!;
+      const main = files
+        .map((f) => path.join(dir, f))
+        .sort((a, b) => statSync(b).size - statSync(a).size)[0]!;
       const profile = JSON.parse(readFileSync(main, "utf8")) as CpuProfile;
       const inside = window[0] >= profile.startTime && window[1] <= profile.endTime;
       const { groups, items, totalMs } = summarize(profile, inside ? window : undefined);
       const pct = (ms: number) => ((100 * ms) / totalMs).toFixed(1);
       out.push({
         title: `${db.kind}, ${load}: self time over ${Math.round(totalMs)} ms of the server's non-idle samples ${inside ? "during the load" : "over its whole life, setup included"}, ${requests} requests`,
-        groups: [...groups.entries()].sort((a, b) => b[1] - a[1]).map(([group, ms]) => ({ group, "self %": pct(ms) })),
+        groups: [...groups.entries()]
+          .sort((a, b) => b[1] - a[1])
+          .map(([group, ms]) => ({ group, "self %": pct(ms) })),
         top: [...items.entries()]
           .sort((a, b) => b[1].ms - a[1].ms)
           .slice(0, Number(process.env.BENCH_PROFILE_TOP ?? 15))

@@ -1,4 +1,14 @@
-import { agent, cannon, cohent, CONNECTIONS, SECONDS, startCohent, type CannonSpec, type Db, type Proc } from "./procs.js";
+import {
+  agent,
+  cannon,
+  cohent,
+  CONNECTIONS,
+  SECONDS,
+  startCohent,
+  type CannonSpec,
+  type Db,
+  type Proc,
+} from "./procs.js";
 
 /**
  * Issue 10's table: each hot-path request alone, closed loop with
@@ -20,7 +30,11 @@ export async function prepareCases(server: Proc, db: Db, repo: string): Promise<
   const started = async (session: string, output: string) => {
     const a = agent(base, token, session);
     const { intentId } = await a.post({ type: "publish", prompt: `bench ${session}`, paths: [] });
-    await a.post({ type: "intent", intentId, intent: { objective: `Bench ${session}`, components: [`component-${output}`], outputs: [output] } });
+    await a.post({
+      type: "intent",
+      intentId,
+      intent: { objective: `Bench ${session}`, components: [`component-${output}`], outputs: [output] },
+    });
     return { a, intentId: intentId as string };
   };
   // Ten peers, so that the resolver and the poll have something to compare against.
@@ -39,19 +53,71 @@ export async function prepareCases(server: Proc, db: Db, repo: string): Promise<
   const ownCursor = (await own.a.poll(own.intentId)).cursor as string;
   await own.a.post({ type: "checkpoint", intentId: own.intentId, status: "working", summary: "own step" });
   // Check that each poll measures what its name says.
-  if ((await empty.a.poll(empty.intentId, emptyCursor)).packet !== null) throw new Error("the empty poll is not empty");
-  if ((await own.a.poll(own.intentId, ownCursor)).cursor === ownCursor) throw new Error("the poll after the own checkpoint sees nothing after its cursor");
+  if ((await empty.a.poll(empty.intentId, emptyCursor)).packet !== null)
+    throw new Error("the empty poll is not empty");
+  if ((await own.a.poll(own.intentId, ownCursor)).cursor === ownCursor)
+    throw new Error("the poll after the own checkpoint sees nothing after its cursor");
 
-  const post = (headers: Record<string, string>, body: unknown): Partial<CannonSpec> => ({ method: "POST", headers, body: JSON.stringify(body) });
-  const intentBody = { objective: "Bench bench-int", components: ["component-int-out"], outputs: ["int-out"] };
+  const post = (headers: Record<string, string>, body: unknown): Partial<CannonSpec> => ({
+    method: "POST",
+    headers,
+    body: JSON.stringify(body),
+  });
+  const intentBody = {
+    objective: "Bench bench-int",
+    components: ["component-int-out"],
+    outputs: ["int-out"],
+  };
   return [
-    { name: "kill-switch read GET /api/agent/session", spec: { url: `${url}/session`, headers: read.a.headers } },
-    { name: "empty poll GET /api/agent", spec: { url, headers: { ...empty.a.headers, "x-cohent-intent": empty.intentId, "x-cohent-cursor": emptyCursor } } },
-    { name: "poll after own checkpoint", spec: { url, headers: { ...own.a.headers, "x-cohent-intent": own.intentId, "x-cohent-cursor": ownCursor } } },
-    { name: "checkpoint POST", spec: { url, ...post(cp.a.headers, { type: "checkpoint", intentId: cp.intentId, status: "working", summary: "bench step" }) } },
-    { name: "publish POST", spec: { url, ...post(pub.headers, { type: "publish", prompt: "bench publish", paths: [] }) } },
-    { name: "intent POST", spec: { url, ...post(int.a.headers, { type: "intent", intentId: int.intentId, intent: intentBody }) } },
-    { name: "scope POST", spec: { url, ...post(scope.a.headers, { type: "scope", intentId: scope.intentId, paths: ["bench/scope-out", "docs/scope-out.md"] }) } },
+    {
+      name: "kill-switch read GET /api/agent/session",
+      spec: { url: `${url}/session`, headers: read.a.headers },
+    },
+    {
+      name: "empty poll GET /api/agent",
+      spec: {
+        url,
+        headers: { ...empty.a.headers, "x-cohent-intent": empty.intentId, "x-cohent-cursor": emptyCursor },
+      },
+    },
+    {
+      name: "poll after own checkpoint",
+      spec: {
+        url,
+        headers: { ...own.a.headers, "x-cohent-intent": own.intentId, "x-cohent-cursor": ownCursor },
+      },
+    },
+    {
+      name: "checkpoint POST",
+      spec: {
+        url,
+        ...post(cp.a.headers, {
+          type: "checkpoint",
+          intentId: cp.intentId,
+          status: "working",
+          summary: "bench step",
+        }),
+      },
+    },
+    {
+      name: "publish POST",
+      spec: { url, ...post(pub.headers, { type: "publish", prompt: "bench publish", paths: [] }) },
+    },
+    {
+      name: "intent POST",
+      spec: { url, ...post(int.a.headers, { type: "intent", intentId: int.intentId, intent: intentBody }) },
+    },
+    {
+      name: "scope POST",
+      spec: {
+        url,
+        ...post(scope.a.headers, {
+          type: "scope",
+          intentId: scope.intentId,
+          paths: ["bench/scope-out", "docs/scope-out.md"],
+        }),
+      },
+    },
   ];
 }
 
@@ -67,7 +133,8 @@ export async function benchRequests(db: Db, bare: Proc, names?: string[]): Promi
   const rows: Row[] = [];
   try {
     const cases = await prepareCases(server, db, "bench/requests");
-    const run = (spec: CannonSpec, pids: number[], duration = SECONDS) => cannon({ connections: CONNECTIONS, duration, ...spec }, pids);
+    const run = (spec: CannonSpec, pids: number[], duration = SECONDS) =>
+      cannon({ connections: CONNECTIONS, duration, ...spec }, pids);
     // Warm both processes (JIT, connection pools) before measuring.
     await run({ url: bare.url }, [bare.pid], 1);
     await run(cases[1]!.spec, [server.pid], 1);
@@ -83,7 +150,12 @@ export async function benchRequests(db: Db, bare: Proc, names?: string[]): Promi
   return rows;
 }
 
-function row(database: string, request: string, r: Awaited<ReturnType<typeof cannon>>, baseline: number): Row {
+function row(
+  database: string,
+  request: string,
+  r: Awaited<ReturnType<typeof cannon>>,
+  baseline: number,
+): Row {
   return {
     database,
     request,

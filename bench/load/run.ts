@@ -41,13 +41,17 @@ try {
   if (!only || only === "requests") {
     const rows = [];
     for (const kind of kinds) rows.push(...((await withDb(kind, (db) => benchRequests(db, bare))) ?? []));
-    table(`Hot-path requests, ${process.env.BENCH_LOAD_CONNECTIONS ?? 8} connections from a separate autocannon process, ${process.env.BENCH_LOAD_SECONDS ?? 5} s each`, rows);
+    table(
+      `Hot-path requests, ${process.env.BENCH_LOAD_CONNECTIONS ?? 8} connections from a separate autocannon process, ${process.env.BENCH_LOAD_SECONDS ?? 5} s each`,
+      rows,
+    );
   }
   if (!only || only === "agents") {
     const baseline = await agentsBaseline(bare);
     const rows: Row[] = [];
     for (const kind of kinds) {
-      for (const instances of kind === "postgres" ? [1, 2] : [1]) rows.push(...((await withDb(kind, (db) => benchAgents(db, instances, baseline))) ?? []));
+      for (const instances of kind === "postgres" ? [1, 2] : [1])
+        rows.push(...((await withDb(kind, (db) => benchAgents(db, instances, baseline))) ?? []));
     }
     table(agentsTitle, rows);
   }

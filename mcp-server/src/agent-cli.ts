@@ -27,7 +27,8 @@ function flags(args: readonly string[], known: readonly string[]): Record<string
     const a = args[i]!;
     const eq = a.indexOf("=");
     const name = a.startsWith("--") && eq !== -1 ? a.slice(0, eq) : a;
-    if (!known.includes(name)) throw new CohentError("INVALID_INPUT", `unknown argument ${JSON.stringify(a)}; ${AGENT_USAGE}`);
+    if (!known.includes(name))
+      throw new CohentError("INVALID_INPUT", `unknown argument ${JSON.stringify(a)}; ${AGENT_USAGE}`);
     const value = eq !== -1 && a.startsWith("--") ? a.slice(eq + 1) : args[++i];
     if (value === undefined) throw new CohentError("INVALID_INPUT", `${name} needs a value; ${AGENT_USAGE}`);
     out[name] = value;
@@ -37,13 +38,17 @@ function flags(args: readonly string[], known: readonly string[]): Record<string
 
 /** Reads at most MAX_INPUT_BYTES + 1 bytes; more is PAYLOAD_TOO_LARGE. Resolves null on abort. */
 function readInput(source: string, signal: AbortSignal): Promise<string | null> {
-  const tooLarge = () => new CohentError("PAYLOAD_TOO_LARGE", `The request is larger than ${MAX_INPUT_BYTES} bytes.`);
+  const tooLarge = () =>
+    new CohentError("PAYLOAD_TOO_LARGE", `The request is larger than ${MAX_INPUT_BYTES} bytes.`);
   if (source !== "-") {
     let buf: Buffer;
     try {
       buf = readFileSync(source);
     } catch (err) {
-      throw new CohentError("INVALID_INPUT", `Cannot read --input ${source}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}.`);
+      throw new CohentError(
+        "INVALID_INPUT",
+        `Cannot read --input ${source}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}.`,
+      );
     }
     if (buf.length > MAX_INPUT_BYTES) throw tooLarge();
     return Promise.resolve(buf.toString("utf8"));
@@ -97,9 +102,22 @@ export interface AgentOptions {
 }
 
 /** One request: flags, input, schema, repository, session, then the operation layer. Throws on a bad request. */
-async function request(op: Operation, rest: readonly string[], o: { scriptUrl: string; cwd?: string; signal: AbortSignal; sessionId?: string | null; session?: SessionFile }): Promise<Envelope<any>> {
+async function request(
+  op: Operation,
+  rest: readonly string[],
+  o: {
+    scriptUrl: string;
+    cwd?: string;
+    signal: AbortSignal;
+    sessionId?: string | null;
+    session?: SessionFile;
+  },
+): Promise<Envelope<any>> {
   const f = flags(rest, ["--input", "--repo"]);
-  const source = f["--input"] === undefined || f["--input"] === "-" ? f["--input"] : resolvePath(o.cwd ?? process.cwd(), f["--input"]);
+  const source =
+    f["--input"] === undefined || f["--input"] === "-"
+      ? f["--input"]
+      : resolvePath(o.cwd ?? process.cwd(), f["--input"]);
   const text = source === undefined ? "{}" : await readInput(source, o.signal);
   if (text === null || o.signal.aborted) return fail(op, "CANCELLED", "Interrupted.");
   let json: unknown;
@@ -109,21 +127,46 @@ async function request(op: Operation, rest: readonly string[], o: { scriptUrl: s
     throw new CohentError("INVALID_JSON", `The request is not valid JSON: ${(err as Error).message}`);
   }
   const parsed = INPUTS[op].safeParse(json);
-  if (!parsed.success) throw new CohentError("INVALID_INPUT", "The request does not match protocol version 1; print the schema with agent schema --task " + op + ".", zodDetails(parsed.error));
+  if (!parsed.success)
+    throw new CohentError(
+      "INVALID_INPUT",
+      "The request does not match protocol version 1; print the schema with agent schema --task " + op + ".",
+      zodDetails(parsed.error),
+    );
   const input = parsed.data as { repo?: string };
-  const root = bindRepository(f["--repo"] ?? input.repo ?? findRoot(process.cwd(), o.scriptUrl) ?? process.cwd());
+  const root = bindRepository(
+    f["--repo"] ?? input.repo ?? findRoot(process.cwd(), o.scriptUrl) ?? process.cwd(),
+  );
   const session = o.session?.root === root ? o.session : undefined;
-  const sessionId = session?.id ?? o.sessionId ?? selectSession(root, { own: cliSessionId(), onAmbiguity: "refuse" }).sessionId;
-  return perform(op, parsed.data as never, { root, sessionId, client: process.env.COHENT_CLIENT?.trim() || null, surface: "agent-cli", signal: o.signal, ...(session ? { session } : {}) });
+  const sessionId =
+    session?.id ??
+    o.sessionId ??
+    selectSession(root, { own: cliSessionId(), onAmbiguity: "refuse" }).sessionId;
+  return perform(op, parsed.data as never, {
+    root,
+    sessionId,
+    client: process.env.COHENT_CLIENT?.trim() || null,
+    surface: "agent-cli",
+    signal: o.signal,
+    ...(session ? { session } : {}),
+  });
 }
 
 /** The hook's relay of a sandboxed `agent` command: the same request, for the session the hook holds. */
-export async function agentOutcome(argv: readonly string[], o: { scriptUrl: string; session: SessionFile; cwd: string }): Promise<{ envelope: Envelope<any>; exitCode: number }> {
+export async function agentOutcome(
+  argv: readonly string[],
+  o: { scriptUrl: string; session: SessionFile; cwd: string },
+): Promise<{ envelope: Envelope<any>; exitCode: number }> {
   const [sub, ...rest] = argv;
   let envelope: Envelope<any>;
   try {
-    if (!isOperation(sub)) throw new CohentError("INVALID_INPUT", `unknown operation ${JSON.stringify(sub)}; ${AGENT_USAGE}`);
-    envelope = await request(sub, rest, { ...o, sessionId: o.session.id, signal: new AbortController().signal });
+    if (!isOperation(sub))
+      throw new CohentError("INVALID_INPUT", `unknown operation ${JSON.stringify(sub)}; ${AGENT_USAGE}`);
+    envelope = await request(sub, rest, {
+      ...o,
+      sessionId: o.session.id,
+      signal: new AbortController().signal,
+    });
   } catch (err) {
     envelope = failFrom(isOperation(sub) ? sub : "agent", err);
   }
@@ -149,12 +192,17 @@ export async function agentMain(argv: readonly string[], opts: AgentOptions): Pr
   };
   // A cancelled operation settles promptly; this bounds the wait if one does not.
   const cancelled = new Promise<Envelope<any>>((resolve) =>
-    controller.signal.addEventListener("abort", () => setTimeout(() => resolve(fail(sub ?? "agent", "CANCELLED", "Interrupted.")), 2_000).unref(), { once: true }),
+    controller.signal.addEventListener(
+      "abort",
+      () => setTimeout(() => resolve(fail(sub ?? "agent", "CANCELLED", "Interrupted.")), 2_000).unref(),
+      { once: true },
+    ),
   );
   try {
     if (sub === "schema") {
       const f = flags(rest, ["--task"]);
-      if (!isOperation(f["--task"])) throw new CohentError("INVALID_INPUT", `--task takes one of ${OPERATIONS.join(", ")}`);
+      if (!isOperation(f["--task"]))
+        throw new CohentError("INVALID_INPUT", `--task takes one of ${OPERATIONS.join(", ")}`);
       out(JSON.stringify(operationSchema(f["--task"] as Operation)));
       printed = true;
       return 0;
@@ -163,14 +211,27 @@ export async function agentMain(argv: readonly string[], opts: AgentOptions): Pr
       process.stderr.write(AGENT_USAGE + "\n");
       return sub === undefined ? 1 : 0;
     }
-    if (!isOperation(sub)) throw new CohentError("INVALID_INPUT", `unknown operation ${JSON.stringify(sub)}; ${AGENT_USAGE}`);
+    if (!isOperation(sub))
+      throw new CohentError("INVALID_INPUT", `unknown operation ${JSON.stringify(sub)}; ${AGENT_USAGE}`);
     // Under Codex's network-less sandbox the PreToolUse hook ran this command already.
     const relayed = opts.relayed?.envelope;
     if (relayed && (relayed.ok || relayed.error.code !== "CONTROL_PLANE_UNREACHABLE")) return emit(relayed);
-    const env = await Promise.race([request(sub, rest, { scriptUrl: opts.scriptUrl, cwd: opts.cwd, signal: controller.signal, sessionId: opts.relaySession }), cancelled]);
+    const env = await Promise.race([
+      request(sub, rest, {
+        scriptUrl: opts.scriptUrl,
+        cwd: opts.cwd,
+        signal: controller.signal,
+        sessionId: opts.relaySession,
+      }),
+      cancelled,
+    ]);
     return emit(env);
   } catch (err) {
-    return emit(controller.signal.aborted ? fail(sub ?? "agent", "CANCELLED", "Interrupted.") : failFrom(isOperation(sub) ? sub : "agent", err));
+    return emit(
+      controller.signal.aborted
+        ? fail(sub ?? "agent", "CANCELLED", "Interrupted.")
+        : failFrom(isOperation(sub) ? sub : "agent", err),
+    );
   } finally {
     process.off("SIGINT", onSigint);
   }

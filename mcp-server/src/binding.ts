@@ -23,9 +23,16 @@ export function checkRepo(bound: string, requested: string | undefined, cwd = pr
   try {
     top = bindRepository(requested, cwd);
   } catch {
-    throw new CohentError("REPOSITORY_MISMATCH", `repo ${JSON.stringify(requested.slice(0, 200))} is not this server's repository (${bound}); omit repo, or start another server for that repository.`);
+    throw new CohentError(
+      "REPOSITORY_MISMATCH",
+      `repo ${JSON.stringify(requested.slice(0, 200))} is not this server's repository (${bound}); omit repo, or start another server for that repository.`,
+    );
   }
-  if (top !== bound) throw new CohentError("REPOSITORY_MISMATCH", `repo ${JSON.stringify(requested.slice(0, 200))} is the repository ${top}, not this server's ${bound}; omit repo, or start another server for that repository.`);
+  if (top !== bound)
+    throw new CohentError(
+      "REPOSITORY_MISMATCH",
+      `repo ${JSON.stringify(requested.slice(0, 200))} is the repository ${top}, not this server's ${bound}; omit repo, or start another server for that repository.`,
+    );
 }
 
 function realOrResolved(p: string): string {

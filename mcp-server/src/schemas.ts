@@ -1,6 +1,19 @@
 import { z } from "zod";
 import { OPERATIONS, type Operation } from "@cohent/adapter/operations.js";
-import { BOUNDS, CheckpointResponse, CommitResponse, CheckpointStatus, ContextResponse, FailureEnvelope, IntentRecord, IntentResponse, PathList, PublishResponse, ScopeResponse, successEnvelope } from "@cohent/protocol";
+import {
+  BOUNDS,
+  CheckpointResponse,
+  CommitResponse,
+  CheckpointStatus,
+  ContextResponse,
+  FailureEnvelope,
+  IntentRecord,
+  IntentResponse,
+  PathList,
+  PublishResponse,
+  ScopeResponse,
+  successEnvelope,
+} from "@cohent/protocol";
 
 /**
  * The requests of the agent CLI and the MCP tools, one zod schema per
@@ -32,7 +45,9 @@ export const IntentInput = z.strictObject({
 export const ScopeInput = z.strictObject({
   version: Version,
   repo: Repo,
-  paths: PathList.describe("Repository paths or globs to claim; replaces the previous claim; [] releases it."),
+  paths: PathList.describe(
+    "Repository paths or globs to claim; replaces the previous claim; [] releases it.",
+  ),
 });
 
 export const CheckpointSource = z.discriminatedUnion("kind", [
@@ -45,7 +60,9 @@ export const CheckpointInput = z.strictObject({
   repo: Repo,
   status: CheckpointStatus,
   summary: z.string().max(BOUNDS.summaryChars).optional(),
-  source: CheckpointSource.optional().describe("staged: paths from git diff --cached; paths: your list (unverified)."),
+  source: CheckpointSource.optional().describe(
+    "staged: paths from git diff --cached; paths: your list (unverified).",
+  ),
 });
 
 export const ContextInput = z.strictObject({
@@ -102,7 +119,12 @@ export const RESPONSE_DATA = {
 export type JsonSchema = { [k: string]: unknown };
 
 /** The full contract of one operation: strict input, and the success or failure alternatives (draft 7). */
-export function operationSchema(op: Operation): { version: 1; operation: Operation; input: JsonSchema; output: JsonSchema } {
+export function operationSchema(op: Operation): {
+  version: 1;
+  operation: Operation;
+  input: JsonSchema;
+  output: JsonSchema;
+} {
   const output = z.union([successEnvelope(RESPONSE_DATA[op]), FailureEnvelope]);
   return {
     version: 1,
@@ -128,7 +150,10 @@ export function compactSchema<T>(node: T): T {
     if (k === "properties" && v && typeof v === "object" && Object.keys(v).length === 0) continue;
     if (k === "propertyNames" && JSON.stringify(v) === '{"type":"string"}') continue;
     if (k === "type" && typeof v === "string" && impliedType(node as Record<string, unknown>) === v) continue;
-    out[k] = k === "properties" ? Object.fromEntries(Object.entries(v as object).map(([pk, pv]) => [pk, compactSchema(pv)])) : compactSchema(v);
+    out[k] =
+      k === "properties"
+        ? Object.fromEntries(Object.entries(v as object).map(([pk, pv]) => [pk, compactSchema(pv)]))
+        : compactSchema(v);
   }
   return out as T;
 }
@@ -137,7 +162,9 @@ function impliedType(node: Record<string, unknown>): string | null {
   const values = "const" in node ? [node.const] : Array.isArray(node.enum) ? node.enum : null;
   if (!values?.length) return null;
   const types = new Set(values.map((v) => (v === null ? "null" : typeof v)));
-  return types.size === 1 && (types.has("string") || types.has("number") || types.has("boolean")) ? [...types][0]! : null;
+  return types.size === 1 && (types.has("string") || types.has("number") || types.has("boolean"))
+    ? [...types][0]!
+    : null;
 }
 
 /**
@@ -145,11 +172,15 @@ function impliedType(node: Record<string, unknown>): string | null {
  * version, so the request's optional `version` is left out of the listing
  * (and of what the tool accepts).
  */
-export const MCP_INPUTS = Object.fromEntries(OPERATIONS.map((op) => [op, (INPUTS[op] as z.ZodObject).omit({ version: true })])) as unknown as { [K in Operation]: z.ZodType<Omit<Inputs[K], "version">> };
+export const MCP_INPUTS = Object.fromEntries(
+  OPERATIONS.map((op) => [op, (INPUTS[op] as z.ZodObject).omit({ version: true })]),
+) as unknown as { [K in Operation]: z.ZodType<Omit<Inputs[K], "version">> };
 
 export function toolSchemas(op: Operation): { inputSchema: JsonSchema; outputSchema: JsonSchema } {
   return {
-    inputSchema: compactSchema(z.toJSONSchema(MCP_INPUTS[op], { target: "draft-7", io: "input" }) as JsonSchema),
+    inputSchema: compactSchema(
+      z.toJSONSchema(MCP_INPUTS[op], { target: "draft-7", io: "input" }) as JsonSchema,
+    ),
     outputSchema: compactSchema(z.toJSONSchema(McpOutput, { target: "draft-7", io: "output" }) as JsonSchema),
   };
 }

@@ -1,6 +1,12 @@
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
-import { CallToolRequestSchema, ListToolsRequestSchema, RootsListChangedNotificationSchema, type CallToolResult, type Tool } from "@modelcontextprotocol/sdk/types.js";
+import {
+  CallToolRequestSchema,
+  ListToolsRequestSchema,
+  RootsListChangedNotificationSchema,
+  type CallToolResult,
+  type Tool,
+} from "@modelcontextprotocol/sdk/types.js";
 import { CohentError, zodDetails, type Envelope } from "@cohent/protocol";
 import { findRoot, readProject } from "@cohent/adapter/config.js";
 import { fail, failFrom } from "@cohent/adapter/envelope.js";
@@ -20,7 +26,8 @@ export const SERVER_VERSION = "0.1.0";
 
 const DESCRIPTIONS: Record<Operation, string> = {
   publish: "Publish the user's prompt as your new work intent; returns the plan packet.",
-  intent: "Declare your structured intent before editing. action: proceed, parallel, wait, duplicate or handoff.",
+  intent:
+    "Declare your structured intent before editing. action: proceed, parallel, wait, duplicate or handoff.",
   scope: "Claim the paths you will write (replaces your claim); SCOPE_CONFLICT names the peer.",
   checkpoint: "Report progress, a block or the end of your work.",
   context: "The brief: goal, your latest decision, active peers.",
@@ -34,13 +41,20 @@ export function toolList(): Tool[] {
     description: DESCRIPTIONS[op],
     ...toolSchemas(op),
     // Every tool talks to the remote Cohent service: open world. None deletes anything.
-    annotations: op === "context" ? { readOnlyHint: true, idempotentHint: true, openWorldHint: true } : { destructiveHint: false, openWorldHint: true },
+    annotations:
+      op === "context"
+        ? { readOnlyHint: true, idempotentHint: true, openWorldHint: true }
+        : { destructiveHint: false, openWorldHint: true },
   })) as Tool[];
 }
 
 function result(env: Envelope<unknown>): CallToolResult {
   const structured = McpOutput.parse(env) as Record<string, unknown>;
-  return { content: [{ type: "text", text: JSON.stringify(structured) }], structuredContent: structured, ...(env.ok ? {} : { isError: true }) };
+  return {
+    content: [{ type: "text", text: JSON.stringify(structured) }],
+    structuredContent: structured,
+    ...(env.ok ? {} : { isError: true }),
+  };
 }
 
 export async function mcpMain(argv: readonly string[], opts: { scriptUrl: string }): Promise<number> {
@@ -52,7 +66,9 @@ export async function mcpMain(argv: readonly string[], opts: { scriptUrl: string
     if (a === "--repo") repoArg = argv[++i];
     else if (a.startsWith("--repo=")) repoArg = a.slice(7);
     else {
-      process.stderr.write(`cohent mcp: unknown argument ${a}\nusage: node .cohent/cohent.mjs mcp [--repo DIR]\n`);
+      process.stderr.write(
+        `cohent mcp: unknown argument ${a}\nusage: node .cohent/cohent.mjs mcp [--repo DIR]\n`,
+      );
       return 1;
     }
   }
@@ -74,7 +90,8 @@ export async function mcpMain(argv: readonly string[], opts: { scriptUrl: string
     { name: "cohent", version: SERVER_VERSION },
     {
       capabilities: { tools: {} },
-      instructions: "Cohent coordinates the coding agents working in this repository. Call intent before your first edit, scope before writing where a tool cannot tell, checkpoint when your plan changes or you finish.",
+      instructions:
+        "Cohent coordinates the coding agents working in this repository. Call intent before your first edit, scope before writing where a tool cannot tell, checkpoint when your plan changes or you finish.",
     },
   );
   const tools = toolList();
@@ -93,10 +110,16 @@ export async function mcpMain(argv: readonly string[], opts: { scriptUrl: string
       ({ roots: list }) =>
         insideRoots(bound, list)
           ? null
-          : new CohentError("REPOSITORY_OUTSIDE_ROOT", `This server's repository ${bound} is outside the client's roots (${list.map((r) => r.uri).join(", ") || "none"}). Add it to the client's workspace roots, or start a server for a repository inside them.`),
+          : new CohentError(
+              "REPOSITORY_OUTSIDE_ROOT",
+              `This server's repository ${bound} is outside the client's roots (${list.map((r) => r.uri).join(", ") || "none"}). Add it to the client's workspace roots, or start a server for a repository inside them.`,
+            ),
       (err: Error) => {
         roots = null;
-        return new CohentError("REPOSITORY_OUTSIDE_ROOT", `The client advertises roots but did not list them (${err.message}); the repository cannot be checked against them.`);
+        return new CohentError(
+          "REPOSITORY_OUTSIDE_ROOT",
+          `The client advertises roots but did not list them (${err.message}); the repository cannot be checked against them.`,
+        );
       },
     );
     return roots;
@@ -117,14 +140,28 @@ export async function mcpMain(argv: readonly string[], opts: { scriptUrl: string
     const name = request.params.name;
     const op = isOperation(name) ? name : null;
     try {
-      if (!op) throw new CohentError("INVALID_INPUT", `No tool ${JSON.stringify(name)}; the tools are ${OPERATIONS.join(", ")}.`);
+      if (!op)
+        throw new CohentError(
+          "INVALID_INPUT",
+          `No tool ${JSON.stringify(name)}; the tools are ${OPERATIONS.join(", ")}.`,
+        );
       const parsed = MCP_INPUTS[op].safeParse(request.params.arguments ?? {});
-      if (!parsed.success) throw new CohentError("INVALID_INPUT", "The arguments do not match the tool's input schema.", zodDetails(parsed.error));
+      if (!parsed.success)
+        throw new CohentError(
+          "INVALID_INPUT",
+          "The arguments do not match the tool's input schema.",
+          zodDetails(parsed.error),
+        );
       checkRepo(bound, (parsed.data as { repo?: string }).repo);
       const refused = await checkRoots();
       if (refused) throw refused;
       session.own ||= mcpSessionId(clientName());
-      const picked = selectSession(bound, { client: clientName(), own: session.own, sticky: session, onAmbiguity: "own" });
+      const picked = selectSession(bound, {
+        client: clientName(),
+        own: session.own,
+        sticky: session,
+        onAmbiguity: "own",
+      });
       const env = await perform(op, parsed.data as never, {
         root: bound,
         sessionId: picked.sessionId,
@@ -135,7 +172,11 @@ export async function mcpMain(argv: readonly string[], opts: { scriptUrl: string
       });
       return result(env);
     } catch (err) {
-      return result(extra.signal.aborted ? fail(op ?? name, "CANCELLED", "The operation was cancelled.") : failFrom(op ?? name, err));
+      return result(
+        extra.signal.aborted
+          ? fail(op ?? name, "CANCELLED", "The operation was cancelled.")
+          : failFrom(op ?? name, err),
+      );
     }
   });
 
@@ -145,7 +186,9 @@ export async function mcpMain(argv: readonly string[], opts: { scriptUrl: string
     process.stdin.once("end", () => resolve());
   });
   await server.connect(transport);
-  process.stderr.write(`cohent mcp ${SERVER_VERSION}: bound to ${bound}; service ${service}; tools ${OPERATIONS.join(", ")}\n`);
+  process.stderr.write(
+    `cohent mcp ${SERVER_VERSION}: bound to ${bound}; service ${service}; tools ${OPERATIONS.join(", ")}\n`,
+  );
   await closed;
   await server.close().catch(() => undefined);
   return 0;

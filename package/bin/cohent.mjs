@@ -7,7 +7,9 @@ import { readFileSync } from "node:fs";
 
 const command = process.argv[2];
 if (command === "--version" || command === "-V") {
-  process.stdout.write(JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")).version + "\n");
+  process.stdout.write(
+    JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")).version + "\n",
+  );
 } else if (command === "init") {
   await import("../adapter/cohent.mjs");
 } else {

@@ -36,7 +36,9 @@ export function protocolDoc(): string {
     "",
     "| bound | value | applies to |",
     "| --- | --- | --- |",
-    ...Object.entries(BOUNDS).map(([k, v]) => `| \`${k}\` | ${v} | ${BOUND_NOTES[k as keyof typeof BOUNDS]} |`),
+    ...Object.entries(BOUNDS).map(
+      ([k, v]) => `| \`${k}\` | ${v} | ${BOUND_NOTES[k as keyof typeof BOUNDS]} |`,
+    ),
     "",
     "Packet `tokens` is `ceil(chars / 4)`, an approximation that is stated, never billed.",
     "",
@@ -77,9 +79,18 @@ export function protocolDoc(): string {
     "",
     "| operation | data fields |",
     "| --- | --- |",
-    ...Object.entries(RESPONSES).map(([op, schema]) => `| ${op} | ${Object.keys(schema.shape).map((k) => `\`${k}\``).join(", ")} |`),
+    ...Object.entries(RESPONSES).map(
+      ([op, schema]) =>
+        `| ${op} | ${Object.keys(schema.shape)
+          .map((k) => `\`${k}\``)
+          .join(", ")} |`,
+    ),
     "",
-    "A packet has: " + Object.keys(Packet.shape).map((k) => `\`${k}\``).join(", ") + ".",
+    "A packet has: " +
+      Object.keys(Packet.shape)
+        .map((k) => `\`${k}\``)
+        .join(", ") +
+      ".",
     "",
   ];
   return lines.join("\n");

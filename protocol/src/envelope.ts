@@ -70,11 +70,21 @@ export interface SuccessEnvelope<T> {
 }
 export type Envelope<T> = SuccessEnvelope<T> | FailureEnvelope;
 
-export function success<T>(operation: string, data: T, meta: Meta = {}, warnings: string[] = []): SuccessEnvelope<T> {
+export function success<T>(
+  operation: string,
+  data: T,
+  meta: Meta = {},
+  warnings: string[] = [],
+): SuccessEnvelope<T> {
   return { version: PROTOCOL_VERSION, ok: true, operation, data, warnings, meta };
 }
 
-export function failure(operation: string, err: CohentError, meta: Meta = {}, warnings: string[] = []): FailureEnvelope {
+export function failure(
+  operation: string,
+  err: CohentError,
+  meta: Meta = {},
+  warnings: string[] = [],
+): FailureEnvelope {
   const error: FailureEnvelope["error"] = { code: err.code, message: err.message, retryable: err.retryable };
   if (err.details !== undefined) error.details = err.details;
   return { version: PROTOCOL_VERSION, ok: false, operation, error, warnings, meta };

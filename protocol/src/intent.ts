@@ -33,7 +33,10 @@ export const IntentRecord = z
   .superRefine((record, ctx) => {
     const size = JSON.stringify(record).length;
     if (size > BOUNDS.intentChars) {
-      ctx.addIssue({ code: "custom", message: `intent is ${size} characters; at most ${BOUNDS.intentChars}` });
+      ctx.addIssue({
+        code: "custom",
+        message: `intent is ${size} characters; at most ${BOUNDS.intentChars}`,
+      });
     }
   });
 export type IntentRecord = z.infer<typeof IntentRecord>;

@@ -21,9 +21,7 @@ export const PeerView = z.strictObject({
   state: z.union([IntentState, z.literal("plan"), z.literal("superseded")]),
   intent: IntentRecord.nullable(),
   scope: z.array(z.string()),
-  lastCheckpoint: z
-    .strictObject({ status: z.string(), summary: z.string(), at: z.string() })
-    .nullable(),
+  lastCheckpoint: z.strictObject({ status: z.string(), summary: z.string(), at: z.string() }).nullable(),
   guard: Guard,
   updatedAt: z.string(),
 });

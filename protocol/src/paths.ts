@@ -33,7 +33,8 @@ export function normalizeRepoPath(raw: string, repoRoot?: string): string {
   if (p.startsWith("!")) throw invalid(raw, "negated patterns are not scopes");
   if (p.startsWith("/") || WINDOWS_ABSOLUTE.test(p)) {
     const root = repoRoot?.replace(/\\/g, "/").replace(/\/+$/, "");
-    if (!root) throw invalid(raw, "absolute paths must be inside the repository; send a repository-relative path");
+    if (!root)
+      throw invalid(raw, "absolute paths must be inside the repository; send a repository-relative path");
     if (p === root) return "**";
     if (!p.startsWith(root + "/")) throw invalid(raw, "absolute path outside the repository");
     p = p.slice(root.length + 1);
@@ -132,7 +133,12 @@ function witnesses(pattern: string, other: string): string[] {
             const prefix = parts.join("/");
             if (pick === 1) parts.push("x");
             if (pick === 2 && otherBase.startsWith(prefix ? prefix + "/" : "")) {
-              parts.push(...otherBase.slice(prefix ? prefix.length + 1 : 0).split("/").filter(Boolean));
+              parts.push(
+                ...otherBase
+                  .slice(prefix ? prefix.length + 1 : 0)
+                  .split("/")
+                  .filter(Boolean),
+              );
             }
             continue;
           }
@@ -181,7 +187,12 @@ export function patternsOverlap(a: string, b: string, opts: MatchOptions = {}): 
       // a directory: could the glob match something below it, or does the glob lie inside it?
       (!asFile && (minimatch(lit, glob, mmOptions(opts, true)) || within(globBase(glob), lit))) ||
       // the glob matches a directory above `lit`, which covers it
-      lit.split("/").some((_, i, all) => i < all.length - 1 && minimatch(all.slice(0, i + 1).join("/"), glob, mmOptions(opts)))
+      lit
+        .split("/")
+        .some(
+          (_, i, all) =>
+            i < all.length - 1 && minimatch(all.slice(0, i + 1).join("/"), glob, mmOptions(opts)),
+        )
     );
   }
   const bx = globBase(x);
@@ -198,6 +209,7 @@ export function scopeOverlap(
   opts: MatchOptions = {},
 ): { mine: string; theirs: string }[] {
   const pairs: { mine: string; theirs: string }[] = [];
-  for (const m of mine) for (const t of theirs) if (patternsOverlap(m, t, opts)) pairs.push({ mine: m, theirs: t });
+  for (const m of mine)
+    for (const t of theirs) if (patternsOverlap(m, t, opts)) pairs.push({ mine: m, theirs: t });
   return pairs;
 }

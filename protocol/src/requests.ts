@@ -64,7 +64,15 @@ export const ContextRequest = z.strictObject({
  * they happen. Scope conflicts are not among them: the server counts those
  * itself when it refuses the claim.
  */
-export const GuardKind = z.enum(["outside-scope", "intent-not-ready", "paused", "cancelled", "unreachable", "unconfigured", "git-peer-changes"]);
+export const GuardKind = z.enum([
+  "outside-scope",
+  "intent-not-ready",
+  "paused",
+  "cancelled",
+  "unreachable",
+  "unconfigured",
+  "git-peer-changes",
+]);
 export const GuardRequest = z.strictObject({
   type: z.literal("guard"),
   intentId: IntentId.optional(),
@@ -130,4 +138,8 @@ export const PollRequest = z.strictObject({
 export type PollRequest = z.infer<typeof PollRequest>;
 /** The long-poll header of GET /api/agent: wait up to this many seconds for a change after the cursor. */
 export const WAIT_HEADER = "x-cohent-wait";
-export const WaitHeader = z.string().regex(/^\d{1,2}$/, "whole seconds").transform(Number).pipe(z.number().int().min(0).max(BOUNDS.waitSeconds));
+export const WaitHeader = z
+  .string()
+  .regex(/^\d{1,2}$/, "whole seconds")
+  .transform(Number)
+  .pipe(z.number().int().min(0).max(BOUNDS.waitSeconds));

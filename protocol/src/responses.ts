@@ -55,7 +55,9 @@ export const CommitResponse = z.strictObject({
   hash: z.string(),
   paths: z.array(z.string()),
   /** Changed paths in peers' scopes, left as they were. */
-  leftForPeers: z.array(z.strictObject({ intentId: z.string(), person: z.string(), paths: z.array(z.string()) })),
+  leftForPeers: z.array(
+    z.strictObject({ intentId: z.string(), person: z.string(), paths: z.array(z.string()) }),
+  ),
   /** Changed paths outside every scope, not committed unless listed. */
   unclaimed: z.array(z.string()),
   /** Whether the service recorded the commit as a checkpoint of the intent. */

@@ -18,7 +18,10 @@ afterAll(async () => {
 
 /** Starts `bootstrap --approve`, waits for the user code it prints, then lets the test decide. */
 function startBootstrap(co: Checkout, env: Record<string, string> = {}) {
-  const child = spawn(process.execPath, [co.script, "bootstrap", "--approve"], { cwd: co.root, env: { PATH: process.env.PATH!, HOME: co.home, ...env } });
+  const child = spawn(process.execPath, [co.script, "bootstrap", "--approve"], {
+    cwd: co.root,
+    env: { PATH: process.env.PATH!, HOME: co.home, ...env },
+  });
   let stdout = "";
   let stderr = "";
   const code = new Promise<string>((resolve) => {
@@ -29,7 +32,9 @@ function startBootstrap(co: Checkout, env: Record<string, string> = {}) {
     });
   });
   child.stderr.on("data", (c) => (stderr += c));
-  const done = new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => child.on("close", (c) => resolve({ code: c, stdout, stderr })));
+  const done = new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) =>
+    child.on("close", (c) => resolve({ code: c, stdout, stderr })),
+  );
   return { code, done };
 }
 
@@ -73,10 +78,18 @@ describe("bootstrap", () => {
     const xdg = path.join(co.home, "xdg");
     const r = await run(co, ["bootstrap", "--token", token, "--json"], { env: { XDG_CONFIG_HOME: xdg } });
     expect(r.code).toBe(0);
-    expect(JSON.parse(r.stdout)).toMatchObject({ ok: true, operation: "bootstrap", data: { repository: REPO } });
+    expect(JSON.parse(r.stdout)).toMatchObject({
+      ok: true,
+      operation: "bootstrap",
+      data: { repository: REPO },
+    });
     expect(statSync(path.join(xdg, "cohent", "credentials.json")).mode & 0o777).toBe(0o600);
     await hook(co, claude.prompt("tok-1", co.root, "from dave"), { ...claude.env, XDG_CONFIG_HOME: xdg });
-    const bad = await hook(co, claude.prompt("tok-2", co.root, "override"), { ...claude.env, XDG_CONFIG_HOME: xdg, COHENT_AGENT_TOKEN: "coh_revoked-or-unknown-token-value" });
+    const bad = await hook(co, claude.prompt("tok-2", co.root, "override"), {
+      ...claude.env,
+      XDG_CONFIG_HOME: xdg,
+      COHENT_AGENT_TOKEN: "coh_revoked-or-unknown-token-value",
+    });
     expect(bad.context).toContain("UNAUTHENTICATED");
     const rows = await server.deps.db.tx((tx) => tx.intent.findMany({ where: { prompt: "from dave" } }));
     expect(rows.map((r) => r.person)).toEqual(["dave"]);

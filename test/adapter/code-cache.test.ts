@@ -1,4 +1,13 @@
-import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, utimesSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  statSync,
+  utimesSync,
+  writeFileSync,
+} from "node:fs";
 import path from "node:path";
 import { Script } from "node:vm";
 import { describe, expect, it } from "vitest";
@@ -14,10 +23,17 @@ import { builtAdapter, makeCheckout, run, type Checkout } from "./helpers.js";
  * must be ignored, and the command must answer as without one.
  */
 
-const hashOf = (script: string) => /bundle sha256:([0-9a-f]{64})/.exec(readFileSync(script, "utf8").slice(0, 600))![1]!;
+const hashOf = (script: string) =>
+  /bundle sha256:([0-9a-f]{64})/.exec(readFileSync(script, "utf8").slice(0, 600))![1]!;
 
 function cacheOf(co: Checkout): string {
-  return path.join(co.home, ".cache", "cohent", "code-cache", `${hashOf(co.script).slice(0, 32)}-${process.versions.v8}-${process.arch}.bin`);
+  return path.join(
+    co.home,
+    ".cache",
+    "cohent",
+    "code-cache",
+    `${hashOf(co.script).slice(0, 32)}-${process.versions.v8}-${process.arch}.bin`,
+  );
 }
 
 const help = (co: Checkout, env: Record<string, string> = {}) => run(co, ["help"], { env });
@@ -25,7 +41,9 @@ const help = (co: Checkout, env: Record<string, string> = {}) => run(co, ["help"
 describe("the bundle's header", () => {
   it("both files name their version and the command that regenerates them", async () => {
     const bundle = await builtAdapter();
-    const pkg = JSON.parse(readFileSync(path.join(import.meta.dirname, "../../adapter/package.json"), "utf8"));
+    const pkg = JSON.parse(
+      readFileSync(path.join(import.meta.dirname, "../../adapter/package.json"), "utf8"),
+    );
     expect(VERSION).toBe(pkg.version);
     for (const file of [bundle, path.join(path.dirname(bundle), "cohent-mcp.mjs")]) {
       const head = readFileSync(file, "utf8").split("\n").slice(0, 3).join("\n");
@@ -69,7 +87,9 @@ describe("the V8 code cache", () => {
     for (let i = 128 + 64; i < 128 + n; i += 997) flipped[i]! ^= 0x5a; // one copy damaged: V8 alone would abort on this
     const foreignHeader = Buffer.from(valid);
     foreignHeader.write("0".repeat(64), valid.indexOf(" ") + 1, "latin1"); // another bundle's hash
-    const otherScript = new Script(`(function(){return ${JSON.stringify("x".repeat(5000))}})`).createCachedData();
+    const otherScript = new Script(
+      `(function(){return ${JSON.stringify("x".repeat(5000))}})`,
+    ).createCachedData();
     const bad: Record<string, Buffer> = {
       flipped,
       truncated: valid.subarray(0, valid.length - 100),
@@ -78,14 +98,22 @@ describe("the V8 code cache", () => {
       empty: Buffer.alloc(0),
     };
     const cases: [string, () => void][] = [
-      ...Object.entries(bad).map(([name, content]): [string, () => void] => [name, () => writeFileSync(file, content)]),
+      ...Object.entries(bad).map(([name, content]): [string, () => void] => [
+        name,
+        () => writeFileSync(file, content),
+      ]),
       // Well-formed, but V8 data of another script: V8 itself rejects it.
       ["otherScript", () => writeCodeCache(file, hashOf(co.script), otherScript)],
     ];
     for (const [name, spoil] of cases) {
       spoil();
       const r = await help(co);
-      expect({ name, code: r.code, stdout: r.stdout, stderr: r.stderr }).toEqual({ name, code: 0, stdout: good.stdout, stderr: "" });
+      expect({ name, code: r.code, stdout: r.stdout, stderr: r.stderr }).toEqual({
+        name,
+        code: 0,
+        stdout: good.stdout,
+        stderr: "",
+      });
       expect(readCodeCache(file, hashOf(co.script)), name).toBeDefined();
     }
   });
@@ -101,7 +129,14 @@ describe("the V8 code cache", () => {
   });
 
   it("reading and writing: header checked, stale caches of other bundles pruned", () => {
-    const dir = path.join(import.meta.dirname, "..", "..", "node_modules", ".cache", `cohent-cc-${process.pid}`);
+    const dir = path.join(
+      import.meta.dirname,
+      "..",
+      "..",
+      "node_modules",
+      ".cache",
+      `cohent-cc-${process.pid}`,
+    );
     mkdirSync(dir, { recursive: true });
     const env = { HOME: dir, XDG_CACHE_HOME: "relative/ignored" };
     const file = codeCacheFile("a".repeat(64), env)!;
@@ -129,7 +164,14 @@ describe("the V8 code cache", () => {
 });
 
 describe("a PreToolUse call that needs no decision", () => {
-  const payload = (tool: string) => JSON.stringify({ session_id: "s1", cwd: "/tmp", hook_event_name: "PreToolUse", tool_name: tool, tool_input: { file_path: "x", command: "ls" } });
+  const payload = (tool: string) =>
+    JSON.stringify({
+      session_id: "s1",
+      cwd: "/tmp",
+      hook_event_name: "PreToolUse",
+      tool_name: tool,
+      tool_input: { file_path: "x", command: "ls" },
+    });
 
   it("is a tool that is neither an edit nor a shell, with the usage ledger off", () => {
     const saved = process.env.COHENT_USAGE_LOG;
@@ -137,7 +179,8 @@ describe("a PreToolUse call that needs no decision", () => {
     try {
       expect(needsNoDecision(payload("Read"))).toBe(true);
       expect(needsNoDecision(payload("mcp__cohent__context"))).toBe(true);
-      for (const tool of ["Write", "apply_patch", "Bash", "mcp__github__create_issue"]) expect(needsNoDecision(payload(tool)), tool).toBe(false);
+      for (const tool of ["Write", "apply_patch", "Bash", "mcp__github__create_issue"])
+        expect(needsNoDecision(payload(tool)), tool).toBe(false);
       expect(needsNoDecision(payload("Read").replace("PreToolUse", "PostToolUse"))).toBe(false);
       expect(needsNoDecision("{not json")).toBe(false);
       process.env.COHENT_USAGE_LOG = "1";

@@ -4,5 +4,6 @@ import { commitOwn } from "../../adapter/src/commit.js";
 const opts = JSON.parse(process.argv[2]!);
 commitOwn(opts).then(
   (r) => process.stdout.write(JSON.stringify({ ok: true, ...r })),
-  (e: { code?: string; message?: string }) => process.stdout.write(JSON.stringify({ ok: false, code: e.code, message: e.message })),
+  (e: { code?: string; message?: string }) =>
+    process.stdout.write(JSON.stringify({ ok: false, code: e.code, message: e.message })),
 );

@@ -13,7 +13,13 @@ import { makeRepo, sh, snapshot, write } from "./git-repo.js";
  */
 
 const BO: PeerScope = { intentId: "wki_bo", person: "Bo", client: "Codex", model: "gpt-5", paths: ["src/b"] };
-const ANA: PeerScope = { intentId: "wki_ana", person: "Ana", client: "Claude Code", model: "opus", paths: ["src/a"] };
+const ANA: PeerScope = {
+  intentId: "wki_ana",
+  person: "Ana",
+  client: "Claude Code",
+  model: "opus",
+  paths: ["src/a"],
+};
 const asAna = { own: ANA.paths, peers: [BO] };
 const asBo = { own: BO.paths, peers: [ANA] };
 
@@ -31,7 +37,8 @@ beforeEach(() => {
   write(root, "src/b/z.ts", "z\n");
 });
 
-const check = (command: string, scopes = asAna, cwd = root) => checkGitCommand({ root, cwd, command, ...scopes });
+const check = (command: string, scopes = asAna, cwd = root) =>
+  checkGitCommand({ root, cwd, command, ...scopes });
 
 describe("the git guard on a shared checkout", () => {
   it("refuses a sweeping git add -A && git commit, naming the peer and its paths, and touches nothing", async () => {
@@ -79,7 +86,9 @@ describe("the git guard on a shared checkout", () => {
     expect(v.allowed, command).toBe(false);
     if (!v.allowed) {
       expect(v.conflicts.length).toBeGreaterThan(0);
-      expect(v.conflicts.every((c) => c.peer.person === "Bo" && c.paths.every((p) => p.startsWith("src/b/")))).toBe(true);
+      expect(
+        v.conflicts.every((c) => c.peer.person === "Bo" && c.paths.every((p) => p.startsWith("src/b/"))),
+      ).toBe(true);
       expect(v.reason).toMatch(/src\/b\//);
     }
   });
@@ -159,8 +168,13 @@ describe("commit: the intent's own paths only", () => {
     expect(r.paths).toEqual(["src/a/new.ts", "src/a/x.ts"]);
     expect(sh(root, "rev-parse", "HEAD").trim()).toBe(r.hash);
     expect(sh(root, "rev-parse", "HEAD~1").trim()).toBe(head);
-    expect(sh(root, "show", "--name-only", "--format=", r.hash).trim().split("\n").sort()).toEqual(["src/a/new.ts", "src/a/x.ts"]);
-    expect(sh(root, "show", "-s", "--format=%B", r.hash)).toBe("Ana: x and new\n\nCohent-Intent: wki_ana\nCohent-Person: Ana\nCohent-Client: Claude Code\n\n");
+    expect(sh(root, "show", "--name-only", "--format=", r.hash).trim().split("\n").sort()).toEqual([
+      "src/a/new.ts",
+      "src/a/x.ts",
+    ]);
+    expect(sh(root, "show", "-s", "--format=%B", r.hash)).toBe(
+      "Ana: x and new\n\nCohent-Intent: wki_ana\nCohent-Person: Ana\nCohent-Client: Claude Code\n\n",
+    );
     expect(sh(root, "log", "-1", "--format=%(trailers:key=Cohent-Intent,valueonly)").trim()).toBe("wki_ana");
     expect(snapshot(root, "src/b")).toEqual(peerBefore);
     // Ana's paths are clean in the real index and the working tree; the unclaimed README change is left alone.
@@ -176,7 +190,9 @@ describe("commit: the intent's own paths only", () => {
     expect(p.peers[0]!.paths).toEqual(["src/b/y.ts", "src/b/z.ts"]);
     const r = await commitOwn({ root, message: "with readme", ...asAna, ...meta, paths: ["README.md"] });
     expect(r.paths).toEqual(["README.md", "src/a/new.ts", "src/a/x.ts"]);
-    await expect(commitOwn({ root, message: "steal", ...asAna, ...meta, paths: ["src/b/y.ts"] })).rejects.toMatchObject({ code: "SCOPE_CONFLICT" });
+    await expect(
+      commitOwn({ root, message: "steal", ...asAna, ...meta, paths: ["src/b/y.ts"] }),
+    ).rejects.toMatchObject({ code: "SCOPE_CONFLICT" });
   });
 
   it("commits a deletion", async () => {
@@ -188,8 +204,12 @@ describe("commit: the intent's own paths only", () => {
   });
 
   it("answers NOTHING_TO_COMMIT with no own change, and INVALID_INPUT without a message", async () => {
-    await expect(commitOwn({ root, message: "x", own: ["docs"], peers: [BO], ...meta })).rejects.toMatchObject({ code: "NOTHING_TO_COMMIT" });
-    await expect(commitOwn({ root, message: "  ", ...asAna, ...meta })).rejects.toMatchObject({ code: "INVALID_INPUT" });
+    await expect(
+      commitOwn({ root, message: "x", own: ["docs"], peers: [BO], ...meta }),
+    ).rejects.toMatchObject({ code: "NOTHING_TO_COMMIT" });
+    await expect(commitOwn({ root, message: "  ", ...asAna, ...meta })).rejects.toMatchObject({
+      code: "INVALID_INPUT",
+    });
     expect(sh(root, "rev-list", "--count", "HEAD").trim()).toBe("1");
   });
 
@@ -201,8 +221,14 @@ describe("commit: the intent's own paths only", () => {
     const log = sh(root, "log", "--format=%H", "-3").trim().split("\n");
     expect(log.slice(0, 2).sort()).toEqual([a.hash, b.hash].sort());
     expect(sh(root, "rev-list", "--count", "HEAD").trim()).toBe("3");
-    expect(sh(root, "show", "--name-only", "--format=", a.hash).trim().split("\n").sort()).toEqual(["src/a/new.ts", "src/a/x.ts"]);
-    expect(sh(root, "show", "--name-only", "--format=", b.hash).trim().split("\n").sort()).toEqual(["src/b/y.ts", "src/b/z.ts"]);
+    expect(sh(root, "show", "--name-only", "--format=", a.hash).trim().split("\n").sort()).toEqual([
+      "src/a/new.ts",
+      "src/a/x.ts",
+    ]);
+    expect(sh(root, "show", "--name-only", "--format=", b.hash).trim().split("\n").sort()).toEqual([
+      "src/b/y.ts",
+      "src/b/z.ts",
+    ]);
     // Bo's commit took the working tree's content (b3), not the staged b2; both sides are clean now.
     expect(sh(root, "show", `${b.hash}:src/b/y.ts`)).toBe("b3\n");
     expect(sh(root, "status", "--porcelain")).toBe("");
@@ -211,8 +237,11 @@ describe("commit: the intent's own paths only", () => {
   it("two commits from two processes at once both land", async () => {
     const child = (opts: object) =>
       new Promise<{ ok: boolean; hash?: string; paths?: string[]; code?: string }>((resolve, reject) =>
-        execFile(process.execPath, ["--import", "tsx", path.join(import.meta.dirname, "commit-child.ts"), JSON.stringify(opts)], { cwd: process.cwd() }, (err, stdout) =>
-          err ? reject(err) : resolve(JSON.parse(stdout)),
+        execFile(
+          process.execPath,
+          ["--import", "tsx", path.join(import.meta.dirname, "commit-child.ts"), JSON.stringify(opts)],
+          { cwd: process.cwd() },
+          (err, stdout) => (err ? reject(err) : resolve(JSON.parse(stdout))),
         ),
       );
     const [a, b] = await Promise.all([
@@ -229,7 +258,17 @@ describe("commit: the intent's own paths only", () => {
     for (const d of ["c", "d"]) write(root, `src/${d}/f.ts`, `${d}\n`);
     const scopes = ["src/a", "src/b", "src/c", "src/d"];
     const results = await Promise.all(
-      scopes.map((s, i) => commitOwn({ root, message: `part ${i}`, own: [s], peers: [], intentId: `wki_${i}`, person: `P${i}`, client: null })),
+      scopes.map((s, i) =>
+        commitOwn({
+          root,
+          message: `part ${i}`,
+          own: [s],
+          peers: [],
+          intentId: `wki_${i}`,
+          person: `P${i}`,
+          client: null,
+        }),
+      ),
     );
     expect(sh(root, "rev-list", "--count", "HEAD").trim()).toBe("5");
     expect(new Set(results.map((r) => r.hash)).size).toBe(4);
@@ -251,7 +290,9 @@ describe("commit: the intent's own paths only", () => {
     const lock = path.join(root, ".git", "index.lock");
     writeFileSync(lock, "");
     const head = sh(root, "rev-parse", "HEAD").trim();
-    await expect(commitOwn({ root, message: "never", ...asAna, ...meta, lockWaitMs: 300 })).rejects.toMatchObject({ code: "INDEX_LOCKED" });
+    await expect(
+      commitOwn({ root, message: "never", ...asAna, ...meta, lockWaitMs: 300 }),
+    ).rejects.toMatchObject({ code: "INDEX_LOCKED" });
     expect(sh(root, "rev-parse", "HEAD").trim()).toBe(head);
     rmSync(lock);
   });

@@ -2,7 +2,13 @@ import { mkdirSync, readFileSync, utimesSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startBackend, type TestBackend } from "../helpers/backend.js";
-import { canonicalJson, declaredHooks, parseCodexTrust, trustHash, trustPreimage } from "../../adapter/src/trust.js";
+import {
+  canonicalJson,
+  declaredHooks,
+  parseCodexTrust,
+  trustHash,
+  trustPreimage,
+} from "../../adapter/src/trust.js";
 import { CODEX_GUARD_COMMAND, init } from "../../adapter/src/init.js";
 import { builtAdapter, claude, hook, makeCheckout, run } from "./helpers.js";
 
@@ -12,33 +18,49 @@ import { builtAdapter, claude, hook, makeCheckout, run } from "./helpers.js";
  */
 const VECTORS: { label: string; matcher?: string; handler: object; preimage: string; hash: string }[] = [
   {
-    label: "pre_tool_use", matcher: "*", handler: { type: "command", command: "node .cohent/cohent.mjs hook", timeout: 30 },
-    preimage: '{"event_name":"pre_tool_use","hooks":[{"async":false,"command":"node .cohent/cohent.mjs hook","timeout":30,"type":"command"}],"matcher":"*"}',
+    label: "pre_tool_use",
+    matcher: "*",
+    handler: { type: "command", command: "node .cohent/cohent.mjs hook", timeout: 30 },
+    preimage:
+      '{"event_name":"pre_tool_use","hooks":[{"async":false,"command":"node .cohent/cohent.mjs hook","timeout":30,"type":"command"}],"matcher":"*"}',
     hash: "sha256:898a9bd4a46fc023ada338ebf7af8bdb45d39e9438afd82409a9aa71fa163bb1",
   },
   {
     // The fail-closed PreToolUse entry that init writes (init.ts CODEX_GUARD_COMMAND), byte for byte.
-    label: "pre_tool_use", matcher: "*",
-    handler: { type: "command", command: `sh -c 'node .cohent/cohent.mjs hook 2>/dev/null || { echo "Cohent: the guard hook failed (adapter missing, crashed or no node on PATH), so this tool call is refused. Repair: npx cohent init, then node .cohent/cohent.mjs doctor" >&2; exit 2; }'`, timeout: 30 },
+    label: "pre_tool_use",
+    matcher: "*",
+    handler: {
+      type: "command",
+      command: `sh -c 'node .cohent/cohent.mjs hook 2>/dev/null || { echo "Cohent: the guard hook failed (adapter missing, crashed or no node on PATH), so this tool call is refused. Repair: npx cohent init, then node .cohent/cohent.mjs doctor" >&2; exit 2; }'`,
+      timeout: 30,
+    },
     preimage: `{"event_name":"pre_tool_use","hooks":[{"async":false,"command":"sh -c 'node .cohent/cohent.mjs hook 2>/dev/null || { echo \\"Cohent: the guard hook failed (adapter missing, crashed or no node on PATH), so this tool call is refused. Repair: npx cohent init, then node .cohent/cohent.mjs doctor\\" >&2; exit 2; }'","timeout":30,"type":"command"}],"matcher":"*"}`,
     hash: "sha256:c3ff12f19327381c2b64700aa7bb02d7b82fcfcd65235ea91f0ec413fd892628",
   },
   {
     // stop takes no matcher: a matcher present in the file is left out of the hash.
-    label: "stop", matcher: "*", handler: { type: "command", command: "node .cohent/cohent.mjs hook", timeout: 30 },
-    preimage: '{"event_name":"stop","hooks":[{"async":false,"command":"node .cohent/cohent.mjs hook","timeout":30,"type":"command"}]}',
+    label: "stop",
+    matcher: "*",
+    handler: { type: "command", command: "node .cohent/cohent.mjs hook", timeout: 30 },
+    preimage:
+      '{"event_name":"stop","hooks":[{"async":false,"command":"node .cohent/cohent.mjs hook","timeout":30,"type":"command"}]}',
     hash: "sha256:6953d61f5fd96f0b6dd9ed4f2cd51006b4cb90efaabfefd05f49029abf953c8c",
   },
   {
     // timeout defaults to 600.
-    label: "user_prompt_submit", handler: { type: "command", command: "node a.js" },
-    preimage: '{"event_name":"user_prompt_submit","hooks":[{"async":false,"command":"node a.js","timeout":600,"type":"command"}]}',
+    label: "user_prompt_submit",
+    handler: { type: "command", command: "node a.js" },
+    preimage:
+      '{"event_name":"user_prompt_submit","hooks":[{"async":false,"command":"node a.js","timeout":600,"type":"command"}]}',
     hash: "sha256:adbbbc4a6c53d171c5fe4d632119683991b588cbd1e4b30f128892fa09e7cb26",
   },
   {
     // statusMessage only when set; keys sorted.
-    label: "session_start", matcher: "startup", handler: { command: "x", type: "command", timeout: 10, statusMessage: "checking" },
-    preimage: '{"event_name":"session_start","hooks":[{"async":false,"command":"x","statusMessage":"checking","timeout":10,"type":"command"}],"matcher":"startup"}',
+    label: "session_start",
+    matcher: "startup",
+    handler: { command: "x", type: "command", timeout: 10, statusMessage: "checking" },
+    preimage:
+      '{"event_name":"session_start","hooks":[{"async":false,"command":"x","statusMessage":"checking","timeout":10,"type":"command"}],"matcher":"startup"}',
     hash: "sha256:8df06395bbfe5a47e3ef9f5a67f49b5dd88edc64920205ec4743a99a59cc6fee",
   },
 ];
@@ -49,27 +71,52 @@ describe("Codex trust hashes", () => {
     expect(trustHash(v.label, v.matcher, v.handler)).toBe(v.hash);
   });
   it("canonical JSON sorts keys at every level", () => {
-    expect(canonicalJson({ b: 1, a: { d: [{ z: 1, y: 2 }], c: "x" } })).toBe('{"a":{"c":"x","d":[{"y":2,"z":1}]},"b":1}');
+    expect(canonicalJson({ b: 1, a: { d: [{ z: 1, y: 2 }], c: "x" } })).toBe(
+      '{"a":{"c":"x","d":[{"y":2,"z":1}]},"b":1}',
+    );
   });
   it("keys each handler by file, label, group index and handler index", () => {
-    const hooks = declaredHooks("/r/.codex/hooks.json", { hooks: { PreToolUse: [{ matcher: "Bash", hooks: [{ type: "command", command: "a" }] }, { matcher: "*", hooks: [{ type: "command", command: "b" }, { type: "command", command: "c" }] }], Unknown: [] } });
-    expect(hooks.map((h) => h.key)).toEqual(["/r/.codex/hooks.json:pre_tool_use:0:0", "/r/.codex/hooks.json:pre_tool_use:1:0", "/r/.codex/hooks.json:pre_tool_use:1:1"]);
+    const hooks = declaredHooks("/r/.codex/hooks.json", {
+      hooks: {
+        PreToolUse: [
+          { matcher: "Bash", hooks: [{ type: "command", command: "a" }] },
+          {
+            matcher: "*",
+            hooks: [
+              { type: "command", command: "b" },
+              { type: "command", command: "c" },
+            ],
+          },
+        ],
+        Unknown: [],
+      },
+    });
+    expect(hooks.map((h) => h.key)).toEqual([
+      "/r/.codex/hooks.json:pre_tool_use:0:0",
+      "/r/.codex/hooks.json:pre_tool_use:1:0",
+      "/r/.codex/hooks.json:pre_tool_use:1:1",
+    ]);
   });
   it("reads trust out of config.toml", () => {
-    const store = parseCodexTrust([
-      'model = "gpt-5.5"',
-      '[projects."/abs/repo"]',
-      'trust_level = "trusted"',
-      "[hooks.state]",
-      '[hooks.state."/abs/repo/.codex/hooks.json:pre_tool_use:0:0"]',
-      'trusted_hash = "sha256:abc" # comment',
-      "[hooks.state.'/abs/repo/.codex/hooks.json:stop:0:0']",
-      "enabled = false",
-      "[other]",
-      'trusted_hash = "sha256:not-this"',
-    ].join("\n"));
+    const store = parseCodexTrust(
+      [
+        'model = "gpt-5.5"',
+        '[projects."/abs/repo"]',
+        'trust_level = "trusted"',
+        "[hooks.state]",
+        '[hooks.state."/abs/repo/.codex/hooks.json:pre_tool_use:0:0"]',
+        'trusted_hash = "sha256:abc" # comment',
+        "[hooks.state.'/abs/repo/.codex/hooks.json:stop:0:0']",
+        "enabled = false",
+        "[other]",
+        'trusted_hash = "sha256:not-this"',
+      ].join("\n"),
+    );
     expect(store.projects).toEqual({ "/abs/repo": { trust_level: "trusted" } });
-    expect(store.hookState).toEqual({ "/abs/repo/.codex/hooks.json:pre_tool_use:0:0": { trusted_hash: "sha256:abc" }, "/abs/repo/.codex/hooks.json:stop:0:0": { enabled: false } });
+    expect(store.hookState).toEqual({
+      "/abs/repo/.codex/hooks.json:pre_tool_use:0:0": { trusted_hash: "sha256:abc" },
+      "/abs/repo/.codex/hooks.json:stop:0:0": { enabled: false },
+    });
   });
 });
 
@@ -107,24 +154,52 @@ describe("doctor", () => {
     utimesSync(hooksFile, old, old);
 
     const token = await server.issueToken("acme/shop", "dora");
-    const r = await run(co, ["doctor", "--json"], { env: { CODEX_HOME: codexHome, COHENT_AGENT_TOKEN: token, SHELL: "/bin/sh" } });
+    const r = await run(co, ["doctor", "--json"], {
+      env: { CODEX_HOME: codexHome, COHENT_AGENT_TOKEN: token, SHELL: "/bin/sh" },
+    });
     expect(r.code).toBe(1);
     const env = JSON.parse(r.stdout);
     expect(env).toMatchObject({ version: 1, ok: true, operation: "doctor" });
-    const trust = Object.fromEntries(env.data.codex.hooks.map((h: { event: string; trust: string }) => [h.event, h.trust]));
-    expect(trust).toEqual({ SessionStart: "trusted", UserPromptSubmit: "trusted", PreToolUse: "trusted", PostToolUse: "modified", Stop: "untrusted" });
+    const trust = Object.fromEntries(
+      env.data.codex.hooks.map((h: { event: string; trust: string }) => [h.event, h.trust]),
+    );
+    expect(trust).toEqual({
+      SessionStart: "trusted",
+      UserPromptSubmit: "trusted",
+      PreToolUse: "trusted",
+      PostToolUse: "modified",
+      Stop: "untrusted",
+    });
     expect(env.data.codex.projectTrust).toBe("trusted");
     expect(env.data.codex.hooksNewerThanTrust).toBe(false);
     expect(env.data.guarded).toEqual({ codex: false, claude: true });
-    const byName = Object.fromEntries(env.data.checks.map((c: { name: string; status: string }) => [c.name, c.status]));
-    expect(byName).toMatchObject({ project: "ok", endpoint: "ok", pairing: "ok", credential: "ok", "codex project trust": "ok", "claude hooks": "ok", "node in a login shell": "ok" });
+    const byName = Object.fromEntries(
+      env.data.checks.map((c: { name: string; status: string }) => [c.name, c.status]),
+    );
+    expect(byName).toMatchObject({
+      project: "ok",
+      endpoint: "ok",
+      pairing: "ok",
+      credential: "ok",
+      "codex project trust": "ok",
+      "claude hooks": "ok",
+      "node in a login shell": "ok",
+    });
 
     // Trust the last two; then edit the hooks file after trusting: the warning appears.
-    writeFileSync(path.join(codexHome, "config.toml"), toml.replace(trustHash("post_tool_use", "*", { ...ours, timeout: 10 }), trustHash("post_tool_use", "*", ours)) +
-      `\n[hooks.state.${JSON.stringify(`${hooksFile}:stop:0:0`)}]\ntrusted_hash = "${VECTORS[2]!.hash}"\n`);
+    writeFileSync(
+      path.join(codexHome, "config.toml"),
+      toml.replace(
+        trustHash("post_tool_use", "*", { ...ours, timeout: 10 }),
+        trustHash("post_tool_use", "*", ours),
+      ) +
+        `\n[hooks.state.${JSON.stringify(`${hooksFile}:stop:0:0`)}]\ntrusted_hash = "${VECTORS[2]!.hash}"\n`,
+    );
     utimesSync(path.join(codexHome, "config.toml"), old, old);
     utimesSync(hooksFile, new Date(), new Date());
-    const fixed = await run(co, ["doctor"], { env: { CODEX_HOME: codexHome, COHENT_AGENT_TOKEN: token, SHELL: "/bin/sh" } });
+    const fixed = await run(co, ["doctor"], {
+      env: { CODEX_HOME: codexHome, COHENT_AGENT_TOKEN: token, SHELL: "/bin/sh" },
+    });
     expect(fixed.stdout).toContain("Codex will run the hooks here: yes.");
     expect(fixed.stdout).toMatch(/warn {2}codex trust freshness: \.codex\/hooks\.json is newer than/);
     expect(fixed.stdout).toContain("Fails closed when the adapter itself fails: Codex yes, Claude Code yes.");
@@ -135,19 +210,40 @@ describe("doctor", () => {
     const co = await makeCheckout(server.url, "acme/shop");
     init({ cwd: co.root, server: server.url, repo: "acme/shop", bundle: await builtAdapter() });
     const hooksFile = path.join(co.root, ".codex", "hooks.json");
-    const pre = declaredHooks(hooksFile, JSON.parse(readFileSync(hooksFile, "utf8"))).find((h) => h.event === "PreToolUse")!;
+    const pre = declaredHooks(hooksFile, JSON.parse(readFileSync(hooksFile, "utf8"))).find(
+      (h) => h.event === "PreToolUse",
+    )!;
     expect(pre.command).toBe(CODEX_GUARD_COMMAND);
     expect(pre.hash).toBe(VECTORS[1]!.hash);
-    const closed = JSON.parse((await run(co, ["doctor", "--json"], { env: { SHELL: "/bin/sh" } })).stdout).data;
+    const closed = JSON.parse(
+      (await run(co, ["doctor", "--json"], { env: { SHELL: "/bin/sh" } })).stdout,
+    ).data;
     expect(closed.failsClosed).toEqual({ codex: true, claude: true });
     expect(closed.checks.some((c: { name: string }) => c.name === "codex mcp")).toBe(false);
-    init({ cwd: co.root, server: server.url, repo: "acme/shop", bundle: await builtAdapter(), mcpWrite: true });
-    const withMcp = JSON.parse((await run(co, ["doctor", "--json"], { env: { SHELL: "/bin/sh" } })).stdout).data;
-    expect(withMcp.checks).toContainEqual(expect.objectContaining({ name: "codex mcp", status: "ok", detail: expect.stringContaining("outside its workspace-write sandbox") }));
+    init({
+      cwd: co.root,
+      server: server.url,
+      repo: "acme/shop",
+      bundle: await builtAdapter(),
+      mcpWrite: true,
+    });
+    const withMcp = JSON.parse(
+      (await run(co, ["doctor", "--json"], { env: { SHELL: "/bin/sh" } })).stdout,
+    ).data;
+    expect(withMcp.checks).toContainEqual(
+      expect.objectContaining({
+        name: "codex mcp",
+        status: "ok",
+        detail: expect.stringContaining("outside its workspace-write sandbox"),
+      }),
+    );
     // The wiring of older releases: a plain command, no wrapper, no onFailure.
     const settings = path.join(co.root, ".claude", "settings.json");
     const c = JSON.parse(readFileSync(settings, "utf8"));
-    c.hooks.PreToolUse[0].hooks[0] = { type: "command", command: 'node "$CLAUDE_PROJECT_DIR/.cohent/cohent.mjs" hook' };
+    c.hooks.PreToolUse[0].hooks[0] = {
+      type: "command",
+      command: 'node "$CLAUDE_PROJECT_DIR/.cohent/cohent.mjs" hook',
+    };
     writeFileSync(settings, JSON.stringify(c));
     const x = JSON.parse(readFileSync(hooksFile, "utf8"));
     x.hooks.PreToolUse[0].hooks[0].command = "node .cohent/cohent.mjs hook";
@@ -155,8 +251,16 @@ describe("doctor", () => {
     const r = await run(co, ["doctor", "--json"], { env: { SHELL: "/bin/sh" } });
     const open = JSON.parse(r.stdout).data;
     expect(open.failsClosed).toEqual({ codex: false, claude: false });
-    expect(open.checks).toContainEqual(expect.objectContaining({ name: "codex fails closed", status: "fail", detail: expect.stringContaining("fails OPEN") }));
-    expect(open.checks).toContainEqual(expect.objectContaining({ name: "claude fails closed", status: "fail" }));
+    expect(open.checks).toContainEqual(
+      expect.objectContaining({
+        name: "codex fails closed",
+        status: "fail",
+        detail: expect.stringContaining("fails OPEN"),
+      }),
+    );
+    expect(open.checks).toContainEqual(
+      expect.objectContaining({ name: "claude fails closed", status: "fail" }),
+    );
     expect(r.code).toBe(1);
   });
 
@@ -165,23 +269,38 @@ describe("doctor", () => {
     const token = await server.issueToken("acme/shop", "gus", "Claude Code");
     const env = { ...claude.env, COHENT_AGENT_TOKEN: token, SHELL: "/bin/sh" };
     await hook(co, claude.prompt("gus-1", co.root, "Work that doctor should see"), env);
-    await run(co, ["intent", JSON.stringify({ objective: "Doctor sees me", outputs: ["seen"] })], { env: { ...env, COHENT_SESSION: "gus-1" } });
+    await run(co, ["intent", JSON.stringify({ objective: "Doctor sees me", outputs: ["seen"] })], {
+      env: { ...env, COHENT_SESSION: "gus-1" },
+    });
     const r = await run(co, ["doctor", "--json"], { env });
     const data = JSON.parse(r.stdout).data;
     expect(data.work.person).toBe("gus");
-    expect(data.work.intents).toEqual([expect.objectContaining({ sessionKey: "gus-1", guard: "calling-in", action: "proceed", objective: "Doctor sees me" })]);
+    expect(data.work.intents).toEqual([
+      expect.objectContaining({
+        sessionKey: "gus-1",
+        guard: "calling-in",
+        action: "proceed",
+        objective: "Doctor sees me",
+      }),
+    ]);
     server.advance(3 * 60_000);
     const later = await run(co, ["doctor"], { env });
     expect(later.stdout).toMatch(/wki_\w+ {2}silent {2}proceed {2}Claude Code {2}session gus-1/);
 
-    const bad = await run(co, ["doctor", "--json"], { env: { ...env, COHENT_AGENT_TOKEN: "coh_revoked-or-made-up" } });
+    const bad = await run(co, ["doctor", "--json"], {
+      env: { ...env, COHENT_AGENT_TOKEN: "coh_revoked-or-made-up" },
+    });
     expect(bad.code).toBe(1);
-    expect(JSON.parse(bad.stdout).data.checks).toContainEqual(expect.objectContaining({ name: "credential", status: "fail" }));
+    expect(JSON.parse(bad.stdout).data.checks).toContainEqual(
+      expect.objectContaining({ name: "credential", status: "fail" }),
+    );
   });
 
   it("says plainly when Codex will not run the hooks and nothing is paired", async () => {
     const co = await makeCheckout(server.url, "acme/shop");
-    const r = await run(co, ["doctor"], { env: { CODEX_HOME: path.join(co.home, "none"), SHELL: "/bin/sh" } });
+    const r = await run(co, ["doctor"], {
+      env: { CODEX_HOME: path.join(co.home, "none"), SHELL: "/bin/sh" },
+    });
     expect(r.code).toBe(1);
     expect(r.stdout).toContain("FAIL  pairing: not paired on this machine");
     expect(r.stdout).toContain("FAIL  codex hooks: .codex/hooks.json is missing");
@@ -193,7 +312,9 @@ describe("doctor", () => {
     const fakeShell = path.join(co.home, "fake-login-shell");
     writeFileSync(fakeShell, "#!/bin/sh\nexit 1\n", { mode: 0o755 });
     const r = await run(co, ["doctor", "--json"], { env: { SHELL: fakeShell } });
-    const check = JSON.parse(r.stdout).data.checks.find((c: { name: string }) => c.name === "node in a login shell");
+    const check = JSON.parse(r.stdout).data.checks.find(
+      (c: { name: string }) => c.name === "node in a login shell",
+    );
     expect(check.status).toBe("fail");
     expect(check.detail).toContain("Codex's shell tool runs a login shell");
   });

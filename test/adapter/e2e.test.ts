@@ -16,7 +16,10 @@ const REPO = "acme/shop";
 let server: TestBackend, aliceToken: string, bobToken: string;
 
 beforeAll(async () => {
-  ({ backend: server, tokens: [aliceToken, bobToken] } = await backendWithRepo(REPO, "Ship the new checkout", ["alice", "Codex"], ["bob", "Claude Code"]));
+  ({
+    backend: server,
+    tokens: [aliceToken, bobToken],
+  } = await backendWithRepo(REPO, "Ship the new checkout", ["alice", "Codex"], ["bob", "Claude Code"]));
 });
 afterAll(() => server?.stop());
 
@@ -34,7 +37,15 @@ describe("one agent: publish, intent, guarded edits, checkpoints", () => {
     const S = "claude-sess-1";
 
     expect((await hook(co, claude.sessionStart(S, co.root), env)).stdout).toBe("");
-    const prompt = await hook(co, claude.prompt(S, co.root, "Refactor checkout validation; my key is sk-ant-api03-abcdefghijklmnopqrstuvwxyz0123"), env);
+    const prompt = await hook(
+      co,
+      claude.prompt(
+        S,
+        co.root,
+        "Refactor checkout validation; my key is sk-ant-api03-abcdefghijklmnopqrstuvwxyz0123",
+      ),
+      env,
+    );
     expect(prompt.code).toBe(0);
     expect(prompt.context).toMatch(/^\[cohent plan\] wki_\w+: plan\./);
     expect(prompt.context).toContain("Ship the new checkout");
@@ -45,28 +56,61 @@ describe("one agent: publish, intent, guarded edits, checkpoints", () => {
     expect(stored!.prompt).not.toContain("sk-ant-api03");
     expect(stored!.client).toBe("Claude Code");
     // The injected plan packet is acknowledged with exactly the characters injected.
-    const plan = await server.deps.db.tx((tx) => tx.packet.findFirst({ where: { intentId: intentRow.id, kind: "plan" } }));
+    const plan = await server.deps.db.tx((tx) =>
+      tx.packet.findFirst({ where: { intentId: intentRow.id, kind: "plan" } }),
+    );
     expect(plan!.ackedChars).toBe(prompt.context!.length);
 
     // Plan state: a visible edit is refused, a read-only shell command is not.
-    const early = await hook(co, claude.write(S, co.root, path.join(co.root, "src/checkout/validate.ts")), env);
+    const early = await hook(
+      co,
+      claude.write(S, co.root, path.join(co.root, "src/checkout/validate.ts")),
+      env,
+    );
     expect(early.denied).toMatch(/no structured intent/);
     expect((await hook(co, claude.bash(S, co.root, "git status"), env)).denied).toBeNull();
-    expect((await hook(co, { ...claude.bash(S, co.root, "ls"), tool_name: "Read", tool_input: { file_path: "x" } }, env)).stdout).toBe("");
+    expect(
+      (
+        await hook(
+          co,
+          { ...claude.bash(S, co.root, "ls"), tool_name: "Read", tool_input: { file_path: "x" } },
+          env,
+        )
+      ).stdout,
+    ).toBe("");
 
-    const { pre, cmd } = await agentRuns(co, claude, S, ["intent", intentJson({ objective: "Refactor checkout validation", outputs: ["checkout-validation"] })], { env });
+    const { pre, cmd } = await agentRuns(
+      co,
+      claude,
+      S,
+      ["intent", intentJson({ objective: "Refactor checkout validation", outputs: ["checkout-validation"] })],
+      { env },
+    );
     expect(pre.denied).toBeNull();
     expect(cmd!.code).toBe(0);
     expect(cmd!.stdout).toMatch(/\[cohent intent\] wki_\w+: proceed/);
 
-    const edit = await hook(co, claude.write(S, co.root, path.join(co.root, "src/checkout/validate.ts")), env);
+    const edit = await hook(
+      co,
+      claude.write(S, co.root, path.join(co.root, "src/checkout/validate.ts")),
+      env,
+    );
     expect(edit.denied).toBeNull();
     const claim = await server.deps.db.tx((tx) => tx.claim.findUnique({ where: { intentId: intentRow.id } }));
     expect(JSON.parse(claim!.paths)).toEqual(["src/checkout/validate.ts"]);
 
-    await hook(co, claude.write(S, co.root, path.join(co.root, "src/checkout/validate.ts"), "PostToolUse"), env);
+    await hook(
+      co,
+      claude.write(S, co.root, path.join(co.root, "src/checkout/validate.ts"), "PostToolUse"),
+      env,
+    );
     await hook(co, claude.stop(S, co.root), env);
-    const closed = await server.deps.db.tx((tx) => tx.intent.findUnique({ where: { id: intentRow.id }, include: { checkpoints: { orderBy: { createdAt: "asc" } } } }));
+    const closed = await server.deps.db.tx((tx) =>
+      tx.intent.findUnique({
+        where: { id: intentRow.id },
+        include: { checkpoints: { orderBy: { createdAt: "asc" } } },
+      }),
+    );
     expect(closed!.state).toBe("completed");
     expect(closed!.checkpoints.map((c) => c.status)).toEqual(["working", "completed"]);
     expect(JSON.parse(closed!.checkpoints[1]!.paths!)).toEqual(["src/checkout/validate.ts"]);
@@ -83,14 +127,36 @@ describe("two sessions in one checkout", () => {
 
     await hook(co, codex.sessionStart(A, co.root), envA);
     await hook(co, claude.sessionStart(B, co.root), envB);
-    expect((await hook(co, codex.prompt(A, co.root, "Build the payments API"), envA)).context).toContain("[cohent plan]");
-    expect((await hook(co, claude.prompt(B, co.root, "Build the payments UI"), envB)).context).toContain("[cohent plan]");
+    expect((await hook(co, codex.prompt(A, co.root, "Build the payments API"), envA)).context).toContain(
+      "[cohent plan]",
+    );
+    expect((await hook(co, claude.prompt(B, co.root, "Build the payments UI"), envB)).context).toContain(
+      "[cohent plan]",
+    );
 
-    const a = await agentRuns(co, codex, A, ["intent", intentJson({ objective: "Payments API", outputs: ["payments-api"], components: ["payments"] })], { env: envA });
+    const a = await agentRuns(
+      co,
+      codex,
+      A,
+      [
+        "intent",
+        intentJson({ objective: "Payments API", outputs: ["payments-api"], components: ["payments"] }),
+      ],
+      { env: envA },
+    );
     expect(a.cmd!.code).toBe(0);
 
     // B depends on A's active output: wait, exit 2, and its edits are refused.
-    const wait = await agentRuns(co, claude, B, ["intent", intentJson({ objective: "Payments UI", outputs: ["payments-ui"], dependsOn: ["payments-api"] })], { env: envB });
+    const wait = await agentRuns(
+      co,
+      claude,
+      B,
+      [
+        "intent",
+        intentJson({ objective: "Payments UI", outputs: ["payments-ui"], dependsOn: ["payments-api"] }),
+      ],
+      { env: envB },
+    );
     expect(wait.cmd!.code).toBe(2);
     expect(wait.cmd!.stdout).toMatch(/: wait\./);
     expect(wait.cmd!.stdout).toContain("Replan");
@@ -98,14 +164,31 @@ describe("two sessions in one checkout", () => {
     expect(blocked.denied).toContain(`edit refused (wait): ${GUIDANCE.wait}`);
 
     // Same objective and output as A: duplicate, exit 2, in JSON form the v1 envelope.
-    const dup = await agentRuns(co, claude, B, ["intent", intentJson({ objective: "Payments API", outputs: ["payments-api"] }), "--json"], { env: envB });
+    const dup = await agentRuns(
+      co,
+      claude,
+      B,
+      ["intent", intentJson({ objective: "Payments API", outputs: ["payments-api"] }), "--json"],
+      { env: envB },
+    );
     expect(dup.cmd!.code).toBe(2);
     const envelope = JSON.parse(dup.cmd!.stdout);
-    expect(envelope).toMatchObject({ version: 1, ok: true, operation: "intent", data: { action: "duplicate" } });
+    expect(envelope).toMatchObject({
+      version: 1,
+      ok: true,
+      operation: "intent",
+      data: { action: "duplicate" },
+    });
     expect(envelope.meta.session.control).toBe("active");
 
     // B replans onto separate work and proceeds.
-    const ok = await agentRuns(co, claude, B, ["intent", intentJson({ objective: "Payments UI shell", outputs: ["payments-ui-shell"] })], { env: envB });
+    const ok = await agentRuns(
+      co,
+      claude,
+      B,
+      ["intent", intentJson({ objective: "Payments UI shell", outputs: ["payments-ui-shell"] })],
+      { env: envB },
+    );
     expect(ok.cmd!.code).toBe(0);
 
     // A edits through an apply_patch (targets parsed from the patch): claimed automatically.
@@ -118,30 +201,42 @@ describe("two sessions in one checkout", () => {
     expect(collide.denied).toContain("Payments API");
 
     // The heredoc form of apply_patch through the shell is an edit too.
-    const heredoc = await hook(co, claude.bash(B, co.root, `apply_patch <<'EOF'\n${addPatch("src/payments/api.ts")}EOF`), envB);
+    const heredoc = await hook(
+      co,
+      claude.bash(B, co.root, `apply_patch <<'EOF'\n${addPatch("src/payments/api.ts")}EOF`),
+      envB,
+    );
     expect(heredoc.denied).toMatch(/overlaps the scope of alice/);
 
     // An explicit scope that overlaps: exit 1, the peer named, the replacement rule stated.
     const scope = await agentRuns(co, claude, B, ["scope", "src/payments"], { env: envB });
     expect(scope.cmd!.code).toBe(1);
-    expect(scope.cmd!.stdout).toContain("- src/payments overlaps the scope of alice (Codex gpt-5.5): src/payments/api.ts");
+    expect(scope.cmd!.stdout).toContain(
+      "- src/payments overlaps the scope of alice (Codex gpt-5.5): src/payments/api.ts",
+    );
     expect(scope.cmd!.stdout).toContain("replaces your previous claim");
 
     // A non-overlapping scope is claimed; a write outside it is refused even though nobody holds that path.
     const mine = await agentRuns(co, claude, B, ["scope", "web/payments"], { env: envB });
     expect(mine.cmd!.code).toBe(0);
     expect(mine.cmd!.stdout).toContain("Scope claimed: web/payments.");
-    expect((await hook(co, claude.write(B, co.root, path.join(co.root, "web/payments/form.tsx")), envB)).denied).toBeNull();
+    expect(
+      (await hook(co, claude.write(B, co.root, path.join(co.root, "web/payments/form.tsx")), envB)).denied,
+    ).toBeNull();
     const catchesBefore = (await admin.metrics(server.deps, REPO)).pathGuardCatches;
     const outside = await hook(co, claude.write(B, co.root, path.join(co.root, "web/other.tsx")), envB);
     expect(outside.denied).toMatch(/web\/other\.tsx lies outside your declared scope \(web\/payments\)/);
     // The adapter reports the refusal it made locally, so the Control Room counts it as a path-guard catch.
     expect((await admin.metrics(server.deps, REPO)).pathGuardCatches).toBe(catchesBefore + 1);
-    const reported = await server.deps.db.tx((tx) => tx.guardCatch.findFirst({ where: { kind: "outside-scope" }, orderBy: { createdAt: "desc" } }));
+    const reported = await server.deps.db.tx((tx) =>
+      tx.guardCatch.findFirst({ where: { kind: "outside-scope" }, orderBy: { createdAt: "desc" } }),
+    );
     expect(JSON.parse(reported!.paths)).toEqual(["web/other.tsx"]);
 
     // Shell tools are not held to scope: the collision block is advisory for them.
-    expect((await hook(co, claude.bash(B, co.root, "sed -i s/a/b/ src/payments/api.ts"), envB)).denied).toBeNull();
+    expect(
+      (await hook(co, claude.bash(B, co.root, "sed -i s/a/b/ src/payments/api.ts"), envB)).denied,
+    ).toBeNull();
 
     // The runtime keeps both sessions apart.
     const rt = JSON.parse(readFileSync(path.join(co.root, ".cohent", "runtime.json"), "utf8"));
@@ -156,7 +251,17 @@ describe("two sessions in one checkout", () => {
     const envA = { ...codex.env, COHENT_AGENT_TOKEN: aliceToken };
     const envB = { ...claude.env, COHENT_AGENT_TOKEN: bobToken };
     await hook(co, codex.prompt(A, co.root, "Build the ledger core"), envA);
-    expect((await agentRuns(co, codex, A, ["intent", intentJson({ objective: "Ledger core", outputs: ["ledger-core"] })], { env: envA })).cmd!.code).toBe(0);
+    expect(
+      (
+        await agentRuns(
+          co,
+          codex,
+          A,
+          ["intent", intentJson({ objective: "Ledger core", outputs: ["ledger-core"] })],
+          { env: envA },
+        )
+      ).cmd!.code,
+    ).toBe(0);
 
     const runtime = path.join(co.root, ".cohent", "runtime.json");
     const stopped = async (session: string, intent: object, action: string) => {
@@ -165,9 +270,13 @@ describe("two sessions in one checkout", () => {
       expect(r.cmd!.stdout).toMatch(new RegExp(`: ${action}\\.`));
       await hook(co, claude.stop(session, co.root), envB);
       const intentId = JSON.parse(readFileSync(runtime, "utf8")).sessions[session].intentId;
-      const row = await server.deps.db.tx((tx) => tx.intent.findUnique({ where: { id: intentId }, include: { checkpoints: true } }));
+      const row = await server.deps.db.tx((tx) =>
+        tx.intent.findUnique({ where: { id: intentId }, include: { checkpoints: true } }),
+      );
       expect(row!.state).not.toBe("completed");
-      expect(row!.checkpoints.map((c) => [c.status, c.summary])).toEqual([["blocked", `Stopped on ${action}.`]]);
+      expect(row!.checkpoints.map((c) => [c.status, c.summary])).toEqual([
+        ["blocked", `Stopped on ${action}.`],
+      ]);
     };
     await stopped(B, { objective: "Ledger UI", outputs: ["ledger-ui"], dependsOn: ["ledger-core"] }, "wait");
     await stopped(C, { objective: "Ledger core", outputs: ["ledger-core"] }, "duplicate");
@@ -175,7 +284,10 @@ describe("two sessions in one checkout", () => {
     // A shell call that changes nothing (no poll due, same control state) neither writes nor replaces the file.
     await hook(co, codex.shell(A, co.root, "git status"), { ...envA, COHENT_POLL_EVERY_MS: "600000" });
     const before = statSync(runtime);
-    expect((await hook(co, codex.shell(A, co.root, "git status"), { ...envA, COHENT_POLL_EVERY_MS: "600000" })).denied).toBeNull();
+    expect(
+      (await hook(co, codex.shell(A, co.root, "git status"), { ...envA, COHENT_POLL_EVERY_MS: "600000" }))
+        .denied,
+    ).toBeNull();
     const after = statSync(runtime);
     expect([after.ino, after.mtimeMs]).toEqual([before.ino, before.mtimeMs]);
   });
@@ -197,22 +309,49 @@ describe("the kill switch and the failure rows", () => {
     const env = { ...codex.env, COHENT_AGENT_TOKEN: aliceToken };
     const S = "codex-pause";
     await hook(co, codex.prompt(S, co.root, "Tidy the cart"), env);
-    await agentRuns(co, codex, S, ["intent", intentJson({ objective: "Tidy cart", outputs: ["cart-tidy"] })], { env });
+    await agentRuns(
+      co,
+      codex,
+      S,
+      ["intent", intentJson({ objective: "Tidy cart", outputs: ["cart-tidy"] })],
+      { env },
+    );
     expect((await hook(co, codex.patch(S, co.root, addPatch("src/cart.ts")), env)).denied).toBeNull();
 
     const ses = await sessionByKey(S);
-    await admin.controlSession(server.deps, { sessionId: ses.id, kind: "pause", actor: "test", reason: "hold on" });
+    await admin.controlSession(server.deps, {
+      sessionId: ses.id,
+      kind: "pause",
+      actor: "test",
+      reason: "hold on",
+    });
 
     const edit = await hook(co, codex.patch(S, co.root, addPatch("src/cart.ts")), env);
     expect(edit.denied).toMatch(/paused from the Cohent Control Room \(hold on\)/);
     const shell = await hook(co, codex.shell(S, co.root, "git commit -am wip"), env);
     expect(shell.denied).toMatch(/paused/);
-    const stdin = await hook(co, { ...codex.shell(S, co.root, ""), tool_name: "write_stdin", tool_input: { chars: "y\n" } }, env);
+    const stdin = await hook(
+      co,
+      { ...codex.shell(S, co.root, ""), tool_name: "write_stdin", tool_input: { chars: "y\n" } },
+      env,
+    );
     expect(stdin.denied).toMatch(/paused/);
-    const mcp = await hook(co, { ...codex.shell(S, co.root, ""), tool_name: "mcp__github__create_pr", tool_input: { title: "x" } }, env);
+    const mcp = await hook(
+      co,
+      { ...codex.shell(S, co.root, ""), tool_name: "mcp__github__create_pr", tool_input: { title: "x" } },
+      env,
+    );
     expect(mcp.denied).toMatch(/paused/);
     // Cohent's own MCP tools are exempt like its command: the service decides for them.
-    const ownMcp = await hook(co, { ...codex.shell(S, co.root, ""), tool_name: "mcp__cohent__checkpoint", tool_input: { status: "blocked", summary: "paused" } }, env);
+    const ownMcp = await hook(
+      co,
+      {
+        ...codex.shell(S, co.root, ""),
+        tool_name: "mcp__cohent__checkpoint",
+        tool_input: { status: "blocked", summary: "paused" },
+      },
+      env,
+    );
     expect(ownMcp.denied).toBeNull();
 
     // The adapter's own command stays exempt: a paused agent can still report that it stopped,
@@ -225,7 +364,9 @@ describe("the kill switch and the failure rows", () => {
     expect(claim.cmd!.code).toBe(1);
     expect(claim.cmd!.stderr).toContain("SESSION_PAUSED");
     // A chained variant is not the adapter's command: refused like any shell call.
-    expect((await hook(co, codex.shell(S, co.root, "node .cohent/cohent.mjs context && git push"), env)).denied).toMatch(/paused/);
+    expect(
+      (await hook(co, codex.shell(S, co.root, "node .cohent/cohent.mjs context && git push"), env)).denied,
+    ).toMatch(/paused/);
 
     await admin.controlSession(server.deps, { sessionId: ses.id, kind: "resume", actor: "test" });
     expect((await hook(co, codex.shell(S, co.root, "git status"), env)).denied).toBeNull();
@@ -244,7 +385,11 @@ describe("the kill switch and the failure rows", () => {
     expect(shell.denied).toMatch(/cannot be reached .*ECONNREFUSED.*Start it or fix the service URL/);
     const edit = await hook(co, claude.write("s-down", co.root, path.join(co.root, "a.ts")), env);
     expect(edit.denied).toMatch(/cannot be reached/);
-    const read = await hook(co, { ...claude.bash("s-down", co.root, "ls"), tool_name: "Grep", tool_input: { pattern: "x" } }, env);
+    const read = await hook(
+      co,
+      { ...claude.bash("s-down", co.root, "ls"), tool_name: "Grep", tool_input: { pattern: "x" } },
+      env,
+    );
     expect(read.stdout).toBe("");
   });
 
@@ -258,14 +403,27 @@ describe("the kill switch and the failure rows", () => {
     const noToken = await hook(unpaired, claude.bash("s-y", unpaired.root, "ls"), claude.env);
     expect(noToken.denied).toMatch(/no Cohent credential for acme\/shop.*bootstrap --approve/);
 
-    const revoked = await hook(unpaired, claude.bash("s-y", unpaired.root, "ls"), { ...claude.env, COHENT_AGENT_TOKEN: "coh_not-a-real-token-at-all-000000" });
+    const revoked = await hook(unpaired, claude.bash("s-y", unpaired.root, "ls"), {
+      ...claude.env,
+      COHENT_AGENT_TOKEN: "coh_not-a-real-token-at-all-000000",
+    });
     // The kill-switch read is authenticated, so a bad token blocks even a shell command before any intent.
     expect(revoked.denied).toMatch(/refused this machine's credential.*bootstrap --approve/);
-    const publish = await hook(unpaired, claude.prompt("s-y", unpaired.root, "hi"), { ...claude.env, COHENT_AGENT_TOKEN: "coh_not-a-real-token-at-all-000000" });
+    const publish = await hook(unpaired, claude.prompt("s-y", unpaired.root, "hi"), {
+      ...claude.env,
+      COHENT_AGENT_TOKEN: "coh_not-a-real-token-at-all-000000",
+    });
     expect(publish.context).toMatch(/UNAUTHENTICATED/);
 
     writeFileSync(path.join(unpaired.root, ".cohent", "project.json"), "{not json");
-    expect((await hook(unpaired, claude.write("s-z", unpaired.root, path.join(unpaired.root, "a.ts")), { ...claude.env, COHENT_AGENT_TOKEN: bobToken })).denied).toMatch(/not valid JSON/);
+    expect(
+      (
+        await hook(unpaired, claude.write("s-z", unpaired.root, path.join(unpaired.root, "a.ts")), {
+          ...claude.env,
+          COHENT_AGENT_TOKEN: bobToken,
+        })
+      ).denied,
+    ).toMatch(/not valid JSON/);
   });
 });
 
@@ -277,31 +435,56 @@ describe("Claude Code sub-agents", () => {
     const S = "claude-sub";
     const runtime = path.join(co.root, ".cohent", "runtime.json");
     const state = () => JSON.parse(readFileSync(runtime, "utf8")).sessions[S];
-    const sub = (agent: string, payload: object) => ({ ...payload, agent_id: agent, agent_type: "general-purpose" });
-    const intentState = async () => (await server.deps.db.tx((tx) => tx.intent.findUnique({ where: { id: state().intentId } })))!.state;
+    const sub = (agent: string, payload: object) => ({
+      ...payload,
+      agent_id: agent,
+      agent_type: "general-purpose",
+    });
+    const intentState = async () =>
+      (await server.deps.db.tx((tx) => tx.intent.findUnique({ where: { id: state().intentId } })))!.state;
 
     await hook(co, claude.prompt(S, co.root, "Build the feature"), env);
-    await agentRuns(co, claude, S, ["intent", intentJson({ objective: "Feature", outputs: ["feature"] })], { env });
+    await agentRuns(co, claude, S, ["intent", intentJson({ objective: "Feature", outputs: ["feature"] })], {
+      env,
+    });
     await agentRuns(co, claude, S, ["scope", "src/feature"], { env });
-    const spawn = { ...claude.bash(S, co.root, "x"), tool_name: "Agent", tool_input: { description: "d", prompt: "p", run_in_background: true } };
+    const spawn = {
+      ...claude.bash(S, co.root, "x"),
+      tool_name: "Agent",
+      tool_input: { description: "d", prompt: "p", run_in_background: true },
+    };
     expect((await hook(co, spawn, env)).denied).toBeNull();
     expect(state().subagents).toEqual({ ids: [], pending: 1 });
 
-    expect((await hook(co, sub("ag1", claude.write(S, co.root, path.join(co.root, "src/feature/a.ts"))), env)).denied).toBeNull();
+    expect(
+      (await hook(co, sub("ag1", claude.write(S, co.root, path.join(co.root, "src/feature/a.ts"))), env))
+        .denied,
+    ).toBeNull();
     // Claude Code fires the main agent's Stop while the background sub-agent still works: held, the intent stays open.
     await hook(co, claude.stop(S, co.root), env);
     expect(state().subagents).toEqual({ ids: ["ag1"], pending: 0, stopHeld: true });
     expect(await intentState()).not.toBe("completed");
-    expect((await hook(co, sub("ag1", claude.write(S, co.root, path.join(co.root, "src/feature/b.ts"))), env)).denied).toBeNull();
-    expect((await hook(co, sub("ag1", claude.write(S, co.root, path.join(co.root, "docs/x.md"))), env)).denied).toMatch(/docs\/x\.md lies outside your declared scope \(src\/feature\)/);
+    expect(
+      (await hook(co, sub("ag1", claude.write(S, co.root, path.join(co.root, "src/feature/b.ts"))), env))
+        .denied,
+    ).toBeNull();
+    expect(
+      (await hook(co, sub("ag1", claude.write(S, co.root, path.join(co.root, "docs/x.md"))), env)).denied,
+    ).toMatch(/docs\/x\.md lies outside your declared scope \(src\/feature\)/);
     // The refusal is recorded with the sub-agent's id, and the Control Room names the sub-agent on the intent.
-    const work = (await consoleOps.repoOverview(server.deps, REPO)).work.find((w) => w.intentId === state().intentId)!;
-    expect(work.subagents).toEqual([expect.objectContaining({ agentId: "ag1", refusals: 1, lastKind: "outside-scope" })]);
+    const work = (await consoleOps.repoOverview(server.deps, REPO)).work.find(
+      (w) => w.intentId === state().intentId,
+    )!;
+    expect(work.subagents).toEqual([
+      expect.objectContaining({ agentId: "ag1", refusals: 1, lastKind: "outside-scope" }),
+    ]);
 
     // Two more sub-agents whose first calls run in parallel: both count (SessionFile.update re-applies under the lock).
     await hook(co, spawn, env);
     await hook(co, spawn, env);
-    await Promise.all(["ag2", "ag3"].map((a) => hook(co, sub(a, claude.bash(S, co.root, "git status")), env)));
+    await Promise.all(
+      ["ag2", "ag3"].map((a) => hook(co, sub(a, claude.bash(S, co.root, "git status")), env)),
+    );
     expect(state().subagents.ids.sort()).toEqual(["ag1", "ag2", "ag3"]);
     expect(state().subagents.pending).toBe(0);
     // A known sub-agent's call that changes nothing writes nothing.
@@ -311,15 +494,24 @@ describe("Claude Code sub-agents", () => {
     await hook(co, sub("ag2", claude.bash(S, co.root, "git status")), quiet);
     expect([statSync(runtime).ino, statSync(runtime).mtimeMs]).toEqual([before.ino, before.mtimeMs]);
 
-    for (const a of ["ag2", "ag3"]) await hook(co, sub(a, { ...claude.stop(S, co.root), hook_event_name: "SubagentStop" }), env);
+    for (const a of ["ag2", "ag3"])
+      await hook(co, sub(a, { ...claude.stop(S, co.root), hook_event_name: "SubagentStop" }), env);
     expect(await intentState()).not.toBe("completed");
     await hook(co, sub("ag1", { ...claude.stop(S, co.root), hook_event_name: "SubagentStop" }), env);
     expect(state().subagents).toBeUndefined();
     expect(await intentState()).toBe("completed");
 
     // The usage ledger names the sub-agent of each of its calls, and only those.
-    const rows = readFileSync(usage, "utf8").trim().split("\n").map((l) => JSON.parse(l));
-    expect(rows.filter((r) => r.agentId === "ag1").map((r) => r.op)).toEqual(["hook:PreToolUse", "hook:PreToolUse", "hook:PreToolUse", "hook:SubagentStop"]);
+    const rows = readFileSync(usage, "utf8")
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l));
+    expect(rows.filter((r) => r.agentId === "ag1").map((r) => r.op)).toEqual([
+      "hook:PreToolUse",
+      "hook:PreToolUse",
+      "hook:PreToolUse",
+      "hook:SubagentStop",
+    ]);
     expect(rows.find((r) => r.op === "hook:Stop").agentId).toBeUndefined();
   });
 });

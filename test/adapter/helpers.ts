@@ -15,7 +15,10 @@ import { buildAdapter, MCP_FILE } from "../../adapter/build.mjs";
 let built: Promise<string> | null = null;
 /** Builds the bundle once per test worker, into a private file (parallel workers never race on one output). */
 export function builtAdapter(): Promise<string> {
-  built ??= buildAdapter({ quiet: true, outfile: path.join(mkdtempSync(path.join(os.tmpdir(), "cohent-bundle-")), "cohent.mjs") });
+  built ??= buildAdapter({
+    quiet: true,
+    outfile: path.join(mkdtempSync(path.join(os.tmpdir(), "cohent-bundle-")), "cohent.mjs"),
+  });
   return built;
 }
 
@@ -32,7 +35,11 @@ export async function makeCheckout(service: string | null, repository = "acme/sh
   const home = path.join(base, "home");
   mkdirSync(path.join(root, ".cohent"), { recursive: true });
   mkdirSync(home, { recursive: true });
-  if (service) writeFileSync(path.join(root, ".cohent", "project.json"), JSON.stringify({ version: 1, service, repository }));
+  if (service)
+    writeFileSync(
+      path.join(root, ".cohent", "project.json"),
+      JSON.stringify({ version: 1, service, repository }),
+    );
   const script = path.join(root, ".cohent", "cohent.mjs");
   const bundle = await builtAdapter();
   copyFileSync(bundle, script);
@@ -54,10 +61,15 @@ export function run(
   opts: { stdin?: string; env?: Record<string, string | undefined>; cwd?: string; nodeArgs?: string[] } = {},
 ): Promise<Run> {
   const env: Record<string, string> = {};
-  for (const [k, v] of Object.entries({ PATH: process.env.PATH, HOME: co.home, ...opts.env })) if (v !== undefined) env[k] = v;
+  for (const [k, v] of Object.entries({ PATH: process.env.PATH, HOME: co.home, ...opts.env }))
+    if (v !== undefined) env[k] = v;
   return new Promise((resolve, reject) => {
     const start = performance.now();
-    const child = spawn(process.execPath, [...(opts.nodeArgs ?? []), co.script, ...args], { cwd: opts.cwd ?? co.root, env, stdio: ["pipe", "pipe", "pipe"] });
+    const child = spawn(process.execPath, [...(opts.nodeArgs ?? []), co.script, ...args], {
+      cwd: opts.cwd ?? co.root,
+      env,
+      stdio: ["pipe", "pipe", "pipe"],
+    });
     let stdout = "";
     let stderr = "";
     child.stdout.on("data", (c) => (stdout += c));
@@ -74,7 +86,11 @@ export interface HookAnswer extends Run {
   context: string | null;
 }
 
-export async function hook(co: Checkout, payload: object, env: Record<string, string | undefined> = {}): Promise<HookAnswer> {
+export async function hook(
+  co: Checkout,
+  payload: object,
+  env: Record<string, string | undefined> = {},
+): Promise<HookAnswer> {
   const r = await run(co, ["hook"], { stdin: JSON.stringify(payload), env });
   let json: any = null;
   if (r.stdout.trim()) json = JSON.parse(r.stdout);
@@ -90,31 +106,134 @@ export async function hook(co: Checkout, payload: object, env: Record<string, st
 /** Payloads in the shapes FACTS.md measured on the real clients. */
 export const codex = {
   env: {} as Record<string, string>,
-  sessionStart: (session: string, cwd: string) => ({ session_id: session, transcript_path: "/tmp/t.jsonl", cwd, hook_event_name: "SessionStart", model: "gpt-5.5", permission_mode: "default", source: "startup" }),
-  prompt: (session: string, cwd: string, prompt: string) => ({ session_id: session, turn_id: "turn-1", transcript_path: "/tmp/t.jsonl", cwd, hook_event_name: "UserPromptSubmit", model: "gpt-5.5", permission_mode: "default", prompt }),
-  shell: (session: string, cwd: string, command: string, event = "PreToolUse") => ({ session_id: session, turn_id: "turn-1", transcript_path: "/tmp/t.jsonl", cwd, hook_event_name: event, model: "gpt-5.5", permission_mode: "default", tool_name: "Bash", tool_input: { command }, tool_use_id: "call_1_0" }),
-  patch: (session: string, cwd: string, patch: string, event = "PreToolUse") => ({ session_id: session, turn_id: "turn-1", transcript_path: "/tmp/t.jsonl", cwd, hook_event_name: event, model: "gpt-5.5", permission_mode: "default", tool_name: "apply_patch", tool_input: { command: patch }, tool_use_id: "call_2_0" }),
-  stop: (session: string, cwd: string) => ({ session_id: session, turn_id: "turn-1", transcript_path: "/tmp/t.jsonl", cwd, hook_event_name: "Stop", model: "gpt-5.5", permission_mode: "default" }),
+  sessionStart: (session: string, cwd: string) => ({
+    session_id: session,
+    transcript_path: "/tmp/t.jsonl",
+    cwd,
+    hook_event_name: "SessionStart",
+    model: "gpt-5.5",
+    permission_mode: "default",
+    source: "startup",
+  }),
+  prompt: (session: string, cwd: string, prompt: string) => ({
+    session_id: session,
+    turn_id: "turn-1",
+    transcript_path: "/tmp/t.jsonl",
+    cwd,
+    hook_event_name: "UserPromptSubmit",
+    model: "gpt-5.5",
+    permission_mode: "default",
+    prompt,
+  }),
+  shell: (session: string, cwd: string, command: string, event = "PreToolUse") => ({
+    session_id: session,
+    turn_id: "turn-1",
+    transcript_path: "/tmp/t.jsonl",
+    cwd,
+    hook_event_name: event,
+    model: "gpt-5.5",
+    permission_mode: "default",
+    tool_name: "Bash",
+    tool_input: { command },
+    tool_use_id: "call_1_0",
+  }),
+  patch: (session: string, cwd: string, patch: string, event = "PreToolUse") => ({
+    session_id: session,
+    turn_id: "turn-1",
+    transcript_path: "/tmp/t.jsonl",
+    cwd,
+    hook_event_name: event,
+    model: "gpt-5.5",
+    permission_mode: "default",
+    tool_name: "apply_patch",
+    tool_input: { command: patch },
+    tool_use_id: "call_2_0",
+  }),
+  stop: (session: string, cwd: string) => ({
+    session_id: session,
+    turn_id: "turn-1",
+    transcript_path: "/tmp/t.jsonl",
+    cwd,
+    hook_event_name: "Stop",
+    model: "gpt-5.5",
+    permission_mode: "default",
+  }),
 };
 
 export const claude = {
   env: { CLAUDECODE: "1" } as Record<string, string>,
-  sessionStart: (session: string, cwd: string) => ({ session_id: session, transcript_path: "/tmp/c.jsonl", cwd, hook_event_name: "SessionStart", source: "startup" }),
-  prompt: (session: string, cwd: string, prompt: string) => ({ session_id: session, transcript_path: "/tmp/c.jsonl", cwd, prompt_id: "p1", permission_mode: "acceptEdits", hook_event_name: "UserPromptSubmit", prompt }),
-  write: (session: string, cwd: string, file: string, event = "PreToolUse") => ({ session_id: session, transcript_path: "/tmp/c.jsonl", cwd, prompt_id: "p1", permission_mode: "acceptEdits", effort: { level: "medium" }, hook_event_name: event, tool_name: "Write", tool_input: { file_path: file, content: "x" }, tool_use_id: "toolu_1" }),
-  bash: (session: string, cwd: string, command: string, event = "PreToolUse") => ({ session_id: session, transcript_path: "/tmp/c.jsonl", cwd, prompt_id: "p1", permission_mode: "acceptEdits", effort: { level: "medium" }, hook_event_name: event, tool_name: "Bash", tool_input: { command, description: "run" }, tool_use_id: "toolu_2" }),
-  stop: (session: string, cwd: string) => ({ session_id: session, transcript_path: "/tmp/c.jsonl", cwd, hook_event_name: "Stop", stop_hook_active: false }),
+  sessionStart: (session: string, cwd: string) => ({
+    session_id: session,
+    transcript_path: "/tmp/c.jsonl",
+    cwd,
+    hook_event_name: "SessionStart",
+    source: "startup",
+  }),
+  prompt: (session: string, cwd: string, prompt: string) => ({
+    session_id: session,
+    transcript_path: "/tmp/c.jsonl",
+    cwd,
+    prompt_id: "p1",
+    permission_mode: "acceptEdits",
+    hook_event_name: "UserPromptSubmit",
+    prompt,
+  }),
+  write: (session: string, cwd: string, file: string, event = "PreToolUse") => ({
+    session_id: session,
+    transcript_path: "/tmp/c.jsonl",
+    cwd,
+    prompt_id: "p1",
+    permission_mode: "acceptEdits",
+    effort: { level: "medium" },
+    hook_event_name: event,
+    tool_name: "Write",
+    tool_input: { file_path: file, content: "x" },
+    tool_use_id: "toolu_1",
+  }),
+  bash: (session: string, cwd: string, command: string, event = "PreToolUse") => ({
+    session_id: session,
+    transcript_path: "/tmp/c.jsonl",
+    cwd,
+    prompt_id: "p1",
+    permission_mode: "acceptEdits",
+    effort: { level: "medium" },
+    hook_event_name: event,
+    tool_name: "Bash",
+    tool_input: { command, description: "run" },
+    tool_use_id: "toolu_2",
+  }),
+  stop: (session: string, cwd: string) => ({
+    session_id: session,
+    transcript_path: "/tmp/c.jsonl",
+    cwd,
+    hook_event_name: "Stop",
+    stop_hook_active: false,
+  }),
 };
 
 /** An intent body with every list empty but what `o` sets. */
 export const intentJson = (o: object) =>
-  JSON.stringify({ plan: [], components: [], dependsOn: [], deferred: [], requires: [], capabilities: [], state: "planned", ...o });
+  JSON.stringify({
+    plan: [],
+    components: [],
+    dependsOn: [],
+    deferred: [],
+    requires: [],
+    capabilities: [],
+    state: "planned",
+    ...o,
+  });
 /** Node flags for a command process that cannot open a socket (every connect fails with EPERM), as in Codex's sandbox. */
-export const sandboxed = ["--require", path.join(path.dirname(fileURLToPath(import.meta.url)), "fixtures", "no-network.cjs")];
+export const sandboxed = [
+  "--require",
+  path.join(path.dirname(fileURLToPath(import.meta.url)), "fixtures", "no-network.cjs"),
+];
 export const addPatch = (file: string) => `*** Begin Patch\n*** Add File: ${file}\n+patched\n*** End Patch\n`;
 
 export function shellQuote(args: string[]): string {
-  return args.map((a) => (/^[A-Za-z0-9_\-./=:,@%+]+$/.test(a) ? a : `'${a.replace(/'/g, `'\\''`)}'`)).join(" ");
+  return args
+    .map((a) => (/^[A-Za-z0-9_\-./=:,@%+]+$/.test(a) ? a : `'${a.replace(/'/g, `'\\''`)}'`))
+    .join(" ");
 }
 
 /**
@@ -127,12 +246,20 @@ export async function agentRuns(
   client: typeof codex | typeof claude,
   session: string,
   args: string[],
-  opts: { env?: Record<string, string>; commandNodeArgs?: string[]; commandEnv?: Record<string, string> } = {},
+  opts: {
+    env?: Record<string, string>;
+    commandNodeArgs?: string[];
+    commandEnv?: Record<string, string>;
+  } = {},
 ): Promise<{ pre: HookAnswer; cmd: Run | null }> {
   const command = `node .cohent/cohent.mjs ${shellQuote(args)}`;
-  const payload = client === codex ? codex.shell(session, co.root, command) : claude.bash(session, co.root, command);
+  const payload =
+    client === codex ? codex.shell(session, co.root, command) : claude.bash(session, co.root, command);
   const pre = await hook(co, payload, { ...client.env, ...opts.env });
   if (pre.denied) return { pre, cmd: null };
-  const cmd = await run(co, args, { env: { ...opts.env, ...opts.commandEnv }, nodeArgs: opts.commandNodeArgs ?? [] });
+  const cmd = await run(co, args, {
+    env: { ...opts.env, ...opts.commandEnv },
+    nodeArgs: opts.commandNodeArgs ?? [],
+  });
   return { pre, cmd };
 }

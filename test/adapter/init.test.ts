@@ -6,14 +6,35 @@ import { fileURLToPath } from "node:url";
 import { COHENT_VERSION } from "@cohent/protocol/version";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startBackend, type TestBackend } from "../helpers/backend.js";
-import { CLAUDE_GUARD_COMMAND, CODEX_GUARD_COMMAND, FAIL_CLOSED_REASON, mergeHooks, mergeSection, repoFromRemote } from "../../adapter/src/init.js";
+import {
+  CLAUDE_GUARD_COMMAND,
+  CODEX_GUARD_COMMAND,
+  FAIL_CLOSED_REASON,
+  mergeHooks,
+  mergeSection,
+  repoFromRemote,
+} from "../../adapter/src/init.js";
 import { breakAdapter, pathWithoutNode, restoreAdapter } from "../clients/failures.js";
 
-const CLI = path.join(path.dirname(fileURLToPath(import.meta.url)), "..", "..", "backend", "bin", "cohent.mjs");
+const CLI = path.join(
+  path.dirname(fileURLToPath(import.meta.url)),
+  "..",
+  "..",
+  "backend",
+  "bin",
+  "cohent.mjs",
+);
 
-function sh(cwd: string, command: string, opts: { stdin?: string; env?: Record<string, string> } = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
+function sh(
+  cwd: string,
+  command: string,
+  opts: { stdin?: string; env?: Record<string, string> } = {},
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn("sh", ["-c", command], { cwd, env: { PATH: process.env.PATH!, HOME: path.join(cwd, "..", "home"), ...opts.env } });
+    const child = spawn("sh", ["-c", command], {
+      cwd,
+      env: { PATH: process.env.PATH!, HOME: path.join(cwd, "..", "home"), ...opts.env },
+    });
     let stdout = "";
     let stderr = "";
     child.stdout.on("data", (c) => (stdout += c));
@@ -69,13 +90,29 @@ describe("merging helpers", () => {
     expect(repoFromRemote(url)).toBe(repo);
   });
   it("keeps other hooks and their positions, replaces ours in place", () => {
-    const theirs = { model: "x", hooks: { PreToolUse: [{ matcher: "Bash", hooks: [{ type: "command", command: "lint" }] }] } };
-    const once = mergeHooks(theirs, [{ event: "PreToolUse", matcher: "*" }, { event: "Stop" }], () => ({ type: "command", command: "node .cohent/cohent.mjs hook", timeout: 30 }));
+    const theirs = {
+      model: "x",
+      hooks: { PreToolUse: [{ matcher: "Bash", hooks: [{ type: "command", command: "lint" }] }] },
+    };
+    const once = mergeHooks(theirs, [{ event: "PreToolUse", matcher: "*" }, { event: "Stop" }], () => ({
+      type: "command",
+      command: "node .cohent/cohent.mjs hook",
+      timeout: 30,
+    }));
     expect(once.model).toBe("x");
     expect(once.hooks.PreToolUse[0]).toEqual(theirs.hooks.PreToolUse[0]);
-    expect(once.hooks.PreToolUse[1]).toEqual({ matcher: "*", hooks: [{ type: "command", command: "node .cohent/cohent.mjs hook", timeout: 30 }] });
-    expect(once.hooks.Stop).toEqual([{ hooks: [{ type: "command", command: "node .cohent/cohent.mjs hook", timeout: 30 }] }]);
-    const twice = mergeHooks(once, [{ event: "PreToolUse", matcher: "*" }, { event: "Stop" }], () => ({ type: "command", command: "node .cohent/cohent.mjs hook", timeout: 30 }));
+    expect(once.hooks.PreToolUse[1]).toEqual({
+      matcher: "*",
+      hooks: [{ type: "command", command: "node .cohent/cohent.mjs hook", timeout: 30 }],
+    });
+    expect(once.hooks.Stop).toEqual([
+      { hooks: [{ type: "command", command: "node .cohent/cohent.mjs hook", timeout: 30 }] },
+    ]);
+    const twice = mergeHooks(once, [{ event: "PreToolUse", matcher: "*" }, { event: "Stop" }], () => ({
+      type: "command",
+      command: "node .cohent/cohent.mjs hook",
+      timeout: 30,
+    }));
     expect(twice).toEqual(once);
   });
   it("replaces the managed section and leaves the rest", () => {
@@ -94,36 +131,97 @@ describe("npx cohent init", () => {
     writeFileSync(path.join(root, "AGENTS.md"), "# Shop\n\nRun the tests before committing.\n");
     writeFileSync(path.join(root, ".gitignore"), "node_modules\n");
     mkdirSync(path.join(root, ".claude"));
-    writeFileSync(path.join(root, ".claude", "settings.json"), JSON.stringify({ permissions: { allow: ["Bash(npm test)"] }, hooks: { PreToolUse: [{ matcher: "Bash", hooks: [{ type: "command", command: "./lint.sh" }] }] } }));
+    writeFileSync(
+      path.join(root, ".claude", "settings.json"),
+      JSON.stringify({
+        permissions: { allow: ["Bash(npm test)"] },
+        hooks: { PreToolUse: [{ matcher: "Bash", hooks: [{ type: "command", command: "./lint.sh" }] }] },
+      }),
+    );
 
     const first = await sh(root, `node ${CLI} init --server ${server.url}/ --json`);
     expect(first.stderr).toBe("");
     expect(first.code).toBe(0);
     const envelope = JSON.parse(first.stdout);
-    expect(envelope).toMatchObject({ version: 1, ok: true, operation: "init", data: { repository: "acme/shop", service: server.url } });
-    const statuses = Object.fromEntries(envelope.data.files.map((f: { path: string; status: string }) => [f.path, f.status]));
+    expect(envelope).toMatchObject({
+      version: 1,
+      ok: true,
+      operation: "init",
+      data: { repository: "acme/shop", service: server.url },
+    });
+    const statuses = Object.fromEntries(
+      envelope.data.files.map((f: { path: string; status: string }) => [f.path, f.status]),
+    );
     expect(statuses).toEqual({
-      ".cohent/project.json": "created", ".cohent/cohent.mjs": "created", ".cohent/cohent-mcp.mjs": "created", ".gitignore": "updated", ".gitattributes": "created", "AGENTS.md": "updated",
-      ".codex/hooks.json": "created", ".claude/settings.json": "updated", ".cursor/rules/cohent.mdc": "created", ".github/copilot-instructions.md": "created",
+      ".cohent/project.json": "created",
+      ".cohent/cohent.mjs": "created",
+      ".cohent/cohent-mcp.mjs": "created",
+      ".gitignore": "updated",
+      ".gitattributes": "created",
+      "AGENTS.md": "updated",
+      ".codex/hooks.json": "created",
+      ".claude/settings.json": "updated",
+      ".cursor/rules/cohent.mdc": "created",
+      ".github/copilot-instructions.md": "created",
     });
 
     const files = snapshot(root);
-    expect(JSON.parse(files[".cohent/project.json"]!)).toEqual({ version: 1, service: server.url, repository: "acme/shop", adapterVersion: COHENT_VERSION });
-    expect(files[".gitignore"]).toBe("node_modules\n# Cohent: per-machine session state\n.cohent/runtime.json\n.cohent/runtime.json.*\n");
+    expect(JSON.parse(files[".cohent/project.json"]!)).toEqual({
+      version: 1,
+      service: server.url,
+      repository: "acme/shop",
+      adapterVersion: COHENT_VERSION,
+    });
+    expect(files[".gitignore"]).toBe(
+      "node_modules\n# Cohent: per-machine session state\n.cohent/runtime.json\n.cohent/runtime.json.*\n",
+    );
     expect(files["AGENTS.md"]).toMatch(/^# Shop\n\nRun the tests before committing\.\n\n<!-- cohent:begin/);
     expect(files["AGENTS.md"]).toContain("node .cohent/cohent.mjs intent");
     const claude = JSON.parse(files[".claude/settings.json"]!);
     expect(claude.permissions).toEqual({ allow: ["Bash(npm test)"] });
     expect(claude.hooks.PreToolUse[0].hooks[0].command).toBe("./lint.sh");
-    expect(claude.hooks.PreToolUse[1]).toEqual({ matcher: "*", hooks: [{ type: "command", command: CLAUDE_GUARD_COMMAND, timeout: 30, onFailure: "block" }] });
-    expect(claude.hooks.Stop).toEqual([{ hooks: [{ type: "command", command: 'node "$CLAUDE_PROJECT_DIR/.cohent/cohent.mjs" hook' }] }]);
-    expect(Object.keys(claude.hooks)).toEqual(["PreToolUse", "SessionStart", "UserPromptSubmit", "PostToolUse", "Stop", "SubagentStop", "SessionEnd"]);
+    expect(claude.hooks.PreToolUse[1]).toEqual({
+      matcher: "*",
+      hooks: [{ type: "command", command: CLAUDE_GUARD_COMMAND, timeout: 30, onFailure: "block" }],
+    });
+    expect(claude.hooks.Stop).toEqual([
+      { hooks: [{ type: "command", command: 'node "$CLAUDE_PROJECT_DIR/.cohent/cohent.mjs" hook' }] },
+    ]);
+    expect(Object.keys(claude.hooks)).toEqual([
+      "PreToolUse",
+      "SessionStart",
+      "UserPromptSubmit",
+      "PostToolUse",
+      "Stop",
+      "SubagentStop",
+      "SessionEnd",
+    ]);
     const codex = JSON.parse(files[".codex/hooks.json"]!);
-    expect(Object.keys(codex.hooks)).toEqual(["SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "Stop"]);
+    expect(Object.keys(codex.hooks)).toEqual([
+      "SessionStart",
+      "UserPromptSubmit",
+      "PreToolUse",
+      "PostToolUse",
+      "Stop",
+    ]);
     // Only PreToolUse fails closed: exit 2 would block a prompt, or keep the agent running on Stop.
-    expect(codex.hooks.PreToolUse[0].hooks[0]).toEqual({ type: "command", command: CODEX_GUARD_COMMAND, timeout: 30 });
-    expect(codex.hooks.UserPromptSubmit[0].hooks[0]).toEqual({ type: "command", command: "node .cohent/cohent.mjs hook", timeout: 30 });
-    expect(envelope.data.retrust).toEqual(["SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "Stop"]);
+    expect(codex.hooks.PreToolUse[0].hooks[0]).toEqual({
+      type: "command",
+      command: CODEX_GUARD_COMMAND,
+      timeout: 30,
+    });
+    expect(codex.hooks.UserPromptSubmit[0].hooks[0]).toEqual({
+      type: "command",
+      command: "node .cohent/cohent.mjs hook",
+      timeout: 30,
+    });
+    expect(envelope.data.retrust).toEqual([
+      "SessionStart",
+      "UserPromptSubmit",
+      "PreToolUse",
+      "PostToolUse",
+      "Stop",
+    ]);
     expect(files[".cursor/rules/cohent.mdc"]).toMatch(/^---\ndescription: .*\nalwaysApply: true\n---/);
 
     const second = await sh(root, `node ${CLI} init --server ${server.url}`);
@@ -136,7 +234,18 @@ describe("npx cohent init", () => {
     const root = scratchRepo();
     mkdirSync(path.join(root, ".codex"));
     const plain = { type: "command", command: "node .cohent/cohent.mjs hook", timeout: 30 };
-    const old = { hooks: { SessionStart: [{ hooks: [plain] }], UserPromptSubmit: [{ hooks: [plain] }], PreToolUse: [{ matcher: "Bash", hooks: [{ type: "command", command: "./lint.sh" }] }, { matcher: "*", hooks: [plain] }], PostToolUse: [{ matcher: "*", hooks: [plain] }], Stop: [{ hooks: [plain] }] } };
+    const old = {
+      hooks: {
+        SessionStart: [{ hooks: [plain] }],
+        UserPromptSubmit: [{ hooks: [plain] }],
+        PreToolUse: [
+          { matcher: "Bash", hooks: [{ type: "command", command: "./lint.sh" }] },
+          { matcher: "*", hooks: [plain] },
+        ],
+        PostToolUse: [{ matcher: "*", hooks: [plain] }],
+        Stop: [{ hooks: [plain] }],
+      },
+    };
     writeFileSync(path.join(root, ".codex", "hooks.json"), JSON.stringify(old));
     const r = await sh(root, `node ${CLI} init --server ${server.url} --json`);
     expect(r.code).toBe(0);
@@ -152,21 +261,44 @@ describe("npx cohent init", () => {
     mkdirSync(path.join(fresh, ".codex"));
     writeFileSync(path.join(fresh, ".codex", "hooks.json"), JSON.stringify(old));
     const text = await sh(fresh, `node ${CLI} init --server ${server.url}`);
-    expect(text.stdout).toContain("Codex skips these hooks until a person trusts them (again) in the Codex TUI here: PreToolUse.");
+    expect(text.stdout).toContain(
+      "Codex skips these hooks until a person trusts them (again) in the Codex TUI here: PreToolUse.",
+    );
   }, 60_000);
 
   it("the PreToolUse wiring refuses when the adapter is missing, throws, hangs or node is not on PATH; one short line, no path", async () => {
     const root = scratchRepo();
     expect((await sh(root, `node ${CLI} init --server ${server.url}`)).code).toBe(0);
     const token = await server.issueToken("acme/shop", "fay", "Codex");
-    const codexCmd = JSON.parse(readFileSync(path.join(root, ".codex/hooks.json"), "utf8")).hooks.PreToolUse[0].hooks[0].command as string;
-    const claudeCmd = JSON.parse(readFileSync(path.join(root, ".claude/settings.json"), "utf8")).hooks.PreToolUse.at(-1).hooks[0].command as string;
-    const promptCmd = JSON.parse(readFileSync(path.join(root, ".codex/hooks.json"), "utf8")).hooks.UserPromptSubmit[0].hooks[0].command as string;
+    const codexCmd = JSON.parse(readFileSync(path.join(root, ".codex/hooks.json"), "utf8")).hooks
+      .PreToolUse[0].hooks[0].command as string;
+    const claudeCmd = JSON.parse(
+      readFileSync(path.join(root, ".claude/settings.json"), "utf8"),
+    ).hooks.PreToolUse.at(-1).hooks[0].command as string;
+    const promptCmd = JSON.parse(readFileSync(path.join(root, ".codex/hooks.json"), "utf8")).hooks
+      .UserPromptSubmit[0].hooks[0].command as string;
     const env = { COHENT_AGENT_TOKEN: token };
     // The short deadline only where the adapter hangs: a loaded machine must not turn a normal call into a refusal.
     const hangEnv = { ...env, COHENT_HOOK_DEADLINE_MS: "1500" };
-    const edit = (sid: string) => JSON.stringify({ session_id: sid, turn_id: "t", cwd: root, hook_event_name: "PreToolUse", model: "gpt-5.5", tool_name: "apply_patch", tool_input: { command: "*** Begin Patch\n*** Add File: src/a.ts\n+x\n*** End Patch\n" } });
-    const shell = JSON.stringify({ session_id: "F", turn_id: "t", cwd: root, hook_event_name: "PreToolUse", model: "gpt-5.5", tool_name: "Bash", tool_input: { command: "echo hi > x.txt" } });
+    const edit = (sid: string) =>
+      JSON.stringify({
+        session_id: sid,
+        turn_id: "t",
+        cwd: root,
+        hook_event_name: "PreToolUse",
+        model: "gpt-5.5",
+        tool_name: "apply_patch",
+        tool_input: { command: "*** Begin Patch\n*** Add File: src/a.ts\n+x\n*** End Patch\n" },
+      });
+    const shell = JSON.stringify({
+      session_id: "F",
+      turn_id: "t",
+      cwd: root,
+      hook_event_name: "PreToolUse",
+      model: "gpt-5.5",
+      tool_name: "Bash",
+      tool_input: { command: "echo hi > x.txt" },
+    });
     const refusedByWrapper = (r: { code: number | null; stdout: string; stderr: string }) => {
       expect(r.code).toBe(2);
       expect(r.stdout).toBe("");
@@ -175,7 +307,12 @@ describe("npx cohent init", () => {
     for (const how of ["missing", "throws"] as const) {
       breakAdapter(root, how);
       refusedByWrapper(await sh(root, codexCmd, { stdin: shell, env }));
-      refusedByWrapper(await sh(root, claudeCmd, { stdin: edit("F"), env: { ...env, CLAUDECODE: "1", CLAUDE_PROJECT_DIR: root } }));
+      refusedByWrapper(
+        await sh(root, claudeCmd, {
+          stdin: edit("F"),
+          env: { ...env, CLAUDECODE: "1", CLAUDE_PROJECT_DIR: root },
+        }),
+      );
     }
     restoreAdapter(root);
     const noNode = pathWithoutNode(path.join(root, "..", "no-node-bin"));
@@ -187,11 +324,24 @@ describe("npx cohent init", () => {
     const hung = await sh(root, codexCmd, { stdin: shell, env: hangEnv });
     expect(Date.now() - t0).toBeLessThan(10_000);
     expect(hung.code).toBe(0);
-    expect(JSON.parse(hung.stdout).hookSpecificOutput).toMatchObject({ permissionDecision: "deny", permissionDecisionReason: expect.stringMatching(/^Cohent: the guard did not reach a verdict within 2 s/) });
+    expect(JSON.parse(hung.stdout).hookSpecificOutput).toMatchObject({
+      permissionDecision: "deny",
+      permissionDecisionReason: expect.stringMatching(
+        /^Cohent: the guard did not reach a verdict within 2 s/,
+      ),
+    });
     restoreAdapter(root);
 
     // A prompt whose publish hangs fails soft (exit 0, nothing shown); the next edit knows it was missed.
-    const prompt = (text: string) => JSON.stringify({ session_id: "G", turn_id: "t", cwd: root, hook_event_name: "UserPromptSubmit", model: "gpt-5.5", prompt: text });
+    const prompt = (text: string) =>
+      JSON.stringify({
+        session_id: "G",
+        turn_id: "t",
+        cwd: root,
+        hook_event_name: "UserPromptSubmit",
+        model: "gpt-5.5",
+        prompt: text,
+      });
     expect((await sh(root, promptCmd, { stdin: prompt("Build the cart"), env })).code).toBe(0);
     const intent = `node .cohent/cohent.mjs intent '{"objective":"Cart","outputs":["cart"]}'`;
     expect((await sh(root, intent, { env: { ...env, COHENT_SESSION: "G" } })).code).toBe(0);
@@ -201,8 +351,13 @@ describe("npx cohent init", () => {
     expect(missed).toMatchObject({ code: 0, stdout: "" });
     restoreAdapter(root);
     const refused = await sh(root, codexCmd, { stdin: edit("G"), env });
-    expect(JSON.parse(refused.stdout).hookSpecificOutput.permissionDecisionReason).toMatch(/could not publish this prompt/);
-    expect((await sh(root, intent.replace("Cart", "Checkout page"), { env: { ...env, COHENT_SESSION: "G" } })).code).toBe(0);
+    expect(JSON.parse(refused.stdout).hookSpecificOutput.permissionDecisionReason).toMatch(
+      /could not publish this prompt/,
+    );
+    expect(
+      (await sh(root, intent.replace("Cart", "Checkout page"), { env: { ...env, COHENT_SESSION: "G" } }))
+        .code,
+    ).toBe(0);
     expect((await sh(root, codexCmd, { stdin: edit("G"), env })).stdout).toBe("");
   }, 60_000);
 
@@ -210,14 +365,38 @@ describe("npx cohent init", () => {
     const root = scratchRepo();
     expect((await sh(root, `node ${CLI} init --server ${server.url}`)).code).toBe(0);
     const token = await server.issueToken("acme/shop", "gil", "Codex");
-    const codexCmd = JSON.parse(readFileSync(path.join(root, ".codex/hooks.json"), "utf8")).hooks.PreToolUse[0].hooks[0].command as string;
+    const codexCmd = JSON.parse(readFileSync(path.join(root, ".codex/hooks.json"), "utf8")).hooks
+      .PreToolUse[0].hooks[0].command as string;
     // Another process holds runtime.json's lock: the adapter gives up after 5 s with an error naming the lock file.
     writeFileSync(path.join(root, ".cohent", "runtime.json.lock"), "");
-    const r = await sh(root, codexCmd, { stdin: JSON.stringify({ session_id: "L", turn_id: "t", cwd: root, hook_event_name: "UserPromptSubmit", model: "gpt-5.5", prompt: "x" }), env: { COHENT_AGENT_TOKEN: token } });
+    const r = await sh(root, codexCmd, {
+      stdin: JSON.stringify({
+        session_id: "L",
+        turn_id: "t",
+        cwd: root,
+        hook_event_name: "UserPromptSubmit",
+        model: "gpt-5.5",
+        prompt: "x",
+      }),
+      env: { COHENT_AGENT_TOKEN: token },
+    });
     writeFileSync(path.join(root, ".cohent", "runtime.json.lock"), ""); // fresh again: a lock older than 10 s counts as stale
-    const pre = await sh(root, codexCmd, { stdin: JSON.stringify({ session_id: "L", turn_id: "t", cwd: root, hook_event_name: "PreToolUse", model: "gpt-5.5", tool_name: "Bash", tool_input: { command: "ls" } }), env: { COHENT_AGENT_TOKEN: token } });
+    const pre = await sh(root, codexCmd, {
+      stdin: JSON.stringify({
+        session_id: "L",
+        turn_id: "t",
+        cwd: root,
+        hook_event_name: "PreToolUse",
+        model: "gpt-5.5",
+        tool_name: "Bash",
+        tool_input: { command: "ls" },
+      }),
+      env: { COHENT_AGENT_TOKEN: token },
+    });
     const reason = JSON.parse(pre.stdout).hookSpecificOutput.permissionDecisionReason as string;
-    expect(reason).toMatch(/^Cohent: the adapter failed \(.*runtime\.json stays locked \(\.\/\.cohent\/runtime\.json\.lock\)/);
+    expect(reason).toMatch(
+      /^Cohent: the adapter failed \(.*runtime\.json stays locked \(\.\/\.cohent\/runtime\.json\.lock\)/,
+    );
     expect(reason).not.toContain(root);
     expect(r.code).toBe(0);
   }, 60_000);
@@ -240,24 +419,81 @@ describe("npx cohent init", () => {
     expect((await sh(root, `node ${CLI} init --server ${server.url}`)).code).toBe(0);
     const alice = await server.issueToken("acme/shop", "alice", "Codex");
     const bob = await server.issueToken("acme/shop", "bob", "Claude Code");
-    const codexCmd = JSON.parse(readFileSync(path.join(root, ".codex/hooks.json"), "utf8")).hooks.PreToolUse[0].hooks[0].command as string;
-    const claudeCmd = JSON.parse(readFileSync(path.join(root, ".claude/settings.json"), "utf8")).hooks.PreToolUse[0].hooks[0].command as string;
-    const codexHook = (payload: object) => sh(root, codexCmd, { stdin: JSON.stringify(payload), env: { COHENT_AGENT_TOKEN: alice } });
-    const claudeHook = (payload: object) => sh(root, claudeCmd, { stdin: JSON.stringify(payload), env: { COHENT_AGENT_TOKEN: bob, CLAUDECODE: "1", CLAUDE_PROJECT_DIR: root } });
+    const codexCmd = JSON.parse(readFileSync(path.join(root, ".codex/hooks.json"), "utf8")).hooks
+      .PreToolUse[0].hooks[0].command as string;
+    const claudeCmd = JSON.parse(readFileSync(path.join(root, ".claude/settings.json"), "utf8")).hooks
+      .PreToolUse[0].hooks[0].command as string;
+    const codexHook = (payload: object) =>
+      sh(root, codexCmd, { stdin: JSON.stringify(payload), env: { COHENT_AGENT_TOKEN: alice } });
+    const claudeHook = (payload: object) =>
+      sh(root, claudeCmd, {
+        stdin: JSON.stringify(payload),
+        env: { COHENT_AGENT_TOKEN: bob, CLAUDECODE: "1", CLAUDE_PROJECT_DIR: root },
+      });
 
-    const a = await codexHook({ session_id: "A", turn_id: "t", cwd: root, hook_event_name: "UserPromptSubmit", model: "gpt-5.5", prompt: "Build the cart API" });
+    const a = await codexHook({
+      session_id: "A",
+      turn_id: "t",
+      cwd: root,
+      hook_event_name: "UserPromptSubmit",
+      model: "gpt-5.5",
+      prompt: "Build the cart API",
+    });
     expect(JSON.parse(a.stdout).hookSpecificOutput.additionalContext).toContain("Ship the new checkout");
-    const b = await claudeHook({ session_id: "B", cwd: root, hook_event_name: "UserPromptSubmit", prompt: "Restyle the cart" });
+    const b = await claudeHook({
+      session_id: "B",
+      cwd: root,
+      hook_event_name: "UserPromptSubmit",
+      prompt: "Restyle the cart",
+    });
     expect(JSON.parse(b.stdout).hookSpecificOutput.additionalContext).toContain("Build the cart API");
     const aIntent = `node .cohent/cohent.mjs intent '{"objective":"Cart API","outputs":["cart-api"]}'`;
-    expect((await codexHook({ session_id: "A", turn_id: "t", cwd: root, hook_event_name: "PreToolUse", model: "gpt-5.5", tool_name: "Bash", tool_input: { command: aIntent } })).stdout).toBe("");
+    expect(
+      (
+        await codexHook({
+          session_id: "A",
+          turn_id: "t",
+          cwd: root,
+          hook_event_name: "PreToolUse",
+          model: "gpt-5.5",
+          tool_name: "Bash",
+          tool_input: { command: aIntent },
+        })
+      ).stdout,
+    ).toBe("");
     expect((await sh(root, aIntent, { env: { COHENT_AGENT_TOKEN: alice } })).code).toBe(0);
     const patch = "*** Begin Patch\n*** Add File: src/cart.ts\n+x\n*** End Patch\n";
-    expect((await codexHook({ session_id: "A", turn_id: "t", cwd: root, hook_event_name: "PreToolUse", model: "gpt-5.5", tool_name: "apply_patch", tool_input: { command: patch } })).stdout).toBe("");
+    expect(
+      (
+        await codexHook({
+          session_id: "A",
+          turn_id: "t",
+          cwd: root,
+          hook_event_name: "PreToolUse",
+          model: "gpt-5.5",
+          tool_name: "apply_patch",
+          tool_input: { command: patch },
+        })
+      ).stdout,
+    ).toBe("");
     const bIntent = `node .cohent/cohent.mjs intent '{"objective":"Cart styles","outputs":["cart-styles"]}'`;
-    await claudeHook({ session_id: "B", cwd: root, hook_event_name: "PreToolUse", tool_name: "Bash", tool_input: { command: bIntent } });
+    await claudeHook({
+      session_id: "B",
+      cwd: root,
+      hook_event_name: "PreToolUse",
+      tool_name: "Bash",
+      tool_input: { command: bIntent },
+    });
     expect((await sh(root, bIntent, { env: { COHENT_AGENT_TOKEN: bob } })).code).toBe(0);
-    const denied = await claudeHook({ session_id: "B", cwd: root, hook_event_name: "PreToolUse", tool_name: "Edit", tool_input: { file_path: path.join(root, "src/cart.ts") } });
-    expect(JSON.parse(denied.stdout).hookSpecificOutput.permissionDecisionReason).toMatch(/overlaps the scope of alice \(Codex gpt-5\.5\)/);
+    const denied = await claudeHook({
+      session_id: "B",
+      cwd: root,
+      hook_event_name: "PreToolUse",
+      tool_name: "Edit",
+      tool_input: { file_path: path.join(root, "src/cart.ts") },
+    });
+    expect(JSON.parse(denied.stdout).hookSpecificOutput.permissionDecisionReason).toMatch(
+      /overlaps the scope of alice \(Codex gpt-5\.5\)/,
+    );
   }, 60_000);
 });

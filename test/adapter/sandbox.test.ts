@@ -16,7 +16,10 @@ const REPO = "acme/sandbox";
 let server: TestBackend, alice: string, bob: string;
 
 beforeAll(async () => {
-  ({ backend: server, tokens: [alice, bob] } = await backendWithRepo(REPO, "Sandboxed work", ["alice", "Codex"], ["bob", "Codex"]));
+  ({
+    backend: server,
+    tokens: [alice, bob],
+  } = await backendWithRepo(REPO, "Sandboxed work", ["alice", "Codex"], ["bob", "Codex"]));
 });
 afterAll(() => server?.stop());
 
@@ -26,17 +29,33 @@ describe("the sandbox relay", () => {
     execFileSync("git", ["init", "-q"], { cwd: co.root }); // the agent CLI binds to a Git top-level
     const env = { COHENT_AGENT_TOKEN: bob };
     await hook(co, codex.prompt("sbx-agent", co.root, "agent cli in the sandbox"), env);
-    writeFileSync(path.join(co.root, "intent.json"), JSON.stringify({ intent: { objective: "Agent CLI in the sandbox", outputs: ["agent-cli-out"] } }));
-    const relayed = await agentRuns(co, codex, "sbx-agent", ["agent", "intent", "--input", "intent.json"], { env, commandNodeArgs: sandboxed });
+    writeFileSync(
+      path.join(co.root, "intent.json"),
+      JSON.stringify({ intent: { objective: "Agent CLI in the sandbox", outputs: ["agent-cli-out"] } }),
+    );
+    const relayed = await agentRuns(co, codex, "sbx-agent", ["agent", "intent", "--input", "intent.json"], {
+      env,
+      commandNodeArgs: sandboxed,
+    });
     expect(relayed.pre.denied).toBeNull();
     expect(relayed.cmd!.code, relayed.cmd!.stdout + relayed.cmd!.stderr).toBe(0);
     const envelope = JSON.parse(relayed.cmd!.stdout);
-    expect(envelope).toMatchObject({ version: 1, ok: true, operation: "intent", data: { action: "proceed" } });
-    const stored = await server.deps.db.tx((tx) => tx.intent.findUnique({ where: { id: envelope.data.intentId } }));
+    expect(envelope).toMatchObject({
+      version: 1,
+      ok: true,
+      operation: "intent",
+      data: { action: "proceed" },
+    });
+    const stored = await server.deps.db.tx((tx) =>
+      tx.intent.findUnique({ where: { id: envelope.data.intentId } }),
+    );
     expect(JSON.parse(stored!.record!).objective).toBe("Agent CLI in the sandbox");
     // A request on stdin is invisible to the hook: the sandboxed command reports it cannot reach the service.
     const args = ["agent", "context", "--input", "-"];
-    expect((await hook(co, codex.shell("sbx-agent", co.root, `node .cohent/cohent.mjs ${args.join(" ")}`), env)).denied).toBeNull();
+    expect(
+      (await hook(co, codex.shell("sbx-agent", co.root, `node .cohent/cohent.mjs ${args.join(" ")}`), env))
+        .denied,
+    ).toBeNull();
     const fromStdin = await run(co, args, { env, nodeArgs: sandboxed, stdin: "{}" });
     expect(fromStdin.code).toBe(1);
     expect(JSON.parse(fromStdin.stdout).error.code).toBe("CONTROL_PLANE_UNREACHABLE");
@@ -57,7 +76,13 @@ describe("the sandbox relay", () => {
   it("intent, scope, checkpoint and context work through the PreToolUse hook, with the right exit codes", async () => {
     const peer = await makeCheckout(server.url, REPO);
     await hook(peer, codex.prompt("sbx-peer", peer.root, "Build the ledger"), { COHENT_AGENT_TOKEN: bob });
-    const p = await agentRuns(peer, codex, "sbx-peer", ["intent", intentJson({ objective: "Ledger", outputs: ["ledger"] })], { env: { COHENT_AGENT_TOKEN: bob } });
+    const p = await agentRuns(
+      peer,
+      codex,
+      "sbx-peer",
+      ["intent", intentJson({ objective: "Ledger", outputs: ["ledger"] })],
+      { env: { COHENT_AGENT_TOKEN: bob } },
+    );
     expect(p.cmd!.code).toBe(0);
 
     const co = await makeCheckout(server.url, REPO);
@@ -65,20 +90,45 @@ describe("the sandbox relay", () => {
     const S = "sbx-1";
     await hook(co, codex.prompt(S, co.root, "Build the ledger report"), env);
 
-    const wait = await agentRuns(co, codex, S, ["intent", intentJson({ objective: "Ledger report", outputs: ["ledger-report"], dependsOn: ["ledger"] })], { env, commandNodeArgs: sandboxed });
+    const wait = await agentRuns(
+      co,
+      codex,
+      S,
+      [
+        "intent",
+        intentJson({ objective: "Ledger report", outputs: ["ledger-report"], dependsOn: ["ledger"] }),
+      ],
+      { env, commandNodeArgs: sandboxed },
+    );
     expect(wait.pre.denied).toBeNull();
     expect(wait.cmd!.code).toBe(2);
     expect(wait.cmd!.stdout).toMatch(/: wait\./);
 
-    const go = await agentRuns(co, codex, S, ["intent", intentJson({ objective: "Ledger report skeleton", outputs: ["report-skeleton"] }), "--json"], { env, commandNodeArgs: sandboxed });
+    const go = await agentRuns(
+      co,
+      codex,
+      S,
+      ["intent", intentJson({ objective: "Ledger report skeleton", outputs: ["report-skeleton"] }), "--json"],
+      { env, commandNodeArgs: sandboxed },
+    );
     expect(go.cmd!.code).toBe(0);
     const envelope = JSON.parse(go.cmd!.stdout);
-    expect(envelope).toMatchObject({ version: 1, ok: true, operation: "intent", data: { action: "proceed" } });
+    expect(envelope).toMatchObject({
+      version: 1,
+      ok: true,
+      operation: "intent",
+      data: { action: "proceed" },
+    });
 
-    const scope = await agentRuns(co, codex, S, ["scope", "reports/ledger"], { env, commandNodeArgs: sandboxed });
+    const scope = await agentRuns(co, codex, S, ["scope", "reports/ledger"], {
+      env,
+      commandNodeArgs: sandboxed,
+    });
     expect(scope.cmd!.code).toBe(0);
     expect(scope.cmd!.stdout).toContain("Scope claimed: reports/ledger.");
-    const claim = await server.deps.db.tx((tx) => tx.claim.findUnique({ where: { intentId: envelope.data.intentId } }));
+    const claim = await server.deps.db.tx((tx) =>
+      tx.claim.findUnique({ where: { intentId: envelope.data.intentId } }),
+    );
     expect(JSON.parse(claim!.paths)).toEqual(["reports/ledger"]);
 
     const context = await agentRuns(co, codex, S, ["context"], { env, commandNodeArgs: sandboxed });
@@ -86,9 +136,14 @@ describe("the sandbox relay", () => {
     expect(context.cmd!.stdout).toContain("Sandboxed work");
     expect(context.cmd!.stdout).toContain(`[cohent context] ${envelope.data.intentId}: proceed.`);
 
-    const done = await agentRuns(co, codex, S, ["checkpoint", "completed", "report skeleton done"], { env, commandNodeArgs: sandboxed });
+    const done = await agentRuns(co, codex, S, ["checkpoint", "completed", "report skeleton done"], {
+      env,
+      commandNodeArgs: sandboxed,
+    });
     expect(done.cmd!.code).toBe(0);
-    const intent = await server.deps.db.tx((tx) => tx.intent.findUnique({ where: { id: envelope.data.intentId } }));
+    const intent = await server.deps.db.tx((tx) =>
+      tx.intent.findUnique({ where: { id: envelope.data.intentId } }),
+    );
     expect(intent!.state).toBe("completed");
 
     // Each relay is claimed once: nothing is left behind for a later command to pick up.
@@ -102,7 +157,13 @@ describe("the sandbox relay", () => {
     const envB = { COHENT_AGENT_TOKEN: bob };
     await hook(co, codex.prompt("sbx-A", co.root, "A's prompt"), envA);
     await hook(co, codex.prompt("sbx-B", co.root, "B's prompt"), envB);
-    const b = await agentRuns(co, codex, "sbx-B", ["intent", intentJson({ objective: "B work", outputs: ["b-out"] }), "--json"], { env: envB, commandNodeArgs: sandboxed });
+    const b = await agentRuns(
+      co,
+      codex,
+      "sbx-B",
+      ["intent", intentJson({ objective: "B work", outputs: ["b-out"] }), "--json"],
+      { env: envB, commandNodeArgs: sandboxed },
+    );
     expect(b.cmd!.code).toBe(0);
     const rt = JSON.parse(readFileSync(path.join(co.root, ".cohent", "runtime.json"), "utf8"));
     expect(JSON.parse(b.cmd!.stdout).data.intentId).toBe(rt.sessions["sbx-B"].intentId);

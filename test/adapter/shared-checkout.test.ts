@@ -1,7 +1,17 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { agentClient, backendWithRepo, type TestBackend } from "../helpers/backend.js";
 import { sh, snapshot, write } from "./git-repo.js";
-import { agentRuns, claude, codex, hook, intentJson, makeCheckout, run, sandboxed, type Checkout } from "./helpers.js";
+import {
+  agentRuns,
+  claude,
+  codex,
+  hook,
+  intentJson,
+  makeCheckout,
+  run,
+  sandboxed,
+  type Checkout,
+} from "./helpers.js";
 
 /**
  * Two sessions share one checkout against a real backend and the built
@@ -15,7 +25,10 @@ const REPO = "acme/shared";
 let server: TestBackend, alice: string, bob: string;
 
 beforeAll(async () => {
-  ({ backend: server, tokens: [alice, bob] } = await backendWithRepo(REPO, "One checkout, two agents", ["alice", "Codex"], ["bob", "Claude Code"]));
+  ({
+    backend: server,
+    tokens: [alice, bob],
+  } = await backendWithRepo(REPO, "One checkout, two agents", ["alice", "Codex"], ["bob", "Claude Code"]));
 });
 afterAll(() => server?.stop());
 const ANA = { env: { COHENT_AGENT_TOKEN: "" }, session: "ana-1" };
@@ -35,17 +48,30 @@ beforeEach(async () => {
   sh(co.root, "config", "user.email", "test@example.com");
   sh(co.root, "config", "commit.gpgsign", "false");
   write(co.root, ".gitignore", ".cohent/runtime.json*\n");
-  for (const [f, t] of Object.entries({ "src/a/x.ts": "a1\n", "src/b/y.ts": "b1\n", "README.md": "r1\n" })) write(co.root, f, t);
+  for (const [f, t] of Object.entries({ "src/a/x.ts": "a1\n", "src/b/y.ts": "b1\n", "README.md": "r1\n" }))
+    write(co.root, f, t);
   sh(co.root, "add", "-A");
   sh(co.root, "commit", "-q", "-m", "initial");
 
   await hook(co, codex.prompt(ANA.session, co.root, "Build feature A"), ANA.env);
-  const a = await agentRuns(co, codex, ANA.session, ["intent", intentJson({ objective: "Feature A", outputs: ["feature-a"] }), "--json"], { env: ANA.env });
+  const a = await agentRuns(
+    co,
+    codex,
+    ANA.session,
+    ["intent", intentJson({ objective: "Feature A", outputs: ["feature-a"] }), "--json"],
+    { env: ANA.env },
+  );
   anaIntent = JSON.parse(a.cmd!.stdout).data.intentId;
   expect((await agentRuns(co, codex, ANA.session, ["scope", "src/a"], { env: ANA.env })).cmd!.code).toBe(0);
 
   await hook(co, claude.prompt(BO.session, co.root, "Build feature B"), { ...claude.env, ...BO.env });
-  const b = await agentRuns(co, claude, BO.session, ["intent", intentJson({ objective: "Feature B", outputs: ["feature-b"] }), "--json"], { env: BO.env });
+  const b = await agentRuns(
+    co,
+    claude,
+    BO.session,
+    ["intent", intentJson({ objective: "Feature B", outputs: ["feature-b"] }), "--json"],
+    { env: BO.env },
+  );
   boIntent = JSON.parse(b.cmd!.stdout).data.intentId;
   expect((await agentRuns(co, claude, BO.session, ["scope", "src/b"], { env: BO.env })).cmd!.code).toBe(0);
 
@@ -58,12 +84,17 @@ beforeEach(async () => {
   write(co.root, "src/b/z.ts", "z\n");
 });
 
-const committed = (rev: string) => sh(co.root, "show", "--name-only", "--format=", rev).trim().split("\n").filter(Boolean).sort();
+const committed = (rev: string) =>
+  sh(co.root, "show", "--name-only", "--format=", rev).trim().split("\n").filter(Boolean).sort();
 
 describe("sharing one checkout", () => {
   it("refuses Ana's sweeping git add -A && git commit through the hook, naming Bo's paths, and reports a guard catch", async () => {
     const before = { ...snapshot(co.root, "."), head: sh(co.root, "rev-parse", "HEAD") };
-    const pre = await hook(co, codex.shell(ANA.session, co.root, "git add -A && git commit -m 'ship it'"), ANA.env);
+    const pre = await hook(
+      co,
+      codex.shell(ANA.session, co.root, "git add -A && git commit -m 'ship it'"),
+      ANA.env,
+    );
     expect(pre.denied).not.toBeNull();
     expect(pre.denied).toContain("bob");
     expect(pre.denied).toContain(boIntent);
@@ -73,22 +104,34 @@ describe("sharing one checkout", () => {
     expect(pre.denied).toContain("node .cohent/cohent.mjs commit -m 'ship it'");
     // The hook only looked: the tree, the index and HEAD are as they were.
     expect({ ...snapshot(co.root, "."), head: sh(co.root, "rev-parse", "HEAD") }).toEqual(before);
-    const catches = await server.deps.db.tx((tx) => tx.guardCatch.findMany({ where: { intentId: anaIntent } }));
+    const catches = await server.deps.db.tx((tx) =>
+      tx.guardCatch.findMany({ where: { intentId: anaIntent } }),
+    );
     expect(catches.map((c) => c.kind)).toEqual(["git-peer-changes"]);
     expect(JSON.parse(catches[0]!.paths).sort()).toEqual(["src/b/y.ts", "src/b/z.ts"]);
 
     // Git commands that take only Ana's own paths, and ordinary shell commands, pass.
-    expect((await hook(co, codex.shell(ANA.session, co.root, "git add src/a && git status"), ANA.env)).denied).toBeNull();
-    expect((await hook(co, codex.shell(ANA.session, co.root, "ls -la && cat README.md"), ANA.env)).denied).toBeNull();
+    expect(
+      (await hook(co, codex.shell(ANA.session, co.root, "git add src/a && git status"), ANA.env)).denied,
+    ).toBeNull();
+    expect(
+      (await hook(co, codex.shell(ANA.session, co.root, "ls -la && cat README.md"), ANA.env)).denied,
+    ).toBeNull();
     // Bo's own sweep would take Ana's changes: refused the other way round.
-    const bo = await hook(co, claude.bash(BO.session, co.root, "git commit -am wip"), { ...claude.env, ...BO.env });
+    const bo = await hook(co, claude.bash(BO.session, co.root, "git commit -am wip"), {
+      ...claude.env,
+      ...BO.env,
+    });
     expect(bo.denied).toContain("alice");
     expect(bo.denied).toContain("src/a/x.ts");
   });
 
   it("commit -m (sandboxed, through the hook's relay) commits only Ana's paths with the trailers and leaves Bo's staged and unstaged work exactly as it was", async () => {
     const bo = snapshot(co.root, "src/b");
-    const r = await agentRuns(co, codex, ANA.session, ["commit", "-m", "Feature A: x and new"], { env: ANA.env, commandNodeArgs: sandboxed });
+    const r = await agentRuns(co, codex, ANA.session, ["commit", "-m", "Feature A: x and new"], {
+      env: ANA.env,
+      commandNodeArgs: sandboxed,
+    });
     expect(r.pre.denied).toBeNull();
     expect(r.cmd!.code, r.cmd!.stdout + r.cmd!.stderr).toBe(0);
     const hash = sh(co.root, "rev-parse", "HEAD").trim();
@@ -104,23 +147,40 @@ describe("sharing one checkout", () => {
     expect(sh(co.root, "status", "--porcelain", "--", "src/a")).toBe("");
 
     // The commit is a checkpoint of Ana's intent; the claim stays; the Control Room and the recap show it.
-    const cps = await server.deps.db.tx((tx) => tx.checkpoint.findMany({ where: { intentId: anaIntent, source: { startsWith: "commit:" } } }));
-    expect(cps.map((c) => [c.source, JSON.parse(c.paths!)])).toEqual([[`commit:${hash}`, ["src/a/new.ts", "src/a/x.ts"]]]);
+    const cps = await server.deps.db.tx((tx) =>
+      tx.checkpoint.findMany({ where: { intentId: anaIntent, source: { startsWith: "commit:" } } }),
+    );
+    expect(cps.map((c) => [c.source, JSON.parse(c.paths!)])).toEqual([
+      [`commit:${hash}`, ["src/a/new.ts", "src/a/x.ts"]],
+    ]);
     const claim = await server.deps.db.tx((tx) => tx.claim.findUnique({ where: { intentId: anaIntent } }));
     expect(JSON.parse(claim!.paths)).toEqual(["src/a"]);
     const { repoOverview } = await import("../../backend/src/operations/people/overview.js");
     const overview = await repoOverview(server.deps, REPO);
     const work = overview.work.find((w) => w.intentId === anaIntent)!;
-    expect(work.commits).toMatchObject([{ hash, paths: ["src/a/new.ts", "src/a/x.ts"], summary: `Committed ${hash.slice(0, 12)}: Feature A: x and new` }]);
+    expect(work.commits).toMatchObject([
+      {
+        hash,
+        paths: ["src/a/new.ts", "src/a/x.ts"],
+        summary: `Committed ${hash.slice(0, 12)}: Feature A: x and new`,
+      },
+    ]);
     expect(overview.work.find((w) => w.intentId === boIntent)!.commits).toEqual([]);
     const { recap, renderRecap } = await import("../../backend/src/operations/people/recap.js");
     const text = renderRecap(await recap(server.deps, REPO, new Date(Date.now() - 3_600_000)));
     expect(text).toContain(`commit ${hash.slice(0, 12)}`);
 
     // Nothing of Ana's left: a second commit says so and changes nothing.
-    const again = await agentRuns(co, codex, ANA.session, ["commit", "-m", "again", "--json"], { env: ANA.env, commandNodeArgs: sandboxed });
+    const again = await agentRuns(co, codex, ANA.session, ["commit", "-m", "again", "--json"], {
+      env: ANA.env,
+      commandNodeArgs: sandboxed,
+    });
     expect(again.cmd!.code).toBe(1);
-    expect(JSON.parse(again.cmd!.stdout)).toMatchObject({ ok: false, operation: "commit", error: { code: "NOTHING_TO_COMMIT" } });
+    expect(JSON.parse(again.cmd!.stdout)).toMatchObject({
+      ok: false,
+      operation: "commit",
+      error: { code: "NOTHING_TO_COMMIT" },
+    });
     expect(sh(co.root, "rev-parse", "HEAD").trim()).toBe(hash);
   });
 
@@ -132,27 +192,49 @@ describe("sharing one checkout", () => {
     expect(a.cmd!.code, a.cmd!.stderr).toBe(0);
     expect(b.cmd!.code, b.cmd!.stderr).toBe(0);
     const log = sh(co.root, "log", "--format=%H %s", "-3").trim().split("\n");
-    expect(log.slice(0, 2).map((l) => l.split(" ").slice(1).join(" ")).sort()).toEqual(["A at once", "B at once"]);
+    expect(
+      log
+        .slice(0, 2)
+        .map((l) => l.split(" ").slice(1).join(" "))
+        .sort(),
+    ).toEqual(["A at once", "B at once"]);
     for (const line of log.slice(0, 2)) {
       const [h, ...subject] = line.split(" ");
-      expect(committed(h!)).toEqual(subject.join(" ") === "A at once" ? ["src/a/new.ts", "src/a/x.ts"] : ["src/b/y.ts", "src/b/z.ts"]);
+      expect(committed(h!)).toEqual(
+        subject.join(" ") === "A at once" ? ["src/a/new.ts", "src/a/x.ts"] : ["src/b/y.ts", "src/b/z.ts"],
+      );
     }
     expect(sh(co.root, "status", "--porcelain", "--", "src")).toBe("");
     // Bo's commit took the working-tree version of y.ts, not the staged one.
-    expect(sh(co.root, "show", "HEAD:src/b/y.ts") === "b3\n" || sh(co.root, "show", "HEAD~1:src/b/y.ts") === "b3\n").toBe(true);
+    expect(
+      sh(co.root, "show", "HEAD:src/b/y.ts") === "b3\n" ||
+        sh(co.root, "show", "HEAD~1:src/b/y.ts") === "b3\n",
+    ).toBe(true);
   });
 
   it("the JSON agent CLI commits too, with its exit code and envelope", async () => {
     write(co.root, "commit.json", JSON.stringify({ message: "B via agent CLI" }));
     sh(co.root, "add", "commit.json"); // an unclaimed path staged by someone: neither taken nor unstaged
-    const r = await agentRuns(co, claude, BO.session, ["agent", "commit", "--input", "commit.json"], { env: BO.env });
+    const r = await agentRuns(co, claude, BO.session, ["agent", "commit", "--input", "commit.json"], {
+      env: BO.env,
+    });
     expect(r.cmd!.code, r.cmd!.stdout).toBe(0);
     const env = JSON.parse(r.cmd!.stdout);
-    expect(env).toMatchObject({ version: 1, ok: true, operation: "commit", data: { intentId: boIntent, paths: ["src/b/y.ts", "src/b/z.ts"], recorded: true } });
-    expect(env.data.leftForPeers).toEqual([{ intentId: anaIntent, person: "alice", paths: ["src/a/new.ts", "src/a/x.ts"] }]);
+    expect(env).toMatchObject({
+      version: 1,
+      ok: true,
+      operation: "commit",
+      data: { intentId: boIntent, paths: ["src/b/y.ts", "src/b/z.ts"], recorded: true },
+    });
+    expect(env.data.leftForPeers).toEqual([
+      { intentId: anaIntent, person: "alice", paths: ["src/a/new.ts", "src/a/x.ts"] },
+    ]);
     expect(committed("HEAD")).toEqual(["src/b/y.ts", "src/b/z.ts"]);
     expect(sh(co.root, "diff", "--cached", "--name-only").trim()).toBe("commit.json");
-    const bad = await run(co, ["agent", "commit", "--input", "-"], { env: { ...BO.env, COHENT_SESSION: BO.session }, stdin: "{}" });
+    const bad = await run(co, ["agent", "commit", "--input", "-"], {
+      env: { ...BO.env, COHENT_SESSION: BO.session },
+      stdin: "{}",
+    });
     expect(bad.code).toBe(1);
     expect(JSON.parse(bad.stdout).error.code).toBe("INVALID_INPUT");
   });
@@ -161,7 +243,13 @@ describe("sharing one checkout", () => {
     const asAna = agentClient(server.url, alice, ANA.session);
     const r = await asAna.post({ type: "scopes" });
     expect(r.status).toBe(200);
-    expect(r.body.data.peers).toContainEqual({ intentId: boIntent, person: "bob", client: "Claude Code", model: null, paths: ["src/b"] });
+    expect(r.body.data.peers).toContainEqual({
+      intentId: boIntent,
+      person: "bob",
+      client: "Claude Code",
+      model: null,
+      paths: ["src/b"],
+    });
     expect(r.body.data.peers.map((p: { intentId: string }) => p.intentId)).not.toContain(anaIntent);
     // Ten minutes later only Ana calls in: Bo's lease expired, his claim no longer holds.
     server.advance(11 * 60_000);

@@ -12,28 +12,65 @@ import { builtAdapter, claude, codex } from "./helpers.js";
 describe("tool classification with the measured payloads", () => {
   const root = "/repo";
   it.each([
-    ["Write", "edit"], ["Edit", "edit"], ["NotebookEdit", "edit"], ["MultiEdit", "edit"], ["apply_patch", "edit"],
-    ["Bash", "shell"], ["BashOutput", "shell"], ["KillShell", "shell"], ["PowerShell", "shell"], ["shell", "shell"],
-    ["exec_command", "shell"], ["unified_exec", "shell"], ["write_stdin", "shell"], ["run_terminal_cmd", "shell"],
-    ["terminal", "shell"], ["Monitor", "shell"], ["TaskStop", "shell"], ["mcp__github__create_issue", "shell"], ["mcp__x__read", "shell"], ["mcp__cohent__intent", null], ["mcp__cohentx__write", "shell"],
-    ["Read", null], ["Grep", null], ["Glob", null], ["WebFetch", null], ["Task", null], ["TodoWrite", null],
+    ["Write", "edit"],
+    ["Edit", "edit"],
+    ["NotebookEdit", "edit"],
+    ["MultiEdit", "edit"],
+    ["apply_patch", "edit"],
+    ["Bash", "shell"],
+    ["BashOutput", "shell"],
+    ["KillShell", "shell"],
+    ["PowerShell", "shell"],
+    ["shell", "shell"],
+    ["exec_command", "shell"],
+    ["unified_exec", "shell"],
+    ["write_stdin", "shell"],
+    ["run_terminal_cmd", "shell"],
+    ["terminal", "shell"],
+    ["Monitor", "shell"],
+    ["TaskStop", "shell"],
+    ["mcp__github__create_issue", "shell"],
+    ["mcp__x__read", "shell"],
+    ["mcp__cohent__intent", null],
+    ["mcp__cohentx__write", "shell"],
+    ["Read", null],
+    ["Grep", null],
+    ["Glob", null],
+    ["WebFetch", null],
+    ["Task", null],
+    ["TodoWrite", null],
   ])("%s is %s", (name, kind) => {
     expect(toolKind(name)).toBe(kind);
   });
   it("Claude Code Write: the target is file_path", () => {
     const p = claude.write("s", root, "/repo/src/a.ts");
-    expect(classify(p.tool_name, p.tool_input)).toEqual({ kind: "edit", targets: ["/repo/src/a.ts"], command: null });
+    expect(classify(p.tool_name, p.tool_input)).toEqual({
+      kind: "edit",
+      targets: ["/repo/src/a.ts"],
+      command: null,
+    });
     expect(classify("NotebookEdit", { notebook_path: "/repo/n.ipynb" }).targets).toEqual(["/repo/n.ipynb"]);
   });
   it("Codex apply_patch: targets parsed from the patch", () => {
-    const p = codex.patch("s", root, "*** Begin Patch\n*** Update File: a.ts\n@@\n-x\n+y\n*** Move to: b.ts\n*** Delete File: c.ts\n*** End Patch\n");
+    const p = codex.patch(
+      "s",
+      root,
+      "*** Begin Patch\n*** Update File: a.ts\n@@\n-x\n+y\n*** Move to: b.ts\n*** Delete File: c.ts\n*** End Patch\n",
+    );
     expect(classify(p.tool_name, p.tool_input).targets).toEqual(["a.ts", "b.ts", "c.ts"]);
   });
   it("an apply_patch heredoc through the shell is an edit; other shell calls are shell", () => {
-    const p = codex.shell("s", root, "apply_patch <<'EOF'\n*** Begin Patch\n*** Add File: y.txt\n+patched\n*** End Patch\nEOF");
+    const p = codex.shell(
+      "s",
+      root,
+      "apply_patch <<'EOF'\n*** Begin Patch\n*** Add File: y.txt\n+patched\n*** End Patch\nEOF",
+    );
     expect(classify(p.tool_name, p.tool_input)).toMatchObject({ kind: "edit", targets: ["y.txt"] });
     expect(classify("Bash", { command: "echo hi > x.txt" })).toMatchObject({ kind: "shell", targets: null });
-    expect(classify("exec_command", { cmd: "cd web && apply_patch < p.diff" })).toMatchObject({ kind: "edit", targets: null });
+    expect(classify("exec_command", { cmd: "cd web && apply_patch < p.diff" })).toMatchObject({
+      kind: "edit",
+      targets: null,
+    });
     expect(classify("Bash", { command: "grep apply_patchy notes.md" }).kind).toBe("shell");
   });
   it("an unreadable edit has null targets", () => {
@@ -74,9 +111,18 @@ describe("patch targets", () => {
 describe("self-exemption", () => {
   const ctx = { cwd: "/repo", repoRoot: "/repo" };
   it.each([
-    ["node .cohent/cohent.mjs scope app/checkout tests/checkout.spec.ts", ["scope", "app/checkout", "tests/checkout.spec.ts"]],
-    [`node .cohent/cohent.mjs intent '{"objective":"Build sign-in states","plan":["a; b && c | d $(e) \`f\`"],"outputs":["x"]}'`, ["intent", `{"objective":"Build sign-in states","plan":["a; b && c | d $(e) \`f\`"],"outputs":["x"]}`]],
-    [`node ./.cohent/cohent.mjs checkpoint working "moved validation"`, ["checkpoint", "working", "moved validation"]],
+    [
+      "node .cohent/cohent.mjs scope app/checkout tests/checkout.spec.ts",
+      ["scope", "app/checkout", "tests/checkout.spec.ts"],
+    ],
+    [
+      `node .cohent/cohent.mjs intent '{"objective":"Build sign-in states","plan":["a; b && c | d $(e) \`f\`"],"outputs":["x"]}'`,
+      ["intent", `{"objective":"Build sign-in states","plan":["a; b && c | d $(e) \`f\`"],"outputs":["x"]}`],
+    ],
+    [
+      `node ./.cohent/cohent.mjs checkpoint working "moved validation"`,
+      ["checkpoint", "working", "moved validation"],
+    ],
     ["node /repo/.cohent/cohent.mjs context", ["context"]],
     ["COHENT_SESSION=abc-1 node .cohent/cohent.mjs context --json", ["context", "--json"]],
     ["  node   .cohent/cohent.mjs   doctor  ", ["doctor"]],
@@ -86,8 +132,13 @@ describe("self-exemption", () => {
     expect(r).toMatchObject({ exempt: true, argv });
   });
   it("resolves the script against the shell's cwd", () => {
-    expect(parseExemptCommand("node ../.cohent/cohent.mjs context", { cwd: "/repo/web", repoRoot: "/repo" }).exempt).toBe(true);
-    expect(parseExemptCommand("node .cohent/cohent.mjs context", { cwd: "/repo/web", repoRoot: "/repo" }).exempt).toBe(false);
+    expect(
+      parseExemptCommand("node ../.cohent/cohent.mjs context", { cwd: "/repo/web", repoRoot: "/repo" })
+        .exempt,
+    ).toBe(true);
+    expect(
+      parseExemptCommand("node .cohent/cohent.mjs context", { cwd: "/repo/web", repoRoot: "/repo" }).exempt,
+    ).toBe(false);
   });
   // Every one of these must be refused: each would run something other than the adapter, or more.
   const BYPASSES = [
@@ -98,7 +149,7 @@ describe("self-exemption", () => {
     "COHENT_X=$(rm -rf /) node .cohent/cohent.mjs context",
     "COHENT_X='a;b' node .cohent/cohent.mjs context",
     "COHENT_X=`id` node .cohent/cohent.mjs context",
-    "\"NODE_OPTIONS=--require=x\" node .cohent/cohent.mjs context",
+    '"NODE_OPTIONS=--require=x" node .cohent/cohent.mjs context',
     "env NODE_OPTIONS=--require=x node .cohent/cohent.mjs context",
     "node .cohent/cohent.mjs context; rm -rf src",
     "node .cohent/cohent.mjs context && git push",
@@ -109,8 +160,8 @@ describe("self-exemption", () => {
     "node .cohent/cohent.mjs context\rgit push",
     "node .cohent/cohent.mjs scope $(git rev-parse HEAD)",
     "node .cohent/cohent.mjs scope `whoami`",
-    "node .cohent/cohent.mjs scope \"$(whoami)\"",
-    "node .cohent/cohent.mjs scope \"`whoami`\"",
+    'node .cohent/cohent.mjs scope "$(whoami)"',
+    'node .cohent/cohent.mjs scope "`whoami`"',
     "node .cohent/cohent.mjs scope $HOME",
     "node .cohent/cohent.mjs context > src/app.ts",
     "node .cohent/cohent.mjs context >> src/app.ts",
@@ -119,13 +170,13 @@ describe("self-exemption", () => {
     "node .cohent/cohent.mjs intent '{\"a\":1}'; git push",
     "node .cohent/cohent.mjs intent 'a\\'; git push'",
     "node .cohent/cohent.mjs intent $'a\\'; git push'",
-    "node .cohent/cohent.mjs intent \"a\\\"; git push\"",
+    'node .cohent/cohent.mjs intent "a\\"; git push"',
     "node .cohent/cohent.mjs intent 'x' ';' git push", // ';' quoted is an argument, but then git push follows as words of node: still only node runs
     "node .cohent/cohent.mjs intent 'unterminated",
-    "node .cohent/cohent.mjs intent \"unterminated",
+    'node .cohent/cohent.mjs intent "unterminated',
     "node .cohent/cohent.mjs 'multi\nline'",
     "node --require /tmp/evil.js .cohent/cohent.mjs context",
-    "node -e 'require(\"child_process\").execSync(\"rm -rf /\")' .cohent/cohent.mjs",
+    'node -e \'require("child_process").execSync("rm -rf /")\' .cohent/cohent.mjs',
     "node /tmp/evil/.cohent/cohent.mjs context",
     "node other/.cohent/cohent.mjs context",
     "node .cohent/../evil/cohent.mjs context",
@@ -148,10 +199,16 @@ describe("self-exemption", () => {
     expect(parseExemptCommand(command, ctx).exempt).toBe(false);
   });
   it("a semicolon inside quotes stays literal, as in the shell", () => {
-    expect(parseExemptCommand(`node .cohent/cohent.mjs intent '{"a":1}'"; git push"x`, ctx)).toMatchObject({ exempt: true, argv: ["intent", '{"a":1}; git pushx'] });
+    expect(parseExemptCommand(`node .cohent/cohent.mjs intent '{"a":1}'"; git push"x`, ctx)).toMatchObject({
+      exempt: true,
+      argv: ["intent", '{"a":1}; git pushx'],
+    });
   });
   it("a quoted ';' is one literal argument of the adapter, not a chain", () => {
-    expect(parseExemptCommand("node .cohent/cohent.mjs intent 'x' ';' git push", ctx)).toMatchObject({ exempt: true, argv: ["intent", "x", ";", "git", "push"] });
+    expect(parseExemptCommand("node .cohent/cohent.mjs intent 'x' ';' git push", ctx)).toMatchObject({
+      exempt: true,
+      argv: ["intent", "x", ";", "git", "push"],
+    });
   });
 });
 
@@ -167,7 +224,10 @@ describe("secret redaction", () => {
     ["xoxb-1234567890-abcdefghijkl", "slack"],
     ["https://hooks.slack.com/services/T000/B000/XXXXXXXX", "slack"],
     ["-----BEGIN RSA PRIVATE KEY-----\nMIIEpAIBAAKCAQEA\n-----END RSA PRIVATE KEY-----", "private-key"],
-    ["-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAABG5vbmU\n-----END OPENSSH PRIVATE KEY-----", "private-key"],
+    [
+      "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAABG5vbmU\n-----END OPENSSH PRIVATE KEY-----",
+      "private-key",
+    ],
     ["Authorization: Bearer eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.abc", "bearer"],
     ["DATABASE_PASSWORD=hunter2hunter2", "secret"],
     ["export STRIPE_SECRET_KEY='sk_live_abc123def456'", "secret"],
@@ -179,7 +239,9 @@ describe("secret redaction", () => {
   it.each(CORPUS)("%j", (text, kind) => {
     const out = redact(text);
     expect(out).toContain(`[REDACTED:${kind}]`);
-    const secret = text.match(/(ghp_\w+|github_pat_\w+|gho_\w+|sk-[\w-]+|AKIA\w+|xoxb-[\w-]+|MIIEpAIBAAKCAQEA|b3BlbnNzaC1rZXktdjEAAAAABG5vbmU|eyJ[\w.]+|hunter2hunter2|sk_live_abc123def456|wJalrXUtnFEMI\S+|abcd1234efgh|abcdef0123456789|coh_\w+|XXXXXXXX)/)?.[1];
+    const secret = text.match(
+      /(ghp_\w+|github_pat_\w+|gho_\w+|sk-[\w-]+|AKIA\w+|xoxb-[\w-]+|MIIEpAIBAAKCAQEA|b3BlbnNzaC1rZXktdjEAAAAABG5vbmU|eyJ[\w.]+|hunter2hunter2|sk_live_abc123def456|wJalrXUtnFEMI\S+|abcd1234efgh|abcdef0123456789|coh_\w+|XXXXXXXX)/,
+    )?.[1];
     expect(secret).toBeTruthy();
     expect(out).not.toContain(secret!);
   });
@@ -195,7 +257,13 @@ describe("secret redaction", () => {
     else expect(out).toBe(text);
   });
   it("redacts every string of an intent record", () => {
-    expect(redactDeep({ objective: "use ghp_abcdefghijklmnopqrstuvwxyz0123456789", plan: ["PASSWORD=swordfish1"], outputs: ["x"] })).toEqual({
+    expect(
+      redactDeep({
+        objective: "use ghp_abcdefghijklmnopqrstuvwxyz0123456789",
+        plan: ["PASSWORD=swordfish1"],
+        outputs: ["x"],
+      }),
+    ).toEqual({
       objective: "use [REDACTED:github]",
       plan: ["PASSWORD=[REDACTED:secret]"],
       outputs: ["x"],
@@ -208,13 +276,19 @@ describe("the adapter speaks the protocol's codes", () => {
     for (const [code, { retryable, message }] of Object.entries(ERRORS)) {
       const env = fail("op", code as keyof typeof ERRORS);
       expect(env.ok).toBe(false);
-      expect(env.ok === false && [env.error.code, env.error.retryable, env.error.message]).toEqual([code, retryable, message]);
+      expect(env.ok === false && [env.error.code, env.error.retryable, env.error.message]).toEqual([
+        code,
+        retryable,
+        message,
+      ]);
     }
   });
   it("declares no envelope type or error class of its own", () => {
     for (const file of ["envelope.ts", "client.ts", "http.ts", "operations.ts"]) {
       const src = readFileSync(new URL(`../../adapter/src/${file}`, import.meta.url), "utf8");
-      expect(src).not.toMatch(/interface Envelope|class \w*Error|RETRYABLE|EDIT_BLOCKING_ACTIONS|16_000|1_000\)/);
+      expect(src).not.toMatch(
+        /interface Envelope|class \w*Error|RETRYABLE|EDIT_BLOCKING_ACTIONS|16_000|1_000\)/,
+      );
     }
   });
 });

@@ -28,7 +28,11 @@ afterAll(async () => {
 
 /** Runs a given adapter file (not the checkout's own .cohent/cohent.mjs) in the checkout. Synchronous: only for commands that do not call the backend, which answers from this process. */
 function runBundle(co: Checkout, bundle: string, args: string[], env: Record<string, string> = {}) {
-  return spawnSync(process.execPath, [bundle, ...args], { cwd: co.root, env: { PATH: process.env.PATH!, HOME: co.home, SHELL: "/bin/sh", ...env }, encoding: "utf8" });
+  return spawnSync(process.execPath, [bundle, ...args], {
+    cwd: co.root,
+    env: { PATH: process.env.PATH!, HOME: co.home, SHELL: "/bin/sh", ...env },
+    encoding: "utf8",
+  });
 }
 
 /** The adapter as another version would have built it: the same sources with protocol/src/version.ts saying `version`. */
@@ -38,18 +42,37 @@ async function adapterAs(version: string): Promise<string> {
     name: "version",
     setup(b) {
       b.onLoad({ filter: /protocol[\\/]src[\\/]version\.ts$/ }, (args) => ({
-        contents: readFileSync(args.path, "utf8").replace(/COHENT_VERSION = "[^"]+"/, `COHENT_VERSION = "${version}"`),
+        contents: readFileSync(args.path, "utf8").replace(
+          /COHENT_VERSION = "[^"]+"/,
+          `COHENT_VERSION = "${version}"`,
+        ),
         loader: "ts",
       }));
     },
   };
-  await build({ entryPoints: [path.resolve("adapter/src/main.ts")], outfile, bundle: true, platform: "node", target: "node20", format: "esm", logLevel: "silent", plugins: [as] });
+  await build({
+    entryPoints: [path.resolve("adapter/src/main.ts")],
+    outfile,
+    bundle: true,
+    platform: "node",
+    target: "node20",
+    format: "esm",
+    logLevel: "silent",
+    plugins: [as],
+  });
   return outfile;
 }
 
 /** A checkout as an older Cohent left it: no .gitattributes, an old adapter, and the old Codex PreToolUse handler, trusted. */
 function olderCheckout(co: Checkout, codexHome: string) {
-  writeFileSync(path.join(co.root, ".cohent", "project.json"), JSON.stringify({ version: 1, service: server.url, repository: "acme/shop", adapterVersion: "0.0.9" }, null, 2) + "\n");
+  writeFileSync(
+    path.join(co.root, ".cohent", "project.json"),
+    JSON.stringify(
+      { version: 1, service: server.url, repository: "acme/shop", adapterVersion: "0.0.9" },
+      null,
+      2,
+    ) + "\n",
+  );
   writeFileSync(co.script, "// cohent.mjs 0.0.9\n");
   const old = { type: "command", command: CODEX_HOOK_COMMAND, timeout: CODEX_TIMEOUT };
   const events: [string, string, string | undefined][] = [
@@ -59,13 +82,19 @@ function olderCheckout(co: Checkout, codexHome: string) {
     ["PostToolUse", "post_tool_use", "*"],
     ["Stop", "stop", undefined],
   ];
-  const hooks = Object.fromEntries(events.map(([event, , matcher]) => [event, [{ ...(matcher ? { matcher } : {}), hooks: [old] }]]));
+  const hooks = Object.fromEntries(
+    events.map(([event, , matcher]) => [event, [{ ...(matcher ? { matcher } : {}), hooks: [old] }]]),
+  );
   mkdirSync(path.join(co.root, ".codex"), { recursive: true });
   const hooksFile = path.join(co.root, ".codex", "hooks.json");
   writeFileSync(hooksFile, JSON.stringify({ hooks }, null, 2) + "\n");
   mkdirSync(codexHome, { recursive: true });
   const toml = [`[projects.${JSON.stringify(co.root)}]`, 'trust_level = "trusted"'];
-  for (const [, label, matcher] of events) toml.push(`[hooks.state.${JSON.stringify(`${hooksFile}:${label}:0:0`)}]`, `trusted_hash = "${trustHash(label, matcher, old)}"`);
+  for (const [, label, matcher] of events)
+    toml.push(
+      `[hooks.state.${JSON.stringify(`${hooksFile}:${label}:0:0`)}]`,
+      `trusted_hash = "${trustHash(label, matcher, old)}"`,
+    );
   writeFileSync(path.join(codexHome, "config.toml"), toml.join("\n") + "\n");
   return { old, hooksFile };
 }
@@ -81,36 +110,88 @@ describe("cohent init --upgrade", () => {
     const r = runBundle(co, bundle, ["init", "--upgrade", "--json"]);
     expect(r.status, r.stderr).toBe(0);
     const data = JSON.parse(r.stdout).data;
-    expect(data).toMatchObject({ repository: "acme/shop", service: server.url, previousAdapterVersion: "0.0.9", adapterVersion: COHENT_VERSION });
-    const status = Object.fromEntries(data.files.map((f: { path: string; status: string }) => [f.path, f.status]));
-    expect(status).toMatchObject({ ".cohent/project.json": "updated", ".cohent/cohent.mjs": "updated", ".codex/hooks.json": "updated", ".gitattributes": "created" });
+    expect(data).toMatchObject({
+      repository: "acme/shop",
+      service: server.url,
+      previousAdapterVersion: "0.0.9",
+      adapterVersion: COHENT_VERSION,
+    });
+    const status = Object.fromEntries(
+      data.files.map((f: { path: string; status: string }) => [f.path, f.status]),
+    );
+    expect(status).toMatchObject({
+      ".cohent/project.json": "updated",
+      ".cohent/cohent.mjs": "updated",
+      ".codex/hooks.json": "updated",
+      ".gitattributes": "created",
+    });
     // Only the PreToolUse handler changed between the versions: it alone must be trusted again.
     expect(data.retrust).toEqual(["PreToolUse"]);
 
     const project = JSON.parse(readFileSync(path.join(co.root, ".cohent", "project.json"), "utf8"));
-    expect(project).toEqual({ version: 1, service: server.url, repository: "acme/shop", adapterVersion: COHENT_VERSION });
+    expect(project).toEqual({
+      version: 1,
+      service: server.url,
+      repository: "acme/shop",
+      adapterVersion: COHENT_VERSION,
+    });
     expect(readFileSync(co.script, "utf8")).toBe(readFileSync(bundle, "utf8"));
     const attrs = readFileSync(path.join(co.root, ".gitattributes"), "utf8");
     expect(attrs).toContain(".cohent/cohent.mjs linguist-generated=true -diff");
     expect(attrs).toContain(".cohent/cohent-mcp.mjs linguist-generated=true -diff");
-    const check = spawnSync("git", ["check-attr", "linguist-generated", "diff", "--", ".cohent/cohent.mjs"], { cwd: co.root, encoding: "utf8" }).stdout;
+    const check = spawnSync("git", ["check-attr", "linguist-generated", "diff", "--", ".cohent/cohent.mjs"], {
+      cwd: co.root,
+      encoding: "utf8",
+    }).stdout;
     expect(check).toContain("linguist-generated: true");
     expect(check).toContain("diff: unset");
 
     // doctor recomputes the hashes: PreToolUse is MODIFIED (the old hash is recorded, the new one expected), the rest still trusted.
-    const doc = await run(co, ["doctor", "--json"], { env: { CODEX_HOME: codexHome, COHENT_AGENT_TOKEN: await server.issueToken("acme/shop", "una"), SHELL: "/bin/sh" } });
+    const doc = await run(co, ["doctor", "--json"], {
+      env: {
+        CODEX_HOME: codexHome,
+        COHENT_AGENT_TOKEN: await server.issueToken("acme/shop", "una"),
+        SHELL: "/bin/sh",
+      },
+    });
     const report = JSON.parse(doc.stdout).data;
-    const pre = report.codex.hooks.find((h: { event: string; ours: boolean; command: string }) => h.event === "PreToolUse" && h.ours);
+    const pre = report.codex.hooks.find(
+      (h: { event: string; ours: boolean; command: string }) => h.event === "PreToolUse" && h.ours,
+    );
     expect(pre.recorded).toBe(trustHash("pre_tool_use", "*", old));
-    expect(pre.expected).toBe(trustHash("pre_tool_use", "*", { type: "command", command: CODEX_GUARD_COMMAND, timeout: CODEX_TIMEOUT }));
+    expect(pre.expected).toBe(
+      trustHash("pre_tool_use", "*", {
+        type: "command",
+        command: CODEX_GUARD_COMMAND,
+        timeout: CODEX_TIMEOUT,
+      }),
+    );
     expect(pre.trust).toBe("modified");
-    const trust = Object.fromEntries(report.codex.hooks.filter((h: { ours: boolean }) => h.ours).map((h: { event: string; trust: string }) => [h.event, h.trust]));
-    expect(trust).toMatchObject({ SessionStart: "trusted", UserPromptSubmit: "trusted", PostToolUse: "trusted", Stop: "trusted" });
+    const trust = Object.fromEntries(
+      report.codex.hooks
+        .filter((h: { ours: boolean }) => h.ours)
+        .map((h: { event: string; trust: string }) => [h.event, h.trust]),
+    );
+    expect(trust).toMatchObject({
+      SessionStart: "trusted",
+      UserPromptSubmit: "trusted",
+      PostToolUse: "trusted",
+      Stop: "trusted",
+    });
     expect(report.guarded.codex).toBe(false);
-    const trustCheck = report.checks.find((c: { name: string; detail: string }) => c.name.includes("PreToolUse") || (c.detail.includes("MODIFIED") && c.detail.includes("trust")));
+    const trustCheck = report.checks.find(
+      (c: { name: string; detail: string }) =>
+        c.name.includes("PreToolUse") || (c.detail.includes("MODIFIED") && c.detail.includes("trust")),
+    );
     expect(trustCheck?.status).toBe("fail");
-    expect(report.checks).toContainEqual({ name: "adapter version", status: "ok", detail: expect.stringContaining(`adapter ${COHENT_VERSION}, server ${COHENT_VERSION}`) });
-    expect(JSON.parse(readFileSync(hooksFile, "utf8")).hooks.PreToolUse[0].hooks[0].command).toBe(CODEX_GUARD_COMMAND);
+    expect(report.checks).toContainEqual({
+      name: "adapter version",
+      status: "ok",
+      detail: expect.stringContaining(`adapter ${COHENT_VERSION}, server ${COHENT_VERSION}`),
+    });
+    expect(JSON.parse(readFileSync(hooksFile, "utf8")).hooks.PreToolUse[0].hooks[0].command).toBe(
+      CODEX_GUARD_COMMAND,
+    );
 
     // Human output of a second upgrade: nothing left to change.
     const again = runBundle(co, bundle, ["init", "--upgrade"]);
@@ -130,7 +211,9 @@ describe("cohent init --upgrade", () => {
     olderCheckout(co, path.join(co.home, "codex"));
     const r = runBundle(co, bundle, ["init", "--upgrade"]);
     expect(r.status, r.stderr).toBe(0);
-    expect(r.stdout).toContain(`Cohent upgraded acme/shop in ${co.root}: adapter 0.0.9 -> ${COHENT_VERSION}. Changed:`);
+    expect(r.stdout).toContain(
+      `Cohent upgraded acme/shop in ${co.root}: adapter 0.0.9 -> ${COHENT_VERSION}. Changed:`,
+    );
     expect(r.stdout).toMatch(/updated +\.cohent\/cohent\.mjs/);
     expect(r.stdout).toMatch(/created +\.gitattributes/);
     expect(r.stdout).not.toMatch(/unchanged/);
@@ -144,9 +227,13 @@ describe("adapter version against the server", () => {
     const token = await server.issueToken("acme/shop", "vic");
     copyFileSync(await adapterAs("0.0.1"), co.script);
     const doc = await run(co, ["doctor", "--json"], { env: { COHENT_AGENT_TOKEN: token, SHELL: "/bin/sh" } });
-    const check = JSON.parse(doc.stdout).data.checks.find((c: { name: string }) => c.name === "adapter version");
+    const check = JSON.parse(doc.stdout).data.checks.find(
+      (c: { name: string }) => c.name === "adapter version",
+    );
     expect(check?.status, doc.stdout + doc.stderr).toBe("fail");
-    expect(check.detail).toContain(`the committed adapter (.cohent/cohent.mjs 0.0.1) is older than the server accepts (${MIN_ADAPTER_VERSION} or later; the server is ${COHENT_VERSION})`);
+    expect(check.detail).toContain(
+      `the committed adapter (.cohent/cohent.mjs 0.0.1) is older than the server accepts (${MIN_ADAPTER_VERSION} or later; the server is ${COHENT_VERSION})`,
+    );
     expect(check.detail).toContain("cohent init --upgrade");
     expect(doc.code).toBe(1);
 
@@ -161,17 +248,28 @@ describe("adapter version against the server", () => {
     copyFileSync(co.script, mine);
     copyFileSync(await adapterAs("9.0.0"), co.script);
     const doc = await run(co, ["doctor", "--json"], { env: { COHENT_AGENT_TOKEN: token, SHELL: "/bin/sh" } });
-    const checks = JSON.parse(doc.stdout).data.checks.filter((c: { name: string }) => c.name === "adapter version");
+    const checks = JSON.parse(doc.stdout).data.checks.filter(
+      (c: { name: string }) => c.name === "adapter version",
+    );
     expect(checks[0].status).toBe("warn");
     expect(checks[0].detail).toContain(`is newer than the server (${COHENT_VERSION})`);
     expect(checks[0].detail).toContain("npm install -g cohent@9.0.0");
 
     copyFileSync(mine, co.script);
-    writeFileSync(path.join(co.root, ".cohent", "project.json"), JSON.stringify({ version: 1, service: server.url, repository: "acme/shop", adapterVersion: "0.0.9" }));
-    const same = await run(co, ["doctor", "--json"], { env: { COHENT_AGENT_TOKEN: token, SHELL: "/bin/sh" } });
-    const verdicts = JSON.parse(same.stdout).data.checks.filter((c: { name: string }) => c.name === "adapter version");
+    writeFileSync(
+      path.join(co.root, ".cohent", "project.json"),
+      JSON.stringify({ version: 1, service: server.url, repository: "acme/shop", adapterVersion: "0.0.9" }),
+    );
+    const same = await run(co, ["doctor", "--json"], {
+      env: { COHENT_AGENT_TOKEN: token, SHELL: "/bin/sh" },
+    });
+    const verdicts = JSON.parse(same.stdout).data.checks.filter(
+      (c: { name: string }) => c.name === "adapter version",
+    );
     expect(verdicts.map((c: { status: string }) => c.status)).toEqual(["ok", "warn"]);
-    expect(verdicts[1].detail).toContain(`records adapterVersion 0.0.9 but .cohent/cohent.mjs is ${COHENT_VERSION}: run cohent init --upgrade`);
+    expect(verdicts[1].detail).toContain(
+      `records adapterVersion 0.0.9 but .cohent/cohent.mjs is ${COHENT_VERSION}: run cohent init --upgrade`,
+    );
   });
 
   it("the verdicts, as a table", () => {

@@ -41,7 +41,12 @@ export function isInstalled(c: ClientSpec): boolean {
 
 /** Clients selected by COHENT_CLIENTS (comma list of labels or kinds; default all). */
 export function selectedClients(): ClientSpec[] {
-  const sel = (process.env.COHENT_CLIENTS ?? "").split(",").map((s) => s.trim()).filter(Boolean);
+  const sel = (process.env.COHENT_CLIENTS ?? "")
+    .split(",")
+    .map((s) => s.trim())
+    .filter(Boolean);
   if (sel.length === 0) return CLIENTS;
-  return CLIENTS.filter((c) => sel.includes(c.label) || sel.includes(c.kind) || sel.includes(`${c.kind}@${c.version}`));
+  return CLIENTS.filter(
+    (c) => sel.includes(c.label) || sel.includes(c.kind) || sel.includes(`${c.kind}@${c.version}`),
+  );
 }

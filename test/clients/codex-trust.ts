@@ -18,12 +18,20 @@ export interface HookTrust {
  * suite checks the adapter's hashing against the real client.
  */
 export function codexHookHashes(hooksJsonAbs: string): HookTrust[] {
-  return declaredHooks(hooksJsonAbs, JSON.parse(readFileSync(hooksJsonAbs, "utf8"))).map(({ key, hash }) => ({ key, hash }));
+  return declaredHooks(hooksJsonAbs, JSON.parse(readFileSync(hooksJsonAbs, "utf8"))).map(({ key, hash }) => ({
+    key,
+    hash,
+  }));
 }
 
 const q = (s: string) => JSON.stringify(s);
 
-export function codexConfigToml(opts: { modelBaseUrl: string; repoRoot: string; sandbox: "workspace-write" | "danger-full-access"; hooks: HookTrust[] }): string {
+export function codexConfigToml(opts: {
+  modelBaseUrl: string;
+  repoRoot: string;
+  sandbox: "workspace-write" | "danger-full-access";
+  hooks: HookTrust[];
+}): string {
   const lines = [
     `model = "gpt-5.5"`,
     `model_provider = "fake"`,

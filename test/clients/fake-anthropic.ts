@@ -22,7 +22,10 @@ export interface FakeAnthropic {
 
 function textOf(content: unknown): string {
   if (typeof content === "string") return content;
-  if (Array.isArray(content)) return content.map((c: any) => (typeof c === "string" ? c : c?.type === "text" ? c.text : JSON.stringify(c))).join("\n");
+  if (Array.isArray(content))
+    return content
+      .map((c: any) => (typeof c === "string" ? c : c?.type === "text" ? c.text : JSON.stringify(c)))
+      .join("\n");
   return JSON.stringify(content);
 }
 
@@ -32,7 +35,8 @@ export function claudeToolResults(body: any): { callId: string; output: string; 
   for (const m of Array.isArray(body?.messages) ? body.messages : []) {
     if (m?.role !== "user" || !Array.isArray(m.content)) continue;
     for (const c of m.content) {
-      if (c?.type === "tool_result") out.push({ callId: String(c.tool_use_id), output: textOf(c.content), isError: !!c.is_error });
+      if (c?.type === "tool_result")
+        out.push({ callId: String(c.tool_use_id), output: textOf(c.content), isError: !!c.is_error });
     }
   }
   return out;
@@ -41,8 +45,14 @@ export function claudeToolResults(body: any): { callId: string; output: string; 
 /** A sub-agent's conversation: its user text (not tool results) carries the mark the main script put in the Agent prompt. */
 function isSubagent(body: any): boolean {
   if (!Array.isArray(body?.tools) || body.tools.length === 0) return false;
-  return (Array.isArray(body?.messages) ? body.messages : []).some((m: any) =>
-    m?.role === "user" && (typeof m.content === "string" ? m.content.includes(SUBAGENT_MARK) : Array.isArray(m.content) && m.content.some((c: any) => c?.type === "text" && String(c.text).includes(SUBAGENT_MARK))));
+  return (Array.isArray(body?.messages) ? body.messages : []).some(
+    (m: any) =>
+      m?.role === "user" &&
+      (typeof m.content === "string"
+        ? m.content.includes(SUBAGENT_MARK)
+        : Array.isArray(m.content) &&
+          m.content.some((c: any) => c?.type === "text" && String(c.text).includes(SUBAGENT_MARK))),
+  );
 }
 
 function isMainLoop(body: any): boolean {
@@ -57,7 +67,9 @@ export async function startFakeAnthropic(): Promise<FakeAnthropic> {
   let n = 0;
   const server = await startRecording(requests, async (req, path, body, res) => {
     if (req.method !== "POST" || path !== "/v1/messages" || !script) {
-      res.writeHead(404, { "content-type": "application/json" }).end(JSON.stringify({ type: "error", error: { type: "not_found_error", message: "not found" } }));
+      res
+        .writeHead(404, { "content-type": "application/json" })
+        .end(JSON.stringify({ type: "error", error: { type: "not_found_error", message: "not found" } }));
       return;
     }
     const id = `msg_${++n}`;
@@ -68,7 +80,15 @@ export async function startFakeAnthropic(): Promise<FakeAnthropic> {
     if (!sub && !isMainLoop(body)) {
       block = { type: "text", text: "ok" };
     } else {
-      const turn = sub ? await subScript!.turn(claudeToolResults(body).map((o) => o.output), CLAUDE_SUB_PREFIX) : await script.turn(claudeToolResults(body).map((o) => o.output), CLAUDE_CALL_PREFIX);
+      const turn = sub
+        ? await subScript!.turn(
+            claudeToolResults(body).map((o) => o.output),
+            CLAUDE_SUB_PREFIX,
+          )
+        : await script.turn(
+            claudeToolResults(body).map((o) => o.output),
+            CLAUDE_CALL_PREFIX,
+          );
       const a = turn.action;
       if (!turn.step || !turn.callId || !a) block = { type: "text", text: "done" };
       else if (a.kind === "shell") {
@@ -83,23 +103,48 @@ export async function startFakeAnthropic(): Promise<FakeAnthropic> {
       } else throw new Error(`Claude has no ${a.kind} tool`);
     }
     const stopReason = input ? "tool_use" : "end_turn";
-    const message = { id, type: "message", role: "assistant", model, content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: 10, output_tokens: 1 } };
+    const message = {
+      id,
+      type: "message",
+      role: "assistant",
+      model,
+      content: [],
+      stop_reason: null,
+      stop_sequence: null,
+      usage: { input_tokens: 10, output_tokens: 1 },
+    };
     if (body?.stream === false) {
       const full = input ? { ...block, input } : block;
-      res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ ...message, content: [full], stop_reason: stopReason, usage: { input_tokens: 10, output_tokens: 5 } }));
+      res.writeHead(200, { "content-type": "application/json" }).end(
+        JSON.stringify({
+          ...message,
+          content: [full],
+          stop_reason: stopReason,
+          usage: { input_tokens: 10, output_tokens: 5 },
+        }),
+      );
       return;
     }
     const send = eventStream(res);
     send("message_start", { message });
     if (input) {
       send("content_block_start", { index: 0, content_block: { ...block, input: {} } });
-      send("content_block_delta", { index: 0, delta: { type: "input_json_delta", partial_json: JSON.stringify(input) } });
+      send("content_block_delta", {
+        index: 0,
+        delta: { type: "input_json_delta", partial_json: JSON.stringify(input) },
+      });
     } else {
       send("content_block_start", { index: 0, content_block: { type: "text", text: "" } });
-      send("content_block_delta", { index: 0, delta: { type: "text_delta", text: (block as { text: string }).text } });
+      send("content_block_delta", {
+        index: 0,
+        delta: { type: "text_delta", text: (block as { text: string }).text },
+      });
     }
     send("content_block_stop", { index: 0 });
-    send("message_delta", { delta: { stop_reason: stopReason, stop_sequence: null }, usage: { output_tokens: 5 } });
+    send("message_delta", {
+      delta: { stop_reason: stopReason, stop_sequence: null },
+      usage: { output_tokens: 5 },
+    });
     send("message_stop", {});
     res.end();
   });

@@ -20,28 +20,68 @@ export interface FakeOpenAI {
 export function codexToolOutputs(body: any): { callId: string; output: string }[] {
   const input = Array.isArray(body?.input) ? body.input : [];
   return input
-    .filter((i: any) => i?.type === "function_call_output" || i?.type === "custom_tool_call_output" || i?.type === "tool_search_output")
+    .filter(
+      (i: any) =>
+        i?.type === "function_call_output" ||
+        i?.type === "custom_tool_call_output" ||
+        i?.type === "tool_search_output",
+    )
     .map((i: any) => ({
       callId: String(i.call_id),
-      output: i.type === "tool_search_output" ? JSON.stringify(i.tools ?? []) : typeof i.output === "string" ? i.output : JSON.stringify(i.output),
+      output:
+        i.type === "tool_search_output"
+          ? JSON.stringify(i.tools ?? [])
+          : typeof i.output === "string"
+            ? i.output
+            : JSON.stringify(i.output),
     }));
 }
 
 function item(turn: Awaited<ReturnType<Script["turn"]>>): Record<string, unknown> {
   const { action: a, callId } = turn;
-  if (!a || !callId) return { type: "message", role: "assistant", id: "msg_done", content: [{ type: "output_text", text: "done", annotations: [] }] };
+  if (!a || !callId)
+    return {
+      type: "message",
+      role: "assistant",
+      id: "msg_done",
+      content: [{ type: "output_text", text: "done", annotations: [] }],
+    };
   switch (a.kind) {
     case "shell":
-      return { type: "function_call", id: `fc_${callId}`, call_id: callId, name: "exec_command", arguments: JSON.stringify({ cmd: a.command }) };
+      return {
+        type: "function_call",
+        id: `fc_${callId}`,
+        call_id: callId,
+        name: "exec_command",
+        arguments: JSON.stringify({ cmd: a.command }),
+      };
     case "write":
       return {
-        type: "custom_tool_call", id: `ctc_${callId}`, call_id: callId, name: "apply_patch",
-        input: `*** Begin Patch\n*** Add File: ${a.path}\n${a.content.split("\n").map((l) => "+" + l).join("\n")}\n*** End Patch\n`,
+        type: "custom_tool_call",
+        id: `ctc_${callId}`,
+        call_id: callId,
+        name: "apply_patch",
+        input: `*** Begin Patch\n*** Add File: ${a.path}\n${a.content
+          .split("\n")
+          .map((l) => "+" + l)
+          .join("\n")}\n*** End Patch\n`,
       };
     case "patch":
-      return { type: "custom_tool_call", id: `ctc_${callId}`, call_id: callId, name: "apply_patch", input: a.patch };
+      return {
+        type: "custom_tool_call",
+        id: `ctc_${callId}`,
+        call_id: callId,
+        name: "apply_patch",
+        input: a.patch,
+      };
     case "codex-call":
-      return { type: "function_call", id: `fc_${callId}`, call_id: callId, name: a.name, arguments: JSON.stringify(a.args) };
+      return {
+        type: "function_call",
+        id: `fc_${callId}`,
+        call_id: callId,
+        name: a.name,
+        arguments: JSON.stringify(a.args),
+      };
     case "codex-item":
       return { ...a.item, call_id: callId };
     case "claude-call":
@@ -55,10 +95,15 @@ export async function startFakeOpenAI(): Promise<FakeOpenAI> {
   let n = 0;
   const server = await startRecording(requests, async (req, path, body, res) => {
     if (req.method !== "POST" || path !== "/v1/responses" || !script) {
-      res.writeHead(404, { "content-type": "application/json" }).end(JSON.stringify({ error: { message: "not found", type: "not_found" } }));
+      res
+        .writeHead(404, { "content-type": "application/json" })
+        .end(JSON.stringify({ error: { message: "not found", type: "not_found" } }));
       return;
     }
-    const turn = await script.turn(codexToolOutputs(body).map((o) => o.output), CODEX_CALL_PREFIX);
+    const turn = await script.turn(
+      codexToolOutputs(body).map((o) => o.output),
+      CODEX_CALL_PREFIX,
+    );
     const id = `resp_${++n}`;
     const out = item(turn);
     const send = eventStream(res);
@@ -66,7 +111,19 @@ export async function startFakeOpenAI(): Promise<FakeOpenAI> {
     send("response.output_item.added", { output_index: 0, item: out });
     send("response.output_item.done", { output_index: 0, item: out });
     send("response.completed", {
-      response: { id, object: "response", status: "completed", output: [out], usage: { input_tokens: 10, input_tokens_details: { cached_tokens: 0 }, output_tokens: 5, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: 15 } },
+      response: {
+        id,
+        object: "response",
+        status: "completed",
+        output: [out],
+        usage: {
+          input_tokens: 10,
+          input_tokens_details: { cached_tokens: 0 },
+          output_tokens: 5,
+          output_tokens_details: { reasoning_tokens: 0 },
+          total_tokens: 15,
+        },
+      },
     });
     res.end();
   });

@@ -2,14 +2,27 @@
 // prepared with `cohent init`, an isolated HOME holding the credential, and
 // the real client binary driven by a scripted model.
 import { spawn, spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { admin } from "@cohent/backend";
 import { startBackend, type TestBackend } from "../helpers/backend.ts";
 import { binPath, cacheRoot, type ClientSpec } from "./clients.ts";
 import { codexConfigToml, codexHookHashes } from "./codex-trust.ts";
-import { claudeToolResults, CLAUDE_CALL_PREFIX, CLAUDE_SUB_PREFIX, type FakeAnthropic } from "./fake-anthropic.ts";
+import {
+  claudeToolResults,
+  CLAUDE_CALL_PREFIX,
+  CLAUDE_SUB_PREFIX,
+  type FakeAnthropic,
+} from "./fake-anthropic.ts";
 import { codexToolOutputs, CODEX_CALL_PREFIX, type FakeOpenAI } from "./fake-openai.ts";
 import { Script, type Step } from "./script.ts";
 
@@ -36,7 +49,8 @@ export interface Workspace {
 
 function sh(cwd: string, cmd: string, args: string[], env: NodeJS.ProcessEnv = process.env): string {
   const r = spawnSync(cmd, args, { cwd, env, encoding: "utf8" });
-  if (r.status !== 0) throw new Error(`${cmd} ${args.join(" ")} failed (${r.status}): ${r.stderr}${r.stdout}`);
+  if (r.status !== 0)
+    throw new Error(`${cmd} ${args.join(" ")} failed (${r.status}): ${r.stderr}${r.stdout}`);
   return r.stdout;
 }
 
@@ -53,7 +67,8 @@ export async function prepareWorkspace(): Promise<Workspace> {
   const repo = join(dir, "repo");
   const home = join(dir, "home");
   const codexHome = join(dir, "codex-home");
-  for (const d of [repo, home, codexHome, join(repo, "src"), join(repo, "docs")]) mkdirSync(d, { recursive: true });
+  for (const d of [repo, home, codexHome, join(repo, "src"), join(repo, "docs")])
+    mkdirSync(d, { recursive: true });
   writeFileSync(join(repo, "README.md"), "# demo\nREADME-MARKER-4417\n");
   writeFileSync(join(repo, "src", "app.ts"), "export const app = 1;\n");
   writeFileSync(join(repo, "docs", "guide.md"), "guide\n");
@@ -69,11 +84,29 @@ export async function prepareWorkspace(): Promise<Workspace> {
   mkdirSync(credDir, { recursive: true, mode: 0o700 });
   writeFileSync(
     join(credDir, "credentials.json"),
-    JSON.stringify({ version: 1, services: { [backend.url]: { [REPO]: { token: aliceToken, person: "alice", savedAt: new Date().toISOString() } } } }, null, 2),
+    JSON.stringify(
+      {
+        version: 1,
+        services: {
+          [backend.url]: {
+            [REPO]: { token: aliceToken, person: "alice", savedAt: new Date().toISOString() },
+          },
+        },
+      },
+      null,
+      2,
+    ),
     { mode: 0o600 },
   );
   const ws: Workspace = {
-    dir, repo, home, codexHome, backend, backendStopped: false, aliceToken, bobToken,
+    dir,
+    repo,
+    home,
+    codexHome,
+    backend,
+    backendStopped: false,
+    aliceToken,
+    bobToken,
     stopBackend: async () => {
       if (ws.backendStopped) return;
       ws.backendStopped = true;
@@ -96,12 +129,24 @@ export async function agentSessions(ws: Workspace) {
 export async function agentIntents(ws: Workspace) {
   const ids = (await agentSessions(ws)).map((s) => s.id);
   const rows = await ws.backend.deps.db.tx((tx) =>
-    tx.intent.findMany({ where: { sessionId: { in: ids } }, include: { checkpoints: { orderBy: { createdAt: "asc" } } }, orderBy: { createdAt: "asc" } }),
+    tx.intent.findMany({
+      where: { sessionId: { in: ids } },
+      include: { checkpoints: { orderBy: { createdAt: "asc" } } },
+      orderBy: { createdAt: "asc" },
+    }),
   );
   return rows.map((r) => ({
-    id: r.id, client: r.client, model: r.model, prompt: r.prompt, state: r.state, lastAction: r.lastAction,
+    id: r.id,
+    client: r.client,
+    model: r.model,
+    prompt: r.prompt,
+    state: r.state,
+    lastAction: r.lastAction,
     record: r.record ? (JSON.parse(r.record) as { objective?: string }) : null,
-    checkpoints: r.checkpoints.map((c) => ({ status: c.status, paths: c.paths ? (JSON.parse(c.paths) as string[]) : null })),
+    checkpoints: r.checkpoints.map((c) => ({
+      status: c.status,
+      paths: c.paths ? (JSON.parse(c.paths) as string[]) : null,
+    })),
   }));
 }
 
@@ -109,14 +154,23 @@ export async function agentIntents(ws: Workspace) {
 export async function control(ws: Workspace, kind: "pause" | "cancel" | "resume"): Promise<void> {
   const sessions = await agentSessions(ws);
   if (sessions.length === 0) throw new Error(`no agent session to ${kind}`);
-  for (const s of sessions) await admin.controlSession(ws.backend.deps, { sessionId: s.id, kind, actor: "carol" });
+  for (const s of sessions)
+    await admin.controlSession(ws.backend.deps, { sessionId: s.id, kind, actor: "carol" });
 }
 
-export function writeCodexHome(ws: Workspace, model: FakeOpenAI, sandbox: "workspace-write" | "danger-full-access", untrusted = false, mcp = false, extraToml = ""): void {
+export function writeCodexHome(
+  ws: Workspace,
+  model: FakeOpenAI,
+  sandbox: "workspace-write" | "danger-full-access",
+  untrusted = false,
+  mcp = false,
+  extraToml = "",
+): void {
   const hooks = untrusted ? [] : codexHookHashes(join(ws.repo, ".codex", "hooks.json"));
   let toml = codexConfigToml({ modelBaseUrl: model.baseUrl, repoRoot: ws.repo, sandbox, hooks });
   // `codex exec` runs with approval policy never: an MCP tool runs only when its server's tools are pre-approved.
-  if (mcp) toml += `\n[mcp_servers.demo]\ncommand = "node"\nargs = [${JSON.stringify(MCP_SERVER)}]\ndefault_tools_approval_mode = "approve"\n`;
+  if (mcp)
+    toml += `\n[mcp_servers.demo]\ncommand = "node"\nargs = [${JSON.stringify(MCP_SERVER)}]\ndefault_tools_approval_mode = "approve"\n`;
   writeFileSync(join(ws.codexHome, "config.toml"), toml + extraToml);
 }
 
@@ -152,7 +206,13 @@ function launcher(bin: string, args: string[]): [string, string[]] {
   return /^#!.*\bnode\b/.test(head) ? [process.execPath, [bin, ...args]] : [bin, args];
 }
 
-function spawnClient(bin: string, args: string[], cwd: string, env: NodeJS.ProcessEnv, timeoutMs: number): Promise<{ code: number | null; stdout: string; stderr: string; ms: number }> {
+function spawnClient(
+  bin: string,
+  args: string[],
+  cwd: string,
+  env: NodeJS.ProcessEnv,
+  timeoutMs: number,
+): Promise<{ code: number | null; stdout: string; stderr: string; ms: number }> {
   return new Promise((resolvePromise) => {
     const t0 = Date.now();
     const [cmd, argv] = launcher(bin, args);
@@ -179,26 +239,73 @@ function spawnClient(bin: string, args: string[], cwd: string, env: NodeJS.Proce
 const RUN_TIMEOUT_MS = Number(process.env.COHENT_CLIENTS_RUN_TIMEOUT_MS) || 150_000;
 
 /** One `codex exec --json PROMPT` in the checkout; never the hook-trust bypass flag. */
-export async function runCodex(client: ClientSpec, ws: Workspace, model: FakeOpenAI, steps: Step[], opts: { prompt: string; sandbox?: "workspace-write" | "danger-full-access"; keepTrust?: boolean; untrusted?: boolean; mcp?: boolean; env?: NodeJS.ProcessEnv; codexToml?: string }): Promise<RunResult> {
+export async function runCodex(
+  client: ClientSpec,
+  ws: Workspace,
+  model: FakeOpenAI,
+  steps: Step[],
+  opts: {
+    prompt: string;
+    sandbox?: "workspace-write" | "danger-full-access";
+    keepTrust?: boolean;
+    untrusted?: boolean;
+    mcp?: boolean;
+    env?: NodeJS.ProcessEnv;
+    codexToml?: string;
+  },
+): Promise<RunResult> {
   const script = new Script(steps);
   model.setScript(script);
   const before = model.requests.length;
   // keepTrust: run with the trust store as it is (a hooks file changed since is not re-trusted).
   // untrusted: the project is trusted but no hook hash is recorded (a person never pressed "trust all").
-  if (!opts.keepTrust) writeCodexHome(ws, model, opts.sandbox ?? "workspace-write", !!opts.untrusted, !!opts.mcp, opts.codexToml ?? "");
-  const env = { ...baseEnv(ws), CODEX_HOME: ws.codexHome, FAKE_OPENAI_API_KEY: "dummy", RUST_LOG: "error", ...opts.env };
+  if (!opts.keepTrust)
+    writeCodexHome(
+      ws,
+      model,
+      opts.sandbox ?? "workspace-write",
+      !!opts.untrusted,
+      !!opts.mcp,
+      opts.codexToml ?? "",
+    );
+  const env = {
+    ...baseEnv(ws),
+    CODEX_HOME: ws.codexHome,
+    FAKE_OPENAI_API_KEY: "dummy",
+    RUST_LOG: "error",
+    ...opts.env,
+  };
   const r = await spawnClient(binPath(client), ["exec", "--json", opts.prompt], ws.repo, env, RUN_TIMEOUT_MS);
   const mine = model.requests.slice(before).filter((q) => q.url.startsWith("/v1/responses"));
   const results = new Map<string, ToolResult>();
   for (const q of mine) for (const o of codexToolOutputs(q.body)) results.set(o.callId, o);
-  return { ...r, results: byStep(results, steps, CODEX_CALL_PREFIX, script), requests: mine.length, scriptErrors: script.errors };
+  return {
+    ...r,
+    results: byStep(results, steps, CODEX_CALL_PREFIX, script),
+    requests: mine.length,
+    scriptErrors: script.errors,
+  };
 }
 
 /** One `claude -p PROMPT --output-format json --permission-mode acceptEdits --allowedTools Bash`. */
 /** The demo MCP server (one `touch` tool), as Claude Code's --mcp-config. */
-export const MCP_CONFIG = JSON.stringify({ mcpServers: { demo: { type: "stdio", command: "node", args: [MCP_SERVER] } } });
+export const MCP_CONFIG = JSON.stringify({
+  mcpServers: { demo: { type: "stdio", command: "node", args: [MCP_SERVER] } },
+});
 
-export async function runClaude(client: ClientSpec, ws: Workspace, model: FakeAnthropic, steps: Step[], opts: { prompt: string; mcp?: boolean; env?: NodeJS.ProcessEnv; subSteps?: Step[]; claudeMcp?: { config: string; tools: string[] } }): Promise<RunResult> {
+export async function runClaude(
+  client: ClientSpec,
+  ws: Workspace,
+  model: FakeAnthropic,
+  steps: Step[],
+  opts: {
+    prompt: string;
+    mcp?: boolean;
+    env?: NodeJS.ProcessEnv;
+    subSteps?: Step[];
+    claudeMcp?: { config: string; tools: string[] };
+  },
+): Promise<RunResult> {
   const script = new Script(steps);
   const sub = opts.subSteps ? new Script(opts.subSteps) : null;
   model.setScript(script, ws.repo, sub);
@@ -217,10 +324,24 @@ export async function runClaude(client: ClientSpec, ws: Workspace, model: FakeAn
   const r = await spawnClient(
     binPath(client),
     [
-      "-p", opts.prompt, "--output-format", "json", "--permission-mode", "acceptEdits",
+      "-p",
+      opts.prompt,
+      "--output-format",
+      "json",
+      "--permission-mode",
+      "acceptEdits",
       ...(opts.claudeMcp
-        ? ["--mcp-config", opts.claudeMcp.config, "--strict-mcp-config", "--allowedTools", "Bash", ...opts.claudeMcp.tools]
-        : opts.mcp ? ["--mcp-config", MCP_CONFIG, "--strict-mcp-config", "--allowedTools", "Bash", "mcp__demo__touch"] : ["--allowedTools", "Bash"]),
+        ? [
+            "--mcp-config",
+            opts.claudeMcp.config,
+            "--strict-mcp-config",
+            "--allowedTools",
+            "Bash",
+            ...opts.claudeMcp.tools,
+          ]
+        : opts.mcp
+          ? ["--mcp-config", MCP_CONFIG, "--strict-mcp-config", "--allowedTools", "Bash", "mcp__demo__touch"]
+          : ["--allowedTools", "Bash"]),
     ],
     ws.repo,
     env,
@@ -231,10 +352,20 @@ export async function runClaude(client: ClientSpec, ws: Workspace, model: FakeAn
   for (const q of mine) for (const o of claudeToolResults(q.body)) results.set(o.callId, o);
   const byId = byStep(results, steps, CLAUDE_CALL_PREFIX, script);
   if (sub) for (const [k, v] of byStep(results, opts.subSteps!, CLAUDE_SUB_PREFIX, sub)) byId.set(k, v);
-  return { ...r, results: byId, requests: mine.length, scriptErrors: [...script.errors, ...(sub?.errors ?? [])] };
+  return {
+    ...r,
+    results: byId,
+    requests: mine.length,
+    scriptErrors: [...script.errors, ...(sub?.errors ?? [])],
+  };
 }
 
-function byStep(results: Map<string, ToolResult>, steps: Step[], prefix: string, script: Script): Map<string, ToolResult> {
+function byStep(
+  results: Map<string, ToolResult>,
+  steps: Step[],
+  prefix: string,
+  script: Script,
+): Map<string, ToolResult> {
   const out = new Map<string, ToolResult>();
   for (const s of steps) {
     const r = results.get(script.callIdOf(s.id, prefix));

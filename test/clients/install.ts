@@ -11,7 +11,10 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { binPath, installDir, isInstalled, selectedClients, type ClientSpec } from "./clients.ts";
 
-export function installClient(c: ClientSpec, log: (s: string) => void = (s) => process.stderr.write(s + "\n")): void {
+export function installClient(
+  c: ClientSpec,
+  log: (s: string) => void = (s) => process.stderr.write(s + "\n"),
+): void {
   if (isInstalled(c)) {
     log(`[clients] ${c.label}: already installed in ${installDir(c)}`);
     return;
@@ -19,12 +22,25 @@ export function installClient(c: ClientSpec, log: (s: string) => void = (s) => p
   const dir = installDir(c);
   mkdirSync(dir, { recursive: true });
   // A package.json of its own keeps npm from walking up into a parent project.
-  writeFileSync(join(dir, "package.json"), JSON.stringify({ name: "cohent-client-cache", private: true }) + "\n");
+  writeFileSync(
+    join(dir, "package.json"),
+    JSON.stringify({ name: "cohent-client-cache", private: true }) + "\n",
+  );
   log(`[clients] ${c.label}: npm install into ${dir}`);
   const t0 = Date.now();
   const r = spawnSync(
     "npm",
-    ["install", "--prefix", dir, "--no-save", "--no-audit", "--no-fund", "--loglevel", "error", `${c.pkg}@${c.version}`],
+    [
+      "install",
+      "--prefix",
+      dir,
+      "--no-save",
+      "--no-audit",
+      "--no-fund",
+      "--loglevel",
+      "error",
+      `${c.pkg}@${c.version}`,
+    ],
     { stdio: ["ignore", "inherit", "inherit"], env: { ...process.env, npm_config_update_notifier: "false" } },
   );
   if (r.status !== 0) throw new Error(`npm install ${c.pkg}@${c.version} failed (exit ${r.status})`);

@@ -14,11 +14,30 @@ createInterface({ input: process.stdin }).on("line", (line) => {
   if (req.id === undefined) return; // notifications
   switch (req.method) {
     case "initialize":
-      return send({ id: req.id, result: { protocolVersion: req.params?.protocolVersion ?? "2025-06-18", capabilities: { tools: {} }, serverInfo: { name: "demo", version: "1.0.0" } } });
+      return send({
+        id: req.id,
+        result: {
+          protocolVersion: req.params?.protocolVersion ?? "2025-06-18",
+          capabilities: { tools: {} },
+          serverInfo: { name: "demo", version: "1.0.0" },
+        },
+      });
     case "tools/list":
       return send({
         id: req.id,
-        result: { tools: [{ name: "touch", description: "Write a file at an absolute path.", inputSchema: { type: "object", properties: { path: { type: "string" }, text: { type: "string" } }, required: ["path"] } }] },
+        result: {
+          tools: [
+            {
+              name: "touch",
+              description: "Write a file at an absolute path.",
+              inputSchema: {
+                type: "object",
+                properties: { path: { type: "string" }, text: { type: "string" } },
+                required: ["path"],
+              },
+            },
+          ],
+        },
       });
     case "tools/call": {
       const { path, text } = req.params?.arguments ?? {};
@@ -26,7 +45,10 @@ createInterface({ input: process.stdin }).on("line", (line) => {
         writeFileSync(path, `${text ?? "touched"}\n`);
         return send({ id: req.id, result: { content: [{ type: "text", text: `MCP-TOUCHED ${path}` }] } });
       } catch (err) {
-        return send({ id: req.id, result: { isError: true, content: [{ type: "text", text: String(err) }] } });
+        return send({
+          id: req.id,
+          result: { isError: true, content: [{ type: "text", text: String(err) }] },
+        });
       }
     }
     case "ping":

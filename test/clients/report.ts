@@ -29,7 +29,9 @@ export function cell(results: ClientResults | undefined, row: RowId, kind: strin
   if (!rowApplies(row, kind)) return "n/a";
   if (!results) return "not run";
   const checks = results.scenarios.flatMap((s) => s.checks.filter((c) => c.row === row));
-  const errored = results.scenarios.some((s) => s.error && SCENARIOS.find((x) => x.id === s.scenario)?.rows.includes(row));
+  const errored = results.scenarios.some(
+    (s) => s.error && SCENARIOS.find((x) => x.id === s.scenario)?.rows.includes(row),
+  );
   if (checks.length === 0 && !errored) return "not run";
   return !errored && checks.every((c) => c.ok) ? "pass" : "FAIL";
 }
@@ -38,26 +40,34 @@ export const GAPS: { client: string; gap: string; evidence: string; adapter: str
   {
     client: "Codex 0.169.0 and 0.171.0",
     gap: "`write_stdin` into a running terminal fires no PreToolUse: input typed into a terminal opened before a pause or cancel still runs.",
-    evidence: "Scenario `write-stdin-gap`: `exec_command {cmd:\"bash\", tty:true}` before the pause, `write_stdin` after it writes a file; a new shell command in the same run is refused (\"paused\").",
-    adapter: "`write_stdin` is in the opaque set, so it is held to the kill switch whenever a client announces it; today Codex does not. Every new `exec_command` and edit is refused; the open terminal is not. Nothing in the Bash payload says a command opens an interactive terminal, so the adapter cannot refuse those up front.",
+    evidence:
+      'Scenario `write-stdin-gap`: `exec_command {cmd:"bash", tty:true}` before the pause, `write_stdin` after it writes a file; a new shell command in the same run is refused ("paused").',
+    adapter:
+      "`write_stdin` is in the opaque set, so it is held to the kill switch whenever a client announces it; today Codex does not. Every new `exec_command` and edit is refused; the open terminal is not. Nothing in the Bash payload says a command opens an interactive terminal, so the adapter cannot refuse those up front.",
   },
   {
     client: "Codex (all)",
     gap: "Project hooks run only when the project is trusted and each hook's hash is recorded in `$CODEX_HOME/config.toml`; both gates are silent in `codex exec`. Editing a hook after trust makes Codex skip it silently.",
-    evidence: "Scenario `modified-hooks`: after the PreToolUse timeout changes, an edit with no intent is written (row \"Known gap\").",
-    adapter: "`node .cohent/cohent.mjs doctor` reports project trust and each hook as trusted / modified / untrusted, and warns when hooks.json is newer than the trust store; the backend's guard status shows a session that stopped calling in.",
+    evidence:
+      'Scenario `modified-hooks`: after the PreToolUse timeout changes, an edit with no intent is written (row "Known gap").',
+    adapter:
+      "`node .cohent/cohent.mjs doctor` reports project trust and each hook as trusted / modified / untrusted, and warns when hooks.json is newer than the trust store; the backend's guard status shows a session that stopped calling in.",
   },
   {
     client: "Codex (all)",
     gap: "Under the default `workspace-write` sandbox the agent's shell has no network, loopback included.",
-    evidence: "Scenario `intent-scope`: the agent's own `fetch` fails (NET-FAIL), yet `intent` and `scope` succeed.",
-    adapter: "Relay: the PreToolUse hook (outside the sandbox) performs `intent`/`scope`/`checkpoint`/`context`/`commit` (the commit itself too: Git runs in the hook) and leaves the answer in `.cohent/runtime.json`; the sandboxed command prints it.",
+    evidence:
+      "Scenario `intent-scope`: the agent's own `fetch` fails (NET-FAIL), yet `intent` and `scope` succeed.",
+    adapter:
+      "Relay: the PreToolUse hook (outside the sandbox) performs `intent`/`scope`/`checkpoint`/`context`/`commit` (the commit itself too: Git runs in the hook) and leaves the answer in `.cohent/runtime.json`; the sandboxed command prints it.",
   },
   {
     client: "Codex (all)",
-    gap: "MCP tools are deferred behind `tool_search`: a direct `mcp__<server>__<tool>` call is refused (\"unsupported call\"); the model must first emit a `tool_search_call`, then call `{type:\"function_call\", namespace:\"mcp__<server>\", name:\"<tool>\"}`. Under `codex exec` (approval policy never) an MCP call is refused unless the server sets `default_tools_approval_mode = \"approve\"`.",
-    evidence: "Scenario `mcp-kill-switch` does exactly that; PreToolUse fires for the MCP call and the pause blocks it.",
-    adapter: "Every `mcp__*` tool is opaque: held to the kill switch, reachability and configuration rows only (an MCP write is not scope-checked).",
+    gap: 'MCP tools are deferred behind `tool_search`: a direct `mcp__<server>__<tool>` call is refused ("unsupported call"); the model must first emit a `tool_search_call`, then call `{type:"function_call", namespace:"mcp__<server>", name:"<tool>"}`. Under `codex exec` (approval policy never) an MCP call is refused unless the server sets `default_tools_approval_mode = "approve"`.',
+    evidence:
+      "Scenario `mcp-kill-switch` does exactly that; PreToolUse fires for the MCP call and the pause blocks it.",
+    adapter:
+      "Every `mcp__*` tool is opaque: held to the kill switch, reachability and configuration rows only (an MCP write is not scope-checked).",
   },
   {
     client: "Codex (all)",
@@ -69,7 +79,8 @@ export const GAPS: { client: string; gap: string; evidence: string; adapter: str
     client: "Codex (history)",
     gap: "`apply_patch` PreToolUse hooks regressed more than once (openai/codex #26729, #27833).",
     evidence: "Scenario `apply-patch` runs the tool call and the heredoc on every pinned version.",
-    adapter: "Parses targets from the patch (Add, Update, Delete, Move to), for the tool and for a heredoc sent through the shell.",
+    adapter:
+      "Parses targets from the patch (Add, Update, Delete, Move to), for the tool and for a heredoc sent through the shell.",
   },
   {
     client: "Claude Code",
@@ -81,13 +92,15 @@ export const GAPS: { client: string; gap: string; evidence: string; adapter: str
     client: "Both",
     gap: "Both clients fail open on a deny without a reason, `ask`, exit 1, non-JSON stdout, or exit 2 with empty stderr.",
     evidence: "shared/clients/FACTS.md; every blocked step here asserts the reason reached the model.",
-    adapter: "A deny always carries a reason; an internal adapter failure on PreToolUse is itself a deny with its reason.",
+    adapter:
+      "A deny always carries a reason; an internal adapter failure on PreToolUse is itself a deny with its reason.",
   },
   {
     client: "Both (by design)",
     gap: "Shell commands are held only to the kill switch, reachability and configuration: a shell write outside the declared scope or over a peer's scope runs.",
-    evidence: "coordination-protocol.txt, guard table; row \"Read-only shell before any intent runs\".",
-    adapter: "The collision block is advisory for shell tools, except Git: a command that would stage, commit, stash or discard a peer's changes is refused (scenario `shared-checkout`); the exemption for the adapter's own command requires a whole, unchained `node …/.cohent/cohent.mjs …`.",
+    evidence: 'coordination-protocol.txt, guard table; row "Read-only shell before any intent runs".',
+    adapter:
+      "The collision block is advisory for shell tools, except Git: a command that would stage, commit, stash or discard a peer's changes is refused (scenario `shared-checkout`); the exemption for the adapter's own command requires a whole, unchained `node …/.cohent/cohent.mjs …`.",
   },
 ];
 
@@ -100,25 +113,40 @@ export function renderReport(all: ClientResults[] = loadResults()): string {
   const cols = CLIENTS;
   const lines: string[] = [];
   lines.push("# Real-client conformance report", "");
-  lines.push(`Generated ${new Date().toISOString()} by \`npm run test:clients\` (real clients, real backend on loopback, scripted model).`, "");
+  lines.push(
+    `Generated ${new Date().toISOString()} by \`npm run test:clients\` (real clients, real backend on loopback, scripted model).`,
+    "",
+  );
   lines.push(`| Scenario | ${cols.map((c) => label(c.kind, c.version)).join(" | ")} |`);
   lines.push(`|---|${cols.map(() => "---").join("|")}|`);
   for (const row of Object.keys(ROWS) as RowId[]) {
     // A "Known gap" row passes when the gap reproduces exactly as documented.
-    const show = (x: Cell) => (ROWS[row].startsWith("Known gap") ? ({ pass: "reproduced", FAIL: "FAIL (behaviour changed)" } as Record<string, string>)[x] ?? x : x);
-    lines.push(`| ${ROWS[row]} | ${cols.map((c) => show(cell(byLabel.get(c.label), row, c.kind))).join(" | ")} |`);
+    const show = (x: Cell) =>
+      ROWS[row].startsWith("Known gap")
+        ? (({ pass: "reproduced", FAIL: "FAIL (behaviour changed)" } as Record<string, string>)[x] ?? x)
+        : x;
+    lines.push(
+      `| ${ROWS[row]} | ${cols.map((c) => show(cell(byLabel.get(c.label), row, c.kind))).join(" | ")} |`,
+    );
   }
   lines.push("");
   const timing = cols
     .map((c) => byLabel.get(c.label))
     .filter((r): r is ClientResults => !!r)
-    .map((r) => `${r.client}: ${r.scenarios.length} scenarios, ${(r.scenarios.reduce((a, s) => a + s.ms, 0) / 1000).toFixed(0)} s`);
+    .map(
+      (r) =>
+        `${r.client}: ${r.scenarios.length} scenarios, ${(r.scenarios.reduce((a, s) => a + s.ms, 0) / 1000).toFixed(0)} s`,
+    );
   if (timing.length) lines.push(`Time per client: ${timing.join("; ")}.`, "");
 
-  const failures = all.flatMap((r) => r.scenarios.flatMap((s) => [
-    ...(s.error ? [`- **${r.client}** \`${s.scenario}\`: error: ${s.error.split("\n")[0]}`] : []),
-    ...s.checks.filter((c) => !c.ok).map((c) => `- **${r.client}** \`${s.scenario}\` [${ROWS[c.row]}] ${c.name}: ${c.detail}`),
-  ]));
+  const failures = all.flatMap((r) =>
+    r.scenarios.flatMap((s) => [
+      ...(s.error ? [`- **${r.client}** \`${s.scenario}\`: error: ${s.error.split("\n")[0]}`] : []),
+      ...s.checks
+        .filter((c) => !c.ok)
+        .map((c) => `- **${r.client}** \`${s.scenario}\` [${ROWS[c.row]}] ${c.name}: ${c.detail}`),
+    ]),
+  );
   lines.push("## Failures", "", ...(failures.length ? failures : ["None."]), "");
 
   lines.push("## Known client gaps the guard cannot close", "");
@@ -132,22 +160,49 @@ export function renderReport(all: ClientResults[] = loadResults()): string {
 /** Enforcement level per client and version, from the results. */
 export function compatibilityTable(all: ClientResults[]): string[] {
   const byLabel = new Map(all.map((r) => [r.client, r]));
-  const out = ["| Client | Version | Enforcement (measured) | Edit guard | Pause, cancel, backend down (edit and shell) | Notes |", "|---|---|---|---|---|---|"];
+  const out = [
+    "| Client | Version | Enforcement (measured) | Edit guard | Pause, cancel, backend down (edit and shell) | Notes |",
+    "|---|---|---|---|---|---|",
+  ];
   for (const c of CLIENTS) {
     const r = byLabel.get(c.label);
     const rows = (Object.keys(ROWS) as RowId[]).filter((row) => rowApplies(row, c.kind));
     const cells = rows.map((row) => cell(r, row, c.kind));
     const passed = cells.filter((x) => x === "pass").length;
     const full = c.kind === "codex" ? "Guarded once the project and hooks are trusted" : "Guarded";
-    const level = !r ? "not measured" : cells.every((x) => x === "pass") ? full : `Partial (${passed}/${cells.length} rows pass)`;
-    const editRows: RowId[] = ["editBeforeIntent", "outOfScope", "peerOverlap", ...(c.kind === "codex" ? (["applyPatchTool", "applyPatchHeredoc"] as RowId[]) : (["claudeEditTool"] as RowId[]))];
+    const level = !r
+      ? "not measured"
+      : cells.every((x) => x === "pass")
+        ? full
+        : `Partial (${passed}/${cells.length} rows pass)`;
+    const editRows: RowId[] = [
+      "editBeforeIntent",
+      "outOfScope",
+      "peerOverlap",
+      ...(c.kind === "codex"
+        ? (["applyPatchTool", "applyPatchHeredoc"] as RowId[])
+        : (["claudeEditTool"] as RowId[])),
+    ];
     const editTools = c.kind === "codex" ? "apply_patch (tool and shell heredoc)" : "Write, Edit";
-    const edit = editRows.map((row) => cell(r, row, c.kind)).every((x) => x === "pass") ? `yes: ${editTools}` : r ? "gaps" : "?";
-    const kill = ["paused", "cancelled", "resumed", "backendDown"].map((row) => cell(r, row as RowId, c.kind)).every((x) => x === "pass") ? "yes" : r ? "gaps" : "?";
-    const notes = c.kind === "codex"
-      ? "`doctor` reports hook trust; a hook edited after trust is skipped silently; `write_stdin` into an already-open terminal is not guarded"
-      : "project hooks from `.claude/settings.json`, no trust step";
-    out.push(`| ${c.kind === "codex" ? "Codex CLI" : "Claude Code"} | ${c.version} | ${level} | ${edit} | ${kill} | ${notes} |`);
+    const edit = editRows.map((row) => cell(r, row, c.kind)).every((x) => x === "pass")
+      ? `yes: ${editTools}`
+      : r
+        ? "gaps"
+        : "?";
+    const kill = ["paused", "cancelled", "resumed", "backendDown"]
+      .map((row) => cell(r, row as RowId, c.kind))
+      .every((x) => x === "pass")
+      ? "yes"
+      : r
+        ? "gaps"
+        : "?";
+    const notes =
+      c.kind === "codex"
+        ? "`doctor` reports hook trust; a hook edited after trust is skipped silently; `write_stdin` into an already-open terminal is not guarded"
+        : "project hooks from `.claude/settings.json`, no trust step";
+    out.push(
+      `| ${c.kind === "codex" ? "Codex CLI" : "Claude Code"} | ${c.version} | ${level} | ${edit} | ${kill} | ${notes} |`,
+    );
   }
   return out;
 }
@@ -159,4 +214,5 @@ export function writeReport(): string {
   return text;
 }
 
-if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) process.stdout.write(writeReport() + "\n");
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1])
+  process.stdout.write(writeReport() + "\n");

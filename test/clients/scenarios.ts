@@ -7,7 +7,14 @@ import { mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "nod
 import { join } from "node:path";
 import { agentClient } from "../helpers/backend.ts";
 import type { ClientKind, ClientSpec } from "./clients.ts";
-import { agentIntents, control, fileExists, readRepoFile, type RunResult, type Workspace } from "./harness.ts";
+import {
+  agentIntents,
+  control,
+  fileExists,
+  readRepoFile,
+  type RunResult,
+  type Workspace,
+} from "./harness.ts";
 import { blackHole, breakAdapter, pathWithoutNode, restoreAdapter, type AdapterFailure } from "./failures.ts";
 import type { Action, Step } from "./script.ts";
 import { SUBAGENT_MARK } from "./fake-anthropic.ts";
@@ -37,15 +44,20 @@ export const ROWS = {
   shellAdvisory: "By design: a shell write outside the scope runs (scope is advisory for shell)",
   denyReachesModel: "Deny reason reaches the model as the tool result",
   adapterMissing: "Adapter missing: edit and shell blocked, repaired edit runs",
-  adapterThrows: "Adapter throws at load: edit and shell blocked, no stack trace or path shown, repaired edit runs",
+  adapterThrows:
+    "Adapter throws at load: edit and shell blocked, no stack trace or path shown, repaired edit runs",
   adapterHangs: "Adapter hangs: its own deadline refuses edit and shell, repaired edit runs",
   backendHangs: "Backend accepts connections but never answers: edit and shell blocked, repaired edit runs",
   subagentForeground: "Sub-agent (foreground): write in scope runs, outside blocked",
-  subagentBackground: "Sub-agent (background, main Stop first): write in scope runs, outside blocked, intent completes after it",
-  mcpCohent: "Cohent's own MCP server inside the client (init's entry): intent and scope over MCP, edit in scope runs, scope refused while paused",
+  subagentBackground:
+    "Sub-agent (background, main Stop first): write in scope runs, outside blocked, intent completes after it",
+  mcpCohent:
+    "Cohent's own MCP server inside the client (init's entry): intent and scope over MCP, edit in scope runs, scope refused while paused",
   nodeMissing: "node missing from the hook's PATH: edit and shell blocked, edit runs once node is back",
-  gitSweepRefused: "Shared checkout: git add -A && git commit with a peer's edits in the tree is refused, peer named",
-  commitOwn: "Shared checkout: node .cohent/cohent.mjs commit -m commits only the agent's file, with the trailer",
+  gitSweepRefused:
+    "Shared checkout: git add -A && git commit with a peer's edits in the tree is refused, peer named",
+  commitOwn:
+    "Shared checkout: node .cohent/cohent.mjs commit -m commits only the agent's file, with the trailer",
 } as const;
 export type RowId = keyof typeof ROWS;
 
@@ -73,30 +85,65 @@ export class Checker {
   /** The file was not written, and the model got a tool result carrying the adapter's reason. */
   blocked(row: RowId, r: RunResult, stepId: string, file: string, reason: RegExp): void {
     const res = r.results.get(stepId);
-    this.expect(row, `${stepId}: ${file} not written`, !this.exists(file), `${file} exists: the call was not blocked`);
+    this.expect(
+      row,
+      `${stepId}: ${file} not written`,
+      !this.exists(file),
+      `${file} exists: the call was not blocked`,
+    );
     const out = res?.output ?? "";
     // Claude Code marks a hook deny as an error result; Codex has no such flag.
     const ok = out.includes("Cohent: ") && reason.test(out) && res?.isError !== false;
-    this.expect(row, `${stepId}: reason ${reason} reached the model`, ok, res ? `tool result: ${clip(out)}` : "no tool result for this call reached the model");
-    this.expect("denyReachesModel", `${stepId}: deny reason in the tool result`, ok, res ? `tool result: ${clip(out)}` : "no tool result");
+    this.expect(
+      row,
+      `${stepId}: reason ${reason} reached the model`,
+      ok,
+      res ? `tool result: ${clip(out)}` : "no tool result for this call reached the model",
+    );
+    this.expect(
+      "denyReachesModel",
+      `${stepId}: deny reason in the tool result`,
+      ok,
+      res ? `tool result: ${clip(out)}` : "no tool result",
+    );
   }
 
   /** The call ran: its file exists and no deny came back. */
   allowed(row: RowId, r: RunResult, stepId: string, file: string): void {
     const res = r.results.get(stepId);
-    this.expect(row, `${stepId}: ${file} written`, this.exists(file), `${file} missing; tool result: ${clip(res?.output ?? "(none)")}`);
-    this.expect(row, `${stepId}: not denied`, !!res && !res.output.includes("Cohent: "), `tool result: ${clip(res?.output ?? "(none)")}`);
+    this.expect(
+      row,
+      `${stepId}: ${file} written`,
+      this.exists(file),
+      `${file} missing; tool result: ${clip(res?.output ?? "(none)")}`,
+    );
+    this.expect(
+      row,
+      `${stepId}: not denied`,
+      !!res && !res.output.includes("Cohent: "),
+      `tool result: ${clip(res?.output ?? "(none)")}`,
+    );
   }
 
   /** A command ran and its output reached the model. */
   ran(row: RowId, r: RunResult, stepId: string, output: RegExp): void {
     const res = r.results.get(stepId);
     const out = res?.output ?? "";
-    this.expect(row, `${stepId}: ran, output ${output}`, !!res && !out.includes("Cohent: ") && output.test(out), `tool result: ${clip(res ? out : "(none)")}`);
+    this.expect(
+      row,
+      `${stepId}: ran, output ${output}`,
+      !!res && !out.includes("Cohent: ") && output.test(out),
+      `tool result: ${clip(res ? out : "(none)")}`,
+    );
   }
 
   scriptOk(r: RunResult, row: RowId): void {
-    this.expect(row, "client run finished", r.code === 0 && r.scriptErrors.length === 0, `exit ${r.code}; script errors: ${r.scriptErrors.map(String).join("; ")}; stderr: ${clip(r.stderr, 600)}`);
+    this.expect(
+      row,
+      "client run finished",
+      r.code === 0 && r.scriptErrors.length === 0,
+      `exit ${r.code}; script errors: ${r.scriptErrors.map(String).join("; ")}; stderr: ${clip(r.stderr, 600)}`,
+    );
   }
 }
 
@@ -109,7 +156,20 @@ export interface Ctx {
   client: ClientSpec;
   ws: Workspace;
   check: Checker;
-  run(steps: Step[], opts?: { prompt?: string; sandbox?: "workspace-write" | "danger-full-access"; keepTrust?: boolean; untrusted?: boolean; mcp?: boolean; env?: NodeJS.ProcessEnv; subSteps?: Step[]; codexToml?: string; claudeMcp?: { config: string; tools: string[] } }): Promise<RunResult>;
+  run(
+    steps: Step[],
+    opts?: {
+      prompt?: string;
+      sandbox?: "workspace-write" | "danger-full-access";
+      keepTrust?: boolean;
+      untrusted?: boolean;
+      mcp?: boolean;
+      env?: NodeJS.ProcessEnv;
+      subSteps?: Step[];
+      codexToml?: string;
+      claudeMcp?: { config: string; tools: string[] };
+    },
+  ): Promise<RunResult>;
 }
 
 export interface Scenario {
@@ -122,12 +182,35 @@ export interface Scenario {
 
 // ---------------------------------------------------------------- steps
 
-const sh = (id: string, command: string, before?: Step["before"]): Step => ({ id, action: { kind: "shell", command }, ...(before ? { before } : {}) });
-const write = (id: string, path: string, before?: Step["before"]): Step => ({ id, action: { kind: "write", path, content: `${id}\n` }, ...(before ? { before } : {}) });
-const patch = (id: string, body: string, before?: Step["before"]): Step => ({ id, action: { kind: "patch", patch: body }, ...(before ? { before } : {}) });
+const sh = (id: string, command: string, before?: Step["before"]): Step => ({
+  id,
+  action: { kind: "shell", command },
+  ...(before ? { before } : {}),
+});
+const write = (id: string, path: string, before?: Step["before"]): Step => ({
+  id,
+  action: { kind: "write", path, content: `${id}\n` },
+  ...(before ? { before } : {}),
+});
+const patch = (id: string, body: string, before?: Step["before"]): Step => ({
+  id,
+  action: { kind: "patch", patch: body },
+  ...(before ? { before } : {}),
+});
 
 const intentRecord = (objective: string, output: string, component: string) =>
-  JSON.stringify({ objective, plan: [`build ${output}`], components: [component], dependsOn: [], deferred: [], outputs: [output], blockers: [], requires: [], capabilities: [], state: "planned" });
+  JSON.stringify({
+    objective,
+    plan: [`build ${output}`],
+    components: [component],
+    dependsOn: [],
+    deferred: [],
+    outputs: [output],
+    blockers: [],
+    requires: [],
+    capabilities: [],
+    state: "planned",
+  });
 const intentCmd = (objective = "Add the feature module", output = "feature-module", component = "feature") =>
   `node .cohent/cohent.mjs intent '${intentRecord(objective, output, component)}'`;
 const scopeCmd = (...paths: string[]) => `node .cohent/cohent.mjs scope ${paths.join(" ")}`;
@@ -150,15 +233,25 @@ export const SCENARIOS: Scenario[] = [
     title: "edit before any intent; read-only shell before any intent",
     rows: ["editBeforeIntent", "readBeforeIntent"],
     async body(c) {
-      const r = await c.run([write("early-write", "src/early.ts"), sh("read", "cat README.md && git status --short")]);
+      const r = await c.run([
+        write("early-write", "src/early.ts"),
+        sh("read", "cat README.md && git status --short"),
+      ]);
       c.check.scriptOk(r, "editBeforeIntent");
-      c.check.blocked("editBeforeIntent", r, "early-write", "src/early.ts", /no (structured intent|prompt or intent)/);
+      c.check.blocked(
+        "editBeforeIntent",
+        r,
+        "early-write",
+        "src/early.ts",
+        /no (structured intent|prompt or intent)/,
+      );
       c.check.ran("readBeforeIntent", r, "read", /README-MARKER-4417/);
     },
   },
   {
     id: "intent-scope",
-    title: "intent and scope through the agent's shell (default sandbox), then in-scope and out-of-scope edits",
+    title:
+      "intent and scope through the agent's shell (default sandbox), then in-scope and out-of-scope edits",
     rows: ["intentThroughShell", "inScope", "outOfScope", "shellAdvisory"],
     async body(c) {
       const steps = [
@@ -181,8 +274,20 @@ export const SCENARIOS: Scenario[] = [
       const intents = await agentIntents(c.ws);
       const mine = intents.find((i) => i.record?.objective === "Add the feature module");
       const clientName = c.client.kind === "codex" ? "Codex" : "Claude Code";
-      c.check.expect("intentThroughShell", `backend: intent by ${clientName} with the agent's record and prompt`, !!mine && mine.client === clientName && mine.prompt === PROMPT, `intents: ${clip(JSON.stringify(intents), 800)}`);
-      c.check.expect("intentThroughShell", "backend: the Stop hook completed it, touching src/feature/a.ts", !!mine && mine.state === "completed" && mine.checkpoints.some((k) => k.status === "completed" && !!k.paths?.includes("src/feature/a.ts")), `intent: ${clip(JSON.stringify(mine ?? null), 800)}`);
+      c.check.expect(
+        "intentThroughShell",
+        `backend: intent by ${clientName} with the agent's record and prompt`,
+        !!mine && mine.client === clientName && mine.prompt === PROMPT,
+        `intents: ${clip(JSON.stringify(intents), 800)}`,
+      );
+      c.check.expect(
+        "intentThroughShell",
+        "backend: the Stop hook completed it, touching src/feature/a.ts",
+        !!mine &&
+          mine.state === "completed" &&
+          mine.checkpoints.some((k) => k.status === "completed" && !!k.paths?.includes("src/feature/a.ts")),
+        `intent: ${clip(JSON.stringify(mine ?? null), 800)}`,
+      );
       c.check.allowed("inScope", r, "in-scope", "src/feature/a.ts");
       c.check.blocked("outOfScope", r, "out-of-scope", "docs/notes.md", /outside your declared scope/);
       c.check.allowed("shellAdvisory", r, "shell-out-of-scope", "docs/shell.txt");
@@ -195,11 +300,25 @@ export const SCENARIOS: Scenario[] = [
     rows: ["peerOverlap"],
     async body(c) {
       const bob = agentClient(c.ws.backend.url, c.ws.bobToken, "bob-session-1");
-      const pub = await bob.post({ type: "publish", prompt: "Rework the shared helpers", paths: [], clientName: "Claude Code" });
+      const pub = await bob.post({
+        type: "publish",
+        prompt: "Rework the shared helpers",
+        paths: [],
+        clientName: "Claude Code",
+      });
       const intentId = pub.body?.data?.intentId as string;
-      const int = await bob.post({ type: "intent", intentId, intent: JSON.parse(intentRecord("Rework the shared helpers", "shared-helpers", "shared")) });
+      const int = await bob.post({
+        type: "intent",
+        intentId,
+        intent: JSON.parse(intentRecord("Rework the shared helpers", "shared-helpers", "shared")),
+      });
       const claim = await bob.post({ type: "scope", intentId, paths: ["src/shared"] });
-      c.check.expect("peerOverlap", "peer published and claimed src/shared over HTTP", pub.status === 200 && int.status === 200 && claim.status === 200, JSON.stringify([pub, int, claim]).slice(0, 600));
+      c.check.expect(
+        "peerOverlap",
+        "peer published and claimed src/shared over HTTP",
+        pub.status === 200 && int.status === 200 && claim.status === 200,
+        JSON.stringify([pub, int, claim]).slice(0, 600),
+      );
       const r = await c.run([
         sh("intent", intentCmd()),
         write("overlap", "src/shared/util.ts"),
@@ -212,12 +331,18 @@ export const SCENARIOS: Scenario[] = [
       c.check.allowed("peerOverlap", r, "elsewhere", "src/mine/own.ts");
       // The scope command itself is refused by the backend (not by the hook) and names the peer.
       const out = r.results.get("scope-overlap")?.output ?? "";
-      c.check.expect("peerOverlap", "scope over the peer's path is refused, naming bob", /Scope refused/.test(out) && /bob/.test(out), `tool result: ${clip(out)}`);
+      c.check.expect(
+        "peerOverlap",
+        "scope over the peer's path is refused, naming bob",
+        /Scope refused/.test(out) && /bob/.test(out),
+        `tool result: ${clip(out)}`,
+      );
     },
   },
   {
     id: "pause-cancel-resume",
-    title: "paused then cancelled from the API blocks edits and the shell; the adapter's own command runs, a chained one does not; resume continues",
+    title:
+      "paused then cancelled from the API blocks edits and the shell; the adapter's own command runs, a chained one does not; resume continues",
     rows: ["paused", "cancelled", "resumed", "adapterWhilePaused"],
     async body(c) {
       const r = await c.run([
@@ -239,7 +364,14 @@ export const SCENARIOS: Scenario[] = [
       c.check.blocked("paused", r, "paused-shell", "src/feature/paused-shell.txt", /paused/);
       c.check.blocked("paused", r, "paused-edit", "src/feature/paused-edit.ts", /paused/);
       const adapterOut = r.results.get("paused-adapter")?.output ?? "";
-      c.check.expect("adapterWhilePaused", "paused-adapter: node .cohent/cohent.mjs context ran (not denied)", !!r.results.get("paused-adapter") && !adapterOut.includes("Cohent: ") && /wki_|cohent context|paused/i.test(adapterOut), `tool result: ${clip(adapterOut)}`);
+      c.check.expect(
+        "adapterWhilePaused",
+        "paused-adapter: node .cohent/cohent.mjs context ran (not denied)",
+        !!r.results.get("paused-adapter") &&
+          !adapterOut.includes("Cohent: ") &&
+          /wki_|cohent context|paused/i.test(adapterOut),
+        `tool result: ${clip(adapterOut)}`,
+      );
       c.check.blocked("adapterWhilePaused", r, "paused-chained", "src/feature/chained.txt", /paused/);
       c.check.blocked("cancelled", r, "cancelled-shell", "src/feature/cancelled-shell.txt", /cancelled/);
       c.check.blocked("cancelled", r, "cancelled-edit", "src/feature/cancelled-edit.ts", /cancelled/);
@@ -269,16 +401,38 @@ export const SCENARIOS: Scenario[] = [
       ]);
       c.check.scriptOk(r, "applyPatchTool");
       publishedBySelf(c, r);
-      c.check.blocked("applyPatchTool", r, "patch-early", "src/feature/early.ts", /no (structured intent|prompt or intent)/);
-      c.check.blocked("applyPatchHeredoc", r, "heredoc-early", "src/feature/early2.ts", /no (structured intent|prompt or intent)/);
+      c.check.blocked(
+        "applyPatchTool",
+        r,
+        "patch-early",
+        "src/feature/early.ts",
+        /no (structured intent|prompt or intent)/,
+      );
+      c.check.blocked(
+        "applyPatchHeredoc",
+        r,
+        "heredoc-early",
+        "src/feature/early2.ts",
+        /no (structured intent|prompt or intent)/,
+      );
       c.check.allowed("applyPatchTool", r, "patch-in", "src/feature/p.ts");
       c.check.allowed("applyPatchHeredoc", r, "heredoc-in", "src/feature/h.ts");
       c.check.blocked("applyPatchTool", r, "patch-out", "docs/p.md", /outside your declared scope/);
       c.check.blocked("applyPatchHeredoc", r, "heredoc-out", "docs/h.md", /outside your declared scope/);
       const app = readRepoFile(c.ws, "src/app.ts");
-      c.check.expect("applyPatchTool", "patch-update-out: src/app.ts unchanged", app === "export const app = 1;\n", `src/app.ts is now ${JSON.stringify(app)}`);
+      c.check.expect(
+        "applyPatchTool",
+        "patch-update-out: src/app.ts unchanged",
+        app === "export const app = 1;\n",
+        `src/app.ts is now ${JSON.stringify(app)}`,
+      );
       const res = r.results.get("patch-update-out")?.output ?? "";
-      c.check.expect("applyPatchTool", "patch-update-out: reason reached the model", /Cohent: .*outside your declared scope/.test(res), `tool result: ${clip(res)}`);
+      c.check.expect(
+        "applyPatchTool",
+        "patch-update-out: reason reached the model",
+        /Cohent: .*outside your declared scope/.test(res),
+        `tool result: ${clip(res)}`,
+      );
     },
   },
   {
@@ -302,7 +456,8 @@ export const SCENARIOS: Scenario[] = [
   },
   {
     id: "full-access",
-    title: "Codex with sandbox_mode danger-full-access: the agent's shell has network; the guard holds the same",
+    title:
+      "Codex with sandbox_mode danger-full-access: the agent's shell has network; the guard holds the same",
     only: "codex",
     rows: ["fullAccess"],
     async body(c) {
@@ -319,7 +474,13 @@ export const SCENARIOS: Scenario[] = [
       );
       c.check.scriptOk(r, "fullAccess");
       c.check.ran("fullAccess", r, "netcheck", /NET-OK 200/);
-      c.check.blocked("fullAccess", r, "early-write", "src/feature/early.ts", /no (structured intent|prompt or intent)/);
+      c.check.blocked(
+        "fullAccess",
+        r,
+        "early-write",
+        "src/feature/early.ts",
+        /no (structured intent|prompt or intent)/,
+      );
       c.check.ran("fullAccess", r, "intent", INTENT_OK);
       c.check.ran("fullAccess", r, "scope", /Scope claimed: src\/feature/);
       c.check.allowed("fullAccess", r, "in-scope", "src/feature/a.ts");
@@ -334,7 +495,9 @@ export const SCENARIOS: Scenario[] = [
     async body(c) {
       const doctor = () => {
         const d = spawnSync("node", [".cohent/cohent.mjs", "doctor", "--json"], {
-          cwd: c.ws.repo, encoding: "utf8", timeout: 30_000,
+          cwd: c.ws.repo,
+          encoding: "utf8",
+          timeout: 30_000,
           env: { PATH: process.env.PATH, HOME: c.ws.home, CODEX_HOME: c.ws.codexHome },
         });
         return { code: d.status, text: d.stdout + d.stderr, json: safeJson(d.stdout) };
@@ -344,7 +507,12 @@ export const SCENARIOS: Scenario[] = [
       c.check.scriptOk(first, "doctorModified");
       const before = doctor();
       const trustedBefore = codexHookStates(before.json);
-      c.check.expect("doctorModified", "doctor before the change: PreToolUse hook trusted", trustedBefore.get("PreToolUse") === "trusted", `doctor: ${clip(before.text, 800)}`);
+      c.check.expect(
+        "doctorModified",
+        "doctor before the change: PreToolUse hook trusted",
+        trustedBefore.get("PreToolUse") === "trusted",
+        `doctor: ${clip(before.text, 800)}`,
+      );
       // A person edits the PreToolUse hook (here: its timeout) after trusting it.
       const file = join(c.ws.repo, ".codex", "hooks.json");
       const cfg = JSON.parse(readFileSync(file, "utf8"));
@@ -352,11 +520,26 @@ export const SCENARIOS: Scenario[] = [
       writeFileSync(file, JSON.stringify(cfg, null, 2) + "\n");
       const after = doctor();
       const states = codexHookStates(after.json);
-      c.check.expect("doctorModified", "doctor after the change: PreToolUse hook modified", states.get("PreToolUse") === "modified", `doctor: ${clip(after.text, 1200)}`);
-      c.check.expect("doctorModified", "doctor after the change: other hooks still trusted", states.get("UserPromptSubmit") === "trusted", `doctor: ${clip(after.text, 800)}`);
+      c.check.expect(
+        "doctorModified",
+        "doctor after the change: PreToolUse hook modified",
+        states.get("PreToolUse") === "modified",
+        `doctor: ${clip(after.text, 1200)}`,
+      );
+      c.check.expect(
+        "doctorModified",
+        "doctor after the change: other hooks still trusted",
+        states.get("UserPromptSubmit") === "trusted",
+        `doctor: ${clip(after.text, 800)}`,
+      );
       // Run again WITHOUT re-trusting: Codex must skip the modified hook silently (the gap doctor exists for).
       const r = await c.run([write("unguarded-edit", "src/unguarded.ts")], { keepTrust: true });
-      c.check.expect("modifiedHookSkipped", "unguarded-edit: written although no intent exists (modified hook not run)", fileExists(c.ws, "src/unguarded.ts"), `tool result: ${clip(r.results.get("unguarded-edit")?.output ?? "(none)")}`);
+      c.check.expect(
+        "modifiedHookSkipped",
+        "unguarded-edit: written although no intent exists (modified hook not run)",
+        fileExists(c.ws, "src/unguarded.ts"),
+        `tool result: ${clip(r.results.get("unguarded-edit")?.output ?? "(none)")}`,
+      );
     },
   },
 ];
@@ -365,18 +548,35 @@ export const SCENARIOS: Scenario[] = [
 SCENARIOS.push(
   {
     id: "write-stdin-gap",
-    title: "Codex: a terminal opened before a pause; write_stdin into it after the pause (measures the known gap)",
+    title:
+      "Codex: a terminal opened before a pause; write_stdin into it after the pause (measures the known gap)",
     only: "codex",
     rows: ["writeStdinGap"],
     async body(c) {
-      const sessionOf = (outputs: string[]) => Number(/session ID (\d+)/i.exec(outputs.at(-1) ?? "")?.[1] ?? -1);
+      const sessionOf = (outputs: string[]) =>
+        Number(/session ID (\d+)/i.exec(outputs.at(-1) ?? "")?.[1] ?? -1);
       const r = await c.run([
         sh("intent", intentCmd()),
         sh("scope", scopeCmd("src/feature")),
-        { id: "open-terminal", action: { kind: "codex-call", name: "exec_command", args: { cmd: "bash", tty: true, yield_time_ms: 1500 } } },
+        {
+          id: "open-terminal",
+          action: {
+            kind: "codex-call",
+            name: "exec_command",
+            args: { cmd: "bash", tty: true, yield_time_ms: 1500 },
+          },
+        },
         {
           id: "typed",
-          action: (outputs) => ({ kind: "codex-call", name: "write_stdin", args: { session_id: sessionOf(outputs), chars: "echo typed > typed-while-paused.txt\n", yield_time_ms: 1500 } }),
+          action: (outputs) => ({
+            kind: "codex-call",
+            name: "write_stdin",
+            args: {
+              session_id: sessionOf(outputs),
+              chars: "echo typed > typed-while-paused.txt\n",
+              yield_time_ms: 1500,
+            },
+          }),
           before: () => control(c.ws, "pause"),
         },
         sh("paused-shell", "echo p > src/feature/paused.txt"),
@@ -384,12 +584,21 @@ SCENARIOS.push(
       c.check.scriptOk(r, "writeStdinGap");
       publishedBySelf(c, r);
       const open = r.results.get("open-terminal")?.output ?? "";
-      c.check.expect("writeStdinGap", "open-terminal: a terminal session is running", /session ID \d+/i.test(open), `tool result: ${clip(open)}`);
+      c.check.expect(
+        "writeStdinGap",
+        "open-terminal: a terminal session is running",
+        /session ID \d+/i.test(open),
+        `tool result: ${clip(open)}`,
+      );
       // The control: the pause is in force for announced tools.
       c.check.blocked("paused", r, "paused-shell", "src/feature/paused.txt", /paused/);
       // The gap, as measured: input typed into the already-open terminal ran although the session is paused.
-      c.check.expect("writeStdinGap", "typed: typed-while-paused.txt written while paused (no PreToolUse for write_stdin)", fileExists(c.ws, "typed-while-paused.txt"),
-        `not written: the gap did not reproduce (update the known-gaps table). tool result: ${clip(r.results.get("typed")?.output ?? "(none)")}`);
+      c.check.expect(
+        "writeStdinGap",
+        "typed: typed-while-paused.txt written while paused (no PreToolUse for write_stdin)",
+        fileExists(c.ws, "typed-while-paused.txt"),
+        `not written: the gap did not reproduce (update the known-gaps table). tool result: ${clip(r.results.get("typed")?.output ?? "(none)")}`,
+      );
     },
   },
   {
@@ -403,45 +612,111 @@ SCENARIOS.push(
         sh("intent", intentCmd()),
         sh("scope", scopeCmd("src/feature")),
         write("create", "src/feature/mod.ts"),
-        { id: "read-in", action: { kind: "claude-call", name: "Read", input: { file_path: abs("src/feature/mod.ts") } } },
-        { id: "edit-in", action: { kind: "claude-call", name: "Edit", input: { file_path: abs("src/feature/mod.ts"), old_string: "create", new_string: "edited" } } },
-        { id: "read-out", action: { kind: "claude-call", name: "Read", input: { file_path: abs("src/app.ts") } } },
-        { id: "edit-out", action: { kind: "claude-call", name: "Edit", input: { file_path: abs("src/app.ts"), old_string: "app = 1", new_string: "app = 2" } } },
+        {
+          id: "read-in",
+          action: { kind: "claude-call", name: "Read", input: { file_path: abs("src/feature/mod.ts") } },
+        },
+        {
+          id: "edit-in",
+          action: {
+            kind: "claude-call",
+            name: "Edit",
+            input: { file_path: abs("src/feature/mod.ts"), old_string: "create", new_string: "edited" },
+          },
+        },
+        {
+          id: "read-out",
+          action: { kind: "claude-call", name: "Read", input: { file_path: abs("src/app.ts") } },
+        },
+        {
+          id: "edit-out",
+          action: {
+            kind: "claude-call",
+            name: "Edit",
+            input: { file_path: abs("src/app.ts"), old_string: "app = 1", new_string: "app = 2" },
+          },
+        },
       ]);
       c.check.scriptOk(r, "claudeEditTool");
       publishedBySelf(c, r);
       c.check.ran("claudeEditTool", r, "read-out", /export const app/);
-      const mod = fileExists(c.ws, "src/feature/mod.ts") ? readRepoFile(c.ws, "src/feature/mod.ts") : "(missing)";
-      c.check.expect("claudeEditTool", "edit-in: src/feature/mod.ts edited", mod === "edited\n", `content ${JSON.stringify(mod)}; tool result: ${clip(r.results.get("edit-in")?.output ?? "(none)")}`);
+      const mod = fileExists(c.ws, "src/feature/mod.ts")
+        ? readRepoFile(c.ws, "src/feature/mod.ts")
+        : "(missing)";
+      c.check.expect(
+        "claudeEditTool",
+        "edit-in: src/feature/mod.ts edited",
+        mod === "edited\n",
+        `content ${JSON.stringify(mod)}; tool result: ${clip(r.results.get("edit-in")?.output ?? "(none)")}`,
+      );
       const app = readRepoFile(c.ws, "src/app.ts");
-      c.check.expect("claudeEditTool", "edit-out: src/app.ts unchanged", app === "export const app = 1;\n", `src/app.ts is now ${JSON.stringify(app)}`);
+      c.check.expect(
+        "claudeEditTool",
+        "edit-out: src/app.ts unchanged",
+        app === "export const app = 1;\n",
+        `src/app.ts is now ${JSON.stringify(app)}`,
+      );
       const out = r.results.get("edit-out")?.output ?? "";
-      c.check.expect("claudeEditTool", "edit-out: reason reached the model", /Cohent: .*outside your declared scope/.test(out), `tool result: ${clip(out)}`);
+      c.check.expect(
+        "claudeEditTool",
+        "edit-out: reason reached the model",
+        /Cohent: .*outside your declared scope/.test(out),
+        `tool result: ${clip(out)}`,
+      );
     },
   },
   {
     id: "mcp-kill-switch",
-    title: "an MCP tool (mcp__demo__touch) is opaque: held to the kill switch, not to intent or scope (Codex: found through tool_search first)",
+    title:
+      "an MCP tool (mcp__demo__touch) is opaque: held to the kill switch, not to intent or scope (Codex: found through tool_search first)",
     rows: ["mcpKillSwitch"],
     async body(c) {
       const touch = (id: string, rel: string, before?: Step["before"]): Step => {
         const args = { path: join(c.ws.repo, rel), text: id };
-        const action: Action = c.client.kind === "codex"
-          // Codex defers MCP tools: the call names the namespace that tool_search returned.
-          ? { kind: "codex-item", item: { type: "function_call", id: `fc_${id}`, namespace: "mcp__demo", name: "touch", arguments: JSON.stringify(args) } }
-          : { kind: "claude-call", name: "mcp__demo__touch", input: args };
+        const action: Action =
+          c.client.kind === "codex"
+            ? // Codex defers MCP tools: the call names the namespace that tool_search returned.
+              {
+                kind: "codex-item",
+                item: {
+                  type: "function_call",
+                  id: `fc_${id}`,
+                  namespace: "mcp__demo",
+                  name: "touch",
+                  arguments: JSON.stringify(args),
+                },
+              }
+            : { kind: "claude-call", name: "mcp__demo__touch", input: args };
         return { id, action, ...(before ? { before } : {}) };
       };
-      const search: Step[] = c.client.kind === "codex"
-        ? [{ id: "tool-search", action: { kind: "codex-item", item: { type: "tool_search_call", id: "ts_1", execution: "client", status: "completed", arguments: { query: "touch a file", limit: 8 } } } }]
-        : [];
-      const r = await c.run([
-        ...search,
-        touch("mcp-before-intent", "mcp-early.txt"),
-        sh("intent", intentCmd()),
-        touch("mcp-paused", "mcp-paused.txt", () => control(c.ws, "pause")),
-        touch("mcp-resumed", "mcp-resumed.txt", () => control(c.ws, "resume")),
-      ], { mcp: true });
+      const search: Step[] =
+        c.client.kind === "codex"
+          ? [
+              {
+                id: "tool-search",
+                action: {
+                  kind: "codex-item",
+                  item: {
+                    type: "tool_search_call",
+                    id: "ts_1",
+                    execution: "client",
+                    status: "completed",
+                    arguments: { query: "touch a file", limit: 8 },
+                  },
+                },
+              },
+            ]
+          : [];
+      const r = await c.run(
+        [
+          ...search,
+          touch("mcp-before-intent", "mcp-early.txt"),
+          sh("intent", intentCmd()),
+          touch("mcp-paused", "mcp-paused.txt", () => control(c.ws, "pause")),
+          touch("mcp-resumed", "mcp-resumed.txt", () => control(c.ws, "resume")),
+        ],
+        { mcp: true },
+      );
       c.check.scriptOk(r, "mcpKillSwitch");
       if (c.client.kind === "codex") c.check.ran("mcpKillSwitch", r, "tool-search", /mcp__demo/);
       c.check.ran("mcpKillSwitch", r, "intent", INTENT_OK);
@@ -453,7 +728,8 @@ SCENARIOS.push(
   },
   {
     id: "unguarded-control",
-    title: "control: the same early edit with Cohent's hooks not active is written (the file system tells blocked from allowed)",
+    title:
+      "control: the same early edit with Cohent's hooks not active is written (the file system tells blocked from allowed)",
     rows: ["unguardedControl"],
     async body(c) {
       if (c.client.kind === "claude") {
@@ -475,24 +751,48 @@ SCENARIOS.push(
 /** Scenarios added for issue 15 (commits in a shared checkout). */
 SCENARIOS.push({
   id: "shared-checkout",
-  title: "a peer's staged, unstaged and new files in the tree: the agent's sweeping git commit is refused; commit -m lands only its own file",
+  title:
+    "a peer's staged, unstaged and new files in the tree: the agent's sweeping git commit is refused; commit -m lands only its own file",
   rows: ["gitSweepRefused", "commitOwn"],
   async body(c) {
     const bob = agentClient(c.ws.backend.url, c.ws.bobToken, "bob-session-git");
-    const pub = await bob.post({ type: "publish", prompt: "Rework the guide and the shared helpers", paths: [], clientName: "Claude Code" });
+    const pub = await bob.post({
+      type: "publish",
+      prompt: "Rework the guide and the shared helpers",
+      paths: [],
+      clientName: "Claude Code",
+    });
     const intentId = pub.body?.data?.intentId as string;
-    const int = await bob.post({ type: "intent", intentId, intent: JSON.parse(intentRecord("Rework the guide", "guide", "docs")) });
+    const int = await bob.post({
+      type: "intent",
+      intentId,
+      intent: JSON.parse(intentRecord("Rework the guide", "guide", "docs")),
+    });
     const claim = await bob.post({ type: "scope", intentId, paths: ["docs/guide.md", "src/shared"] });
-    c.check.expect("gitSweepRefused", "peer published and claimed docs/guide.md and src/shared over HTTP", pub.status === 200 && int.status === 200 && claim.status === 200, JSON.stringify([pub, int, claim]).slice(0, 600));
+    c.check.expect(
+      "gitSweepRefused",
+      "peer published and claimed docs/guide.md and src/shared over HTTP",
+      pub.status === 200 && int.status === 200 && claim.status === 200,
+      JSON.stringify([pub, int, claim]).slice(0, 600),
+    );
     // Bob's work in the shared tree: a staged change with an unstaged one on top, and a new file.
-    const git = (...args: string[]) => spawnSync("git", args, { cwd: c.ws.repo, encoding: "utf8", env: { ...process.env, HOME: c.ws.home, GIT_CONFIG_NOSYSTEM: "1" } }).stdout;
+    const git = (...args: string[]) =>
+      spawnSync("git", args, {
+        cwd: c.ws.repo,
+        encoding: "utf8",
+        env: { ...process.env, HOME: c.ws.home, GIT_CONFIG_NOSYSTEM: "1" },
+      }).stdout;
     writeFileSync(join(c.ws.repo, "docs", "guide.md"), "guide, staged by bob\n");
     git("add", "docs/guide.md");
     writeFileSync(join(c.ws.repo, "docs", "guide.md"), "guide, staged by bob, then edited again\n");
     mkdirSync(join(c.ws.repo, "src", "shared"), { recursive: true });
     writeFileSync(join(c.ws.repo, "src", "shared", "util.ts"), "export const util = 1;\n");
     const base = git("rev-parse", "HEAD").trim();
-    const bobBefore = { cached: git("diff", "--cached", "--", "docs", "src/shared"), diff: git("diff", "--", "docs", "src/shared"), untracked: git("ls-files", "--others", "--exclude-standard", "--", "src/shared") };
+    const bobBefore = {
+      cached: git("diff", "--cached", "--", "docs", "src/shared"),
+      diff: git("diff", "--", "docs", "src/shared"),
+      untracked: git("ls-files", "--others", "--exclude-standard", "--", "src/shared"),
+    };
 
     const r = await c.run([
       sh("intent", intentCmd()),
@@ -505,18 +805,58 @@ SCENARIOS.push({
     publishedBySelf(c, r);
     c.check.allowed("commitOwn", r, "own-file", "src/feature/a.ts");
     const sweep = r.results.get("sweep")?.output ?? "";
-    c.check.expect("gitSweepRefused", "sweep: refused, naming bob and his paths, offering commit -m", /Cohent: /.test(sweep) && /bob/.test(sweep) && /docs\/guide\.md/.test(sweep) && /src\/shared\/util\.ts/.test(sweep) && /cohent\.mjs commit -m/.test(sweep), `tool result: ${clip(sweep, 800)}`);
-    c.check.expect("denyReachesModel", "sweep: deny reason in the tool result", /Cohent: /.test(sweep), `tool result: ${clip(sweep)}`);
+    c.check.expect(
+      "gitSweepRefused",
+      "sweep: refused, naming bob and his paths, offering commit -m",
+      /Cohent: /.test(sweep) &&
+        /bob/.test(sweep) &&
+        /docs\/guide\.md/.test(sweep) &&
+        /src\/shared\/util\.ts/.test(sweep) &&
+        /cohent\.mjs commit -m/.test(sweep),
+      `tool result: ${clip(sweep, 800)}`,
+    );
+    c.check.expect(
+      "denyReachesModel",
+      "sweep: deny reason in the tool result",
+      /Cohent: /.test(sweep),
+      `tool result: ${clip(sweep)}`,
+    );
     c.check.ran("commitOwn", r, "commit", /Committed [0-9a-f]{40}: src\/feature\/a\.ts\./);
     const head = git("rev-parse", "HEAD").trim();
     const files = git("show", "--name-only", "--format=", "HEAD").trim();
     const message = git("log", "-1", "--format=%B");
-    c.check.expect("commitOwn", "one new commit on the base, holding only src/feature/a.ts", git("rev-parse", "HEAD~1").trim() === base && files === "src/feature/a.ts", `HEAD ${head}, parent ${git("rev-parse", "HEAD~1").trim()} (base ${base}), files ${JSON.stringify(files)}`);
-    c.check.expect("commitOwn", "the commit carries Cohent-Intent and Cohent-Person: alice", /Cohent-Intent: wki_\w+/.test(message) && /Cohent-Person: alice/.test(message), `message: ${clip(message)}`);
-    const bobAfter = { cached: git("diff", "--cached", "--", "docs", "src/shared"), diff: git("diff", "--", "docs", "src/shared"), untracked: git("ls-files", "--others", "--exclude-standard", "--", "src/shared") };
-    c.check.expect("commitOwn", "bob's staged, unstaged and new work exactly as it was", JSON.stringify(bobAfter) === JSON.stringify(bobBefore) && bobAfter.cached.includes("staged by bob"), `before ${clip(JSON.stringify(bobBefore))}; after ${clip(JSON.stringify(bobAfter))}`);
-    const recorded = await c.ws.backend.deps.db.tx((tx) => tx.checkpoint.findMany({ where: { source: `commit:${head}` } }));
-    c.check.expect("commitOwn", "backend: the commit is a checkpoint of the agent's intent", recorded.length === 1 && recorded[0]!.paths === JSON.stringify(["src/feature/a.ts"]), `checkpoints: ${clip(JSON.stringify(recorded))}`);
+    c.check.expect(
+      "commitOwn",
+      "one new commit on the base, holding only src/feature/a.ts",
+      git("rev-parse", "HEAD~1").trim() === base && files === "src/feature/a.ts",
+      `HEAD ${head}, parent ${git("rev-parse", "HEAD~1").trim()} (base ${base}), files ${JSON.stringify(files)}`,
+    );
+    c.check.expect(
+      "commitOwn",
+      "the commit carries Cohent-Intent and Cohent-Person: alice",
+      /Cohent-Intent: wki_\w+/.test(message) && /Cohent-Person: alice/.test(message),
+      `message: ${clip(message)}`,
+    );
+    const bobAfter = {
+      cached: git("diff", "--cached", "--", "docs", "src/shared"),
+      diff: git("diff", "--", "docs", "src/shared"),
+      untracked: git("ls-files", "--others", "--exclude-standard", "--", "src/shared"),
+    };
+    c.check.expect(
+      "commitOwn",
+      "bob's staged, unstaged and new work exactly as it was",
+      JSON.stringify(bobAfter) === JSON.stringify(bobBefore) && bobAfter.cached.includes("staged by bob"),
+      `before ${clip(JSON.stringify(bobBefore))}; after ${clip(JSON.stringify(bobAfter))}`,
+    );
+    const recorded = await c.ws.backend.deps.db.tx((tx) =>
+      tx.checkpoint.findMany({ where: { source: `commit:${head}` } }),
+    );
+    c.check.expect(
+      "commitOwn",
+      "backend: the commit is a checkpoint of the agent's intent",
+      recorded.length === 1 && recorded[0]!.paths === JSON.stringify(["src/feature/a.ts"]),
+      `checkpoints: ${clip(JSON.stringify(recorded))}`,
+    );
   },
 });
 
@@ -532,7 +872,9 @@ function safeJson(s: string): any {
 function codexHookStates(json: any): Map<string, string> {
   const out = new Map<string, string>();
   const hooks = json?.data?.codex?.hooks;
-  if (Array.isArray(hooks)) for (const h of hooks) if (h?.ours !== false && typeof h?.event === "string") out.set(h.event, String(h.trust));
+  if (Array.isArray(hooks))
+    for (const h of hooks)
+      if (h?.ours !== false && typeof h?.event === "string") out.set(h.event, String(h.trust));
   return out;
 }
 
@@ -547,7 +889,12 @@ const FAST_DEADLINE = { COHENT_HOOK_DEADLINE_MS: "6000" };
 function noLeak(c: Ctx, row: RowId, r: RunResult, ids: string[]): void {
   for (const id of ids) {
     const out = r.results.get(id)?.output ?? "";
-    c.check.expect(row, `${id}: no stack trace or absolute path reached the model`, !/\n\s+at |\/(root|home|tmp|Users)\/|cohent-real|\.mjs:\d+/.test(out), `tool result: ${clip(out)}`);
+    c.check.expect(
+      row,
+      `${id}: no stack trace or absolute path reached the model`,
+      !/\n\s+at |\/(root|home|tmp|Users)\/|cohent-real|\.mjs:\d+/.test(out),
+      `tool result: ${clip(out)}`,
+    );
   }
 }
 
@@ -556,14 +903,17 @@ const adapterFailure = (how: AdapterFailure, row: RowId, reason: RegExp): Scenar
   title: `the adapter ${how === "missing" ? "is missing" : how === "throws" ? "throws while loading" : "hangs (no answer, no transport timeout)"} mid-session: edit and shell refused with a reason the model saw; once repaired an edit runs`,
   rows: [row],
   async body(c) {
-    const r = await c.run([
-      sh("intent", intentCmd()),
-      sh("scope", scopeCmd("src/feature")),
-      write("before", "src/feature/before.ts"),
-      write("broken-edit", "src/feature/broken.ts", () => breakAdapter(c.ws.repo, how)),
-      sh("broken-shell", "echo b > src/feature/broken-shell.txt"),
-      write("repaired-edit", "src/feature/repaired.ts", () => restoreAdapter(c.ws.repo)),
-    ], how === "hangs" ? { env: FAST_DEADLINE } : {});
+    const r = await c.run(
+      [
+        sh("intent", intentCmd()),
+        sh("scope", scopeCmd("src/feature")),
+        write("before", "src/feature/before.ts"),
+        write("broken-edit", "src/feature/broken.ts", () => breakAdapter(c.ws.repo, how)),
+        sh("broken-shell", "echo b > src/feature/broken-shell.txt"),
+        write("repaired-edit", "src/feature/repaired.ts", () => restoreAdapter(c.ws.repo)),
+      ],
+      how === "hangs" ? { env: FAST_DEADLINE } : {},
+    );
     c.check.scriptOk(r, row);
     publishedBySelf(c, r);
     c.check.allowed(row, r, "before", "src/feature/before.ts");
@@ -580,7 +930,8 @@ SCENARIOS.push(
   adapterFailure("hangs", "adapterHangs", DEADLINE_REFUSED),
   {
     id: "backend-hangs",
-    title: "the service accepts connections but never answers: edit and shell refused (transport timeout or the adapter's deadline); once it answers again an edit runs",
+    title:
+      "the service accepts connections but never answers: edit and shell refused (transport timeout or the adapter's deadline); once it answers again an edit runs",
     rows: ["backendHangs"],
     async body(c) {
       // The project file points at a black hole for the middle steps: the real backend keeps its state.
@@ -610,25 +961,41 @@ SCENARIOS.push(
       c.check.scriptOk(r, "backendHangs");
       publishedBySelf(c, r);
       c.check.allowed("backendHangs", r, "before", "src/feature/before.ts");
-      c.check.blocked("backendHangs", r, "hung-edit", "src/feature/hung.ts", /cannot be reached|did not reach a verdict/);
-      c.check.blocked("backendHangs", r, "hung-shell", "src/feature/hung-shell.txt", /cannot be reached|did not reach a verdict/);
+      c.check.blocked(
+        "backendHangs",
+        r,
+        "hung-edit",
+        "src/feature/hung.ts",
+        /cannot be reached|did not reach a verdict/,
+      );
+      c.check.blocked(
+        "backendHangs",
+        r,
+        "hung-shell",
+        "src/feature/hung-shell.txt",
+        /cannot be reached|did not reach a verdict/,
+      );
       c.check.allowed("backendHangs", r, "answering-edit", "src/feature/answering.ts");
     },
   },
   {
     id: "node-missing",
-    title: "node is not on the PATH the hooks inherit: edit and shell refused with the wrapper's reason; once node is back the agent publishes and an edit runs",
+    title:
+      "node is not on the PATH the hooks inherit: edit and shell refused with the wrapper's reason; once node is back the agent publishes and an edit runs",
     rows: ["nodeMissing"],
     async body(c) {
       const bin = pathWithoutNode(join(c.ws.dir, "no-node-bin"));
       const nodeBack = () => symlinkSync(process.execPath, join(bin, "node"));
-      const r = await c.run([
-        write("no-node-edit", "src/feature/no-node.ts"),
-        sh("no-node-shell", "echo n > src/feature/no-node-shell.txt"),
-        sh("intent", intentCmd(), nodeBack),
-        sh("scope", scopeCmd("src/feature")),
-        write("node-back-edit", "src/feature/node-back.ts"),
-      ], { env: { PATH: bin } });
+      const r = await c.run(
+        [
+          write("no-node-edit", "src/feature/no-node.ts"),
+          sh("no-node-shell", "echo n > src/feature/no-node-shell.txt"),
+          sh("intent", intentCmd(), nodeBack),
+          sh("scope", scopeCmd("src/feature")),
+          write("node-back-edit", "src/feature/node-back.ts"),
+        ],
+        { env: { PATH: bin } },
+      );
       c.check.scriptOk(r, "nodeMissing");
       c.check.blocked("nodeMissing", r, "no-node-edit", "src/feature/no-node.ts", WRAPPER_REFUSED);
       c.check.blocked("nodeMissing", r, "no-node-shell", "src/feature/no-node-shell.txt", WRAPPER_REFUSED);
@@ -651,7 +1018,16 @@ const subagent = (background: boolean): Scenario => ({
     const row: RowId = background ? "subagentBackground" : "subagentForeground";
     const spawn: Step = {
       id: "spawn",
-      action: { kind: "claude-call", name: "Agent", input: { description: "Write the feature module", prompt: `${SUBAGENT_MARK}: write src/feature/sub.ts`, subagent_type: "general-purpose", run_in_background: background } },
+      action: {
+        kind: "claude-call",
+        name: "Agent",
+        input: {
+          description: "Write the feature module",
+          prompt: `${SUBAGENT_MARK}: write src/feature/sub.ts`,
+          subagent_type: "general-purpose",
+          run_in_background: background,
+        },
+      },
     };
     const r = await c.run([sh("intent", intentCmd()), sh("scope", scopeCmd("src/feature")), spawn], {
       subSteps: [write("sub-in", "src/feature/sub.ts"), write("sub-out", "docs/sub.md")],
@@ -663,7 +1039,14 @@ const subagent = (background: boolean): Scenario => ({
     // The intent completes once the sub-agent has stopped, not before (a completed intent would have refused sub-in).
     const intents = await agentIntents(c.ws);
     const mine = intents.find((i) => i.record?.objective === "Add the feature module");
-    c.check.expect(row, "backend: the intent completed after the sub-agent stopped, touching its write", !!mine && mine.state === "completed" && mine.checkpoints.some((k) => k.status === "completed" && !!k.paths?.includes("src/feature/sub.ts")), `intent: ${clip(JSON.stringify(mine ?? null), 800)}`);
+    c.check.expect(
+      row,
+      "backend: the intent completed after the sub-agent stopped, touching its write",
+      !!mine &&
+        mine.state === "completed" &&
+        mine.checkpoints.some((k) => k.status === "completed" && !!k.paths?.includes("src/feature/sub.ts")),
+      `intent: ${clip(JSON.stringify(mine ?? null), 800)}`,
+    );
   },
 });
 
@@ -673,23 +1056,63 @@ SCENARIOS.push(subagent(false), subagent(true));
 
 SCENARIOS.push({
   id: "mcp-cohent",
-  title: "Cohent's MCP server, wired as init prints it (Claude: .mcp.json; Codex: config.toml, workspace-write sandbox): intent and scope over MCP, an edit in scope runs, scope while paused is refused",
+  title:
+    "Cohent's MCP server, wired as init prints it (Claude: .mcp.json; Codex: config.toml, workspace-write sandbox): intent and scope over MCP, an edit in scope runs, scope while paused is refused",
   rows: ["mcpCohent"],
   async body(c) {
     // The entries exactly as `init --mcp-write` writes them.
-    const init = spawnSync("node", [".cohent/cohent.mjs", "init", "--server", c.ws.backend.url, "--repo", "acme/demo", "--mcp-write"], { cwd: c.ws.repo, encoding: "utf8", env: { PATH: process.env.PATH, HOME: c.ws.home } });
-    c.check.expect("mcpCohent", "init --mcp-write wrote the MCP entries", init.status === 0, clip(init.stderr + init.stdout));
+    const init = spawnSync(
+      "node",
+      [".cohent/cohent.mjs", "init", "--server", c.ws.backend.url, "--repo", "acme/demo", "--mcp-write"],
+      { cwd: c.ws.repo, encoding: "utf8", env: { PATH: process.env.PATH, HOME: c.ws.home } },
+    );
+    c.check.expect(
+      "mcpCohent",
+      "init --mcp-write wrote the MCP entries",
+      init.status === 0,
+      clip(init.stderr + init.stdout),
+    );
     const record = JSON.parse(intentRecord("Add the feature module over MCP", "feature-module", "feature"));
-    const call = (id: string, tool: string, args: Record<string, unknown>, before?: Step["before"]): Step => ({
+    const call = (
+      id: string,
+      tool: string,
+      args: Record<string, unknown>,
+      before?: Step["before"],
+    ): Step => ({
       id,
-      action: c.client.kind === "codex"
-        ? { kind: "codex-item", item: { type: "function_call", id: `fc_${id}`, namespace: "mcp__cohent", name: tool, arguments: JSON.stringify(args) } }
-        : { kind: "claude-call", name: `mcp__cohent__${tool}`, input: args },
+      action:
+        c.client.kind === "codex"
+          ? {
+              kind: "codex-item",
+              item: {
+                type: "function_call",
+                id: `fc_${id}`,
+                namespace: "mcp__cohent",
+                name: tool,
+                arguments: JSON.stringify(args),
+              },
+            }
+          : { kind: "claude-call", name: `mcp__cohent__${tool}`, input: args },
       ...(before ? { before } : {}),
     });
-    const search: Step[] = c.client.kind === "codex"
-      ? [{ id: "tool-search", action: { kind: "codex-item", item: { type: "tool_search_call", id: "ts_1", execution: "client", status: "completed", arguments: { query: "cohent intent scope", limit: 8 } } } }]
-      : [];
+    const search: Step[] =
+      c.client.kind === "codex"
+        ? [
+            {
+              id: "tool-search",
+              action: {
+                kind: "codex-item",
+                item: {
+                  type: "tool_search_call",
+                  id: "ts_1",
+                  execution: "client",
+                  status: "completed",
+                  arguments: { query: "cohent intent scope", limit: 8 },
+                },
+              },
+            },
+          ]
+        : [];
     const steps = [
       ...search,
       call("mcp-intent", "intent", { intent: record }),
@@ -704,7 +1127,12 @@ SCENARIOS.push({
       // codex exec never asks: an MCP tool runs only when its server's tools are pre-approved.
       r = await c.run(steps, { codexToml: `\n${toml.trimEnd()}\ndefault_tools_approval_mode = "approve"\n` });
     } else {
-      r = await c.run(steps, { claudeMcp: { config: join(c.ws.repo, ".mcp.json"), tools: ["mcp__cohent__intent", "mcp__cohent__scope", "mcp__cohent__context"] } });
+      r = await c.run(steps, {
+        claudeMcp: {
+          config: join(c.ws.repo, ".mcp.json"),
+          tools: ["mcp__cohent__intent", "mcp__cohent__scope", "mcp__cohent__context"],
+        },
+      });
     }
     c.check.scriptOk(r, "mcpCohent");
     if (c.client.kind === "codex") c.check.ran("mcpCohent", r, "tool-search", /mcp__cohent/);
@@ -713,8 +1141,19 @@ SCENARIOS.push({
     c.check.allowed("mcpCohent", r, "in-scope", "src/feature/mcp.ts");
     c.check.blocked("mcpCohent", r, "out-of-scope", "docs/mcp.md", /outside your declared scope/);
     const paused = r.results.get("mcp-scope-paused")?.output ?? "";
-    if (process.env.COHENT_CLIENTS_DEBUG) console.error(`[${c.client.label}] mcp-scope-paused:`, paused, "\nmcp-intent:", r.results.get("mcp-intent")?.output);
+    if (process.env.COHENT_CLIENTS_DEBUG)
+      console.error(
+        `[${c.client.label}] mcp-scope-paused:`,
+        paused,
+        "\nmcp-intent:",
+        r.results.get("mcp-intent")?.output,
+      );
     // The hook lets Cohent's own MCP tools through; the service itself refuses the paused session's call.
-    c.check.expect("mcpCohent", "mcp-scope-paused: refused by the service (SESSION_PAUSED)", /"ok":false/.test(paused) && /SESSION_PAUSED/.test(paused), `tool result: ${clip(paused)}`);
+    c.check.expect(
+      "mcpCohent",
+      "mcp-scope-paused: refused by the service (SESSION_PAUSED)",
+      /"ok":false/.test(paused) && /SESSION_PAUSED/.test(paused),
+      `tool result: ${clip(paused)}`,
+    );
   },
 });

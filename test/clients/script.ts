@@ -57,7 +57,11 @@ export class Script {
       }
     }
     const action = typeof step.action === "function" ? step.action(outputs) : step.action;
-    return { step, action, callId: `${idPrefix}${resultsSoFar + 1}_${step.id.replace(/[^A-Za-z0-9_]/g, "_")}` };
+    return {
+      step,
+      action,
+      callId: `${idPrefix}${resultsSoFar + 1}_${step.id.replace(/[^A-Za-z0-9_]/g, "_")}`,
+    };
   }
 
   callIdOf(stepId: string, idPrefix: string): string {

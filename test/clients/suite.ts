@@ -33,18 +33,33 @@ export interface ClientResults {
 export function clientSuite(label: string): void {
   const client = CLIENTS.find((c) => c.label === label);
   if (!client) throw new Error(`unknown client ${label}`);
-  const selected = (process.env.COHENT_CLIENTS ?? "").split(",").map((s) => s.trim()).filter(Boolean);
+  const selected = (process.env.COHENT_CLIENTS ?? "")
+    .split(",")
+    .map((s) => s.trim())
+    .filter(Boolean);
   const enabled = selected.length === 0 || selected.includes(client.label) || selected.includes(client.kind);
-  const only = (process.env.COHENT_SCENARIOS ?? "").split(",").map((s) => s.trim()).filter(Boolean);
-  const scenarios = SCENARIOS.filter((s) => (!s.only || s.only === client.kind) && (only.length === 0 || only.includes(s.id)));
-  const results: ClientResults = { client: client.label, kind: client.kind, version: client.version, installed: isInstalled(client), scenarios: [] };
+  const only = (process.env.COHENT_SCENARIOS ?? "")
+    .split(",")
+    .map((s) => s.trim())
+    .filter(Boolean);
+  const scenarios = SCENARIOS.filter(
+    (s) => (!s.only || s.only === client.kind) && (only.length === 0 || only.includes(s.id)),
+  );
+  const results: ClientResults = {
+    client: client.label,
+    kind: client.kind,
+    version: client.version,
+    installed: isInstalled(client),
+    scenarios: [],
+  };
 
   let openai: FakeOpenAI | null = null;
   let anthropic: FakeAnthropic | null = null;
 
   describe.skipIf(!enabled)(client.label, () => {
     beforeAll(async () => {
-      if (!isInstalled(client)) throw new Error(`${client.label} is not installed in the cache; run npx tsx test/clients/install.ts`);
+      if (!isInstalled(client))
+        throw new Error(`${client.label} is not installed in the cache; run npx tsx test/clients/install.ts`);
       if (client.kind === "codex") openai = await startFakeOpenAI();
       else anthropic = await startFakeAnthropic();
     });
@@ -61,7 +76,13 @@ export function clientSuite(label: string): void {
         const runs: RunResult[] = [];
         const ws = await prepareWorkspace();
         const check = new Checker(ws);
-        const result: ScenarioResult = { scenario: scenario.id, title: scenario.title, ms: 0, checks: check.checks, runs: [] };
+        const result: ScenarioResult = {
+          scenario: scenario.id,
+          title: scenario.title,
+          ms: 0,
+          checks: check.checks,
+          runs: [],
+        };
         results.scenarios.push(result);
         const ctx: Ctx = {
           client,
@@ -71,8 +92,22 @@ export function clientSuite(label: string): void {
             const prompt = opts.prompt ?? PROMPT;
             const r =
               client.kind === "codex"
-                ? await runCodex(client, ws, openai!, steps, { prompt, ...(opts.sandbox ? { sandbox: opts.sandbox } : {}), ...(opts.keepTrust ? { keepTrust: true } : {}), ...(opts.untrusted ? { untrusted: true } : {}), ...(opts.mcp ? { mcp: true } : {}), ...(opts.env ? { env: opts.env } : {}), ...(opts.codexToml ? { codexToml: opts.codexToml } : {}) })
-                : await runClaude(client, ws, anthropic!, steps, { prompt, ...(opts.mcp ? { mcp: true } : {}), ...(opts.env ? { env: opts.env } : {}), ...(opts.subSteps ? { subSteps: opts.subSteps } : {}), ...(opts.claudeMcp ? { claudeMcp: opts.claudeMcp } : {}) });
+                ? await runCodex(client, ws, openai!, steps, {
+                    prompt,
+                    ...(opts.sandbox ? { sandbox: opts.sandbox } : {}),
+                    ...(opts.keepTrust ? { keepTrust: true } : {}),
+                    ...(opts.untrusted ? { untrusted: true } : {}),
+                    ...(opts.mcp ? { mcp: true } : {}),
+                    ...(opts.env ? { env: opts.env } : {}),
+                    ...(opts.codexToml ? { codexToml: opts.codexToml } : {}),
+                  })
+                : await runClaude(client, ws, anthropic!, steps, {
+                    prompt,
+                    ...(opts.mcp ? { mcp: true } : {}),
+                    ...(opts.env ? { env: opts.env } : {}),
+                    ...(opts.subSteps ? { subSteps: opts.subSteps } : {}),
+                    ...(opts.claudeMcp ? { claudeMcp: opts.claudeMcp } : {}),
+                  });
             runs.push(r);
             return r;
           },
@@ -91,7 +126,8 @@ export function clientSuite(label: string): void {
         if (failed.length) {
           const last = runs.at(-1);
           throw new Error(
-            `${failed.length} check(s) failed:\n` + failed.map((c) => `- [${c.row}] ${c.name}: ${c.detail}`).join("\n") +
+            `${failed.length} check(s) failed:\n` +
+              failed.map((c) => `- [${c.row}] ${c.name}: ${c.detail}`).join("\n") +
               (last ? `\n--- last client run (exit ${last.code}) stderr:\n${last.stderr.slice(-1500)}` : ""),
           );
         }

@@ -31,7 +31,15 @@ describe("pairing (device grant)", () => {
 
     // The person sees the request, then approves it.
     const shown = await admin.get(`/api/console/pairings/${userCode.toLowerCase()}`);
-    expect(shown.body.data).toMatchObject({ repo: "acme/shop", repoKnown: false, machine: "laptop-7", user: "alice", client: "Codex", status: "pending", mayApprove: true });
+    expect(shown.body.data).toMatchObject({
+      repo: "acme/shop",
+      repoKnown: false,
+      machine: "laptop-7",
+      user: "alice",
+      client: "Codex",
+      status: "pending",
+      mayApprove: true,
+    });
     const approved = await admin.post(`/api/console/pairings/${userCode}/approve`);
     expect(approved.status).toBe(200);
     expect(approved.body.data.status).toBe("approved");
@@ -39,7 +47,11 @@ describe("pairing (device grant)", () => {
     backend.advance(interval * 1000);
     const got = await pairingToken(backend.url, deviceCode);
     expect(got.status).toBe(200);
-    expect(got.body.data).toEqual({ token: expect.stringMatching(/^coh_/), repo: "acme/shop", person: "alice" });
+    expect(got.body.data).toEqual({
+      token: expect.stringMatching(/^coh_/),
+      repo: "acme/shop",
+      person: "alice",
+    });
 
     // An ordinary agent token for that repository, stored hashed.
     const agent = agentClient(backend.url, got.body.data.token, "s-pair");
@@ -48,7 +60,9 @@ describe("pairing (device grant)", () => {
     const rows = await backend.deps.db.prisma.agentToken.findMany({ where: { person: "alice" } });
     expect(rows).toHaveLength(1);
     expect(rows[0]!.tokenHash).not.toContain(got.body.data.token);
-    expect(JSON.stringify(await backend.deps.db.prisma.pairing.findMany())).not.toContain(got.body.data.token);
+    expect(JSON.stringify(await backend.deps.db.prisma.pairing.findMany())).not.toContain(
+      got.body.data.token,
+    );
 
     // Single use: the device code never yields a second token.
     backend.advance(interval * 1000);
@@ -87,7 +101,9 @@ describe("pairing (device grant)", () => {
     const e = await pairingToken(backend.url, late.deviceCode);
     expect(e.status).toBe(410);
     expect(e.body.error.code).toBe("PAIRING_EXPIRED");
-    expect((await admin.post(`/api/console/pairings/${late.userCode}/approve`)).body.error.code).toBe("PAIRING_EXPIRED");
+    expect((await admin.post(`/api/console/pairings/${late.userCode}/approve`)).body.error.code).toBe(
+      "PAIRING_EXPIRED",
+    );
     expect((await pairingToken(backend.url, "cohd_never-issued")).body.error.code).toBe("PAIRING_EXPIRED");
   });
 
@@ -121,7 +137,9 @@ describe("sign-in and console sessions", () => {
 
   it("never redirects off-site after sign-in", async () => {
     const token = await consoleOps.createLoginLink(backend.deps);
-    const res = await new ConsoleClient(backend.url).signInWith(`/auth/local?token=${token}&next=//evil.example/`);
+    const res = await new ConsoleClient(backend.url).signInWith(
+      `/auth/local?token=${token}&next=//evil.example/`,
+    );
     expect(res.headers.get("location")).toBe("/");
   });
 
@@ -132,25 +150,42 @@ describe("sign-in and console sessions", () => {
     expect(noToken.body.error.code).toBe("CSRF_REJECTED");
     const wrong = await admin.post("/api/console/repos/acme/csrf/goal", { goal: "x" }, { csrf: "guess" });
     expect(wrong.body.error.code).toBe("CSRF_REJECTED");
-    const foreign = await admin.post("/api/console/repos/acme/csrf/goal", { goal: "x" }, { origin: "http://evil.example" });
+    const foreign = await admin.post(
+      "/api/console/repos/acme/csrf/goal",
+      { goal: "x" },
+      { origin: "http://evil.example" },
+    );
     expect(foreign.body.error.code).toBe("CSRF_REJECTED");
-    const ok = await admin.post("/api/console/repos/acme/csrf/goal", { goal: "Ship checkout v2" }, { origin: backend.url });
+    const ok = await admin.post(
+      "/api/console/repos/acme/csrf/goal",
+      { goal: "Ship checkout v2" },
+      { origin: backend.url },
+    );
     expect(ok.status).toBe(200);
     // The publish packet hands the new goal to agents.
     const agent = agentClient(backend.url, await backend.issueToken("acme/csrf", "bob"), "s-goal");
-    expect((await agent.post({ type: "publish", prompt: "go" })).body.data.packet.goal).toBe("Ship checkout v2");
+    expect((await agent.post({ type: "publish", prompt: "go" })).body.data.packet.goal).toBe(
+      "Ship checkout v2",
+    );
   });
 
   it("keeps agent tokens and console sessions apart", async () => {
     await backend.addRepo("acme/apart");
     const token = await backend.issueToken("acme/apart", "carol");
-    const asAgent = await fetch(`${backend.url}/api/console/repos/acme/apart`, { headers: { authorization: `Bearer ${token}` } });
+    const asAgent = await fetch(`${backend.url}/api/console/repos/acme/apart`, {
+      headers: { authorization: `Bearer ${token}` },
+    });
     expect(asAgent.status).toBe(401);
     expect(((await asAgent.json()) as any).error.code).toBe("UNAUTHENTICATED");
 
     const withCookie = await fetch(`${backend.url}/api/agent`, {
       method: "POST",
-      headers: { cookie: admin.cookieHeader(), "x-cohent-session": "s1", "content-type": "application/json", "x-cohent-csrf": admin.csrf },
+      headers: {
+        cookie: admin.cookieHeader(),
+        "x-cohent-session": "s1",
+        "content-type": "application/json",
+        "x-cohent-csrf": admin.csrf,
+      },
       body: JSON.stringify({ type: "publish", prompt: "hi" }),
     });
     expect(withCookie.status).toBe(401);
@@ -175,9 +210,17 @@ describe("control room API", () => {
 
     const overview = (await admin.get("/api/console/repos/acme/ops")).body.data;
     expect(overview.work).toHaveLength(1);
-    expect(overview.work[0]).toMatchObject({ intentId, person: "dave", client: "Claude Code", guard: "calling-in", control: "active" });
+    expect(overview.work[0]).toMatchObject({
+      intentId,
+      person: "dave",
+      client: "Claude Code",
+      guard: "calling-in",
+      control: "active",
+    });
 
-    const paused = await admin.post(`/api/console/sessions/${overview.work[0].sessionId}/control`, { kind: "pause" });
+    const paused = await admin.post(`/api/console/sessions/${overview.work[0].sessionId}/control`, {
+      kind: "pause",
+    });
     expect(paused.body.data.control).toBe("paused");
     const next = await agent.poll(intentId);
     expect(next.body.meta.session.control).toBe("paused");
@@ -196,7 +239,10 @@ describe("control room API", () => {
     await backend.addRepo("acme/live");
     const agent = agentClient(backend.url, await backend.issueToken("acme/live", "erin"), "s-live");
     const ac = new AbortController();
-    const res = await fetch(`${backend.url}/api/console/events`, { headers: { cookie: admin.cookieHeader() }, signal: ac.signal });
+    const res = await fetch(`${backend.url}/api/console/events`, {
+      headers: { cookie: admin.cookieHeader() },
+      signal: ac.signal,
+    });
     expect(res.headers.get("content-type")).toBe("text/event-stream");
     const reader = res.body!.getReader();
     const decoder = new TextDecoder();

@@ -80,8 +80,11 @@ export async function pairingToken(base: string, deviceCode: string) {
 }
 
 /** An agent publishes a prompt on the cart file over the API; answers the publish's data (intentId, packet). */
-export const publish = async (agent: ReturnType<typeof agentClient>, prompt: string, extra: Record<string, unknown> = {}) =>
-  (await agent.post({ type: "publish", prompt, paths: ["app/cart.ts"], ...extra })).body.data;
+export const publish = async (
+  agent: ReturnType<typeof agentClient>,
+  prompt: string,
+  extra: Record<string, unknown> = {},
+) => (await agent.post({ type: "publish", prompt, paths: ["app/cart.ts"], ...extra })).body.data;
 
 /** An agent declares its intent over the API: `objective` with a one-step plan on the cart, plus `extra`. */
 export const declare = (

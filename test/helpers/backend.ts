@@ -21,10 +21,15 @@ export interface TestBackend extends RunningServer {
 
 export const PG_BASE_URL = process.env.COHENT_TEST_DATABASE_URL;
 
-export async function freshDatabaseUrl(kind: "sqlite" | "postgres" = PG_BASE_URL ? "postgres" : "sqlite"): Promise<{ url: string; drop: () => Promise<void> }> {
+export async function freshDatabaseUrl(
+  kind: "sqlite" | "postgres" = PG_BASE_URL ? "postgres" : "sqlite",
+): Promise<{ url: string; drop: () => Promise<void> }> {
   if (kind === "sqlite") {
     const dir = mkdtempSync(path.join(os.tmpdir(), "cohent-test-"));
-    return { url: `file:${path.join(dir, "cohent.sqlite")}`, drop: async () => rmSync(dir, { recursive: true, force: true }) };
+    return {
+      url: `file:${path.join(dir, "cohent.sqlite")}`,
+      drop: async () => rmSync(dir, { recursive: true, force: true }),
+    };
   }
   if (!PG_BASE_URL) throw new Error("COHENT_TEST_DATABASE_URL is not set");
   const name = `cohent_test_${randomBytes(6).toString("hex")}`;
@@ -45,8 +50,12 @@ export async function freshDatabaseUrl(kind: "sqlite" | "postgres" = PG_BASE_URL
   };
 }
 
-export async function startBackend(opts: { kind?: "sqlite" | "postgres"; lease?: LeaseConfig; databaseUrl?: string } = {}): Promise<TestBackend> {
-  const db = opts.databaseUrl ? { url: opts.databaseUrl, drop: async () => {} } : await freshDatabaseUrl(opts.kind);
+export async function startBackend(
+  opts: { kind?: "sqlite" | "postgres"; lease?: LeaseConfig; databaseUrl?: string } = {},
+): Promise<TestBackend> {
+  const db = opts.databaseUrl
+    ? { url: opts.databaseUrl, drop: async () => {} }
+    : await freshDatabaseUrl(opts.kind);
   let offset = 0;
   const clock = () => new Date(Date.now() + offset);
   const server = await startServer({
@@ -63,7 +72,8 @@ export async function startBackend(opts: { kind?: "sqlite" | "postgres"; lease?:
     addRepo: async (name, goal = "", caseInsensitive = false) => {
       await admin.addRepo(server.deps, { name, goal, caseInsensitive });
     },
-    issueToken: async (repo, person, client) => (await admin.issueToken(server.deps, { repo, person, ...(client ? { client } : {}) })).token,
+    issueToken: async (repo, person, client) =>
+      (await admin.issueToken(server.deps, { repo, person, ...(client ? { client } : {}) })).token,
     stop: async () => {
       await server.close();
       await db.drop();
@@ -86,7 +96,11 @@ export async function backendWithRepo<P extends [person: string, client?: string
 
 /** A small agent-API client over real HTTP. */
 export function agentClient(base: string, token: string, session: string) {
-  const headers = { authorization: `Bearer ${token}`, "x-cohent-session": session, "content-type": "application/json" };
+  const headers = {
+    authorization: `Bearer ${token}`,
+    "x-cohent-session": session,
+    "content-type": "application/json",
+  };
   return {
     async post(body: unknown) {
       const res = await fetch(`${base}/api/agent`, { method: "POST", headers, body: JSON.stringify(body) });

@@ -13,14 +13,23 @@ describe("cohent admin CLI", () => {
   let server: ReturnType<typeof spawn> | undefined;
   let url = "";
   let serverLog = "";
-  const env = () => ({ ...process.env, COHENT_DATA_DIR: dataDir, DATABASE_URL: "", COHENT_LOG_LEVEL: "warn" });
-  const cli = (...args: string[]) => spawnSync(process.execPath, [BIN, ...args], { env: env(), encoding: "utf8", timeout: 30_000 });
+  const env = () => ({
+    ...process.env,
+    COHENT_DATA_DIR: dataDir,
+    DATABASE_URL: "",
+    COHENT_LOG_LEVEL: "warn",
+  });
+  const cli = (...args: string[]) =>
+    spawnSync(process.execPath, [BIN, ...args], { env: env(), encoding: "utf8", timeout: 30_000 });
 
   beforeAll(async () => {
     dataDir = mkdtempSync(path.join(os.tmpdir(), "cohent-cli-"));
     const add = cli("repo", "add", "acme/cli", "--goal", "Keep the CLI honest");
     expect(add.status, add.stderr).toBe(0);
-    server = spawn(process.execPath, [BIN, "serve", "--port", "0"], { env: { ...env(), COHENT_LOG_LEVEL: "debug" }, stdio: ["ignore", "pipe", "pipe"] });
+    server = spawn(process.execPath, [BIN, "serve", "--port", "0"], {
+      env: { ...env(), COHENT_LOG_LEVEL: "debug" },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     server.stderr!.on("data", (d: Buffer) => (serverLog += d.toString()));
     url = await new Promise<string>((resolve, reject) => {
       let err = "";
@@ -42,7 +51,10 @@ describe("cohent admin CLI", () => {
     expect(issued.status, issued.stderr).toBe(0);
     expect(issued.stdout).toMatch(/^coh_[A-Za-z0-9_-]{43}\n$/);
     const token = issued.stdout.trim();
-    const r = await agentClient(url, token, "cli-session").post({ type: "publish", prompt: "from a CLI token" });
+    const r = await agentClient(url, token, "cli-session").post({
+      type: "publish",
+      prompt: "from a CLI token",
+    });
     expect(r.status).toBe(200);
     expect(r.body.data.packet.goal).toBe("Keep the CLI honest");
     for (const file of readdirSync(dataDir)) {

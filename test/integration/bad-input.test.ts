@@ -19,7 +19,18 @@ describe.each(DATABASE_KINDS)("bad input gets a 4xx with a stable code, never a 
   });
   afterAll(() => backend?.stop());
 
-  async function send(body: unknown, opts: { token?: string | null; session?: string | null; agent?: string; contentType?: string; raw?: string; method?: string; path?: string } = {}) {
+  async function send(
+    body: unknown,
+    opts: {
+      token?: string | null;
+      session?: string | null;
+      agent?: string;
+      contentType?: string;
+      raw?: string;
+      method?: string;
+      path?: string;
+    } = {},
+  ) {
     const headers: Record<string, string> = { "content-type": opts.contentType ?? "application/json" };
     const t = opts.token === undefined ? token : opts.token;
     if (t !== null) headers.authorization = `Bearer ${t}`;
@@ -35,36 +46,191 @@ describe.each(DATABASE_KINDS)("bad input gets a 4xx with a stable code, never a 
   }
 
   const cases: { name: string; run: () => ReturnType<typeof send>; status: number; code: string }[] = [
-    { name: "malformed JSON", run: () => send(null, { raw: '{"type":"publish",' }), status: 400, code: "INVALID_JSON" },
+    {
+      name: "malformed JSON",
+      run: () => send(null, { raw: '{"type":"publish",' }),
+      status: 400,
+      code: "INVALID_JSON",
+    },
     { name: "a JSON array", run: () => send([1, 2]), status: 400, code: "INVALID_INPUT" },
-    { name: "not JSON at all", run: () => send(null, { raw: "type=publish", contentType: "application/x-www-form-urlencoded" }), status: 415, code: "UNSUPPORTED_MEDIA_TYPE" },
+    {
+      name: "not JSON at all",
+      run: () => send(null, { raw: "type=publish", contentType: "application/x-www-form-urlencoded" }),
+      status: 415,
+      code: "UNSUPPORTED_MEDIA_TYPE",
+    },
     { name: "unknown type", run: () => send({ type: "delete" }), status: 400, code: "INVALID_INPUT" },
-    { name: "unknown top-level field", run: () => send({ type: "publish", prompt: "x", admin: true }), status: 400, code: "INVALID_INPUT" },
-    { name: "unknown nested field", run: () => send({ type: "intent", intentId: "wki_abc", intent: { objective: "x", sneaky: 1 } }), status: 400, code: "INVALID_INPUT" },
-    { name: "unknown usage field", run: () => send({ type: "intent", intentId: "wki_abc", intent: { objective: "x" }, usage: { source: "x", dollars: 1 } }), status: 400, code: "INVALID_INPUT" },
-    { name: "wrong type", run: () => send({ type: "publish", prompt: 42 }), status: 400, code: "INVALID_INPUT" },
-    { name: "wrong enum", run: () => send({ type: "checkpoint", intentId: "wki_abc", status: "done", summary: "" }), status: 400, code: "INVALID_INPUT" },
-    { name: "oversize prompt", run: () => send({ type: "publish", prompt: "p".repeat(BOUNDS.promptChars + 1) }), status: 400, code: "INVALID_INPUT" },
-    { name: "oversize body", run: () => send({ type: "publish", prompt: "p".repeat(BOUNDS.bodyBytes + 10) }), status: 413, code: "PAYLOAD_TOO_LARGE" },
-    { name: "oversize intent", run: () => send({ type: "intent", intentId: "wki_abc", intent: { objective: "x", plan: Array(12).fill("s".repeat(240)), outputs: Array(16).fill("o".repeat(64)) } }), status: 400, code: "INVALID_INPUT" },
-    { name: "too many paths", run: () => send({ type: "scope", intentId: "wki_abc", paths: Array.from({ length: BOUNDS.paths + 1 }, (_, i) => `p${i}`) }), status: 400, code: "INVALID_INPUT" },
-    { name: "a path that escapes", run: () => send({ type: "scope", intentId, paths: ["../secrets"] }), status: 400, code: "INVALID_PATH" },
-    { name: "an absolute path", run: () => send({ type: "scope", intentId, paths: ["/etc/passwd"] }), status: 400, code: "INVALID_PATH" },
-    { name: "a NUL byte", run: () => send({ type: "scope", intentId, paths: ["a\u0000b"] }), status: 400, code: "INVALID_PATH" },
-    { name: "an empty path", run: () => send({ type: "scope", intentId, paths: [""] }), status: 400, code: "INVALID_PATH" },
-    { name: "a malformed intent id", run: () => send({ type: "scope", intentId: "42", paths: ["a"] }), status: 400, code: "INVALID_INPUT" },
-    { name: "missing auth", run: () => send({ type: "publish", prompt: "x" }, { token: null }), status: 401, code: "UNAUTHENTICATED" },
-    { name: "a made-up token", run: () => send({ type: "publish", prompt: "x" }, { token: "coh_nope" }), status: 401, code: "UNAUTHENTICATED" },
-    { name: "missing session", run: () => send({ type: "publish", prompt: "x" }, { session: null }), status: 400, code: "INVALID_SESSION" },
-    { name: "malformed session", run: () => send({ type: "publish", prompt: "x" }, { session: "a b;c" }), status: 400, code: "INVALID_SESSION" },
-    { name: "malformed sub-agent header", run: () => send({ type: "status" }, { agent: "a b;c" }), status: 400, code: "INVALID_INPUT" },
-    { name: "a token from another repository", run: () => send({ type: "scope", intentId, paths: ["a"] }, { token: otherToken }), status: 404, code: "INTENT_NOT_FOUND" },
-    { name: "an unknown intent", run: () => send({ type: "scope", intentId: "wki_0000", paths: ["a"] }), status: 404, code: "INTENT_NOT_FOUND" },
-    { name: "an unknown packet", run: () => send({ type: "ack", packetId: "pkt_0000", chars: 1 }), status: 404, code: "PACKET_NOT_FOUND" },
-    { name: "a negative ack", run: () => send({ type: "ack", packetId: "pkt_0000", chars: -1 }), status: 400, code: "INVALID_INPUT" },
-    { name: "a poll without intent", run: () => send(null, { method: "GET" }), status: 400, code: "INVALID_INPUT" },
+    {
+      name: "unknown top-level field",
+      run: () => send({ type: "publish", prompt: "x", admin: true }),
+      status: 400,
+      code: "INVALID_INPUT",
+    },
+    {
+      name: "unknown nested field",
+      run: () => send({ type: "intent", intentId: "wki_abc", intent: { objective: "x", sneaky: 1 } }),
+      status: 400,
+      code: "INVALID_INPUT",
+    },
+    {
+      name: "unknown usage field",
+      run: () =>
+        send({
+          type: "intent",
+          intentId: "wki_abc",
+          intent: { objective: "x" },
+          usage: { source: "x", dollars: 1 },
+        }),
+      status: 400,
+      code: "INVALID_INPUT",
+    },
+    {
+      name: "wrong type",
+      run: () => send({ type: "publish", prompt: 42 }),
+      status: 400,
+      code: "INVALID_INPUT",
+    },
+    {
+      name: "wrong enum",
+      run: () => send({ type: "checkpoint", intentId: "wki_abc", status: "done", summary: "" }),
+      status: 400,
+      code: "INVALID_INPUT",
+    },
+    {
+      name: "oversize prompt",
+      run: () => send({ type: "publish", prompt: "p".repeat(BOUNDS.promptChars + 1) }),
+      status: 400,
+      code: "INVALID_INPUT",
+    },
+    {
+      name: "oversize body",
+      run: () => send({ type: "publish", prompt: "p".repeat(BOUNDS.bodyBytes + 10) }),
+      status: 413,
+      code: "PAYLOAD_TOO_LARGE",
+    },
+    {
+      name: "oversize intent",
+      run: () =>
+        send({
+          type: "intent",
+          intentId: "wki_abc",
+          intent: {
+            objective: "x",
+            plan: Array(12).fill("s".repeat(240)),
+            outputs: Array(16).fill("o".repeat(64)),
+          },
+        }),
+      status: 400,
+      code: "INVALID_INPUT",
+    },
+    {
+      name: "too many paths",
+      run: () =>
+        send({
+          type: "scope",
+          intentId: "wki_abc",
+          paths: Array.from({ length: BOUNDS.paths + 1 }, (_, i) => `p${i}`),
+        }),
+      status: 400,
+      code: "INVALID_INPUT",
+    },
+    {
+      name: "a path that escapes",
+      run: () => send({ type: "scope", intentId, paths: ["../secrets"] }),
+      status: 400,
+      code: "INVALID_PATH",
+    },
+    {
+      name: "an absolute path",
+      run: () => send({ type: "scope", intentId, paths: ["/etc/passwd"] }),
+      status: 400,
+      code: "INVALID_PATH",
+    },
+    {
+      name: "a NUL byte",
+      run: () => send({ type: "scope", intentId, paths: ["a\u0000b"] }),
+      status: 400,
+      code: "INVALID_PATH",
+    },
+    {
+      name: "an empty path",
+      run: () => send({ type: "scope", intentId, paths: [""] }),
+      status: 400,
+      code: "INVALID_PATH",
+    },
+    {
+      name: "a malformed intent id",
+      run: () => send({ type: "scope", intentId: "42", paths: ["a"] }),
+      status: 400,
+      code: "INVALID_INPUT",
+    },
+    {
+      name: "missing auth",
+      run: () => send({ type: "publish", prompt: "x" }, { token: null }),
+      status: 401,
+      code: "UNAUTHENTICATED",
+    },
+    {
+      name: "a made-up token",
+      run: () => send({ type: "publish", prompt: "x" }, { token: "coh_nope" }),
+      status: 401,
+      code: "UNAUTHENTICATED",
+    },
+    {
+      name: "missing session",
+      run: () => send({ type: "publish", prompt: "x" }, { session: null }),
+      status: 400,
+      code: "INVALID_SESSION",
+    },
+    {
+      name: "malformed session",
+      run: () => send({ type: "publish", prompt: "x" }, { session: "a b;c" }),
+      status: 400,
+      code: "INVALID_SESSION",
+    },
+    {
+      name: "malformed sub-agent header",
+      run: () => send({ type: "status" }, { agent: "a b;c" }),
+      status: 400,
+      code: "INVALID_INPUT",
+    },
+    {
+      name: "a token from another repository",
+      run: () => send({ type: "scope", intentId, paths: ["a"] }, { token: otherToken }),
+      status: 404,
+      code: "INTENT_NOT_FOUND",
+    },
+    {
+      name: "an unknown intent",
+      run: () => send({ type: "scope", intentId: "wki_0000", paths: ["a"] }),
+      status: 404,
+      code: "INTENT_NOT_FOUND",
+    },
+    {
+      name: "an unknown packet",
+      run: () => send({ type: "ack", packetId: "pkt_0000", chars: 1 }),
+      status: 404,
+      code: "PACKET_NOT_FOUND",
+    },
+    {
+      name: "a negative ack",
+      run: () => send({ type: "ack", packetId: "pkt_0000", chars: -1 }),
+      status: 400,
+      code: "INVALID_INPUT",
+    },
+    {
+      name: "a poll without intent",
+      run: () => send(null, { method: "GET" }),
+      status: 400,
+      code: "INVALID_INPUT",
+    },
     { name: "an unknown route", run: () => send({}, { path: "/api/nope" }), status: 404, code: "NOT_FOUND" },
-    { name: "a wrong method", run: () => send(null, { method: "DELETE", path: "/api/agent" }), status: 405, code: "METHOD_NOT_ALLOWED" },
+    {
+      name: "a wrong method",
+      run: () => send(null, { method: "DELETE", path: "/api/agent" }),
+      status: 405,
+      code: "METHOD_NOT_ALLOWED",
+    },
   ];
 
   it.each(cases)("$name -> $status $code", async ({ run, status, code }) => {
@@ -77,7 +243,12 @@ describe.each(DATABASE_KINDS)("bad input gets a 4xx with a stable code, never a 
 
   it("a bad cursor is refused with its own code", async () => {
     const res = await fetch(`${backend.url}/api/agent`, {
-      headers: { authorization: `Bearer ${token}`, "x-cohent-session": "bad-input", "x-cohent-intent": intentId, "x-cohent-cursor": "yesterday" },
+      headers: {
+        authorization: `Bearer ${token}`,
+        "x-cohent-session": "bad-input",
+        "x-cohent-intent": intentId,
+        "x-cohent-cursor": "yesterday",
+      },
     });
     expect(res.status).toBe(400);
     expect(((await res.json()) as any).error.code).toBe("INVALID_CURSOR");
@@ -88,7 +259,9 @@ describe.each(DATABASE_KINDS)("bad input gets a 4xx with a stable code, never a 
     const issued = await admin.issueToken(backend.deps, { repo: "acme/shop", person: "temp" });
     expect((await send({ type: "publish", prompt: "x" }, { token: issued.token })).status).toBe(200);
     await admin.revokeToken(backend.deps, issued.id);
-    expect((await send({ type: "publish", prompt: "x" }, { token: issued.token })).body.error.code).toBe("UNAUTHENTICATED");
+    expect((await send({ type: "publish", prompt: "x" }, { token: issued.token })).body.error.code).toBe(
+      "UNAUTHENTICATED",
+    );
   });
 
   it("tokens are stored hashed, never in plain text", async () => {

@@ -21,7 +21,8 @@ describe.each(DATABASE_KINDS)("change notification (%s)", (kind) => {
   let storeTwo: Store;
   let repoId = "";
   let token = "";
-  const deps = (store: Store) => ({ store, clock: () => new Date(), lease: DEFAULT_LEASE, log: pino({ level: "silent" }) }) satisfies Deps;
+  const deps = (store: Store) =>
+    ({ store, clock: () => new Date(), lease: DEFAULT_LEASE, log: pino({ level: "silent" }) }) satisfies Deps;
 
   beforeAll(async () => {
     handles = await openTwoHandles(kind);
@@ -60,9 +61,15 @@ describe.each(DATABASE_KINDS)("change notification (%s)", (kind) => {
   it("a control change elsewhere changes this process's control stamp", async () => {
     const caller = await authenticate(deps(storeOne), `Bearer ${token}`, "s3");
     const stamp = storeOne.changes.stamp(repoId, "control");
-    await controlSession(deps(storeTwo), { sessionId: caller.session.id, kind: "pause", actor: "lead", reason: "stop" });
+    await controlSession(deps(storeTwo), {
+      sessionId: caller.session.id,
+      kind: "pause",
+      actor: "lead",
+      reason: "stop",
+    });
     const deadline = Date.now() + 1_500;
-    while (storeOne.changes.stamp(repoId, "control") === stamp && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+    while (storeOne.changes.stamp(repoId, "control") === stamp && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 10));
     expect(storeOne.changes.stamp(repoId, "control")).not.toBe(stamp);
   });
 

@@ -2,7 +2,12 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import pino from "pino";
 import { CheckpointRequest, CohentError, IntentRequest, PublishRequest } from "@cohent/protocol";
 import { createStore, DEFAULT_LEASE, type Store } from "@cohent/backend";
-import { addRepo, controlSession, issueToken, revokeToken } from "../../backend/src/operations/people/admin.js";
+import {
+  addRepo,
+  controlSession,
+  issueToken,
+  revokeToken,
+} from "../../backend/src/operations/people/admin.js";
 import { authenticate } from "../../backend/src/operations/agent/session.js";
 import { publish } from "../../backend/src/operations/agent/publish.js";
 import { intent } from "../../backend/src/operations/agent/intent.js";
@@ -23,8 +28,18 @@ describe.each(DATABASE_KINDS)("the hot path's caches (%s)", (kind) => {
   let serverStore: Store;
   let adminStore: Store;
   let offset = 0;
-  const deps = (store: Store) => ({ store, clock: () => new Date(Date.now() + offset), lease: DEFAULT_LEASE, log: pino({ level: "silent" }) }) satisfies Deps;
-  const code = async (p: Promise<unknown>) => p.then(() => "ok", (e: unknown) => (e instanceof CohentError ? e.code : String(e)));
+  const deps = (store: Store) =>
+    ({
+      store,
+      clock: () => new Date(Date.now() + offset),
+      lease: DEFAULT_LEASE,
+      log: pino({ level: "silent" }),
+    }) satisfies Deps;
+  const code = async (p: Promise<unknown>) =>
+    p.then(
+      () => "ok",
+      (e: unknown) => (e instanceof CohentError ? e.code : String(e)),
+    );
   /** Retries until the other handle's hint arrived (at once on SQLite; the NOTIFY's delivery on PostgreSQL). */
   const eventually = async <T>(read: () => Promise<T>, ok: (v: T) => boolean) => {
     const deadline = Date.now() + 2_500;
@@ -58,9 +73,17 @@ describe.each(DATABASE_KINDS)("the hot path's caches (%s)", (kind) => {
     const read = () => authenticate(deps(serverStore), `Bearer ${token}`, "pause-1");
     const first = await read();
     expect((await read()).session.control).toBe("active");
-    await controlSession(deps(adminStore), { sessionId: first.session.id, kind: "pause", actor: "lead", reason: "hold on" });
+    await controlSession(deps(adminStore), {
+      sessionId: first.session.id,
+      kind: "pause",
+      actor: "lead",
+      reason: "hold on",
+    });
     if (kind === "sqlite") expect((await read()).session.control).toBe("paused");
-    expect((await eventually(read, (c) => c.session.control === "paused")).session).toMatchObject({ control: "paused", controlReason: "hold on" });
+    expect((await eventually(read, (c) => c.session.control === "paused")).session).toMatchObject({
+      control: "paused",
+      controlReason: "hold on",
+    });
   });
 
   it("renewals are written at most every interval, and the answer carries the renewed lease", async () => {
@@ -84,10 +107,22 @@ describe.each(DATABASE_KINDS)("the hot path's caches (%s)", (kind) => {
     const d = deps(serverStore);
     const a = await authenticate(d, `Bearer ${ta}`, "own-a");
     const { intentId } = await publish(d, a, PublishRequest.parse({ type: "publish", prompt: "a task" }));
-    await intent(d, a, IntentRequest.parse({ type: "intent", intentId, intent: { objective: "build the cart", outputs: ["cart-api"] } }));
+    await intent(
+      d,
+      a,
+      IntentRequest.parse({
+        type: "intent",
+        intentId,
+        intent: { objective: "build the cart", outputs: ["cart-api"] },
+      }),
+    );
     const start = await poll(d, a, { intentId, cursor: "0" });
     const before = Number(start.cursor);
-    await checkpoint(d, a, CheckpointRequest.parse({ type: "checkpoint", intentId, status: "working", summary: "step" }));
+    await checkpoint(
+      d,
+      a,
+      CheckpointRequest.parse({ type: "checkpoint", intentId, status: "working", summary: "step" }),
+    );
     const own = await poll(d, a, { intentId, cursor: String(before) });
     expect(own.packet).toBeNull();
     expect(Number(own.cursor)).toBeGreaterThan(before);
@@ -95,22 +130,70 @@ describe.each(DATABASE_KINDS)("the hot path's caches (%s)", (kind) => {
 
     // A related peer, on the other handle, declares it depends on the caller's output: the poll reports it.
     const b = await authenticate(deps(adminStore), `Bearer ${tb}`, "own-b");
-    const peer = await publish(deps(adminStore), b, PublishRequest.parse({ type: "publish", prompt: "b task" }));
-    await intent(deps(adminStore), b, IntentRequest.parse({ type: "intent", intentId: peer.intentId, intent: { objective: "cart ui", dependsOn: ["cart-api"] } }));
-    const seen = await eventually(() => poll(d, a, { intentId, cursor: own.cursor }), (r) => r.packet !== null);
+    const peer = await publish(
+      deps(adminStore),
+      b,
+      PublishRequest.parse({ type: "publish", prompt: "b task" }),
+    );
+    await intent(
+      deps(adminStore),
+      b,
+      IntentRequest.parse({
+        type: "intent",
+        intentId: peer.intentId,
+        intent: { objective: "cart ui", dependsOn: ["cart-api"] },
+      }),
+    );
+    const seen = await eventually(
+      () => poll(d, a, { intentId, cursor: own.cursor }),
+      (r) => r.packet !== null,
+    );
     expect(seen.packet?.changes.some((c) => c.intentId === peer.intentId)).toBe(true);
 
     // An unrelated peer's progress: the quick answer is what a store with no memory (the full path) answers.
     const { token: tc } = await issueToken(deps(adminStore), { repo: "acme/hot", person: "fay" });
     const c = await authenticate(deps(adminStore), `Bearer ${tc}`, "own-c");
-    const other = await publish(deps(adminStore), c, PublishRequest.parse({ type: "publish", prompt: "c task" }));
-    await intent(deps(adminStore), c, IntentRequest.parse({ type: "intent", intentId: other.intentId, intent: { objective: "docs", outputs: ["docs"] } }));
+    const other = await publish(
+      deps(adminStore),
+      c,
+      PublishRequest.parse({ type: "publish", prompt: "c task" }),
+    );
+    await intent(
+      deps(adminStore),
+      c,
+      IntentRequest.parse({
+        type: "intent",
+        intentId: other.intentId,
+        intent: { objective: "docs", outputs: ["docs"] },
+      }),
+    );
     const mid = await poll(d, a, { intentId, cursor: seen.cursor });
-    await checkpoint(deps(adminStore), c, CheckpointRequest.parse({ type: "checkpoint", intentId: other.intentId, status: "working", summary: "docs step" }));
-    await checkpoint(deps(adminStore), b, CheckpointRequest.parse({ type: "checkpoint", intentId: peer.intentId, status: "working", summary: "ui step" }));
+    await checkpoint(
+      deps(adminStore),
+      c,
+      CheckpointRequest.parse({
+        type: "checkpoint",
+        intentId: other.intentId,
+        status: "working",
+        summary: "docs step",
+      }),
+    );
+    await checkpoint(
+      deps(adminStore),
+      b,
+      CheckpointRequest.parse({
+        type: "checkpoint",
+        intentId: peer.intentId,
+        status: "working",
+        summary: "ui step",
+      }),
+    );
     const fresh = createStore(handles.dbs[1]); // no memory of earlier polls: every answer takes the full path
     const full = await poll(deps(fresh), a, { intentId, cursor: mid.cursor });
-    const quick = await eventually(() => poll(d, a, { intentId, cursor: mid.cursor }), (r) => r.cursor === full.cursor);
+    const quick = await eventually(
+      () => poll(d, a, { intentId, cursor: mid.cursor }),
+      (r) => r.cursor === full.cursor,
+    );
     expect(quick.cursor).toBe(full.cursor);
     // The related peer's checkpoint is reported by both; the unrelated one by neither.
     expect(full.packet?.changes.map((x) => x.intentId)).toEqual([peer.intentId]);

@@ -17,7 +17,8 @@ describe.each(DATABASE_KINDS)("sessions and leases on the server's clock (%s)", 
   });
   afterAll(() => backend?.stop());
 
-  const guardOf = async (key: string) => (await admin.listSessions(backend.deps, "acme/lease")).find((s) => s.key === key)?.guard;
+  const guardOf = async (key: string) =>
+    (await admin.listSessions(backend.deps, "acme/lease")).find((s) => s.key === key)?.guard;
 
   it("a call renews only its own session; silence then expiry show in guard status", async () => {
     const a1 = agentClient(backend.url, alice, "lease-a1");
@@ -36,19 +37,41 @@ describe.each(DATABASE_KINDS)("sessions and leases on the server's clock (%s)", 
     const a = agentClient(backend.url, alice, "lease-holder");
     const b = agentClient(backend.url, bob, "lease-taker");
     const aIntent = (await a.post({ type: "publish", prompt: "hold" })).body.data.intentId;
-    await a.post({ type: "intent", intentId: aIntent, intent: { objective: "Hold", outputs: ["held-output"] } });
+    await a.post({
+      type: "intent",
+      intentId: aIntent,
+      intent: { objective: "Hold", outputs: ["held-output"] },
+    });
     expect((await a.post({ type: "scope", intentId: aIntent, paths: ["lease/app"] })).status).toBe(200);
 
     const bIntent = (await b.post({ type: "publish", prompt: "take" })).body.data.intentId;
-    expect((await b.post({ type: "intent", intentId: bIntent, intent: { objective: "Take", dependsOn: ["held-output"] } })).body.data.action).toBe("wait");
+    expect(
+      (
+        await b.post({
+          type: "intent",
+          intentId: bIntent,
+          intent: { objective: "Take", dependsOn: ["held-output"] },
+        })
+      ).body.data.action,
+    ).toBe("wait");
     expect((await b.post({ type: "scope", intentId: bIntent, paths: ["lease/app/x.ts"] })).status).toBe(409);
 
     backend.advance(LEASE.leaseMs + 1_000);
     // bob keeps calling, alice does not: alice's lease expires.
     const retry = await b.post({ type: "scope", intentId: bIntent, paths: ["lease/app/x.ts"] });
     expect(retry.status, JSON.stringify(retry.body)).toBe(200);
-    expect((await b.post({ type: "intent", intentId: bIntent, intent: { objective: "Take", dependsOn: ["held-output"] } })).body.data.action).toBe("proceed");
-    const released = await backend.deps.db.prisma.event.findFirst({ where: { intentId: aIntent, kind: "scope.released" } });
+    expect(
+      (
+        await b.post({
+          type: "intent",
+          intentId: bIntent,
+          intent: { objective: "Take", dependsOn: ["held-output"] },
+        })
+      ).body.data.action,
+    ).toBe("proceed");
+    const released = await backend.deps.db.prisma.event.findFirst({
+      where: { intentId: aIntent, kind: "scope.released" },
+    });
     expect(released?.summary).toContain("lease expired");
 
     // When alice comes back, her claim is gone: she must claim again, and now bob holds the path.
@@ -61,9 +84,19 @@ describe.each(DATABASE_KINDS)("sessions and leases on the server's clock (%s)", 
     const producer = agentClient(backend.url, alice, "lapse-producer");
     const waiter = agentClient(backend.url, bob, "lapse-waiter");
     const p = (await producer.post({ type: "publish", prompt: "produce" })).body.data.intentId;
-    await producer.post({ type: "intent", intentId: p, intent: { objective: "Produce", outputs: ["lapse-out"] } });
+    await producer.post({
+      type: "intent",
+      intentId: p,
+      intent: { objective: "Produce", outputs: ["lapse-out"] },
+    });
     const w = (await waiter.post({ type: "publish", prompt: "wait" })).body.data.intentId;
-    const waiting = (await waiter.post({ type: "intent", intentId: w, intent: { objective: "Consume", dependsOn: ["lapse-out"] } })).body.data;
+    const waiting = (
+      await waiter.post({
+        type: "intent",
+        intentId: w,
+        intent: { objective: "Consume", dependsOn: ["lapse-out"] },
+      })
+    ).body.data;
     expect(waiting.action).toBe("wait");
     expect((await waiter.poll(w, waiting.packet.cursor)).body.data.packet).toBeNull();
     backend.advance(LEASE.leaseMs + 1_000);

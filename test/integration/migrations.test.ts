@@ -19,15 +19,30 @@ describe.each(DATABASE_KINDS)("migrations (%s)", (kind) => {
 
   // The Prisma CLI cannot introspect PostgreSQL sequences through the JS engine here
   // (prisma/orm#27403 and relatives), so on PostgreSQL the check below stands alone.
-  it.skipIf(kind === "postgres")("the committed migrations produce exactly the shared model set", async () => {
-    const db = await freshDatabaseUrl(kind);
-    try {
-      const diff = prisma(provider, ["migrate", "diff", "--from-migrations", `prisma/${provider}/migrations`, "--to-schema-datamodel", `prisma/${provider}`, "--exit-code"], db.url);
-      expect(diff.status, diff.stdout + diff.stderr).toBe(0);
-    } finally {
-      await db.drop();
-    }
-  });
+  it.skipIf(kind === "postgres")(
+    "the committed migrations produce exactly the shared model set",
+    async () => {
+      const db = await freshDatabaseUrl(kind);
+      try {
+        const diff = prisma(
+          provider,
+          [
+            "migrate",
+            "diff",
+            "--from-migrations",
+            `prisma/${provider}/migrations`,
+            "--to-schema-datamodel",
+            `prisma/${provider}`,
+            "--exit-code",
+          ],
+          db.url,
+        );
+        expect(diff.status, diff.stdout + diff.stderr).toBe(0);
+      } finally {
+        await db.drop();
+      }
+    },
+  );
 
   it("every model reads back every field from a freshly migrated database", async () => {
     const db = await freshDatabaseUrl(kind);
@@ -35,9 +50,12 @@ describe.each(DATABASE_KINDS)("migrations (%s)", (kind) => {
       await migrate(db.url);
       const store = await openDb(db.url);
       try {
-        const models = Object.keys(store.prisma).filter((k) => typeof (store.prisma as any)[k]?.findFirst === "function");
+        const models = Object.keys(store.prisma).filter(
+          (k) => typeof (store.prisma as any)[k]?.findFirst === "function",
+        );
         expect(models.length).toBeGreaterThanOrEqual(10);
-        for (const model of models) await expect((store.prisma as any)[model].findFirst(), model).resolves.toBeNull();
+        for (const model of models)
+          await expect((store.prisma as any)[model].findFirst(), model).resolves.toBeNull();
       } finally {
         await store.close();
       }

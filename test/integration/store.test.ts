@@ -36,7 +36,9 @@ describe.each(DATABASE_KINDS)("store (%s)", (kind) => {
     });
     await opened;
     // A single-statement write, which Prisma sends without a transaction of its own.
-    const plain = db.prisma.$executeRawUnsafe(`UPDATE "Repository" SET "goal" = 'kept' WHERE "id" = 'rep_plain'`);
+    const plain = db.prisma.$executeRawUnsafe(
+      `UPDATE "Repository" SET "goal" = 'kept' WHERE "id" = 'rep_plain'`,
+    );
     await expect(failing).rejects.toThrow("roll back");
     await plain;
     const rows = (await db.prisma.repository.findMany()).map((r) => [r.name, r.goal]);

@@ -78,9 +78,18 @@ describe("envelope meta", () => {
   it("every answer, success or failure, carries serverVersion and minAdapterVersion", async () => {
     const ok = await (await fetch(`${backend.url}/healthz`)).json();
     expect(ok.meta).toMatchObject({ serverVersion: COHENT_VERSION, minAdapterVersion: MIN_ADAPTER_VERSION });
-    const failed = await (await fetch(`${backend.url}/api/agent`, { method: "POST", headers: { "content-type": "application/json" }, body: "{}" })).json();
+    const failed = await (
+      await fetch(`${backend.url}/api/agent`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: "{}",
+      })
+    ).json();
     expect(failed.ok).toBe(false);
-    expect(failed.meta).toMatchObject({ serverVersion: COHENT_VERSION, minAdapterVersion: MIN_ADAPTER_VERSION });
+    expect(failed.meta).toMatchObject({
+      serverVersion: COHENT_VERSION,
+      minAdapterVersion: MIN_ADAPTER_VERSION,
+    });
     expect(compareVersions(MIN_ADAPTER_VERSION, COHENT_VERSION)).toBeLessThanOrEqual(0);
   });
 });

@@ -12,7 +12,11 @@ beforeAll(async () => {
 });
 afterAll(() => backend?.stop());
 
-const agent = (args: string[], opts: Parameters<typeof runAdapter>[2] = {}) => runAdapter(repo, ["agent", ...args], { ...opts, env: { COHENT_AGENT_TOKEN: token, COHENT_SESSION: "agent-cli-1", ...opts.env } });
+const agent = (args: string[], opts: Parameters<typeof runAdapter>[2] = {}) =>
+  runAdapter(repo, ["agent", ...args], {
+    ...opts,
+    env: { COHENT_AGENT_TOKEN: token, COHENT_SESSION: "agent-cli-1", ...opts.env },
+  });
 
 describe("agent CLI", () => {
   it("prints each operation's full schemas without a server", async () => {
@@ -20,7 +24,11 @@ describe("agent CLI", () => {
       const r = await runAdapter(repo, ["agent", "schema", "--task", op]);
       expect(r.code).toBe(0);
       const s = oneJson(r.stdout);
-      expect(s).toMatchObject({ version: 1, operation: op, input: { type: "object", additionalProperties: false } });
+      expect(s).toMatchObject({
+        version: 1,
+        operation: op,
+        input: { type: "object", additionalProperties: false },
+      });
       expect(s.output.anyOf ?? s.output.oneOf).toHaveLength(2);
     }
     const intent = oneJson((await runAdapter(repo, ["agent", "schema", "--task", "intent"])).stdout);
@@ -31,7 +39,9 @@ describe("agent CLI", () => {
   });
 
   it("takes a request on stdin and from a file, and checkpoints the staged paths", async () => {
-    const pub = await agent(["publish", "--input", "-"], { stdin: JSON.stringify({ version: 1, prompt: "Add search" }) });
+    const pub = await agent(["publish", "--input", "-"], {
+      stdin: JSON.stringify({ version: 1, prompt: "Add search" }),
+    });
     expect(pub.code).toBe(0);
     const p = oneJson(pub.stdout);
     expect(p).toMatchObject({ version: 1, ok: true, operation: "publish", data: { action: "plan" } });
@@ -39,25 +49,43 @@ describe("agent CLI", () => {
     const file = path.join(repo.home, "intent.json");
     writeFileSync(file, JSON.stringify({ intent: { objective: "Search box", outputs: ["search-box"] } }));
     const intent = await agent(["intent", "--input", file]);
-    expect(oneJson(intent.stdout)).toMatchObject({ ok: true, data: { intentId: p.data.intentId, action: "proceed" } });
+    expect(oneJson(intent.stdout)).toMatchObject({
+      ok: true,
+      data: { intentId: p.data.intentId, action: "proceed" },
+    });
     expect(intent.code).toBe(0);
 
     writeFileSync(path.join(repo.root, "search.ts"), "x\n");
     writeFileSync(path.join(repo.root, "-rf"), "x\n");
     git(repo.root, "add", "search.ts", "--", "-rf");
-    const cp = await agent(["checkpoint", "--input", "-", "--repo", repo.root], { stdin: '{"status":"working","summary":"box","source":{"kind":"staged"}}' });
-    expect(oneJson(cp.stdout)).toMatchObject({ ok: true, data: { status: "working", paths: ["-rf", "search.ts"] } });
-    const rows: any[] = await backend.deps.db.tx((tx: any) => tx.checkpoint.findMany({ where: { intentId: p.data.intentId } }));
+    const cp = await agent(["checkpoint", "--input", "-", "--repo", repo.root], {
+      stdin: '{"status":"working","summary":"box","source":{"kind":"staged"}}',
+    });
+    expect(oneJson(cp.stdout)).toMatchObject({
+      ok: true,
+      data: { status: "working", paths: ["-rf", "search.ts"] },
+    });
+    const rows: any[] = await backend.deps.db.tx((tx: any) =>
+      tx.checkpoint.findMany({ where: { intentId: p.data.intentId } }),
+    );
     expect(rows.map((r) => r.source)).toEqual(["repository-derived"]);
 
     const ctx = await agent(["context"]);
-    expect(oneJson(ctx.stdout)).toMatchObject({ ok: true, operation: "context", data: { intentId: p.data.intentId } });
+    expect(oneJson(ctx.stdout)).toMatchObject({
+      ok: true,
+      operation: "context",
+      data: { intentId: p.data.intentId },
+    });
   });
 
   it("rejects unknown fields, invalid JSON, oversize input, bad flags and a foreign repository, always with one envelope and a non-zero exit", async () => {
     const cases: [string[], string | undefined, string][] = [
       [["scope", "--input", "-"], JSON.stringify({ paths: ["a"], mode: "force" }), "INVALID_INPUT"],
-      [["intent", "--input", "-"], JSON.stringify({ intent: { objective: "x", secret: 1 } }), "INVALID_INPUT"],
+      [
+        ["intent", "--input", "-"],
+        JSON.stringify({ intent: { objective: "x", secret: 1 } }),
+        "INVALID_INPUT",
+      ],
       [["publish", "--input", "-"], "{not json", "INVALID_JSON"],
       [["publish", "--input", "-"], JSON.stringify({ prompt: "x".repeat(70_000) }), "PAYLOAD_TOO_LARGE"],
       [["publish", "--input", "/nonexistent/request.json"], undefined, "INVALID_INPUT"],
@@ -71,7 +99,10 @@ describe("agent CLI", () => {
       expect(env, args.join(" ")).toMatchObject({ version: 1, ok: false, error: { code, retryable: false } });
       expect(r.code).toBe(1);
     }
-    const details = oneJson((await agent(["scope", "--input", "-"], { stdin: JSON.stringify({ paths: ["a"], mode: "force" }) })).stdout).error.details;
+    const details = oneJson(
+      (await agent(["scope", "--input", "-"], { stdin: JSON.stringify({ paths: ["a"], mode: "force" }) }))
+        .stdout,
+    ).error.details;
     expect(JSON.stringify(details)).toContain("mode");
   });
 
@@ -91,7 +122,12 @@ describe("agent CLI", () => {
         },
       });
       expect(r.code).toBe(130);
-      expect(oneJson(r.stdout)).toMatchObject({ version: 1, ok: false, operation: "publish", error: { code: "CANCELLED", retryable: false } });
+      expect(oneJson(r.stdout)).toMatchObject({
+        version: 1,
+        ok: false,
+        operation: "publish",
+        error: { code: "CANCELLED", retryable: false },
+      });
       expect(performance.now() - sent).toBeLessThan(3_000);
       await hang.waitForClose();
       expect(hang.closedSockets()).toBe(1);
@@ -115,21 +151,46 @@ describe("usage ledger", () => {
   it("records metadata-only rows from the agent CLI when COHENT_USAGE_LOG names a file; doctor --cost aggregates, --clear deletes", async () => {
     const ledger = path.join(repo.home, "ledger", "usage.jsonl");
     const secret = "Refactor the billing module with key sk-live-1234567890";
-    await agent(["publish", "--input", "-"], { stdin: JSON.stringify({ prompt: secret, paths: ["src/billing/secret-plan.ts"] }), env: { COHENT_USAGE_LOG: ledger, COHENT_CLIENT: "test-agent" } });
+    await agent(["publish", "--input", "-"], {
+      stdin: JSON.stringify({ prompt: secret, paths: ["src/billing/secret-plan.ts"] }),
+      env: { COHENT_USAGE_LOG: ledger, COHENT_CLIENT: "test-agent" },
+    });
     await agent(["context"], { env: { COHENT_USAGE_LOG: ledger } });
     await agent(["scope", "--input", "-"], { stdin: '{"nope":1}', env: { COHENT_USAGE_LOG: ledger } });
     const text = readFileSync(ledger, "utf8");
     expect(text).not.toContain("billing");
     expect(text).not.toContain("secret");
     expect(text).not.toContain(token);
-    const rows = text.trim().split("\n").map((l) => JSON.parse(l));
+    const rows = text
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l));
     expect(rows).toHaveLength(2); // an invalid request never reached an operation
-    expect(rows[0]).toMatchObject({ op: "publish", surface: "agent-cli", client: "test-agent", ok: true, repo: "acme/shop" });
+    expect(rows[0]).toMatchObject({
+      op: "publish",
+      surface: "agent-cli",
+      client: "test-agent",
+      ok: true,
+      repo: "acme/shop",
+    });
     expect(rows[0].chars).toBeGreaterThan(0);
     expect(rows[0].tokens).toBe(Math.ceil(rows[0].chars / 4));
-    expect(Object.keys(rows[0]).sort()).toEqual(["chars", "client", "model", "ms", "ok", "op", "repo", "surface", "t", "tokens"]);
+    expect(Object.keys(rows[0]).sort()).toEqual([
+      "chars",
+      "client",
+      "model",
+      "ms",
+      "ok",
+      "op",
+      "repo",
+      "surface",
+      "t",
+      "tokens",
+    ]);
 
-    const cost = await runAdapter(repo, ["doctor", "--cost", "--json"], { env: { COHENT_USAGE_LOG: ledger } });
+    const cost = await runAdapter(repo, ["doctor", "--cost", "--json"], {
+      env: { COHENT_USAGE_LOG: ledger },
+    });
     const report = oneJson(cost.stdout).data;
     expect(report).toMatchObject({ file: ledger, recording: true, rows: 2 });
     expect(report.by.operation.map((g: any) => g.key).sort()).toEqual(["context", "publish"]);
@@ -148,14 +209,27 @@ describe("usage ledger", () => {
     const ledger = path.join(repo.home, "ledger", "hook-usage.jsonl");
     const env = { COHENT_AGENT_TOKEN: token, COHENT_USAGE_LOG: ledger, CLAUDECODE: "1" };
     const payload = (o: object) => JSON.stringify({ session_id: "usage-hook", cwd: repo.root, ...o });
-    await runAdapter(repo, ["hook"], { env, stdin: payload({ hook_event_name: "UserPromptSubmit", prompt: "PROMPT-CANARY refactor" }) });
-    const denied = await runAdapter(repo, ["hook"], { env, stdin: payload({ hook_event_name: "PreToolUse", tool_name: "Write", tool_input: { file_path: path.join(repo.root, "secret-target.ts"), content: "x" } }) });
+    await runAdapter(repo, ["hook"], {
+      env,
+      stdin: payload({ hook_event_name: "UserPromptSubmit", prompt: "PROMPT-CANARY refactor" }),
+    });
+    const denied = await runAdapter(repo, ["hook"], {
+      env,
+      stdin: payload({
+        hook_event_name: "PreToolUse",
+        tool_name: "Write",
+        tool_input: { file_path: path.join(repo.root, "secret-target.ts"), content: "x" },
+      }),
+    });
     expect(denied.stdout).toContain('"permissionDecision":"deny"');
     await runAdapter(repo, ["context"], { env: { ...env, COHENT_SESSION: "usage-hook" } });
     const text = readFileSync(ledger, "utf8");
     expect(text).not.toContain("PROMPT-CANARY");
     expect(text).not.toContain("secret-target");
-    const rows = text.trim().split("\n").map((l) => JSON.parse(l));
+    const rows = text
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l));
     expect(rows.map((r) => [r.op, r.surface, r.ok])).toEqual([
       ["hook:UserPromptSubmit", "hook", true],
       ["hook:PreToolUse", "hook", false],

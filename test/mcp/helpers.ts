@@ -15,7 +15,16 @@ import { backendWithRepo, type TestBackend } from "../helpers/backend.js";
 export type Repo = Checkout;
 
 export function git(cwd: string, ...args: string[]): string {
-  return execFileSync("git", args, { cwd, env: { ...process.env, GIT_AUTHOR_NAME: "t", GIT_AUTHOR_EMAIL: "t@t", GIT_COMMITTER_NAME: "t", GIT_COMMITTER_EMAIL: "t@t" } }).toString();
+  return execFileSync("git", args, {
+    cwd,
+    env: {
+      ...process.env,
+      GIT_AUTHOR_NAME: "t",
+      GIT_AUTHOR_EMAIL: "t@t",
+      GIT_COMMITTER_NAME: "t",
+      GIT_COMMITTER_EMAIL: "t@t",
+    },
+  }).toString();
 }
 
 /** A fresh Git repository with .cohent/ (project file, cohent.mjs, cohent-mcp.mjs) and its own HOME. */
@@ -26,14 +35,26 @@ export async function makeRepo(service: string | null, repository = "acme/shop")
 }
 
 /** A backend with acme/shop, a token for `person`, and a checkout wired to it: what each suite here starts from. */
-export async function startFixture(person: string, goal = ""): Promise<{ backend: TestBackend; repo: Repo; token: string }> {
-  const { backend, tokens: [token] } = await backendWithRepo("acme/shop", goal, [person]);
+export async function startFixture(
+  person: string,
+  goal = "",
+): Promise<{ backend: TestBackend; repo: Repo; token: string }> {
+  const {
+    backend,
+    tokens: [token],
+  } = await backendWithRepo("acme/shop", goal, [person]);
   return { backend, token, repo: await makeRepo(backend.url) };
 }
 
 export function childEnv(repo: Repo, extra: Record<string, string | undefined> = {}): Record<string, string> {
   const env: Record<string, string> = {};
-  for (const [k, v] of Object.entries({ PATH: process.env.PATH, HOME: repo.home, COHENT_USAGE_LOG: "0", ...extra })) if (v !== undefined) env[k] = v;
+  for (const [k, v] of Object.entries({
+    PATH: process.env.PATH,
+    HOME: repo.home,
+    COHENT_USAGE_LOG: "0",
+    ...extra,
+  }))
+    if (v !== undefined) env[k] = v;
   return env;
 }
 
@@ -45,7 +66,16 @@ export interface Connected {
 }
 
 /** An SDK client over stdio spawning `node .cohent/cohent.mjs mcp`; with `roots`, it advertises the roots capability. */
-export async function connect(repo: Repo, opts: { env?: Record<string, string | undefined>; args?: string[]; name?: string; roots?: string[]; cwd?: string } = {}): Promise<Connected> {
+export async function connect(
+  repo: Repo,
+  opts: {
+    env?: Record<string, string | undefined>;
+    args?: string[];
+    name?: string;
+    roots?: string[];
+    cwd?: string;
+  } = {},
+): Promise<Connected> {
   const transport = new StdioClientTransport({
     command: process.execPath,
     args: [repo.script, "mcp", ...(opts.args ?? [])],
@@ -56,8 +86,14 @@ export async function connect(repo: Repo, opts: { env?: Record<string, string | 
   let err = "";
   transport.stderr?.on("data", (c) => (err += c));
   let roots = opts.roots;
-  const client = new Client({ name: opts.name ?? "test-client", version: "1.0.0" }, { capabilities: roots ? { roots: { listChanged: true } } : {} });
-  if (roots) client.setRequestHandler(ListRootsRequestSchema, async () => ({ roots: (roots ?? []).map((uri) => ({ uri })) }));
+  const client = new Client(
+    { name: opts.name ?? "test-client", version: "1.0.0" },
+    { capabilities: roots ? { roots: { listChanged: true } } : {} },
+  );
+  if (roots)
+    client.setRequestHandler(ListRootsRequestSchema, async () => ({
+      roots: (roots ?? []).map((uri) => ({ uri })),
+    }));
   await client.connect(transport);
   return {
     client,
@@ -71,7 +107,14 @@ export async function connect(repo: Repo, opts: { env?: Record<string, string | 
 }
 
 /** A loopback "service" that accepts requests and never answers: a backend call held open. */
-export async function hangingService(): Promise<{ url: string; requests: () => number; closedSockets: () => number; waitForRequest: () => Promise<void>; waitForClose: () => Promise<number>; stop: () => Promise<void> }> {
+export async function hangingService(): Promise<{
+  url: string;
+  requests: () => number;
+  closedSockets: () => number;
+  waitForRequest: () => Promise<void>;
+  waitForClose: () => Promise<number>;
+  stop: () => Promise<void>;
+}> {
   let requests = 0;
   let closed = 0;
   const sockets = new Set<Socket>();
@@ -99,7 +142,9 @@ export async function hangingService(): Promise<{ url: string; requests: () => n
     waitForRequest: () => (requests > 0 ? Promise.resolve() : new Promise<void>((r) => waiters.push(r))),
     waitForClose: () => {
       const start = performance.now();
-      return closed > 0 ? Promise.resolve(0) : new Promise<number>((r) => closeWaiters.push(() => r(performance.now() - start)));
+      return closed > 0
+        ? Promise.resolve(0)
+        : new Promise<number>((r) => closeWaiters.push(() => r(performance.now() - start)));
     },
     stop: async () => {
       for (const s of sockets) s.destroy();
@@ -116,9 +161,23 @@ export interface Run {
 }
 
 /** Runs the built adapter with args; `onSpawn` may signal the child. */
-export function runAdapter(repo: Repo, args: string[], opts: { stdin?: string; env?: Record<string, string | undefined>; cwd?: string; onSpawn?: (child: ReturnType<typeof spawn>) => void; keepStdinOpen?: boolean } = {}): Promise<Run> {
+export function runAdapter(
+  repo: Repo,
+  args: string[],
+  opts: {
+    stdin?: string;
+    env?: Record<string, string | undefined>;
+    cwd?: string;
+    onSpawn?: (child: ReturnType<typeof spawn>) => void;
+    keepStdinOpen?: boolean;
+  } = {},
+): Promise<Run> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [repo.script, ...args], { cwd: opts.cwd ?? repo.root, env: childEnv(repo, opts.env), stdio: ["pipe", "pipe", "pipe"] });
+    const child = spawn(process.execPath, [repo.script, ...args], {
+      cwd: opts.cwd ?? repo.root,
+      env: childEnv(repo, opts.env),
+      stdio: ["pipe", "pipe", "pipe"],
+    });
     let stdout = "";
     let stderr = "";
     child.stdout.on("data", (c) => (stdout += c));
@@ -134,6 +193,7 @@ export function runAdapter(repo: Repo, args: string[], opts: { stdin?: string; e
 /** stdout holds exactly one JSON document (one line). */
 export function oneJson(stdout: string): any {
   const lines = stdout.split("\n").filter((l) => l.trim() !== "");
-  if (lines.length !== 1) throw new Error(`expected exactly one JSON line on stdout, got ${lines.length}: ${stdout.slice(0, 500)}`);
+  if (lines.length !== 1)
+    throw new Error(`expected exactly one JSON line on stdout, got ${lines.length}: ${stdout.slice(0, 500)}`);
   return JSON.parse(lines[0]!);
 }

@@ -10,9 +10,15 @@ describe("cohent init: MCP entries", () => {
     const repo = await makeRepo(null);
     git(repo.root, "remote", "add", "origin", "git@github.com:acme/shop.git");
     mkdirSync(path.join(repo.root, ".cursor"), { recursive: true });
-    writeFileSync(path.join(repo.root, ".cursor/mcp.json"), JSON.stringify({ mcpServers: { other: { command: "other" } } }));
+    writeFileSync(
+      path.join(repo.root, ".cursor/mcp.json"),
+      JSON.stringify({ mcpServers: { other: { command: "other" } } }),
+    );
     mkdirSync(path.join(repo.root, ".codex"), { recursive: true });
-    writeFileSync(path.join(repo.root, ".codex/config.toml"), 'model = "gpt-5"\n\n[mcp_servers.other]\ncommand = "other"\n');
+    writeFileSync(
+      path.join(repo.root, ".codex/config.toml"),
+      'model = "gpt-5"\n\n[mcp_servers.other]\ncommand = "other"\n',
+    );
 
     const printed = await runAdapter(repo, ["init", "--server", "http://127.0.0.1:1"]);
     expect(printed.code).toBe(0);
@@ -21,19 +27,36 @@ describe("cohent init: MCP entries", () => {
     expect(existsSync(path.join(repo.root, ".mcp.json"))).toBe(false);
     expect(existsSync(path.join(repo.root, ".cohent/cohent-mcp.mjs"))).toBe(true);
 
-    const written = await runAdapter(repo, ["init", "--server", "http://127.0.0.1:1", "--mcp-write", "--json"]);
+    const written = await runAdapter(repo, [
+      "init",
+      "--server",
+      "http://127.0.0.1:1",
+      "--mcp-write",
+      "--json",
+    ]);
     expect(written.code).toBe(0);
     const env = JSON.parse(written.stdout);
     const statuses = Object.fromEntries(env.data.files.map((f: any) => [f.path, f.status]));
-    expect(statuses).toMatchObject({ ".mcp.json": "created", ".codex/config.toml": "updated", ".cursor/mcp.json": "updated", ".vscode/mcp.json": "created" });
-    expect(JSON.parse(readFileSync(path.join(repo.root, ".mcp.json"), "utf8"))).toEqual({ mcpServers: { cohent: { command: "node", args: [".cohent/cohent.mjs", "mcp"] } } });
+    expect(statuses).toMatchObject({
+      ".mcp.json": "created",
+      ".codex/config.toml": "updated",
+      ".cursor/mcp.json": "updated",
+      ".vscode/mcp.json": "created",
+    });
+    expect(JSON.parse(readFileSync(path.join(repo.root, ".mcp.json"), "utf8"))).toEqual({
+      mcpServers: { cohent: { command: "node", args: [".cohent/cohent.mjs", "mcp"] } },
+    });
     const cursor = JSON.parse(readFileSync(path.join(repo.root, ".cursor/mcp.json"), "utf8"));
     expect(Object.keys(cursor.mcpServers)).toEqual(["other", "cohent"]);
-    expect(JSON.parse(readFileSync(path.join(repo.root, ".vscode/mcp.json"), "utf8")).servers.cohent).toMatchObject({ type: "stdio", command: "node" });
+    expect(
+      JSON.parse(readFileSync(path.join(repo.root, ".vscode/mcp.json"), "utf8")).servers.cohent,
+    ).toMatchObject({ type: "stdio", command: "node" });
     const toml = readFileSync(path.join(repo.root, ".codex/config.toml"), "utf8");
     expect(toml).toContain('model = "gpt-5"');
     expect(toml).toContain("[mcp_servers.other]");
-    expect(toml).toContain(`[mcp_servers.cohent]\ncommand = "node"\nargs = [${JSON.stringify(path.join(repo.root, ".cohent/cohent.mjs"))}, "mcp"]`);
+    expect(toml).toContain(
+      `[mcp_servers.cohent]\ncommand = "node"\nargs = [${JSON.stringify(path.join(repo.root, ".cohent/cohent.mjs"))}, "mcp"]`,
+    );
 
     const again = await runAdapter(repo, ["init", "--server", "http://127.0.0.1:1", "--mcp-write", "--json"]);
     expect(JSON.parse(again.stdout).data.files.every((f: any) => f.status === "unchanged")).toBe(true);
@@ -50,8 +73,10 @@ describe("cohent init: MCP entries", () => {
 describe("git, run safely", () => {
   it("every git command disables fsmonitor, and revisions that could be options are refused", () => {
     expect(gitArgv(["rev-parse", "HEAD"]).slice(0, 2)).toEqual(["-c", "core.fsmonitor=false"]);
-    for (const bad of ["-x", "--output=/tmp/x", "a b", "a\0b", "a\nb", "", "x".repeat(300)]) expect(isSafeRevision(bad)).toBe(false);
-    for (const good of ["HEAD", "origin/main", "v1.2.0", "HEAD~2", "abc123^{commit}"]) expect(isSafeRevision(good)).toBe(true);
+    for (const bad of ["-x", "--output=/tmp/x", "a b", "a\0b", "a\nb", "", "x".repeat(300)])
+      expect(isSafeRevision(bad)).toBe(false);
+    for (const good of ["HEAD", "origin/main", "v1.2.0", "HEAD~2", "abc123^{commit}"])
+      expect(isSafeRevision(good)).toBe(true);
   });
 
   it("a staged checkpoint never runs the repository's fsmonitor hook nor takes index.lock", async () => {

@@ -59,15 +59,25 @@ function ratio(args, runs = 9) {
     base.push(timed(process.execPath, ["-e", "0"]).ms);
     cmd.push(timed(cohent, args).ms);
   }
-  return { ms: Math.round(median(cmd)), nodeMs: Math.round(median(base)), ratio: +(median(cmd) / median(base)).toFixed(2) };
+  return {
+    ms: Math.round(median(cmd)),
+    nodeMs: Math.round(median(base)),
+    ratio: +(median(cmd) / median(base)).toFixed(2),
+  };
 }
 
 function startServe() {
   return new Promise((resolve, reject) => {
     const start = performance.now();
-    const child = spawn(cohent, ["serve", "--port", "0", "--data-dir", data], { env: { ...env, COHENT_LOG_LEVEL: "warn" }, stdio: ["ignore", "ignore", "pipe"] });
+    const child = spawn(cohent, ["serve", "--port", "0", "--data-dir", data], {
+      env: { ...env, COHENT_LOG_LEVEL: "warn" },
+      stdio: ["ignore", "ignore", "pipe"],
+    });
     let stderr = "";
-    const timer = setTimeout(() => reject(new Error(`cohent serve did not start in 60 s:\n${stderr}`)), 60_000);
+    const timer = setTimeout(
+      () => reject(new Error(`cohent serve did not start in 60 s:\n${stderr}`)),
+      60_000,
+    );
     child.stderr.on("data", (chunk) => {
       stderr += chunk;
       const m = /cohent serving on (http:\/\/\S+)/.exec(stderr);
@@ -93,63 +103,166 @@ function hook(payload, token) {
 try {
   const { dir, version } = await buildPackage(path.join(tmp, "package"));
   const tarball = packTarball(dir, tmp);
-  const [info] = JSON.parse(execFileSync("npm", ["pack", dir, "--dry-run", "--json"], { encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] }));
+  const [info] = JSON.parse(
+    execFileSync("npm", ["pack", dir, "--dry-run", "--json"], {
+      encoding: "utf8",
+      stdio: ["ignore", "pipe", "ignore"],
+    }),
+  );
   figures.version = version;
   figures.tarballKiB = Math.round(statSync(tarball).size / 1024);
   figures.unpackedKiB = Math.round(info.unpackedSize / 1024);
   figures.files = info.entryCount;
   const published = JSON.parse(readFileSync(path.join(dir, "package.json"), "utf8"));
-  check(Object.keys(published.dependencies).sort().join(",") === "better-sqlite3,pg", "the runtime dependencies are the two database drivers only", Object.keys(published.dependencies).join(", "));
+  check(
+    Object.keys(published.dependencies).sort().join(",") === "better-sqlite3,pg",
+    "the runtime dependencies are the two database drivers only",
+    Object.keys(published.dependencies).join(", "),
+  );
   check(!info.files.some((f) => /\.ts$/.test(f.path)), "no TypeScript in the tarball");
 
-  const install = timed("npm", ["install", "-g", "--prefix", prefix, tarball, "--no-audit", "--no-fund", "--loglevel", "warn"], { stdio: ["ignore", "pipe", "pipe"] });
+  const install = timed(
+    "npm",
+    ["install", "-g", "--prefix", prefix, tarball, "--no-audit", "--no-fund", "--loglevel", "warn"],
+    { stdio: ["ignore", "pipe", "pipe"] },
+  );
   figures.installSeconds = +(install.ms / 1000).toFixed(1);
   check(install.status === 0, "npm install -g --prefix <tmp> cohent-<version>.tgz", install.stderr);
   check(!/EBADENGINE/.test(install.stderr), "the install prints no engine warning", install.stderr);
-  figures.installedMiB = +(Number(execFileSync("du", ["-sk", prefix], { encoding: "utf8" }).split("\t")[0]) / 1024).toFixed(1);
+  figures.installedMiB = +(
+    Number(execFileSync("du", ["-sk", prefix], { encoding: "utf8" }).split("\t")[0]) / 1024
+  ).toFixed(1);
 
   const v = timed(cohent, ["--version"]);
   check(v.status === 0 && v.stdout.trim() === version, "cohent --version", v.stdout + v.stderr);
   const help = timed(cohent, ["--help"]);
-  check(help.status === 0 && /serve/.test(help.stdout) && /cohent init/.test(help.stdout), "cohent --help", help.stderr);
+  check(
+    help.status === 0 && /serve/.test(help.stdout) && /cohent init/.test(help.stdout),
+    "cohent --help",
+    help.stderr,
+  );
   figures.help = ratio(["--help"]);
   figures.version_ = ratio(["--version"]);
-  check(figures.help.ratio <= 2, "cohent --help starts in at most 2x node -e 0", JSON.stringify(figures.help));
+  check(
+    figures.help.ratio <= 2,
+    "cohent --help starts in at most 2x node -e 0",
+    JSON.stringify(figures.help),
+  );
 
   server = await startServe();
   figures.serveMs = Math.round(server.ms);
   figures.serveRatio = +(server.ms / figures.help.nodeMs).toFixed(1);
-  for (let i = 0; i < 50 && !/auth\/local\?token=/.test(server.stderr()); i++) await new Promise((r) => setTimeout(r, 100));
-  check(/auth\/local\?token=/.test(server.stderr()), "cohent serve prints the Control Room sign-in link", server.stderr());
+  for (let i = 0; i < 50 && !/auth\/local\?token=/.test(server.stderr()); i++)
+    await new Promise((r) => setTimeout(r, 100));
+  check(
+    /auth\/local\?token=/.test(server.stderr()),
+    "cohent serve prints the Control Room sign-in link",
+    server.stderr(),
+  );
   const health = await (await fetch(`${server.url}/healthz`)).json();
-  check(health.ok && health.meta.serverVersion === version && typeof health.meta.minAdapterVersion === "string", "GET /healthz carries serverVersion and minAdapterVersion", JSON.stringify(health));
+  check(
+    health.ok && health.meta.serverVersion === version && typeof health.meta.minAdapterVersion === "string",
+    "GET /healthz carries serverVersion and minAdapterVersion",
+    JSON.stringify(health),
+  );
   const page = await fetch(`${server.url}/`);
   check(page.status === 200 && /Cohent Control Room/.test(await page.text()), "the Control Room is served");
 
-  const admin = (args) => execFileSync(cohent, [...args, "--data-dir", data], { env, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
+  const admin = (args) =>
+    execFileSync(cohent, [...args, "--data-dir", data], {
+      env,
+      encoding: "utf8",
+      stdio: ["ignore", "pipe", "pipe"],
+    });
   admin(["repo", "add", "acme/shop", "--goal", "Ship the package"]);
-  const token = admin(["token", "issue", "--repo", "acme/shop", "--person", "alice", "--client", "Claude Code"]).trim();
+  const token = admin([
+    "token",
+    "issue",
+    "--repo",
+    "acme/shop",
+    "--person",
+    "alice",
+    "--client",
+    "Claude Code",
+  ]).trim();
   check(/^\S+$/.test(token), "cohent token issue");
 
   execFileSync("git", ["init", "-q", "-b", "main"], { cwd: repo, env });
   const init = timed(cohent, ["init", "--server", server.url, "--repo", "acme/shop"], { cwd: repo });
   check(init.status === 0, "cohent init in a scratch repository", init.stderr);
-  check(existsSync(path.join(repo, ".cohent", "cohent.mjs")) && existsSync(path.join(repo, ".cohent", "cohent-mcp.mjs")), "init wrote both adapter files");
+  check(
+    existsSync(path.join(repo, ".cohent", "cohent.mjs")) &&
+      existsSync(path.join(repo, ".cohent", "cohent-mcp.mjs")),
+    "init wrote both adapter files",
+  );
   const project = JSON.parse(readFileSync(path.join(repo, ".cohent", "project.json"), "utf8"));
-  check(project.service === server.url && project.repository === "acme/shop" && project.adapterVersion === version, ".cohent/project.json names the server, repository and adapter version", JSON.stringify(project));
-  check(/\.cohent\/cohent\.mjs linguist-generated=true -diff/.test(readFileSync(path.join(repo, ".gitattributes"), "utf8")), ".gitattributes marks the bundles generated");
+  check(
+    project.service === server.url &&
+      project.repository === "acme/shop" &&
+      project.adapterVersion === version,
+    ".cohent/project.json names the server, repository and adapter version",
+    JSON.stringify(project),
+  );
+  check(
+    /\.cohent\/cohent\.mjs linguist-generated=true -diff/.test(
+      readFileSync(path.join(repo, ".gitattributes"), "utf8"),
+    ),
+    ".gitattributes marks the bundles generated",
+  );
   const upgrade = timed(cohent, ["init", "--upgrade"], { cwd: repo });
-  check(upgrade.status === 0 && /nothing: the checkout is already at this version/.test(upgrade.stdout), "cohent init --upgrade on a current checkout changes nothing", upgrade.stdout + upgrade.stderr);
+  check(
+    upgrade.status === 0 && /nothing: the checkout is already at this version/.test(upgrade.stdout),
+    "cohent init --upgrade on a current checkout changes nothing",
+    upgrade.stdout + upgrade.stderr,
+  );
 
   const S = "pkg-sess-1";
   const cwd = repo;
-  hook({ session_id: S, transcript_path: "/tmp/c.jsonl", cwd, hook_event_name: "SessionStart", source: "startup" }, token);
-  const prompt = hook({ session_id: S, transcript_path: "/tmp/c.jsonl", cwd, prompt_id: "p1", permission_mode: "acceptEdits", hook_event_name: "UserPromptSubmit", prompt: "Add a changelog" }, token);
-  check(prompt.code === 0 && /\[cohent plan\]/.test(prompt.out?.hookSpecificOutput?.additionalContext ?? ""), "UserPromptSubmit publishes the prompt and gets the plan packet", JSON.stringify(prompt));
-  const write = { session_id: S, transcript_path: "/tmp/c.jsonl", cwd, prompt_id: "p1", permission_mode: "acceptEdits", hook_event_name: "PreToolUse", tool_name: "Write", tool_input: { file_path: path.join(repo, "CHANGELOG.md"), content: "x" }, tool_use_id: "toolu_1" };
+  hook(
+    {
+      session_id: S,
+      transcript_path: "/tmp/c.jsonl",
+      cwd,
+      hook_event_name: "SessionStart",
+      source: "startup",
+    },
+    token,
+  );
+  const prompt = hook(
+    {
+      session_id: S,
+      transcript_path: "/tmp/c.jsonl",
+      cwd,
+      prompt_id: "p1",
+      permission_mode: "acceptEdits",
+      hook_event_name: "UserPromptSubmit",
+      prompt: "Add a changelog",
+    },
+    token,
+  );
+  check(
+    prompt.code === 0 && /\[cohent plan\]/.test(prompt.out?.hookSpecificOutput?.additionalContext ?? ""),
+    "UserPromptSubmit publishes the prompt and gets the plan packet",
+    JSON.stringify(prompt),
+  );
+  const write = {
+    session_id: S,
+    transcript_path: "/tmp/c.jsonl",
+    cwd,
+    prompt_id: "p1",
+    permission_mode: "acceptEdits",
+    hook_event_name: "PreToolUse",
+    tool_name: "Write",
+    tool_input: { file_path: path.join(repo, "CHANGELOG.md"), content: "x" },
+    tool_use_id: "toolu_1",
+  };
   const decision = hook(write, token);
   const out = decision.out?.hookSpecificOutput;
-  check(out?.permissionDecision === "deny" && out.permissionDecisionReason.length > 0, "PreToolUse Write before an intent: denied with a reason", JSON.stringify(decision));
+  check(
+    out?.permissionDecision === "deny" && out.permissionDecisionReason.length > 0,
+    "PreToolUse Write before an intent: denied with a reason",
+    JSON.stringify(decision),
+  );
 
   server.child.kill("SIGTERM");
   const code = await new Promise((resolve) => server.child.once("exit", resolve));

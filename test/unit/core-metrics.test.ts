@@ -3,9 +3,19 @@ import { METRIC_NAMES, SERIES, tally, totals, type MetricRows } from "../../back
 
 const at = (m: number) => new Date(Date.UTC(2026, 0, 1, 0, m));
 const rows: MetricRows = {
-  decisions: ["wait", "duplicate", "handoff", "parallel", "proceed", "plan", "wait"].map((action, i) => ({ action, createdAt: at(i) })),
-  catches: ["scope-conflict", "outside-scope", "edit-before-intent", "session-paused"].map((kind, i) => ({ kind, createdAt: at(10 + i) })),
-  packets: [{ tokens: 10, ackedChars: 40 }, { tokens: 5, ackedChars: null }, { tokens: 1, ackedChars: 4 }].map((p, i) => ({ ...p, createdAt: at(20 + i) })),
+  decisions: ["wait", "duplicate", "handoff", "parallel", "proceed", "plan", "wait"].map((action, i) => ({
+    action,
+    createdAt: at(i),
+  })),
+  catches: ["scope-conflict", "outside-scope", "edit-before-intent", "session-paused"].map((kind, i) => ({
+    kind,
+    createdAt: at(10 + i),
+  })),
+  packets: [
+    { tokens: 10, ackedChars: 40 },
+    { tokens: 5, ackedChars: null },
+    { tokens: 1, ackedChars: 4 },
+  ].map((p, i) => ({ ...p, createdAt: at(20 + i) })),
   commands: [{ createdAt: at(30) }, { createdAt: at(31) }],
 };
 
@@ -29,12 +39,18 @@ describe("metric definitions", () => {
     const slot = (d: Date) => Math.min(3, Math.floor(d.getUTCMinutes() / 10));
     const series = tally(rows, 4, slot);
     const total = totals(rows);
-    for (const name of METRIC_NAMES) expect(series[name].reduce((a, b) => a + b, 0), name).toBe(total[name]);
+    for (const name of METRIC_NAMES)
+      expect(
+        series[name].reduce((a, b) => a + b, 0),
+        name,
+      ).toBe(total[name]);
     expect(series.packets).toEqual([0, 0, 3, 0]);
     for (const metric of Object.values(SERIES)) expect(METRIC_NAMES).toContain(metric);
   });
 
   it("no rows, all zero", () => {
-    expect(Object.values(totals({ decisions: [], catches: [], packets: [], commands: [] })).every((v) => v === 0)).toBe(true);
+    expect(
+      Object.values(totals({ decisions: [], catches: [], packets: [], commands: [] })).every((v) => v === 0),
+    ).toBe(true);
   });
 });

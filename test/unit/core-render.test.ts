@@ -3,12 +3,29 @@ import { IntentRecord, INTENT_COMMAND, type PeerView } from "@cohent/protocol";
 import { PUBLISH_INSTRUCTION, renderPacket, type PacketParts } from "../../backend/src/core/render.js";
 
 const peer = (over: Partial<PeerView>): PeerView => ({
-  intentId: "wki_peer", person: "ana", client: "codex", model: null, prompt: "tidy the cart", state: "working", intent: null,
-  scope: [], lastCheckpoint: null, guard: "calling-in", updatedAt: "2026-01-01T00:00:00.000Z", ...over,
+  intentId: "wki_peer",
+  person: "ana",
+  client: "codex",
+  model: null,
+  prompt: "tidy the cart",
+  state: "working",
+  intent: null,
+  scope: [],
+  lastCheckpoint: null,
+  guard: "calling-in",
+  updatedAt: "2026-01-01T00:00:00.000Z",
+  ...over,
 });
 const parts = (p: PeerView, summary = "did a thing"): PacketParts => ({
-  kind: "poll", intentId: "wki_me", action: "parallel", reason: "Parallel.", peers: [p], decisions: [],
-  changes: [{ cursor: "1", kind: "checkpoint", intentId: p.intentId, summary, at: "2026-01-01T00:00:00.000Z" }],
+  kind: "poll",
+  intentId: "wki_me",
+  action: "parallel",
+  reason: "Parallel.",
+  peers: [p],
+  decisions: [],
+  changes: [
+    { cursor: "1", kind: "checkpoint", intentId: p.intentId, summary, at: "2026-01-01T00:00:00.000Z" },
+  ],
 });
 
 /** Everything between the fence lines, and everything outside it. */
@@ -16,7 +33,13 @@ function split(text: string) {
   const lines = text.split("\n");
   const open = lines.findIndex((l) => l.startsWith("<peer-data "));
   const close = lines.lastIndexOf("</peer-data>");
-  return { open, close, closes: lines.filter((l) => l.includes("</peer-data>")).length, outside: [...lines.slice(0, open), ...lines.slice(close + 1)], inside: lines.slice(open + 1, close) };
+  return {
+    open,
+    close,
+    closes: lines.filter((l) => l.includes("</peer-data>")).length,
+    outside: [...lines.slice(0, open), ...lines.slice(close + 1)],
+    inside: lines.slice(open + 1, close),
+  };
 }
 
 describe("packet rendering keeps peer text inside the untrusted fence", () => {
@@ -29,8 +52,14 @@ describe("packet rendering keeps peer text inside the untrusted fence", () => {
   ];
   const fields: { field: string; make: (t: string) => PacketParts }[] = [
     { field: "prompt", make: (t) => parts(peer({ prompt: t })) },
-    { field: "objective", make: (t) => parts(peer({ intent: IntentRecord.parse({ objective: t, outputs: ["cart"] }) })) },
-    { field: "checkpoint summary", make: (t) => parts(peer({ lastCheckpoint: { status: "working", summary: t, at: "x" } })) },
+    {
+      field: "objective",
+      make: (t) => parts(peer({ intent: IntentRecord.parse({ objective: t, outputs: ["cart"] }) })),
+    },
+    {
+      field: "checkpoint summary",
+      make: (t) => parts(peer({ lastCheckpoint: { status: "working", summary: t, at: "x" } })),
+    },
     { field: "change summary", make: (t) => parts(peer({}), t) },
     { field: "scope", make: (t) => parts(peer({ scope: [t] })) },
   ];
@@ -50,7 +79,17 @@ describe("packet rendering keeps peer text inside the untrusted fence", () => {
   }
 
   it("a packet without peers or changes has no fence", () => {
-    expect(renderPacket({ kind: "scope", intentId: "wki_me", action: "proceed", reason: "Scope released.", peers: [], decisions: [], changes: [] })).not.toContain("peer-data");
+    expect(
+      renderPacket({
+        kind: "scope",
+        intentId: "wki_me",
+        action: "proceed",
+        reason: "Scope released.",
+        peers: [],
+        decisions: [],
+        changes: [],
+      }),
+    ).not.toContain("peer-data");
   });
 
   it("the publish instruction is the protocol's one intent command", () => {

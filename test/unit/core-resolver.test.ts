@@ -3,53 +3,216 @@ import { IntentRecord } from "@cohent/protocol";
 import { resolve, sameObjective, type ResolverIntent } from "../../backend/src/core/resolver.js";
 
 /** A resolver intent from a partial record; createdAt orders "earlier". */
-function w(id: string, createdAt: number, record: Partial<IntentRecord> | null, status: "active" | "completed" = "active"): ResolverIntent {
-  return { id, createdAt, status, record: record ? IntentRecord.parse({ objective: `objective of ${id}`, ...record }) : null };
+function w(
+  id: string,
+  createdAt: number,
+  record: Partial<IntentRecord> | null,
+  status: "active" | "completed" = "active",
+): ResolverIntent {
+  return {
+    id,
+    createdAt,
+    status,
+    record: record ? IntentRecord.parse({ objective: `objective of ${id}`, ...record }) : null,
+  };
 }
 
 const me = (record: Partial<IntentRecord> | null, createdAt = 100) => w("wki_me", createdAt, record);
 
 describe("resolver rules, in the spec's order", () => {
-  const cases: { name: string; me: ResolverIntent; peers: ResolverIntent[]; action: string; rule: string; peerIds: string[] }[] = [
-    { name: "no structured intent yet: plan", me: me(null), peers: [w("wki_a", 1, { outputs: ["x"] })], action: "plan", rule: "no-intent", peerIds: [] },
-    { name: "alone: proceed", me: me({ outputs: ["x"] }), peers: [], action: "proceed", rule: "none", peerIds: [] },
+  const cases: {
+    name: string;
+    me: ResolverIntent;
+    peers: ResolverIntent[];
+    action: string;
+    rule: string;
+    peerIds: string[];
+  }[] = [
+    {
+      name: "no structured intent yet: plan",
+      me: me(null),
+      peers: [w("wki_a", 1, { outputs: ["x"] })],
+      action: "plan",
+      rule: "no-intent",
+      peerIds: [],
+    },
+    {
+      name: "alone: proceed",
+      me: me({ outputs: ["x"] }),
+      peers: [],
+      action: "proceed",
+      rule: "none",
+      peerIds: [],
+    },
     // 1. wait
-    { name: "dependsOn an active peer's output: wait", me: me({ dependsOn: ["api"] }), peers: [w("wki_a", 1, { outputs: ["api"] })], action: "wait", rule: "wait", peerIds: ["wki_a"] },
-    { name: "wait matches names case-insensitively", me: me({ dependsOn: ["API"] }), peers: [w("wki_a", 1, { outputs: ["api"] })], action: "wait", rule: "wait", peerIds: ["wki_a"] },
-    { name: "wait on a later peer too (dependency, not age)", me: me({ dependsOn: ["api"] }, 1), peers: [w("wki_a", 500, { outputs: ["api"] })], action: "wait", rule: "wait", peerIds: ["wki_a"] },
-    { name: "dependsOn an output nobody produces: ambiguous, proceed", me: me({ dependsOn: ["ghost"] }), peers: [w("wki_a", 1, { outputs: ["api"] })], action: "proceed", rule: "none", peerIds: [] },
+    {
+      name: "dependsOn an active peer's output: wait",
+      me: me({ dependsOn: ["api"] }),
+      peers: [w("wki_a", 1, { outputs: ["api"] })],
+      action: "wait",
+      rule: "wait",
+      peerIds: ["wki_a"],
+    },
+    {
+      name: "wait matches names case-insensitively",
+      me: me({ dependsOn: ["API"] }),
+      peers: [w("wki_a", 1, { outputs: ["api"] })],
+      action: "wait",
+      rule: "wait",
+      peerIds: ["wki_a"],
+    },
+    {
+      name: "wait on a later peer too (dependency, not age)",
+      me: me({ dependsOn: ["api"] }, 1),
+      peers: [w("wki_a", 500, { outputs: ["api"] })],
+      action: "wait",
+      rule: "wait",
+      peerIds: ["wki_a"],
+    },
+    {
+      name: "dependsOn an output nobody produces: ambiguous, proceed",
+      me: me({ dependsOn: ["ghost"] }),
+      peers: [w("wki_a", 1, { outputs: ["api"] })],
+      action: "proceed",
+      rule: "none",
+      peerIds: [],
+    },
     // 2. duplicate
-    { name: "same objective and output, earlier peer: duplicate", me: me({ objective: "Build sign-in", outputs: ["ui"] }), peers: [w("wki_a", 1, { objective: "build  sign-in.", outputs: ["ui"] })], action: "duplicate", rule: "duplicate", peerIds: ["wki_a"] },
-    { name: "same objective and output, later peer: the later one is the duplicate, I proceed", me: me({ objective: "Build sign-in", outputs: ["ui"] }, 1), peers: [w("wki_a", 500, { objective: "Build sign-in", outputs: ["ui"] })], action: "proceed", rule: "none", peerIds: [] },
-    { name: "same objective, different outputs: not a duplicate", me: me({ objective: "Build sign-in", outputs: ["ui"] }), peers: [w("wki_a", 1, { objective: "Build sign-in", outputs: ["api"] })], action: "proceed", rule: "none", peerIds: [] },
-    { name: "same output, different objective: ambiguous, proceed", me: me({ objective: "Build sign-in", outputs: ["ui"] }), peers: [w("wki_a", 1, { objective: "Restyle sign-in", outputs: ["ui"] })], action: "proceed", rule: "none", peerIds: [] },
-    { name: "duplicate of completed work is not a duplicate", me: me({ objective: "Build sign-in", outputs: ["ui"] }), peers: [w("wki_a", 1, { objective: "Build sign-in", outputs: ["ui"] }, "completed")], action: "proceed", rule: "none", peerIds: [] },
+    {
+      name: "same objective and output, earlier peer: duplicate",
+      me: me({ objective: "Build sign-in", outputs: ["ui"] }),
+      peers: [w("wki_a", 1, { objective: "build  sign-in.", outputs: ["ui"] })],
+      action: "duplicate",
+      rule: "duplicate",
+      peerIds: ["wki_a"],
+    },
+    {
+      name: "same objective and output, later peer: the later one is the duplicate, I proceed",
+      me: me({ objective: "Build sign-in", outputs: ["ui"] }, 1),
+      peers: [w("wki_a", 500, { objective: "Build sign-in", outputs: ["ui"] })],
+      action: "proceed",
+      rule: "none",
+      peerIds: [],
+    },
+    {
+      name: "same objective, different outputs: not a duplicate",
+      me: me({ objective: "Build sign-in", outputs: ["ui"] }),
+      peers: [w("wki_a", 1, { objective: "Build sign-in", outputs: ["api"] })],
+      action: "proceed",
+      rule: "none",
+      peerIds: [],
+    },
+    {
+      name: "same output, different objective: ambiguous, proceed",
+      me: me({ objective: "Build sign-in", outputs: ["ui"] }),
+      peers: [w("wki_a", 1, { objective: "Restyle sign-in", outputs: ["ui"] })],
+      action: "proceed",
+      rule: "none",
+      peerIds: [],
+    },
+    {
+      name: "duplicate of completed work is not a duplicate",
+      me: me({ objective: "Build sign-in", outputs: ["ui"] }),
+      peers: [w("wki_a", 1, { objective: "Build sign-in", outputs: ["ui"] }, "completed")],
+      action: "proceed",
+      rule: "none",
+      peerIds: [],
+    },
     // 3. handoff
-    { name: "a required capability I lack, an active peer has it: handoff", me: me({ requires: ["db-migrations"], capabilities: ["frontend"] }), peers: [w("wki_a", 1, { capabilities: ["db-migrations"] })], action: "handoff", rule: "handoff", peerIds: ["wki_a"] },
-    { name: "a required capability I have: no handoff", me: me({ requires: ["frontend"], capabilities: ["frontend"] }), peers: [w("wki_a", 1, { capabilities: ["frontend"] })], action: "proceed", rule: "none", peerIds: [] },
-    { name: "a required capability nobody has: ambiguous, proceed", me: me({ requires: ["gpu"] }), peers: [w("wki_a", 1, { capabilities: ["frontend"] })], action: "proceed", rule: "none", peerIds: [] },
+    {
+      name: "a required capability I lack, an active peer has it: handoff",
+      me: me({ requires: ["db-migrations"], capabilities: ["frontend"] }),
+      peers: [w("wki_a", 1, { capabilities: ["db-migrations"] })],
+      action: "handoff",
+      rule: "handoff",
+      peerIds: ["wki_a"],
+    },
+    {
+      name: "a required capability I have: no handoff",
+      me: me({ requires: ["frontend"], capabilities: ["frontend"] }),
+      peers: [w("wki_a", 1, { capabilities: ["frontend"] })],
+      action: "proceed",
+      rule: "none",
+      peerIds: [],
+    },
+    {
+      name: "a required capability nobody has: ambiguous, proceed",
+      me: me({ requires: ["gpu"] }),
+      peers: [w("wki_a", 1, { capabilities: ["frontend"] })],
+      action: "proceed",
+      rule: "none",
+      peerIds: [],
+    },
     // 4. parallel
-    { name: "shared component, separate outputs: parallel", me: me({ components: ["checkout"], outputs: ["ui"] }), peers: [w("wki_a", 1, { components: ["checkout"], outputs: ["api"] })], action: "parallel", rule: "parallel", peerIds: ["wki_a"] },
-    { name: "shared component, shared output, other objective: ambiguous, proceed", me: me({ components: ["checkout"], outputs: ["ui"] }), peers: [w("wki_a", 1, { components: ["checkout"], outputs: ["ui"] })], action: "proceed", rule: "none", peerIds: [] },
-    { name: "a deferred output an active peer produces: parallel", me: me({ deferred: ["api"], outputs: ["ui"] }), peers: [w("wki_a", 1, { outputs: ["api"] })], action: "parallel", rule: "parallel", peerIds: ["wki_a"] },
+    {
+      name: "shared component, separate outputs: parallel",
+      me: me({ components: ["checkout"], outputs: ["ui"] }),
+      peers: [w("wki_a", 1, { components: ["checkout"], outputs: ["api"] })],
+      action: "parallel",
+      rule: "parallel",
+      peerIds: ["wki_a"],
+    },
+    {
+      name: "shared component, shared output, other objective: ambiguous, proceed",
+      me: me({ components: ["checkout"], outputs: ["ui"] }),
+      peers: [w("wki_a", 1, { components: ["checkout"], outputs: ["ui"] })],
+      action: "proceed",
+      rule: "none",
+      peerIds: [],
+    },
+    {
+      name: "a deferred output an active peer produces: parallel",
+      me: me({ deferred: ["api"], outputs: ["ui"] }),
+      peers: [w("wki_a", 1, { outputs: ["api"] })],
+      action: "parallel",
+      rule: "parallel",
+      peerIds: ["wki_a"],
+    },
     // 5. completed dependency
-    { name: "dependsOn a completed peer's output: proceed with its state", me: me({ dependsOn: ["api"] }), peers: [w("wki_a", 1, { outputs: ["api"] }, "completed")], action: "proceed", rule: "completed-dependency", peerIds: ["wki_a"] },
+    {
+      name: "dependsOn a completed peer's output: proceed with its state",
+      me: me({ dependsOn: ["api"] }),
+      peers: [w("wki_a", 1, { outputs: ["api"] }, "completed")],
+      action: "proceed",
+      rule: "completed-dependency",
+      peerIds: ["wki_a"],
+    },
     // Issue 13: an intent answered duplicate or handoff stands down from its outputs.
     {
       name: "A completed X, C (a duplicate of A, still open) names X: B proceeds with A's completed state",
       me: me({ dependsOn: ["x"] }),
-      peers: [w("wki_a", 1, { objective: "Build X", outputs: ["x"] }, "completed"), { ...w("wki_c", 2, { objective: "Build X", outputs: ["x"] }), standsDown: true }],
-      action: "proceed", rule: "completed-dependency", peerIds: ["wki_a"],
+      peers: [
+        w("wki_a", 1, { objective: "Build X", outputs: ["x"] }, "completed"),
+        { ...w("wki_c", 2, { objective: "Build X", outputs: ["x"] }), standsDown: true },
+      ],
+      action: "proceed",
+      rule: "completed-dependency",
+      peerIds: ["wki_a"],
     },
     {
       name: "a handed-off peer's outputs make no one wait",
-      me: me({ dependsOn: ["x"] }), peers: [{ ...w("wki_h", 1, { outputs: ["x"] }), standsDown: true }], action: "proceed", rule: "none", peerIds: [],
+      me: me({ dependsOn: ["x"] }),
+      peers: [{ ...w("wki_h", 1, { outputs: ["x"] }), standsDown: true }],
+      action: "proceed",
+      rule: "none",
+      peerIds: [],
     },
     {
       name: "a peer that stood down owns no objective to duplicate",
-      me: me({ objective: "Build X", outputs: ["x"] }), peers: [{ ...w("wki_c", 1, { objective: "Build X", outputs: ["x"] }), standsDown: true }], action: "proceed", rule: "none", peerIds: [],
+      me: me({ objective: "Build X", outputs: ["x"] }),
+      peers: [{ ...w("wki_c", 1, { objective: "Build X", outputs: ["x"] }), standsDown: true }],
+      action: "proceed",
+      rule: "none",
+      peerIds: [],
     },
-    { name: "the same open peer, not stood down: wait", me: me({ dependsOn: ["x"] }), peers: [w("wki_a", 1, { outputs: ["x"] }, "completed"), w("wki_c", 2, { outputs: ["x"] })], action: "wait", rule: "wait", peerIds: ["wki_c"] },
+    {
+      name: "the same open peer, not stood down: wait",
+      me: me({ dependsOn: ["x"] }),
+      peers: [w("wki_a", 1, { outputs: ["x"] }, "completed"), w("wki_c", 2, { outputs: ["x"] })],
+      action: "wait",
+      rule: "wait",
+      peerIds: ["wki_c"],
+    },
   ];
   it.each(cases)("$name", ({ me: caller, peers, action, rule, peerIds }) => {
     const r = resolve(caller, peers);
@@ -60,7 +223,9 @@ describe("resolver rules, in the spec's order", () => {
 
 describe("resolver ties", () => {
   it("an earlier rule wins over a later one on the same peer (wait over parallel)", () => {
-    const r = resolve(me({ dependsOn: ["api"], components: ["c"], outputs: ["ui"] }), [w("wki_a", 1, { outputs: ["api"], components: ["c"] })]);
+    const r = resolve(me({ dependsOn: ["api"], components: ["c"], outputs: ["ui"] }), [
+      w("wki_a", 1, { outputs: ["api"], components: ["c"] }),
+    ]);
     expect(r.action).toBe("wait");
   });
   it("an earlier rule wins across peers (duplicate on one, parallel on another)", () => {
@@ -78,11 +243,18 @@ describe("resolver ties", () => {
     expect([r.action, r.peerIds]).toEqual(["handoff", ["wki_h"]]);
   });
   it("wait on an active producer wins over proceed on a completed one", () => {
-    const r = resolve(me({ dependsOn: ["api"] }), [w("wki_done", 1, { outputs: ["api"] }, "completed"), w("wki_live", 2, { outputs: ["api"] })]);
+    const r = resolve(me({ dependsOn: ["api"] }), [
+      w("wki_done", 1, { outputs: ["api"] }, "completed"),
+      w("wki_live", 2, { outputs: ["api"] }),
+    ]);
     expect([r.action, r.peerIds]).toEqual(["wait", ["wki_live"]]);
   });
   it("several peers under one rule are all named, earliest first, ids breaking equal times", () => {
-    const r = resolve(me({ dependsOn: ["api", "db"] }), [w("wki_c", 5, { outputs: ["db"] }), w("wki_b", 3, { outputs: ["api"] }), w("wki_a", 3, { outputs: ["db"] })]);
+    const r = resolve(me({ dependsOn: ["api", "db"] }), [
+      w("wki_c", 5, { outputs: ["db"] }),
+      w("wki_b", 3, { outputs: ["api"] }),
+      w("wki_a", 3, { outputs: ["db"] }),
+    ]);
     expect(r.peerIds).toEqual(["wki_a", "wki_b", "wki_c"]);
     expect(r.names.sort()).toEqual(["api", "db"]);
   });
@@ -96,7 +268,11 @@ describe("resolver ties", () => {
     expect(resolve(mine, [mine, w("wki_a", 1, null)]).action).toBe("proceed");
   });
   it("is deterministic whatever the order of the peer list", () => {
-    const peers = [w("wki_a", 1, { outputs: ["api"] }), w("wki_b", 2, { outputs: ["api"] }), w("wki_c", 2, { components: ["c"] })];
+    const peers = [
+      w("wki_a", 1, { outputs: ["api"] }),
+      w("wki_b", 2, { outputs: ["api"] }),
+      w("wki_c", 2, { components: ["c"] }),
+    ];
     const caller = me({ dependsOn: ["api"], components: ["c"] });
     const a = resolve(caller, peers);
     const b = resolve(caller, [...peers].reverse());

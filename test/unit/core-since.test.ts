@@ -13,12 +13,15 @@ describe("parseSince: the CLI's --since and the console's ?since=", () => {
     ["0m", "2026-01-02T00:00:00.000Z"],
   ])("%s", (text, iso) => expect(parseSince(text, now).toISOString()).toBe(iso));
 
-  it.each(["", "24", "h", "1w", "-1h", "1.5h", " 1h", "1h ", "1234567h", "24H"])("refuses %j with INVALID_INPUT", (text) => {
-    expect(() => parseSince(text, now)).toThrow(CohentError);
-    try {
-      parseSince(text, now);
-    } catch (err) {
-      expect((err as CohentError).code).toBe("INVALID_INPUT");
-    }
-  });
+  it.each(["", "24", "h", "1w", "-1h", "1.5h", " 1h", "1h ", "1234567h", "24H"])(
+    "refuses %j with INVALID_INPUT",
+    (text) => {
+      expect(() => parseSince(text, now)).toThrow(CohentError);
+      try {
+        parseSince(text, now);
+      } catch (err) {
+        expect((err as CohentError).code).toBe("INVALID_INPUT");
+      }
+    },
+  );
 });

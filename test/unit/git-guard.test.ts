@@ -28,24 +28,51 @@ describe("git classifier: each form", () => {
     ["git add -- -weird", [{ kind: "add", cwd: "/repo", pathspecs: ["-weird"] }]],
     ["git add -f -- x", [{ kind: "add", cwd: "/repo", pathspecs: ["x"], flags: ["force"] }]],
     ["git add -p", [{ kind: "add", cwd: "/repo", pathspecs: [], flags: ["patch"] }]],
-    ["git add --pathspec-from-file=list.txt", [{ kind: "add", cwd: "/repo", pathspecs: null, flags: ["pathspec-from-file"] }]],
+    [
+      "git add --pathspec-from-file=list.txt",
+      [{ kind: "add", cwd: "/repo", pathspecs: null, flags: ["pathspec-from-file"] }],
+    ],
     ["git commit -m x", [{ kind: "commit", cwd: "/repo", pathspecs: [], flags: ["message"], message: "x" }]],
-    ["git commit -a -m 'fix it'", [{ kind: "commit", cwd: "/repo", pathspecs: [], flags: ["all", "message"], message: "fix it" }]],
-    ["git commit -am wip", [{ kind: "commit", cwd: "/repo", pathspecs: [], flags: ["all", "message"], message: "wip" }]],
-    ['git commit --message="a b" src/x.ts', [{ kind: "commit", cwd: "/repo", pathspecs: ["src/x.ts"], flags: ["message"], message: "a b" }]],
-    ["git commit -m x -- a b", [{ kind: "commit", cwd: "/repo", pathspecs: ["a", "b"], flags: ["message"], message: "x" }]],
-    ["git commit -i a -m x", [{ kind: "commit", cwd: "/repo", pathspecs: ["a"], flags: ["include", "message"], message: "x" }]],
-    ["git commit --amend --no-edit", [{ kind: "commit", cwd: "/repo", pathspecs: [], flags: ["amend", "no-edit"] }]],
+    [
+      "git commit -a -m 'fix it'",
+      [{ kind: "commit", cwd: "/repo", pathspecs: [], flags: ["all", "message"], message: "fix it" }],
+    ],
+    [
+      "git commit -am wip",
+      [{ kind: "commit", cwd: "/repo", pathspecs: [], flags: ["all", "message"], message: "wip" }],
+    ],
+    [
+      'git commit --message="a b" src/x.ts',
+      [{ kind: "commit", cwd: "/repo", pathspecs: ["src/x.ts"], flags: ["message"], message: "a b" }],
+    ],
+    [
+      "git commit -m x -- a b",
+      [{ kind: "commit", cwd: "/repo", pathspecs: ["a", "b"], flags: ["message"], message: "x" }],
+    ],
+    [
+      "git commit -i a -m x",
+      [{ kind: "commit", cwd: "/repo", pathspecs: ["a"], flags: ["include", "message"], message: "x" }],
+    ],
+    [
+      "git commit --amend --no-edit",
+      [{ kind: "commit", cwd: "/repo", pathspecs: [], flags: ["amend", "no-edit"] }],
+    ],
     ["git commit -F msg.txt", [{ kind: "commit", cwd: "/repo", pathspecs: [], flags: ["F"] }]],
     ["git stash", [{ kind: "stash", cwd: "/repo", pathspecs: [] }]],
     ["git stash push -u -- src", [{ kind: "stash", cwd: "/repo", pathspecs: ["src"], flags: ["untracked"] }]],
-    ["git stash -m keep", [{ kind: "stash", cwd: "/repo", pathspecs: [], flags: ["message"], message: "keep" }]],
+    [
+      "git stash -m keep",
+      [{ kind: "stash", cwd: "/repo", pathspecs: [], flags: ["message"], message: "keep" }],
+    ],
     ["git stash save 'my work'", [{ kind: "stash", cwd: "/repo", pathspecs: [], message: "my work" }]],
     ["git stash list", []],
     ["git stash show -p", []],
     ["git stash pop", []],
     ["git checkout -- a.ts", [{ kind: "checkout", cwd: "/repo", pathspecs: ["a.ts"] }]],
-    ["git checkout HEAD~1 -- a.ts b.ts", [{ kind: "checkout", cwd: "/repo", pathspecs: ["a.ts", "b.ts"], source: "HEAD~1" }]],
+    [
+      "git checkout HEAD~1 -- a.ts b.ts",
+      [{ kind: "checkout", cwd: "/repo", pathspecs: ["a.ts", "b.ts"], source: "HEAD~1" }],
+    ],
     ["git checkout .", [{ kind: "checkout", cwd: "/repo", pathspecs: [], ambiguous: "." }]],
     ["git checkout main", [{ kind: "checkout", cwd: "/repo", pathspecs: [], ambiguous: "main" }]],
     ["git checkout -b feature", []],
@@ -53,26 +80,50 @@ describe("git classifier: each form", () => {
     ["git switch -f main", [{ kind: "switch", cwd: "/repo", pathspecs: [], flags: ["force"] }]],
     ["git switch main", []],
     ["git restore a.ts", [{ kind: "restore", cwd: "/repo", pathspecs: ["a.ts"] }]],
-    ["git restore --staged a.ts", [{ kind: "restore", cwd: "/repo", pathspecs: ["a.ts"], flags: ["staged"] }]],
-    ["git restore -SW .", [{ kind: "restore", cwd: "/repo", pathspecs: ["."], flags: ["staged", "worktree"] }]],
-    ["git restore --source=HEAD~2 --worktree -- x", [{ kind: "restore", cwd: "/repo", pathspecs: ["x"], flags: ["source", "worktree"], source: "HEAD~2" }]],
-    ["git restore -s main x", [{ kind: "restore", cwd: "/repo", pathspecs: ["x"], flags: ["source"], source: "main" }]],
+    [
+      "git restore --staged a.ts",
+      [{ kind: "restore", cwd: "/repo", pathspecs: ["a.ts"], flags: ["staged"] }],
+    ],
+    [
+      "git restore -SW .",
+      [{ kind: "restore", cwd: "/repo", pathspecs: ["."], flags: ["staged", "worktree"] }],
+    ],
+    [
+      "git restore --source=HEAD~2 --worktree -- x",
+      [{ kind: "restore", cwd: "/repo", pathspecs: ["x"], flags: ["source", "worktree"], source: "HEAD~2" }],
+    ],
+    [
+      "git restore -s main x",
+      [{ kind: "restore", cwd: "/repo", pathspecs: ["x"], flags: ["source"], source: "main" }],
+    ],
     ["git reset --hard", [{ kind: "reset", cwd: "/repo", pathspecs: [], flags: ["hard"] }]],
-    ["git reset --hard HEAD~1", [{ kind: "reset", cwd: "/repo", pathspecs: [], flags: ["hard"], ambiguous: "HEAD~1" }]],
+    [
+      "git reset --hard HEAD~1",
+      [{ kind: "reset", cwd: "/repo", pathspecs: [], flags: ["hard"], ambiguous: "HEAD~1" }],
+    ],
     ["git reset -- a.ts", [{ kind: "reset", cwd: "/repo", pathspecs: ["a.ts"] }]],
     ["git reset HEAD a.ts", [{ kind: "reset", cwd: "/repo", pathspecs: ["a.ts"], ambiguous: "HEAD" }]],
     ["git reset", [{ kind: "reset", cwd: "/repo", pathspecs: [] }]],
     ["git reset --soft HEAD~1", []],
     ["git clean -fd", [{ kind: "clean", cwd: "/repo", pathspecs: [], flags: ["dirs", "force"] }]],
-    ["git clean -fdx -- build", [{ kind: "clean", cwd: "/repo", pathspecs: ["build"], flags: ["dirs", "force", "x"] }]],
+    [
+      "git clean -fdx -- build",
+      [{ kind: "clean", cwd: "/repo", pathspecs: ["build"], flags: ["dirs", "force", "x"] }],
+    ],
     ["git clean -n", []],
     ["git clean --dry-run -d", []],
     ["git -C sub add .", [{ kind: "add", cwd: "/repo/sub", pathspecs: ["."] }]],
-    ["git -C /elsewhere -C x commit -am m", [{ kind: "commit", cwd: "/elsewhere/x", pathspecs: [], flags: ["all", "message"], message: "m" }]],
+    [
+      "git -C /elsewhere -C x commit -am m",
+      [{ kind: "commit", cwd: "/elsewhere/x", pathspecs: [], flags: ["all", "message"], message: "m" }],
+    ],
     ["git -c core.editor=true commit -a", [{ kind: "commit", cwd: "/repo", pathspecs: [], flags: ["all"] }]],
     ["git --no-pager -c user.name=x add -A", [{ kind: "add", cwd: "/repo", pathspecs: [], flags: ["all"] }]],
     ["/usr/bin/git add .", [{ kind: "add", cwd: "/repo", pathspecs: ["."] }]],
-    ["GIT_AUTHOR_NAME=x git commit -am m", [{ kind: "commit", cwd: "/repo", pathspecs: [], flags: ["all", "message"], message: "m" }]],
+    [
+      "GIT_AUTHOR_NAME=x git commit -am m",
+      [{ kind: "commit", cwd: "/repo", pathspecs: [], flags: ["all", "message"], message: "m" }],
+    ],
     ["env -u X git add -A", [{ kind: "add", cwd: "/repo", pathspecs: [], flags: ["all"] }]],
     ["command git add .", [{ kind: "add", cwd: "/repo", pathspecs: ["."] }]],
     ["git status && git diff && git log -3 && git add --dry-run .", []],
@@ -99,15 +150,15 @@ describe("git classifier: chains, subshells, quoting", () => {
     ["echo $(git stash)", ["stash"]],
     ["echo `git reset --hard`", ["reset"]],
     ["bash -c 'git add -A && git commit -m x'", ["add", "commit"]],
-    ["sh -lc \"git checkout -- .\"", ["checkout"]],
+    ['sh -lc "git checkout -- ."', ["checkout"]],
     ["eval git add -A", ["add"]],
     ["if true; then git add -A; fi", ["add"]],
     ["for f in a b; do git add $f; done", ["add"]],
-    ["git commit -m \"$(cat msg)\" 2>&1 > out.log", ["commit"]],
+    ['git commit -m "$(cat msg)" 2>&1 > out.log', ["commit"]],
     ["cat <<EOF > f\ngit add -A\nEOF\ngit status", []],
     ["'git' 'add' '-A'", ["add"]],
     ["g\\it add -A", ["add"]],
-    ["echo \"git add -A && git commit\"", []],
+    ['echo "git add -A && git commit"', []],
     ["# git add -A", []],
     ["git log --grep='git add -A'", []],
   ] as [string, string[]][])("%s", (command, kinds) => {
@@ -115,7 +166,8 @@ describe("git classifier: chains, subshells, quoting", () => {
   });
 
   it("a here-document message (as Claude Code writes commits) with an apostrophe does not hide what follows", () => {
-    const cmd = "git add src/a && git commit -m \"$(cat <<'EOF'\nFix it\n\nDon't (really) break it.\nEOF\n)\" && git stash";
+    const cmd =
+      "git add src/a && git commit -m \"$(cat <<'EOF'\nFix it\n\nDon't (really) break it.\nEOF\n)\" && git stash";
     expect(classifyGitCommand(cmd, "/repo").map((o) => o.kind)).toEqual(["add", "commit", "stash"]);
     expect(classifyGitCommand(cmd, "/repo")[1]?.pathspecs).toEqual([]);
   });
@@ -153,23 +205,37 @@ describe("git classifier: chains, subshells, quoting", () => {
   });
 
   it("pathspec modes before the subcommand are kept", () => {
-    expect(classifyGitCommand("git --literal-pathspecs add '*.ts'", "/r")[0]?.pathspecMode).toEqual(["--literal-pathspecs"]);
+    expect(classifyGitCommand("git --literal-pathspecs add '*.ts'", "/r")[0]?.pathspecMode).toEqual([
+      "--literal-pathspecs",
+    ]);
   });
 
   it("the shell reader splits words as the shell does", () => {
-    expect(simpleCommands(`a "b c"'d' e\\ f; g`, "/").map((c) => c.words.map((w) => w.text))).toEqual([["a", "b cd", "e f"], ["g"]]);
+    expect(simpleCommands(`a "b c"'d' e\\ f; g`, "/").map((c) => c.words.map((w) => w.text))).toEqual([
+      ["a", "b cd", "e f"],
+      ["g"],
+    ]);
   });
 });
 
 describe("scopes", () => {
   const peers = peerScopes([
-    { intentId: "wki_1", person: "Bo", client: "Codex", model: null, scope: ["src/b", "docs/*.md"], state: "working" },
+    {
+      intentId: "wki_1",
+      person: "Bo",
+      client: "Codex",
+      model: null,
+      scope: ["src/b", "docs/*.md"],
+      state: "working",
+    },
     { intentId: "wki_2", person: "Cy", client: null, model: null, scope: ["src/c"], state: "completed" },
     { intentId: "wki_3", person: "Di", client: null, model: null, scope: [], state: "planned" },
   ]);
 
   it("the brief's open peers with a scope become guard scopes", () => {
-    expect(peers).toEqual([{ intentId: "wki_1", person: "Bo", client: "Codex", model: null, paths: ["src/b", "docs/*.md"] }]);
+    expect(peers).toEqual([
+      { intentId: "wki_1", person: "Bo", client: "Codex", model: null, paths: ["src/b", "docs/*.md"] },
+    ]);
   });
 
   it.each([

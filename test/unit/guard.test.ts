@@ -16,7 +16,15 @@ import {
   type ToolKind,
 } from "../../adapter/src/guard.js";
 import { scrubPaths } from "../../adapter/src/redact.js";
-import { agentIdOf, held, isSpawn, seen, spawned, stopped, type Subagents } from "../../adapter/src/subagents.js";
+import {
+  agentIdOf,
+  held,
+  isSpawn,
+  seen,
+  spawned,
+  stopped,
+  type Subagents,
+} from "../../adapter/src/subagents.js";
 
 /**
  * The pure guard against the specification's PreToolUse table
@@ -53,13 +61,30 @@ const clear = (): Snapshot => ({
 const conflict = {
   code: "SCOPE_CONFLICT",
   message: "The scope overlaps an active peer's scope.",
-  details: { conflicts: [{ intentId: "wki_9", person: "bob", client: "Codex", model: "gpt-5.5", objective: "Refactor", paths: ["src/a/x.ts"], theirPaths: ["src/a"] }] },
+  details: {
+    conflicts: [
+      {
+        intentId: "wki_9",
+        person: "bob",
+        client: "Codex",
+        model: "gpt-5.5",
+        objective: "Refactor",
+        paths: ["src/a/x.ts"],
+        theirPaths: ["src/a"],
+      },
+    ],
+  },
 };
 
 /** How each of the spec's conditions comes to hold in a snapshot. */
 const HOLDING: Record<string, (s: Snapshot) => Partial<Snapshot>> = {
   "Paused or cancelled from the control center": () => ({ control: "paused", controlReason: "hold on" }),
-  "Paired but the control plane is unreachable": () => ({ contactError: { code: "CONTROL_PLANE_UNREACHABLE", message: "The Cohent service at http://x cannot be reached." } }),
+  "Paired but the control plane is unreachable": () => ({
+    contactError: {
+      code: "CONTROL_PLANE_UNREACHABLE",
+      message: "The Cohent service at http://x cannot be reached.",
+    },
+  }),
   "Configuration unusable": () => ({ configError: "No .cohent/project.json" }),
   "No prompt or semantic intent announced": () => ({ intentId: null, action: null }),
   "Scope overlaps an active peer scope": () => ({ claimError: conflict }),
@@ -80,7 +105,10 @@ describe("the guard, against the spec's table", () => {
     expect(assess({ kind: "shell" }, clear()).permission).toBe("allow");
   });
   for (const [condition, edit, shell] of rows) {
-    for (const [kind, expected] of [["edit", edit], ["shell", shell]] as [ToolKind, string][]) {
+    for (const [kind, expected] of [
+      ["edit", edit],
+      ["shell", shell],
+    ] as [ToolKind, string][]) {
       it(`${condition}: ${kind} tools ${expected.toLowerCase()}`, () => {
         const s = { ...clear(), ...HOLDING[condition]!(clear()) };
         const v = assess({ kind }, s);
@@ -90,17 +118,32 @@ describe("the guard, against the spec's table", () => {
     }
   }
   it("the first holding row decides, in the spec's order", () => {
-    const s = { ...clear(), configError: "broken", targets: ["docs/x.md"], contactError: { code: "CONTROL_PLANE_UNREACHABLE", message: "down" } };
-    expect(assess({ kind: "edit" }, s)).toMatchObject({ permission: "deny", condition: "unreachable", reason: "down" });
+    const s = {
+      ...clear(),
+      configError: "broken",
+      targets: ["docs/x.md"],
+      contactError: { code: "CONTROL_PLANE_UNREACHABLE", message: "down" },
+    };
+    expect(assess({ kind: "edit" }, s)).toMatchObject({
+      permission: "deny",
+      condition: "unreachable",
+      reason: "down",
+    });
     expect(assess({ kind: "edit" }, { ...s, control: "cancelled" })).toMatchObject({ condition: "stopped" });
   });
 });
 
 describe("refusal texts", () => {
   it("name the stop, the peer, the scope and the next command", () => {
-    expect(assess({ kind: "shell" }, { ...clear(), control: "paused", controlReason: "hold on" }).reason).toMatch(/paused from the Cohent Control Room \(hold on\)/);
-    expect(assess({ kind: "edit" }, { ...clear(), claimError: conflict }).reason).toMatch(/src\/a\/x\.ts overlaps the scope of bob \(Codex gpt-5\.5\): src\/a, working on "Refactor" \(wki_9\)/);
-    expect(assess({ kind: "edit" }, { ...clear(), targets: ["docs/n.md"] }).reason).toMatch(/docs\/n\.md lies outside your declared scope \(src\/a\).*scope src\/a docs\/n\.md$/);
+    expect(
+      assess({ kind: "shell" }, { ...clear(), control: "paused", controlReason: "hold on" }).reason,
+    ).toMatch(/paused from the Cohent Control Room \(hold on\)/);
+    expect(assess({ kind: "edit" }, { ...clear(), claimError: conflict }).reason).toMatch(
+      /src\/a\/x\.ts overlaps the scope of bob \(Codex gpt-5\.5\): src\/a, working on "Refactor" \(wki_9\)/,
+    );
+    expect(assess({ kind: "edit" }, { ...clear(), targets: ["docs/n.md"] }).reason).toMatch(
+      /docs\/n\.md lies outside your declared scope \(src\/a\).*scope src\/a docs\/n\.md$/,
+    );
     expect(assess({ kind: "edit" }, { ...clear(), intentId: null }).reason).toContain(INTENT_COMMAND);
     for (const action of ["plan", "wait", "duplicate", "handoff", "completed", "abandoned"] as const) {
       expect(assess({ kind: "edit" }, { ...clear(), action }).reason).toContain(GUIDANCE[action]);
@@ -108,7 +151,9 @@ describe("refusal texts", () => {
     expect(assess({ kind: "edit" }, { ...clear(), action: "parallel" }).permission).toBe("allow");
   });
   it("an edit whose targets cannot be read needs a declared scope", () => {
-    expect(assess({ kind: "edit" }, { ...clear(), targets: null, explicitScope: false }).reason).toMatch(/cannot read this edit's targets/);
+    expect(assess({ kind: "edit" }, { ...clear(), targets: null, explicitScope: false }).reason).toMatch(
+      /cannot read this edit's targets/,
+    );
     expect(assess({ kind: "edit" }, { ...clear(), targets: null }).permission).toBe("allow");
   });
 });
@@ -127,11 +172,20 @@ describe("the scope the guard claims by itself", () => {
 
 describe("a Stop", () => {
   it.each(["wait", "duplicate", "handoff"])("after %s checkpoints blocked, never completed", (action) => {
-    expect(stopCheckpoint({ intentId: "wki_1", action, touched: ["src/a.ts"] })).toEqual({ status: "blocked", summary: `Stopped on ${action}.` });
+    expect(stopCheckpoint({ intentId: "wki_1", action, touched: ["src/a.ts"] })).toEqual({
+      status: "blocked",
+      summary: `Stopped on ${action}.`,
+    });
   });
   it("after proceed or parallel completes with the touched paths", () => {
-    expect(stopCheckpoint({ intentId: "wki_1", action: "proceed", touched: ["src/a.ts"] })).toMatchObject({ status: "completed", paths: ["src/a.ts"] });
-    expect(stopCheckpoint({ intentId: "wki_1", action: "parallel", touched: [] })).toMatchObject({ status: "completed", summary: "Finished without edits." });
+    expect(stopCheckpoint({ intentId: "wki_1", action: "proceed", touched: ["src/a.ts"] })).toMatchObject({
+      status: "completed",
+      paths: ["src/a.ts"],
+    });
+    expect(stopCheckpoint({ intentId: "wki_1", action: "parallel", touched: [] })).toMatchObject({
+      status: "completed",
+      summary: "Finished without edits.",
+    });
   });
   it("does nothing without an open intent", () => {
     expect(stopCheckpoint({ intentId: null, action: null, touched: [] })).toBeNull();
@@ -155,20 +209,43 @@ describe("a missed publish", () => {
   ] as const)("%s", (_name, state, stale) => {
     const r = missedPublish(state);
     if (stale === null) return expect(r).toBeNull();
-    expect(r).toEqual({ stale, change: { publishing: undefined, intentId: undefined, action: undefined, scope: [], explicitScope: false } });
+    expect(r).toEqual({
+      stale,
+      change: {
+        publishing: undefined,
+        intentId: undefined,
+        action: undefined,
+        scope: [],
+        explicitScope: false,
+      },
+    });
   });
   it("refuses the next edit with the reason and the protocol's intent command; shell tools and earlier rows as before", () => {
-    const after = { ...clear(), intentId: null, action: null, scope: [], explicitScope: false, missedPublish: true };
-    expect(assess({ kind: "edit" }, after)).toEqual({ permission: "deny", condition: "intentNotReady", reason: MISSED_PUBLISH });
+    const after = {
+      ...clear(),
+      intentId: null,
+      action: null,
+      scope: [],
+      explicitScope: false,
+      missedPublish: true,
+    };
+    expect(assess({ kind: "edit" }, after)).toEqual({
+      permission: "deny",
+      condition: "intentNotReady",
+      reason: MISSED_PUBLISH,
+    });
     expect(MISSED_PUBLISH).toContain(INTENT_COMMAND);
     expect(assess({ kind: "shell" }, after).permission).toBe("allow");
     expect(assess({ kind: "edit" }, { ...after, control: "paused" }).condition).toBe("stopped");
-    expect(assess({ kind: "edit" }, { ...after, missedPublish: false }).reason).toMatch(/^no prompt or intent has been announced/);
+    expect(assess({ kind: "edit" }, { ...after, missedPublish: false }).reason).toMatch(
+      /^no prompt or intent has been announced/,
+    );
   });
 });
 
 describe("sub-agents and the Stop", () => {
-  type Event = "spawn" | `seen ${string}` | "Stop" | `Stop ${string}` | `SubagentStop ${string}` | "SubagentStop";
+  type Event =
+    "spawn" | `seen ${string}` | "Stop" | `Stop ${string}` | `SubagentStop ${string}` | "SubagentStop";
   /** Applies the hook's transitions in order; the Stop decisions taken (hold, or the checkpoint status) are the result. */
   function run(events: Event[], session = { intentId: "wki_1", action: "proceed", touched: [] as string[] }) {
     let t: Subagents | undefined;
@@ -193,25 +270,73 @@ describe("sub-agents and the Stop", () => {
   }
   it.each<[string, Event[], string[], Subagents | undefined]>([
     ["no sub-agent: the Stop completes", ["Stop"], ["completed"], undefined],
-    ["a foreground sub-agent ends before the Stop", ["spawn", "seen a", "SubagentStop a", "Stop"], ["completed"], undefined],
-    ["a background sub-agent: the Stop is held, the last SubagentStop runs it", ["spawn", "seen a", "Stop", "SubagentStop a"], ["hold", "completed"], undefined],
-    ["held before its first call (spawn pending)", ["spawn", "Stop", "seen a", "SubagentStop a"], ["hold", "completed"], undefined],
-    ["two sub-agents: only the last one releases", ["spawn", "spawn", "seen a", "seen b", "Stop", "SubagentStop a"], ["hold"], { ids: ["b"], pending: 0, stopHeld: true }],
-    ["a sub-agent's own Stop is not held", ["spawn", "seen a", "Stop a"], ["completed"], { ids: ["a"], pending: 0 }],
-    ["a SubagentStop without an id takes a pending spawn first", ["spawn", "spawn", "seen a", "SubagentStop"], [], { ids: ["a"], pending: 0 }],
+    [
+      "a foreground sub-agent ends before the Stop",
+      ["spawn", "seen a", "SubagentStop a", "Stop"],
+      ["completed"],
+      undefined,
+    ],
+    [
+      "a background sub-agent: the Stop is held, the last SubagentStop runs it",
+      ["spawn", "seen a", "Stop", "SubagentStop a"],
+      ["hold", "completed"],
+      undefined,
+    ],
+    [
+      "held before its first call (spawn pending)",
+      ["spawn", "Stop", "seen a", "SubagentStop a"],
+      ["hold", "completed"],
+      undefined,
+    ],
+    [
+      "two sub-agents: only the last one releases",
+      ["spawn", "spawn", "seen a", "seen b", "Stop", "SubagentStop a"],
+      ["hold"],
+      { ids: ["b"], pending: 0, stopHeld: true },
+    ],
+    [
+      "a sub-agent's own Stop is not held",
+      ["spawn", "seen a", "Stop a"],
+      ["completed"],
+      { ids: ["a"], pending: 0 },
+    ],
+    [
+      "a SubagentStop without an id takes a pending spawn first",
+      ["spawn", "spawn", "seen a", "SubagentStop"],
+      [],
+      { ids: ["a"], pending: 0 },
+    ],
     ["a SubagentStop with nothing tracked changes nothing", ["SubagentStop x"], [], undefined],
-    ["calls of a known sub-agent change nothing", ["spawn", "seen a", "seen a"], [], { ids: ["a"], pending: 0 }],
+    [
+      "calls of a known sub-agent change nothing",
+      ["spawn", "seen a", "seen a"],
+      [],
+      { ids: ["a"], pending: 0 },
+    ],
   ])("%s", (_name, events, decisions, tracking) => {
     const r = run(events);
     expect(r.out).toEqual(decisions);
     expect(r.t).toEqual(tracking);
   });
   it("a held Stop after wait ends blocked, never completed", () => {
-    expect(run(["spawn", "seen a", "Stop", "SubagentStop a"], { intentId: "wki_1", action: "wait", touched: [] }).out).toEqual(["hold", "blocked"]);
+    expect(
+      run(["spawn", "seen a", "Stop", "SubagentStop a"], { intentId: "wki_1", action: "wait", touched: [] })
+        .out,
+    ).toEqual(["hold", "blocked"]);
   });
   it("only the main agent spawns, through Agent or Task; an id comes from agent_id alone", () => {
-    expect([isSpawn("Agent", null), isSpawn("Task", null), isSpawn("Agent", "a"), isSpawn("Bash", null)]).toEqual([true, true, false, false]);
-    expect([agentIdOf({ agent_id: "a1" }), agentIdOf({ agent_id: "" }), agentIdOf({ agent_id: 3 }), agentIdOf({})]).toEqual(["a1", null, null, null]);
+    expect([
+      isSpawn("Agent", null),
+      isSpawn("Task", null),
+      isSpawn("Agent", "a"),
+      isSpawn("Bash", null),
+    ]).toEqual([true, true, false, false]);
+    expect([
+      agentIdOf({ agent_id: "a1" }),
+      agentIdOf({ agent_id: "" }),
+      agentIdOf({ agent_id: 3 }),
+      agentIdOf({}),
+    ]).toEqual(["a1", null, null, null]);
   });
 });
 
@@ -221,10 +346,16 @@ describe("what the model reads when the adapter itself fails", () => {
     expect(FAIL_CLOSED_REASON).toMatch(/^Cohent: .*refused/);
   });
   it("one line, no stack, no path of the machine", () => {
-    const err = new Error("runtime.json stays locked (/home/u/repo/.cohent/runtime.json.lock)\n    at lock (/home/u/repo/.cohent/cohent.mjs:1:2)");
+    const err = new Error(
+      "runtime.json stays locked (/home/u/repo/.cohent/runtime.json.lock)\n    at lock (/home/u/repo/.cohent/cohent.mjs:1:2)",
+    );
     const reason = scrubPaths(adapterFailed(err.message), "/home/u/repo", "/home/u");
-    expect(reason).toBe("the adapter failed (runtime.json stays locked (./.cohent/runtime.json.lock)), so this tool call is refused. Run node .cohent/cohent.mjs doctor.");
-    expect(scrubPaths("in /home/u/other and /home/u/repo/x", "/home/u/repo", "/home/u")).toBe("in ~/other and ./x");
+    expect(reason).toBe(
+      "the adapter failed (runtime.json stays locked (./.cohent/runtime.json.lock)), so this tool call is refused. Run node .cohent/cohent.mjs doctor.",
+    );
+    expect(scrubPaths("in /home/u/other and /home/u/repo/x", "/home/u/repo", "/home/u")).toBe(
+      "in ~/other and ./x",
+    );
     expect(deadlineReason(25_000)).toMatch(/^the guard did not reach a verdict within 25 s/);
   });
 });

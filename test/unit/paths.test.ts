@@ -16,7 +16,9 @@ describe("normalizeRepoPath", () => {
     ["/repo/app/x.ts", "/repo", "app/x.ts"],
     ["/repo", "/repo", "**"],
     ["C:\\work\\repo\\a.ts", "C:/work/repo", "a.ts"],
-  ])("absolute %s inside %s -> %s", (raw, root, expected) => expect(normalizeRepoPath(raw, root)).toBe(expected));
+  ])("absolute %s inside %s -> %s", (raw, root, expected) =>
+    expect(normalizeRepoPath(raw, root)).toBe(expected),
+  );
 
   it.each([
     ["", "empty"],
@@ -107,9 +109,23 @@ describe("covers (a write inside the declared scope)", () => {
 });
 
 describe("arbitrate", () => {
-  const peer = (intentId: string, paths: string[]) => ({ intentId, person: "bob", client: "Claude Code", model: null, objective: "o", paths });
+  const peer = (intentId: string, paths: string[]) => ({
+    intentId,
+    person: "bob",
+    client: "Claude Code",
+    model: null,
+    objective: "o",
+    paths,
+  });
   it("names each overlapping peer with the overlapping paths on both sides", () => {
-    const conflicts = arbitrate(["app/checkout", "docs/x.md"], [peer("wki_1", ["app/checkout/validation.ts", "lib"]), peer("wki_2", ["lib"]), peer("wki_3", ["docs/**"])]);
+    const conflicts = arbitrate(
+      ["app/checkout", "docs/x.md"],
+      [
+        peer("wki_1", ["app/checkout/validation.ts", "lib"]),
+        peer("wki_2", ["lib"]),
+        peer("wki_3", ["docs/**"]),
+      ],
+    );
     expect(conflicts.map((c) => [c.intentId, c.paths, c.theirPaths])).toEqual([
       ["wki_1", ["app/checkout"], ["app/checkout/validation.ts"]],
       ["wki_3", ["docs/x.md"], ["docs/**"]],

@@ -1,6 +1,16 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { AgentRequest, BOUNDS, CohentError, ERRORS, IntentRecord, protocolDoc, toCohentError, failure, FailureEnvelope } from "@cohent/protocol";
+import {
+  AgentRequest,
+  BOUNDS,
+  CohentError,
+  ERRORS,
+  IntentRecord,
+  protocolDoc,
+  toCohentError,
+  failure,
+  FailureEnvelope,
+} from "@cohent/protocol";
 import { z } from "zod";
 
 describe("protocol", () => {
@@ -18,7 +28,16 @@ describe("protocol", () => {
 
   it("fills an intent's defaults and bounds its total size", () => {
     expect(IntentRecord.parse({ objective: "x" })).toEqual({
-      objective: "x", plan: [], components: [], dependsOn: [], deferred: [], outputs: [], blockers: [], requires: [], capabilities: [], state: "planned",
+      objective: "x",
+      plan: [],
+      components: [],
+      dependsOn: [],
+      deferred: [],
+      outputs: [],
+      blockers: [],
+      requires: [],
+      capabilities: [],
+      state: "planned",
     });
     const steps = Array(BOUNDS.planItems).fill("s".repeat(BOUNDS.stepChars));
     const fat = { objective: "o".repeat(BOUNDS.objectiveChars), plan: steps, blockers: steps };
@@ -27,7 +46,10 @@ describe("protocol", () => {
   });
 
   it("names are identifiers, not prose", () => {
-    expect(IntentRecord.safeParse({ objective: "x", outputs: ["auth-api-contract", "ui/v2", "a.b@c:d+e"] }).success).toBe(true);
+    expect(
+      IntentRecord.safeParse({ objective: "x", outputs: ["auth-api-contract", "ui/v2", "a.b@c:d+e"] })
+        .success,
+    ).toBe(true);
     for (const bad of ["", " spaced", "new\nline", "-flag", "x".repeat(BOUNDS.nameChars + 1)]) {
       expect(IntentRecord.safeParse({ objective: "x", outputs: [bad] }).success, bad).toBe(false);
     }
@@ -36,7 +58,10 @@ describe("protocol", () => {
   it("every error code has a message and a stable shape in the failure envelope", () => {
     for (const code of Object.keys(ERRORS) as (keyof typeof ERRORS)[]) {
       const envelope = failure("op", new CohentError(code));
-      expect(FailureEnvelope.parse(envelope).error).toMatchObject({ code, retryable: ERRORS[code].retryable });
+      expect(FailureEnvelope.parse(envelope).error).toMatchObject({
+        code,
+        retryable: ERRORS[code].retryable,
+      });
     }
   });
 

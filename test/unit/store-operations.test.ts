@@ -1,6 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import pino from "pino";
-import { AckRequest, CheckpointRequest, CohentError, IntentRequest, PublishRequest, ScopeRequest } from "@cohent/protocol";
+import {
+  AckRequest,
+  CheckpointRequest,
+  CohentError,
+  IntentRequest,
+  PublishRequest,
+  ScopeRequest,
+} from "@cohent/protocol";
 import { createStore, DEFAULT_LEASE, migrate, openDb, type Db, type Store } from "@cohent/backend";
 import { authenticate } from "../../backend/src/operations/agent/session.js";
 import { publish } from "../../backend/src/operations/agent/publish.js";
@@ -21,14 +28,36 @@ describe.each(DATABASE_KINDS)("operations over a real store (%s)", (kind) => {
   let store: Store;
   let drop: () => Promise<void>;
   let offset = 0;
-  const deps = () => ({ store, clock: () => new Date(Date.now() + offset), lease: DEFAULT_LEASE, log: pino({ level: "silent" }) }) satisfies Deps;
+  const deps = () =>
+    ({
+      store,
+      clock: () => new Date(Date.now() + offset),
+      lease: DEFAULT_LEASE,
+      log: pino({ level: "silent" }),
+    }) satisfies Deps;
   const tokens: Record<string, string> = {};
   const caller = (person: string, key: string) => authenticate(deps(), `Bearer ${tokens[person]}`, key);
-  const code = async (p: Promise<unknown>) => p.then(() => "ok", (e: unknown) => (e instanceof CohentError ? e.code : String(e)));
+  const code = async (p: Promise<unknown>) =>
+    p.then(
+      () => "ok",
+      (e: unknown) => (e instanceof CohentError ? e.code : String(e)),
+    );
   const started = async (person: string, key: string, record: Partial<IntentRequest["intent"]>) => {
     const c = await caller(person, key);
-    const { intentId } = await publish(deps(), c, PublishRequest.parse({ type: "publish", prompt: `${person}'s task` }));
-    const answer = await intent(deps(), c, IntentRequest.parse({ type: "intent", intentId, intent: { objective: `${person}'s objective`, ...record } }));
+    const { intentId } = await publish(
+      deps(),
+      c,
+      PublishRequest.parse({ type: "publish", prompt: `${person}'s task` }),
+    );
+    const answer = await intent(
+      deps(),
+      c,
+      IntentRequest.parse({
+        type: "intent",
+        intentId,
+        intent: { objective: `${person}'s objective`, ...record },
+      }),
+    );
     return { c, intentId, answer };
   };
 
@@ -39,7 +68,8 @@ describe.each(DATABASE_KINDS)("operations over a real store (%s)", (kind) => {
     db = await openDb(fresh.url);
     store = createStore(db);
     await addRepo(deps(), { name: "acme/ops", goal: "Ship the cart" });
-    for (const person of ["ana", "bo"]) tokens[person] = (await issueToken(deps(), { repo: "acme/ops", person })).token;
+    for (const person of ["ana", "bo"])
+      tokens[person] = (await issueToken(deps(), { repo: "acme/ops", person })).token;
   });
   afterAll(async () => {
     await db.close();
@@ -54,7 +84,15 @@ describe.each(DATABASE_KINDS)("operations over a real store (%s)", (kind) => {
     expect(b.answer).toMatchObject({ action: "wait", peerIds: [a.intentId] });
 
     await scope(deps(), a.c, ScopeRequest.parse({ type: "scope", intentId: a.intentId, paths: ["src/api"] }));
-    expect(await code(scope(deps(), b.c, ScopeRequest.parse({ type: "scope", intentId: b.intentId, paths: ["src/api/cart.ts"] })))).toBe("SCOPE_CONFLICT");
+    expect(
+      await code(
+        scope(
+          deps(),
+          b.c,
+          ScopeRequest.parse({ type: "scope", intentId: b.intentId, paths: ["src/api/cart.ts"] }),
+        ),
+      ),
+    ).toBe("SCOPE_CONFLICT");
     expect(await store.claims.pathsOf(b.intentId)).toBeNull();
 
     // The unchanged decision is not recorded twice: poll compares the peer arrays, not their JSON text.
@@ -62,11 +100,19 @@ describe.each(DATABASE_KINDS)("operations over a real store (%s)", (kind) => {
     expect(first.packet?.changes.some((c) => c.intentId === a.intentId)).toBe(true);
     const again = await poll(deps(), b.c, { intentId: b.intentId, cursor: first.cursor });
     expect(again.packet).toBeNull();
-    expect((await store.reads.metricRows((await store.repos.byName("acme/ops"))!.id)).decisions.filter((d) => d.action === "wait")).toHaveLength(1);
+    expect(
+      (await store.reads.metricRows((await store.repos.byName("acme/ops"))!.id)).decisions.filter(
+        (d) => d.action === "wait",
+      ),
+    ).toHaveLength(1);
 
     await ack(deps(), b.c, AckRequest.parse({ type: "ack", packetId: first.packet!.id, chars: 123 }));
-    expect(await code(ack(deps(), b.c, AckRequest.parse({ type: "ack", packetId: first.packet!.id, chars: 1 })))).toBe("PACKET_ALREADY_ACKED");
-    expect(await code(ack(deps(), a.c, AckRequest.parse({ type: "ack", packetId: first.packet!.id, chars: 1 })))).toBe("PACKET_NOT_FOUND");
+    expect(
+      await code(ack(deps(), b.c, AckRequest.parse({ type: "ack", packetId: first.packet!.id, chars: 1 }))),
+    ).toBe("PACKET_ALREADY_ACKED");
+    expect(
+      await code(ack(deps(), a.c, AckRequest.parse({ type: "ack", packetId: first.packet!.id, chars: 1 }))),
+    ).toBe("PACKET_NOT_FOUND");
 
     const after = await metrics(deps(), "acme/ops");
     expect(after.dependencyWaits - before.dependencyWaits).toBe(1);
@@ -75,7 +121,16 @@ describe.each(DATABASE_KINDS)("operations over a real store (%s)", (kind) => {
     expect(after.potentialOverlaps - before.potentialOverlaps).toBe(2); // the wait and the refused claim
     expect(after.injectedChars - before.injectedChars).toBe(123);
 
-    await checkpoint(deps(), a.c, CheckpointRequest.parse({ type: "checkpoint", intentId: a.intentId, status: "completed", summary: "API done" }));
+    await checkpoint(
+      deps(),
+      a.c,
+      CheckpointRequest.parse({
+        type: "checkpoint",
+        intentId: a.intentId,
+        status: "completed",
+        summary: "API done",
+      }),
+    );
     expect(await store.claims.pathsOf(a.intentId)).toBeNull();
     const r = await recap(deps(), "acme/ops", new Date(Date.now() - 60_000));
     expect(r.completed.map((i) => i.intentId)).toContain(a.intentId);
@@ -83,14 +138,38 @@ describe.each(DATABASE_KINDS)("operations over a real store (%s)", (kind) => {
 
   it("a paused session is refused a claim; an expired lease frees a claim for peers", async () => {
     const a = await started("ana", "a2", { outputs: ["search"] });
-    await scope(deps(), a.c, ScopeRequest.parse({ type: "scope", intentId: a.intentId, paths: ["src/search"] }));
+    await scope(
+      deps(),
+      a.c,
+      ScopeRequest.parse({ type: "scope", intentId: a.intentId, paths: ["src/search"] }),
+    );
     const b = await started("bo", "b2", { outputs: ["search-ui"] });
     await controlSession(deps(), { sessionId: b.c.session.id, kind: "pause", actor: "dana" });
-    expect(await code(scope(deps(), await caller("bo", "b2"), ScopeRequest.parse({ type: "scope", intentId: b.intentId, paths: ["src/other"] })))).toBe("SESSION_PAUSED");
+    expect(
+      await code(
+        scope(
+          deps(),
+          await caller("bo", "b2"),
+          ScopeRequest.parse({ type: "scope", intentId: b.intentId, paths: ["src/other"] }),
+        ),
+      ),
+    ).toBe("SESSION_PAUSED");
     await controlSession(deps(), { sessionId: b.c.session.id, kind: "resume", actor: "dana" });
-    expect(await code(scope(deps(), await caller("bo", "b2"), ScopeRequest.parse({ type: "scope", intentId: b.intentId, paths: ["src/search"] })))).toBe("SCOPE_CONFLICT");
+    expect(
+      await code(
+        scope(
+          deps(),
+          await caller("bo", "b2"),
+          ScopeRequest.parse({ type: "scope", intentId: b.intentId, paths: ["src/search"] }),
+        ),
+      ),
+    ).toBe("SCOPE_CONFLICT");
     offset += DEFAULT_LEASE.leaseMs + 1_000; // ana falls silent past her lease; bo calls again
-    const res = await scope(deps(), await caller("bo", "b2"), ScopeRequest.parse({ type: "scope", intentId: b.intentId, paths: ["src/search"] }));
+    const res = await scope(
+      deps(),
+      await caller("bo", "b2"),
+      ScopeRequest.parse({ type: "scope", intentId: b.intentId, paths: ["src/search"] }),
+    );
     expect(res.paths).toEqual(["src/search"]);
     expect(await store.claims.pathsOf(a.intentId)).toBeNull();
   });

@@ -31,8 +31,22 @@ export interface GitOp {
   excludes: string[];
 }
 
-const PATHSPEC_MODES = new Set(["--literal-pathspecs", "--glob-pathspecs", "--noglob-pathspecs", "--icase-pathspecs"]);
-const GLOBAL_WITH_ARG = new Set(["-C", "-c", "--git-dir", "--work-tree", "--namespace", "--super-prefix", "--config-env", "--exec-path"]);
+const PATHSPEC_MODES = new Set([
+  "--literal-pathspecs",
+  "--glob-pathspecs",
+  "--noglob-pathspecs",
+  "--icase-pathspecs",
+]);
+const GLOBAL_WITH_ARG = new Set([
+  "-C",
+  "-c",
+  "--git-dir",
+  "--work-tree",
+  "--namespace",
+  "--super-prefix",
+  "--config-env",
+  "--exec-path",
+]);
 
 /** Per subcommand: short options (letter -> long name) and which take an argument. */
 interface Syntax {
@@ -44,22 +58,105 @@ interface Syntax {
 }
 
 const SYNTAX: Record<GitOpKind, Syntax> = {
-  add: { short: { A: "all", u: "update", f: "force", n: "dry-run", p: "patch", i: "interactive", N: "intent-to-add", v: "verbose", e: "edit" }, withArg: new Set(["pathspec-from-file", "chmod"]), shortArg: new Set() },
+  add: {
+    short: {
+      A: "all",
+      u: "update",
+      f: "force",
+      n: "dry-run",
+      p: "patch",
+      i: "interactive",
+      N: "intent-to-add",
+      v: "verbose",
+      e: "edit",
+    },
+    withArg: new Set(["pathspec-from-file", "chmod"]),
+    shortArg: new Set(),
+  },
   commit: {
-    short: { a: "all", i: "include", o: "only", n: "no-verify", q: "quiet", v: "verbose", s: "signoff", e: "edit", p: "patch", z: "null" },
-    withArg: new Set(["message", "file", "reuse-message", "reedit-message", "fixup", "squash", "author", "date", "template", "cleanup", "trailer", "pathspec-from-file"]),
+    short: {
+      a: "all",
+      i: "include",
+      o: "only",
+      n: "no-verify",
+      q: "quiet",
+      v: "verbose",
+      s: "signoff",
+      e: "edit",
+      p: "patch",
+      z: "null",
+    },
+    withArg: new Set([
+      "message",
+      "file",
+      "reuse-message",
+      "reedit-message",
+      "fixup",
+      "squash",
+      "author",
+      "date",
+      "template",
+      "cleanup",
+      "trailer",
+      "pathspec-from-file",
+    ]),
     shortArg: new Set(["m", "F", "C", "c", "t"]),
   },
-  stash: { short: { u: "include-untracked", a: "all", k: "keep-index", p: "patch", q: "quiet", S: "staged" }, withArg: new Set(["message", "pathspec-from-file"]), shortArg: new Set(["m"]) },
-  checkout: { short: { f: "force", p: "patch", q: "quiet", m: "merge", b: "create", B: "create", t: "track", l: "reflog" }, withArg: new Set(["orphan", "pathspec-from-file", "conflict"]), shortArg: new Set(["b", "B"]) },
-  switch: { short: { f: "force", c: "create", C: "create", q: "quiet", m: "merge", d: "detach", t: "track" }, withArg: new Set(["orphan", "conflict"]), shortArg: new Set(["c", "C"]) },
-  restore: { short: { S: "staged", W: "worktree", p: "patch", q: "quiet", s: "source", m: "merge" }, withArg: new Set(["source", "pathspec-from-file", "conflict"]), shortArg: new Set(["s"]) },
-  reset: { short: { p: "patch", q: "quiet", N: "intent-to-add" }, withArg: new Set(["pathspec-from-file"]), shortArg: new Set() },
-  clean: { short: { n: "dry-run", f: "force", d: "dirs", x: "x", X: "X", i: "interactive", q: "quiet", e: "exclude" }, withArg: new Set(["exclude"]), shortArg: new Set(["e"]) },
+  stash: {
+    short: { u: "include-untracked", a: "all", k: "keep-index", p: "patch", q: "quiet", S: "staged" },
+    withArg: new Set(["message", "pathspec-from-file"]),
+    shortArg: new Set(["m"]),
+  },
+  checkout: {
+    short: {
+      f: "force",
+      p: "patch",
+      q: "quiet",
+      m: "merge",
+      b: "create",
+      B: "create",
+      t: "track",
+      l: "reflog",
+    },
+    withArg: new Set(["orphan", "pathspec-from-file", "conflict"]),
+    shortArg: new Set(["b", "B"]),
+  },
+  switch: {
+    short: { f: "force", c: "create", C: "create", q: "quiet", m: "merge", d: "detach", t: "track" },
+    withArg: new Set(["orphan", "conflict"]),
+    shortArg: new Set(["c", "C"]),
+  },
+  restore: {
+    short: { S: "staged", W: "worktree", p: "patch", q: "quiet", s: "source", m: "merge" },
+    withArg: new Set(["source", "pathspec-from-file", "conflict"]),
+    shortArg: new Set(["s"]),
+  },
+  reset: {
+    short: { p: "patch", q: "quiet", N: "intent-to-add" },
+    withArg: new Set(["pathspec-from-file"]),
+    shortArg: new Set(),
+  },
+  clean: {
+    short: {
+      n: "dry-run",
+      f: "force",
+      d: "dirs",
+      x: "x",
+      X: "X",
+      i: "interactive",
+      q: "quiet",
+      e: "exclude",
+    },
+    withArg: new Set(["exclude"]),
+    shortArg: new Set(["e"]),
+  },
 };
 
 const LONG_ALIASES: Record<string, string> = {
-  "include-untracked": "untracked", "discard-changes": "force", "ignore-removal": "no-all", "no-ignore-removal": "all",
+  "include-untracked": "untracked",
+  "discard-changes": "force",
+  "ignore-removal": "no-all",
+  "no-ignore-removal": "all",
 };
 
 interface Parsed {
@@ -103,7 +200,7 @@ function parseArgs(kind: GitOpKind, words: Word[]): Parsed {
         if (syn.shortArg.has(letter)) {
           const rest = t.slice(j + 1);
           const v = rest ? w : words[++i];
-          values.set(name, v && !v.dynamic ? (rest || v.text) : null);
+          values.set(name, v && !v.dynamic ? rest || v.text : null);
           flags.add(name);
           break;
         }
@@ -118,12 +215,28 @@ function parseArgs(kind: GitOpKind, words: Word[]): Parsed {
 
 const specs = (ws: Word[]): string[] | null => (ws.some((w) => w.dynamic) ? null : ws.map((w) => w.text));
 
-function op(kind: GitOpKind, cwd: string | null, text: string, p: Parsed, pathspecMode: string[], extra: Partial<GitOp> = {}): GitOp {
+function op(
+  kind: GitOpKind,
+  cwd: string | null,
+  text: string,
+  p: Parsed,
+  pathspecMode: string[],
+  extra: Partial<GitOp> = {},
+): GitOp {
   const fromFile = p.flags.has("pathspec-from-file");
   const words = p.afterDashes ? [...p.args, ...p.afterDashes] : p.args;
   return {
-    kind, cwd, text, pathspecs: fromFile ? null : specs(words), flags: [...p.flags].sort(), source: null, ambiguous: null,
-    message: p.values.get("message") ?? null, pathspecMode, excludes: [], ...extra,
+    kind,
+    cwd,
+    text,
+    pathspecs: fromFile ? null : specs(words),
+    flags: [...p.flags].sort(),
+    source: null,
+    ambiguous: null,
+    message: p.values.get("message") ?? null,
+    pathspecMode,
+    excludes: [],
+    ...extra,
   };
 }
 
@@ -165,7 +278,10 @@ function classifyGit(words: Word[], cwd: string | null, xargs: boolean): GitOp |
       if (verb !== "push" && verb !== "save") return null;
       const p = parseArgs(kind, first && !first.text.startsWith("-") ? rest.slice(1) : rest);
       // `stash save [message]` takes no pathspecs: its words are the message.
-      if (verb === "save") return op(kind, dir, text, { ...p, args: [], afterDashes: null }, pathspecMode, { message: p.args.map((w) => w.text).join(" ") || null });
+      if (verb === "save")
+        return op(kind, dir, text, { ...p, args: [], afterDashes: null }, pathspecMode, {
+          message: p.args.map((w) => w.text).join(" ") || null,
+        });
       return op(kind, dir, text, p, pathspecMode);
     }
     case "checkout":
@@ -176,10 +292,13 @@ function classifyGit(words: Word[], cwd: string | null, xargs: boolean): GitOp |
       // With `--`, the word before it is the tree-ish; without, git decides whether the first word is a revision.
       if (p.afterDashes) {
         const tree = p.args[0];
-        return op(kind, dir, text, { ...p, args: [] }, pathspecMode, { source: tree ? (tree.dynamic ? "…" : tree.text) : null });
+        return op(kind, dir, text, { ...p, args: [] }, pathspecMode, {
+          source: tree ? (tree.dynamic ? "…" : tree.text) : null,
+        });
       }
       const [first, ...others] = p.args;
-      if (!first) return kind === "checkout" && !p.flags.has("force") ? null : op(kind, dir, text, p, pathspecMode);
+      if (!first)
+        return kind === "checkout" && !p.flags.has("force") ? null : op(kind, dir, text, p, pathspecMode);
       if (first.dynamic) return op(kind, dir, text, { ...p, args: [first] }, pathspecMode);
       return op(kind, dir, text, { ...p, args: others }, pathspecMode, { ambiguous: first.text });
     }
@@ -189,12 +308,16 @@ function classifyGit(words: Word[], cwd: string | null, xargs: boolean): GitOp |
     }
     case "restore": {
       const p = parseArgs(kind, rest);
-      return op(kind, dir, text, p, pathspecMode, { source: p.values.get("source") ?? (p.flags.has("source") ? "…" : null) });
+      return op(kind, dir, text, p, pathspecMode, {
+        source: p.values.get("source") ?? (p.flags.has("source") ? "…" : null),
+      });
     }
     case "clean": {
       const p = parseArgs(kind, rest);
       if (p.flags.has("dry-run") || p.flags.has("interactive")) return null;
-      return op(kind, dir, text, p, pathspecMode, { excludes: p.values.has("exclude") ? [p.values.get("exclude") ?? ""] : [] });
+      return op(kind, dir, text, p, pathspecMode, {
+        excludes: p.values.has("exclude") ? [p.values.get("exclude") ?? ""] : [],
+      });
     }
   }
   return null;

@@ -36,7 +36,13 @@ export function git(cwd: string, args: readonly string[], opts: GitRunOptions = 
     child.stdout.on("data", (b: Buffer) => out.push(b));
     child.stderr.on("data", (b: Buffer) => err.push(b));
     child.on("error", reject);
-    child.on("close", (code) => resolve({ code: code ?? 1, stdout: Buffer.concat(out).toString("utf8"), stderr: Buffer.concat(err).toString("utf8") }));
+    child.on("close", (code) =>
+      resolve({
+        code: code ?? 1,
+        stdout: Buffer.concat(out).toString("utf8"),
+        stderr: Buffer.concat(err).toString("utf8"),
+      }),
+    );
     child.stdin.on("error", () => {});
     child.stdin.end(opts.input ?? "");
   });
@@ -70,7 +76,12 @@ export async function waitForIndexLock(root: string, deadline: number): Promise<
   return true;
 }
 
-export async function gitPatiently(root: string, args: readonly string[], waitMs: number, opts: GitRunOptions = {}): Promise<GitResult> {
+export async function gitPatiently(
+  root: string,
+  args: readonly string[],
+  waitMs: number,
+  opts: GitRunOptions = {},
+): Promise<GitResult> {
   const lock = await indexLockPath(root);
   const deadline = Date.now() + waitMs;
   for (let pause = 20; ; pause = Math.min(pause * 2, 200)) {

@@ -231,7 +231,22 @@ function lex(src: string): Lexed {
   return { tokens, subs };
 }
 
-const KEYWORDS = new Set(["!", "{", "}", "if", "then", "else", "elif", "fi", "do", "done", "while", "until", "esac", "time"]);
+const KEYWORDS = new Set([
+  "!",
+  "{",
+  "}",
+  "if",
+  "then",
+  "else",
+  "elif",
+  "fi",
+  "do",
+  "done",
+  "while",
+  "until",
+  "esac",
+  "time",
+]);
 /** Lines whose words are not one command (their bodies, after `do`/`in`, are read as commands anyway). */
 const SKIP_WHOLE = new Set(["for", "case", "select", "function"]);
 const SHELLS = /(^|\/)(sh|bash|zsh|dash|ksh)$/;
@@ -282,7 +297,16 @@ export function simpleCommands(src: string, cwd: string | null = "/", depth = 0)
       }
     }
     if (prog && prog.text === "eval") {
-      out.push(...simpleCommands(rest.slice(at + 1).map((w) => w.text).join(" "), here, depth + 1));
+      out.push(
+        ...simpleCommands(
+          rest
+            .slice(at + 1)
+            .map((w) => w.text)
+            .join(" "),
+          here,
+          depth + 1,
+        ),
+      );
       return;
     }
     out.push({ words: rest, cwd: here });

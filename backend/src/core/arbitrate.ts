@@ -15,7 +15,11 @@ export interface PeerClaim {
  * overlap, and through which paths. The caller holds the repository's claim
  * lock while it asks, so the answer stays true until it writes.
  */
-export function arbitrate(mine: readonly string[], peers: readonly PeerClaim[], opts: MatchOptions = {}): ScopeConflict[] {
+export function arbitrate(
+  mine: readonly string[],
+  peers: readonly PeerClaim[],
+  opts: MatchOptions = {},
+): ScopeConflict[] {
   const conflicts: ScopeConflict[] = [];
   for (const peer of peers) {
     const pairs = scopeOverlap(mine, peer.paths, opts);

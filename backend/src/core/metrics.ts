@@ -1,7 +1,11 @@
 import { OVERLAP_ACTIONS, REPLAN_ACTIONS, type MetricName, type SeriesName } from "@cohent/protocol";
 
 /** Guard catches that stopped a write on its paths (the others are kill-switch and intent refusals). */
-export const PATH_CATCH_KINDS: ReadonlySet<string> = new Set(["scope-conflict", "outside-scope", "git-peer-changes"]);
+export const PATH_CATCH_KINDS: ReadonlySet<string> = new Set([
+  "scope-conflict",
+  "outside-scope",
+  "git-peer-changes",
+]);
 
 export interface MetricRows {
   decisions: { createdAt: Date; action: string }[];
@@ -34,14 +38,27 @@ const DEFINITIONS = {
   injectedChars: { packet: (p: { ackedChars: number | null }) => p.ackedChars ?? 0 },
   dependencyWaits: { decision: (d: { action: string }) => +(d.action === "wait") },
   humanCommands: { command: () => 1 },
-} satisfies Record<MetricName, Partial<Record<"decision" | "catch" | "packet" | "command", (row: never) => number>>>;
+} satisfies Record<
+  MetricName,
+  Partial<Record<"decision" | "catch" | "packet" | "command", (row: never) => number>>
+>;
 
 export const METRIC_NAMES = Object.keys(DEFINITIONS) as MetricName[];
 
 /** Sums every metric into `buckets` slots; `slot` places a row by its time. One bucket gives the totals. */
-export function tally(rows: MetricRows, buckets = 1, slot: (at: Date) => number = () => 0): Record<MetricName, number[]> {
-  const out = Object.fromEntries(METRIC_NAMES.map((n) => [n, new Array<number>(buckets).fill(0)])) as Record<MetricName, number[]>;
-  const add = <R extends { createdAt: Date }>(kind: "decision" | "catch" | "packet" | "command", list: R[]) => {
+export function tally(
+  rows: MetricRows,
+  buckets = 1,
+  slot: (at: Date) => number = () => 0,
+): Record<MetricName, number[]> {
+  const out = Object.fromEntries(METRIC_NAMES.map((n) => [n, new Array<number>(buckets).fill(0)])) as Record<
+    MetricName,
+    number[]
+  >;
+  const add = <R extends { createdAt: Date }>(
+    kind: "decision" | "catch" | "packet" | "command",
+    list: R[],
+  ) => {
     for (const name of METRIC_NAMES) {
       const count = (DEFINITIONS[name] as Partial<Record<string, (row: R) => number>>)[kind];
       if (!count) continue;
@@ -60,6 +77,12 @@ export const totals = (rows: MetricRows): Record<MetricName, number> =>
 
 /** The console's series names, each one of the metrics above. */
 export const SERIES = {
-  overlaps: "potentialOverlaps", redirections: "redirections", waits: "dependencyWaits", guardCatches: "pathGuardCatches",
-  packets: "packets", packetTokens: "packetTokens", injectedChars: "injectedChars", commands: "humanCommands",
+  overlaps: "potentialOverlaps",
+  redirections: "redirections",
+  waits: "dependencyWaits",
+  guardCatches: "pathGuardCatches",
+  packets: "packets",
+  packetTokens: "packetTokens",
+  injectedChars: "injectedChars",
+  commands: "humanCommands",
 } as const satisfies Record<SeriesName, MetricName>;

@@ -13,17 +13,29 @@ const names = (r: IntentRecord) => [...r.outputs, ...r.dependsOn, ...r.deferred]
  * overlaps its own, and those linked to it by an output, dependency or
  * deferred name.
  */
-export function relatedPeers(me: Work & { record: IntentRecord }, peers: readonly Work[], named: readonly string[], opts: MatchOptions): Set<string> {
+export function relatedPeers(
+  me: Work & { record: IntentRecord },
+  peers: readonly Work[],
+  named: readonly string[],
+  opts: MatchOptions,
+): Set<string> {
   const related = new Set(named);
   const mine = new Set(names(me.record));
   for (const peer of peers) {
     if (peer.record && names(peer.record).some((n) => mine.has(n))) related.add(peer.id);
-    if (me.scope.length && peer.scope.length && scopeOverlap(me.scope, peer.scope, opts).length) related.add(peer.id);
+    if (me.scope.length && peer.scope.length && scopeOverlap(me.scope, peer.scope, opts).length)
+      related.add(peer.id);
   }
   return related;
 }
 
 /** Of the change log after a cursor: my own decisions and control commands, related peers' changes, and changes that name me. */
-export function isRelevant(e: { intentId: string; kind: string; peerIds: readonly string[] }, meId: string, related: ReadonlySet<string>): boolean {
-  return e.intentId === meId ? e.kind === "decision" || e.kind === "control" : related.has(e.intentId) || e.peerIds.includes(meId);
+export function isRelevant(
+  e: { intentId: string; kind: string; peerIds: readonly string[] },
+  meId: string,
+  related: ReadonlySet<string>,
+): boolean {
+  return e.intentId === meId
+    ? e.kind === "decision" || e.kind === "control"
+    : related.has(e.intentId) || e.peerIds.includes(meId);
 }

@@ -48,8 +48,12 @@ function fold(record: IntentRecord): Folded {
   if (!f) {
     const set = (names: readonly string[]) => new Set(names.map(key));
     f = {
-      components: set(record.components), dependsOn: set(record.dependsOn), deferred: set(record.deferred),
-      outputs: set(record.outputs), requires: set(record.requires), capabilities: set(record.capabilities),
+      components: set(record.components),
+      dependsOn: set(record.dependsOn),
+      deferred: set(record.deferred),
+      outputs: set(record.outputs),
+      requires: set(record.requires),
+      capabilities: set(record.capabilities),
     };
     folded.set(record, f);
   }
@@ -64,7 +68,12 @@ function shared(a: Set<string>, b: Set<string>): string[] {
 
 /** "Build  sign-in states." and "build sign-in states" are the same objective. */
 export function sameObjective(a: string, b: string): boolean {
-  const norm = (s: string) => s.toLowerCase().replace(/\s+/g, " ").replace(/[.!?;:,\s]+$/, "").trim();
+  const norm = (s: string) =>
+    s
+      .toLowerCase()
+      .replace(/\s+/g, " ")
+      .replace(/[.!?;:,\s]+$/, "")
+      .trim();
   return norm(a) === norm(b);
 }
 
@@ -77,7 +86,10 @@ function byAge(a: ResolverIntent, b: ResolverIntent): number {
 }
 
 type Match = { peer: ResolverIntent; names: string[] };
-type Rule = (me: ResolverIntent & { record: IntentRecord }, peer: ResolverIntent & { record: IntentRecord }) => string[] | null;
+type Rule = (
+  me: ResolverIntent & { record: IntentRecord },
+  peer: ResolverIntent & { record: IntentRecord },
+) => string[] | null;
 
 /** 1. An active output named in dependsOn. */
 export const waitRule: Rule = (me, peer) => {
@@ -132,18 +144,26 @@ const RULES: { rule: Resolution["rule"]; action: Action; match: Rule }[] = [
 ];
 
 /** At most three ids in a reason; the decision's peerIds carry them all. */
-const listIds = (ids: readonly string[]) => (ids.length > 3 ? `${ids.slice(0, 3).join(", ")} and ${ids.length - 3} more` : ids.join(", "));
+const listIds = (ids: readonly string[]) =>
+  ids.length > 3 ? `${ids.slice(0, 3).join(", ")} and ${ids.length - 3} more` : ids.join(", ");
 
 /** The reason: the action, its one guidance text (protocol/actions), and what matched with whom. */
 function reasonOf(rule: Resolution["rule"], action: Action, names = "", peers = ""): string {
-  if (rule === "completed-dependency") return `Proceed: ${names} was completed by ${peers}; its completed state is attached.`;
+  if (rule === "completed-dependency")
+    return `Proceed: ${names} was completed by ${peers}; its completed state is attached.`;
   const head = `${action[0]!.toUpperCase()}${action.slice(1)}: ${GUIDANCE[action]}`;
   return peers ? `${head} (${names}: ${peers})` : head;
 }
 
 export function resolve(me: ResolverIntent, others: readonly ResolverIntent[]): Resolution {
   if (!me.record) {
-    return { action: "plan", rule: "no-intent", peerIds: [], names: [], reason: reasonOf("no-intent", "plan") };
+    return {
+      action: "plan",
+      rule: "no-intent",
+      peerIds: [],
+      names: [],
+      reason: reasonOf("no-intent", "plan"),
+    };
   }
   const self = me as ResolverIntent & { record: IntentRecord };
   const peers = others
@@ -158,7 +178,13 @@ export function resolve(me: ResolverIntent, others: readonly ResolverIntent[]): 
     if (matches.length === 0) continue;
     const names = [...new Set(matches.flatMap((m) => m.names))];
     const peerIds = matches.map((m) => m.peer.id);
-    return { action, rule, peerIds, names, reason: reasonOf(rule, action, names.map((n) => `"${n}"`).join(", "), listIds(peerIds)) };
+    return {
+      action,
+      rule,
+      peerIds,
+      names,
+      reason: reasonOf(rule, action, names.map((n) => `"${n}"`).join(", "), listIds(peerIds)),
+    };
   }
   return { action: "proceed", rule: "none", peerIds: [], names: [], reason: reasonOf("none", "proceed") };
 }

@@ -33,7 +33,11 @@ export function agentRoutes(deps: Deps): Router {
   const authenticated = async (ctx: Context, next: Next) => {
     const caller = await authenticate(deps, ctx.get("authorization"), ctx.get("x-cohent-session"));
     const agent = ctx.get("x-cohent-agent");
-    if (agent && !AgentHeader.safeParse(agent).success) throw new CohentError("INVALID_INPUT", "x-cohent-agent takes letters, digits and . _ : - (at most 128).");
+    if (agent && !AgentHeader.safeParse(agent).success)
+      throw new CohentError(
+        "INVALID_INPUT",
+        "x-cohent-agent takes letters, digits and . _ : - (at most 128).",
+      );
     ctx.state.caller = agent ? { ...caller, agentId: agent } : caller;
     ctx.state.meta = { session: sessionMeta(deps, caller) };
     await next();

@@ -1,5 +1,12 @@
 import type { Context, Next } from "koa";
-import { CohentError, COHENT_VERSION, failure, MIN_ADAPTER_VERSION, success, toCohentError } from "@cohent/protocol";
+import {
+  CohentError,
+  COHENT_VERSION,
+  failure,
+  MIN_ADAPTER_VERSION,
+  success,
+  toCohentError,
+} from "@cohent/protocol";
 import type { Deps } from "../operations/deps.js";
 import { isDatabaseUnavailable } from "./unavailable.js";
 

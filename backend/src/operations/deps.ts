@@ -15,7 +15,15 @@ export interface Deps {
 export interface Caller {
   repo: Pick<Repo, "id" | "name" | "goal" | "caseInsensitive">;
   token: { id: string; person: string; client: string | null };
-  session: { id: string; key: string; client: string | null; model: string | null; control: Control; controlReason: string | null; lastSeenAt: Date };
+  session: {
+    id: string;
+    key: string;
+    client: string | null;
+    model: string | null;
+    control: Control;
+    controlReason: string | null;
+    lastSeenAt: Date;
+  };
   /** The sub-agent this call is for (x-cohent-agent); its work is the session's, tagged where it is recorded. */
   agentId?: string | null;
 }

@@ -27,11 +27,15 @@ export const CHANNEL = "cohent_changes";
 export const PROBE_MS = 50;
 export const BACKSTOP_MS = 2_000;
 
-export const encodeHint = (repoId: string, kinds: Iterable<ChangeKind>) => `${[...kinds].join(",")}|${repoId}`;
+export const encodeHint = (repoId: string, kinds: Iterable<ChangeKind>) =>
+  `${[...kinds].join(",")}|${repoId}`;
 export function decodeHint(payload: string): { repoId: string; kinds: ChangeKind[] } | null {
   const bar = payload.indexOf("|");
   if (bar < 0) return null;
-  const kinds = payload.slice(0, bar).split(",").filter((k): k is ChangeKind => (CHANGE_KINDS as readonly string[]).includes(k));
+  const kinds = payload
+    .slice(0, bar)
+    .split(",")
+    .filter((k): k is ChangeKind => (CHANGE_KINDS as readonly string[]).includes(k));
   return { repoId: payload.slice(bar + 1), kinds: kinds.length ? kinds : [...CHANGE_KINDS] };
 }
 
@@ -66,7 +70,10 @@ export interface Changes {
   close(): Promise<void>;
 }
 
-export async function createChanges(source: ChangeSource, opts: { probeMs?: number; backstopMs?: number } = {}): Promise<Changes> {
+export async function createChanges(
+  source: ChangeSource,
+  opts: { probeMs?: number; backstopMs?: number } = {},
+): Promise<Changes> {
   let tick = 1;
   let everythingAt = 0;
   const changedAt = new Map<string, number>(); // `${kind}|${repoId}` -> tick
@@ -188,13 +195,10 @@ export async function createChanges(source: ChangeSource, opts: { probeMs?: numb
   prober.unref();
   const backstop = setInterval(bumpAll, opts.backstopMs ?? BACKSTOP_MS);
   backstop.unref();
-  const stopListening = await source.listen?.(
-    (payload) => {
-      const hint = decodeHint(payload);
-      if (hint) bumpRepo(hint.repoId, hint.kinds);
-      else bumpAll();
-    },
-    bumpAll,
-  );
+  const stopListening = await source.listen?.((payload) => {
+    const hint = decodeHint(payload);
+    if (hint) bumpRepo(hint.repoId, hint.kinds);
+    else bumpAll();
+  }, bumpAll);
   return changes;
 }

@@ -18,8 +18,23 @@ export const claims = (c: PrismaTx) => ({
     ).map(toPeerClaim),
   /** Intents whose claim outlived their session's lease. */
   expired: async (repoId: string, cutoff: Date) =>
-    (await c.claim.findMany({ where: { repoId, intent: { session: { lastSeenAt: { lt: cutoff } } } }, select: { intentId: true } })).map((r) => r.intentId),
-  set: async ({ intentId, repoId, paths, at }: { intentId: string; repoId: string; paths: string[]; at: Date }) => {
+    (
+      await c.claim.findMany({
+        where: { repoId, intent: { session: { lastSeenAt: { lt: cutoff } } } },
+        select: { intentId: true },
+      })
+    ).map((r) => r.intentId),
+  set: async ({
+    intentId,
+    repoId,
+    paths,
+    at,
+  }: {
+    intentId: string;
+    repoId: string;
+    paths: string[];
+    at: Date;
+  }) => {
     const data = { paths: json(paths), updatedAt: at };
     await c.claim.upsert({ where: { intentId }, create: { intentId, repoId, ...data }, update: data });
   },

@@ -67,7 +67,9 @@ function sqliteSide(file: string): Database.Database {
 
 function pgSource(url: string, prisma: Prisma): ChangeSource {
   return {
-    latestSeq: async (repoId) => (await prisma.event.findFirst({ where: { repoId }, orderBy: { seq: "desc" }, select: { seq: true } }))?.seq ?? 0,
+    latestSeq: async (repoId) =>
+      (await prisma.event.findFirst({ where: { repoId }, orderBy: { seq: "desc" }, select: { seq: true } }))
+        ?.seq ?? 0,
     listen: async (hint, lost) => {
       let client: pg.Client | null = null;
       let stopped = false;
@@ -124,7 +126,9 @@ export async function openDb(url: string): Promise<Db> {
     await prisma.$executeRawUnsafe("PRAGMA synchronous = NORMAL");
     connection = () => (factory.connection?.open ? factory.connection : null);
     const s = (side = sqliteSide(file));
-    const latest = s.prepare<[string], { seq: number | null }>(`SELECT MAX("seq") AS seq FROM "Event" WHERE "repoId" = ?`);
+    const latest = s.prepare<[string], { seq: number | null }>(
+      `SELECT MAX("seq") AS seq FROM "Event" WHERE "repoId" = ?`,
+    );
     let version: unknown = null;
     source = {
       latestSeq: async (repoId) => Number(latest.get(repoId)?.seq ?? 0),

@@ -46,7 +46,10 @@ export function hotOverrides(db: Db): Overrides {
   const tokenCache = bounded<string, { row: TokenRow; stamp: number }>();
   const sessionCache = bounded<string, { row: SessionRow; stamp: number; writtenAt: number }>();
   const ownerCache = bounded<string, { repoId: string; sessionId: string }>();
-  const tailCache = bounded<string, { stamp: number; tail: Awaited<ReturnType<ReturnType<typeof journal>["tailAfter"]>> }>();
+  const tailCache = bounded<
+    string,
+    { stamp: number; tail: Awaited<ReturnType<ReturnType<typeof journal>["tailAfter"]>> }
+  >();
   // Inside a transaction on SQLite: prepared statements on Prisma's own connection (store/sqlite-fast).
   const prepared = new WeakMap<object, SqliteStatements>();
   const fast = (): SqliteStatements | null => {
@@ -56,10 +59,17 @@ export function hotOverrides(db: Db): Overrides {
     if (!s) prepared.set(conn, (s = sqliteStatements(conn)));
     return s;
   };
-  const namedCache = bounded<string, { stamp: number; named: { named: string[]; oldestSeen: Date | null } }>();
+  const namedCache = bounded<
+    string,
+    { stamp: number; named: { named: string[]; oldestSeen: Date | null } }
+  >();
 
   /** What a repository answers on handle `c`: the cached reads outside a transaction, the prepared statements inside one (SQLite), else itself. */
-  const on = <R>(c: PrismaTx, base: R, ways: { cached?: () => R; prepared?: (s: SqliteStatements) => R }): R => {
+  const on = <R>(
+    c: PrismaTx,
+    base: R,
+    ways: { cached?: () => R; prepared?: (s: SqliteStatements) => R },
+  ): R => {
     if (outside(c)) return ways.cached?.() ?? base;
     const s = ways.prepared ? fast() : null;
     return s && ways.prepared ? ways.prepared(s) : base;
@@ -106,7 +116,12 @@ export function hotOverrides(db: Db): Overrides {
             const at = s.at.getTime();
             const held = sessionCache.get(key);
             const stamp = changes.stamp(s.repoId, "control");
-            if (held && held.stamp === stamp && at >= held.writtenAt && at - held.writtenAt < (s.renewEveryMs ?? 0)) {
+            if (
+              held &&
+              held.stamp === stamp &&
+              at >= held.writtenAt &&
+              at - held.writtenAt < (s.renewEveryMs ?? 0)
+            ) {
               return { ...held.row, lastSeenAt: s.at };
             }
             const row = await base.renew(s);
@@ -170,7 +185,8 @@ export function hotOverrides(db: Db): Overrides {
               await lock(e.repoId);
               return (appended = j.addEvent({ ...e, peerIds: e.peerIds ?? [] }));
             },
-            latestSeq: async (repoId: string) => (appended && locked === repoId ? appended : j.latestSeq(repoId)),
+            latestSeq: async (repoId: string) =>
+              appended && locked === repoId ? appended : j.latestSeq(repoId),
             lastDecision: async (intentId: string) => j.lastDecision(intentId),
             addDecision: async (d: Parameters<typeof base.addDecision>[0]) => j.addDecision(d),
             addPacket: async (p: Parameters<typeof base.addPacket>[0]) => j.addPacket(p),

@@ -46,8 +46,12 @@ export interface Store extends Tx {
  * NOTIFY per repository, delivered at its commit, to the other instances).
  */
 export function createStore(db: Db, overrides: Overrides = {}): Store {
-  const factories = { ...CONCERNS, ...hotOverrides(db), ...overrides } as Record<string, (c: PrismaTx, touch: Touch) => unknown>;
-  const bind = (c: PrismaTx, touch: Touch) => Object.fromEntries(Object.entries(factories).map(([k, make]) => [k, make(c, touch)])) as Tx;
+  const factories = { ...CONCERNS, ...hotOverrides(db), ...overrides } as Record<
+    string,
+    (c: PrismaTx, touch: Touch) => unknown
+  >;
+  const bind = (c: PrismaTx, touch: Touch) =>
+    Object.fromEntries(Object.entries(factories).map(([k, make]) => [k, make(c, touch)])) as Tx;
   // Outside a transaction each statement commits on its own.
   const direct: Touch = (repoId, kind) => db.changes.committed(repoId, [kind]);
   return {
@@ -63,7 +67,8 @@ export function createStore(db: Db, overrides: Overrides = {}): Store {
       const result = await db.tx(async (c) => {
         const out = await fn(bind(c, touch));
         if (db.provider === "postgres") {
-          for (const [repoId, kinds] of touched) await c.$executeRawUnsafe(`SELECT pg_notify('${CHANNEL}', $1)`, encodeHint(repoId, kinds));
+          for (const [repoId, kinds] of touched)
+            await c.$executeRawUnsafe(`SELECT pg_notify('${CHANNEL}', $1)`, encodeHint(repoId, kinds));
         }
         return out;
       });

@@ -7,7 +7,8 @@ const oldestFirst = [{ createdAt: "asc" as const }, { id: "asc" as const }];
 
 /** Work intents (decoded, with their claim, last checkpoint and session liveness) and their checkpoints. */
 export const intents = (c: PrismaTx, _touch?: unknown) => {
-  const many = async (args: Omit<FindMany, "include" | "select">) => (await c.intent.findMany({ ...args, include: intentInclude })).map(toIntent);
+  const many = async (args: Omit<FindMany, "include" | "select">) =>
+    (await c.intent.findMany({ ...args, include: intentInclude })).map(toIntent);
   return {
     get: async (id: string) => {
       const row = await c.intent.findUnique({ where: { id }, include: intentInclude });
@@ -15,47 +16,137 @@ export const intents = (c: PrismaTx, _touch?: unknown) => {
     },
     /** The intent's own row, without relations or decoding: what ownership checks and plain writes need. */
     head: async (id: string) => {
-      const row = await c.intent.findUnique({ where: { id }, select: { id: true, repoId: true, sessionId: true, state: true, closedAt: true, lastAction: true } });
+      const row = await c.intent.findUnique({
+        where: { id },
+        select: { id: true, repoId: true, sessionId: true, state: true, closedAt: true, lastAction: true },
+      });
       return row && { ...row, lastAction: row.lastAction as Action };
     },
     /** Only where it lives and whose it is: the poll's cheap path. */
-    owner: async (id: string) => await c.intent.findUnique({ where: { id }, select: { repoId: true, sessionId: true } }),
+    owner: async (id: string) =>
+      await c.intent.findUnique({ where: { id }, select: { repoId: true, sessionId: true } }),
     openIdsOfSession: async (sessionId: string) =>
-      (await c.intent.findMany({ where: { sessionId, closedAt: null }, select: { id: true } })).map((r) => r.id),
-    latestOpenOfSession: async (sessionId: string) => (await many({ where: { sessionId, closedAt: null }, orderBy: { createdAt: "desc" }, take: 1 }))[0] ?? null,
+      (await c.intent.findMany({ where: { sessionId, closedAt: null }, select: { id: true } })).map(
+        (r) => r.id,
+      ),
+    latestOpenOfSession: async (sessionId: string) =>
+      (await many({ where: { sessionId, closedAt: null }, orderBy: { createdAt: "desc" }, take: 1 }))[0] ??
+      null,
     /** Open intents whose session was seen at or after `cutoff`: the repository's active work, oldest first. */
-    active: (repoId: string, cutoff: Date) => many({ where: { repoId, closedAt: null, session: { lastSeenAt: { gte: cutoff } } }, orderBy: oldestFirst }),
+    active: (repoId: string, cutoff: Date) =>
+      many({
+        where: { repoId, closedAt: null, session: { lastSeenAt: { gte: cutoff } } },
+        orderBy: oldestFirst,
+      }),
     /** Every open intent, live or not, oldest first. */
     open: (repoId: string) => many({ where: { repoId, closedAt: null }, orderBy: oldestFirst }),
-    openOfToken: (repoId: string, tokenId: string) => many({ where: { repoId, closedAt: null, session: { tokenId } }, orderBy: { createdAt: "asc" } }),
-    completed: (repoId: string, take: number) => many({ where: { repoId, state: "completed" }, orderBy: { closedAt: "desc" }, take }),
+    openOfToken: (repoId: string, tokenId: string) =>
+      many({ where: { repoId, closedAt: null, session: { tokenId } }, orderBy: { createdAt: "asc" } }),
+    completed: (repoId: string, take: number) =>
+      many({ where: { repoId, state: "completed" }, orderBy: { closedAt: "desc" }, take }),
     byIds: async (ids: string[]) => (ids.length ? many({ where: { id: { in: ids } } }) : []),
     parties: async (ids: string[]) =>
-      ids.length ? (await c.intent.findMany({ where: { id: { in: ids } }, select: { id: true, person: true, client: true, model: true, record: true } })).map(toParty) : [],
+      ids.length
+        ? (
+            await c.intent.findMany({
+              where: { id: { in: ids } },
+              select: { id: true, person: true, client: true, model: true, record: true },
+            })
+          ).map(toParty)
+        : [],
     /** The peers the intent's last decision named, and the oldest lease renewal among those not completed (null: none). */
     namedPeers: async (intentId: string, repoId: string) => {
-      const last = await c.decision.findFirst({ where: { intentId, repoId }, orderBy: { createdAt: "desc" }, select: { peerIds: true } });
+      const last = await c.decision.findFirst({
+        where: { intentId, repoId },
+        orderBy: { createdAt: "desc" },
+        select: { peerIds: true },
+      });
       const named = list(last?.peerIds);
       if (!named.length) return { named, oldestSeen: null };
-      const seen = await c.session.aggregate({ where: { intents: { some: { id: { in: named }, state: { not: "completed" } } } }, _min: { lastSeenAt: true } });
+      const seen = await c.session.aggregate({
+        where: { intents: { some: { id: { in: named }, state: { not: "completed" } } } },
+        _min: { lastSeenAt: true },
+      });
       return { named, oldestSeen: seen._min.lastSeenAt };
     },
     /** How many of these unfinished intents belong to sessions last seen before `cutoff`. */
     countLapsed: (ids: string[], cutoff: Date) =>
-      c.intent.count({ where: { id: { in: ids }, state: { not: "completed" }, session: { lastSeenAt: { lt: cutoff } } } }),
-    create: async ({ at, promptPaths, ...i }: { id: string; repoId: string; sessionId: string; person: string; client: string | null; model: string | null; prompt: string; promptPaths: string[]; at: Date }) => {
+      c.intent.count({
+        where: { id: { in: ids }, state: { not: "completed" }, session: { lastSeenAt: { lt: cutoff } } },
+      }),
+    create: async ({
+      at,
+      promptPaths,
+      ...i
+    }: {
+      id: string;
+      repoId: string;
+      sessionId: string;
+      person: string;
+      client: string | null;
+      model: string | null;
+      prompt: string;
+      promptPaths: string[];
+      at: Date;
+    }) => {
       await c.intent.create({ data: { ...i, promptPaths: json(promptPaths), createdAt: at, updatedAt: at } });
     },
-    update: async (id: string, { record, usage, ...rest }: { record?: IntentRecord; usage?: Usage; state?: string; lastAction?: string; updatedAt?: Date; closedAt?: Date }) => {
-      await c.intent.update({ where: { id }, data: { ...rest, ...(record ? { record: json(record) } : {}), ...(usage ? { usage: json(usage) } : {}) } });
+    update: async (
+      id: string,
+      {
+        record,
+        usage,
+        ...rest
+      }: {
+        record?: IntentRecord;
+        usage?: Usage;
+        state?: string;
+        lastAction?: string;
+        updatedAt?: Date;
+        closedAt?: Date;
+      },
+    ) => {
+      await c.intent.update({
+        where: { id },
+        data: {
+          ...rest,
+          ...(record ? { record: json(record) } : {}),
+          ...(usage ? { usage: json(usage) } : {}),
+        },
+      });
     },
-    addCheckpoint: async ({ at, paths, commit, source, ...cp }: { id: string; intentId: string; status: string; summary: string; paths: string[] | null; source: string; commit?: string | null; at: Date }) => {
-      await c.checkpoint.create({ data: { ...cp, source: commit ? commitSource(commit) : source, paths: paths ? json(paths) : null, createdAt: at } });
+    addCheckpoint: async ({
+      at,
+      paths,
+      commit,
+      source,
+      ...cp
+    }: {
+      id: string;
+      intentId: string;
+      status: string;
+      summary: string;
+      paths: string[] | null;
+      source: string;
+      commit?: string | null;
+      at: Date;
+    }) => {
+      await c.checkpoint.create({
+        data: {
+          ...cp,
+          source: commit ? commitSource(commit) : source,
+          paths: paths ? json(paths) : null,
+          createdAt: at,
+        },
+      });
     },
     /** The commits recorded for these intents, oldest first, by intent. */
     commits: async (ids: string[]) => {
       const rows = ids.length
-        ? await c.checkpoint.findMany({ where: { intentId: { in: ids }, source: { startsWith: "commit:" } }, orderBy: oldestFirst })
+        ? await c.checkpoint.findMany({
+            where: { intentId: { in: ids }, source: { startsWith: "commit:" } },
+            orderBy: oldestFirst,
+          })
         : [];
       const out = new Map<string, ReturnType<typeof toCommit>[]>();
       for (const k of rows) out.set(k.intentId, [...(out.get(k.intentId) ?? []), toCommit(k)]);

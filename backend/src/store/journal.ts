@@ -25,38 +25,124 @@ export const journal = (c: PrismaTx, touch: Touch = () => {}) => {
   return {
     lock,
     /** Appends to the change log (under the lock); the event's sequence number is the cursor. */
-    addEvent: async ({ at, peerIds, summary, ...e }: { repoId: string; intentId: string; kind: string; summary: string; peerIds?: string[]; at: Date }) => {
+    addEvent: async ({
+      at,
+      peerIds,
+      summary,
+      ...e
+    }: {
+      repoId: string;
+      intentId: string;
+      kind: string;
+      summary: string;
+      peerIds?: string[];
+      at: Date;
+    }) => {
       await lock(e.repoId);
-      const row = await c.event.create({ data: { ...e, summary: summary.slice(0, 500), peerIds: json(peerIds ?? []), createdAt: at }, select: { seq: true } });
+      const row = await c.event.create({
+        data: { ...e, summary: summary.slice(0, 500), peerIds: json(peerIds ?? []), createdAt: at },
+        select: { seq: true },
+      });
       appended = { repoId: e.repoId, seq: row.seq };
       return row.seq;
     },
     // Under the lock, the event this transaction appended last is the repository's latest: no re-read.
-    latestSeq: async (repoId: string) => appended?.repoId === repoId ? appended.seq : (await c.event.findFirst({ where: { repoId }, orderBy: { seq: "desc" }, select: { seq: true } }))?.seq ?? 0,
+    latestSeq: async (repoId: string) =>
+      appended?.repoId === repoId
+        ? appended.seq
+        : ((await c.event.findFirst({ where: { repoId }, orderBy: { seq: "desc" }, select: { seq: true } }))
+            ?.seq ?? 0),
     /** The change log after `after`, without summaries, at most `take`: what the poll's quick path inspects. */
     tailAfter: async (repoId: string, after: number, take: number) =>
-      (await c.event.findMany({ where: { repoId, seq: { gt: after } }, orderBy: { seq: "asc" }, take, select: { seq: true, intentId: true, kind: true, peerIds: true, summary: true } }))
-        .map((e) => ({ ...e, peerIds: list(e.peerIds) })),
-    hasEventAfter: async (repoId: string, seq: number) => !!(await c.event.findFirst({ where: { repoId, seq: { gt: seq } }, select: { seq: true } })),
+      (
+        await c.event.findMany({
+          where: { repoId, seq: { gt: after } },
+          orderBy: { seq: "asc" },
+          take,
+          select: { seq: true, intentId: true, kind: true, peerIds: true, summary: true },
+        })
+      ).map((e) => ({ ...e, peerIds: list(e.peerIds) })),
+    hasEventAfter: async (repoId: string, seq: number) =>
+      !!(await c.event.findFirst({ where: { repoId, seq: { gt: seq } }, select: { seq: true } })),
     eventsAfter: async (repoId: string, seq: number, take: number) =>
-      (await c.event.findMany({ where: { repoId, seq: { gt: seq } }, orderBy: { seq: "asc" }, take })).map((e) => ({ ...e, peerIds: list(e.peerIds) })),
+      (await c.event.findMany({ where: { repoId, seq: { gt: seq } }, orderBy: { seq: "asc" }, take })).map(
+        (e) => ({ ...e, peerIds: list(e.peerIds) }),
+      ),
     lastDecision: async (intentId: string) => {
       const row = await c.decision.findFirst({ where: { intentId }, orderBy: { createdAt: "desc" } });
       return row && toDecision(row);
     },
-    addDecision: async ({ at, peerIds, ...d }: { id: string; repoId: string; intentId: string; action: Action; peerIds: string[]; reason: string; at: Date }) =>
-      toDecision(await c.decision.create({ data: { ...d, peerIds: json(peerIds), createdAt: at } })),
-    addPacket: async ({ at, peerIds, ...p }: { id: string; repoId: string; intentId: string; sessionId: string; kind: string; action: string; cursor: number; chars: number; tokens: number; peerIds: string[]; at: Date }) => {
+    addDecision: async ({
+      at,
+      peerIds,
+      ...d
+    }: {
+      id: string;
+      repoId: string;
+      intentId: string;
+      action: Action;
+      peerIds: string[];
+      reason: string;
+      at: Date;
+    }) => toDecision(await c.decision.create({ data: { ...d, peerIds: json(peerIds), createdAt: at } })),
+    addPacket: async ({
+      at,
+      peerIds,
+      ...p
+    }: {
+      id: string;
+      repoId: string;
+      intentId: string;
+      sessionId: string;
+      kind: string;
+      action: string;
+      cursor: number;
+      chars: number;
+      tokens: number;
+      peerIds: string[];
+      at: Date;
+    }) => {
       await c.packet.create({ data: { ...p, peerIds: json(peerIds), createdAt: at } });
     },
     /** Records the characters injected, once; "missing" when the session has no such packet. */
-    ackPacket: async ({ id, sessionId, chars, at }: { id: string; sessionId: string; chars: number; at: Date }) => {
-      const updated = await c.packet.updateMany({ where: { id, sessionId, ackedAt: null }, data: { ackedChars: chars, ackedAt: at } });
+    ackPacket: async ({
+      id,
+      sessionId,
+      chars,
+      at,
+    }: {
+      id: string;
+      sessionId: string;
+      chars: number;
+      at: Date;
+    }) => {
+      const updated = await c.packet.updateMany({
+        where: { id, sessionId, ackedAt: null },
+        data: { ackedChars: chars, ackedAt: at },
+      });
       if (updated.count === 1) return "acked";
-      return (await c.packet.findFirst({ where: { id, sessionId }, select: { id: true } })) ? "already" : "missing";
+      return (await c.packet.findFirst({ where: { id, sessionId }, select: { id: true } }))
+        ? "already"
+        : "missing";
     },
-    addGuardCatch: async ({ at, paths, peerIds, ...g }: { id: string; repoId: string; intentId: string; agentId: string | null; kind: string; paths: string[]; peerIds: string[]; at: Date }) => {
-      await c.guardCatch.create({ data: { ...g, paths: json(paths), peerIds: json(peerIds), createdAt: at } });
+    addGuardCatch: async ({
+      at,
+      paths,
+      peerIds,
+      ...g
+    }: {
+      id: string;
+      repoId: string;
+      intentId: string;
+      agentId: string | null;
+      kind: string;
+      paths: string[];
+      peerIds: string[];
+      at: Date;
+    }) => {
+      await c.guardCatch.create({
+        data: { ...g, paths: json(paths), peerIds: json(peerIds), createdAt: at },
+      });
     },
   };
 };

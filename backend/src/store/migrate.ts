@@ -73,19 +73,23 @@ function migrateSqlite(url: string, migrations: Migration[]): string[] {
     db.pragma("journal_mode = WAL");
     db.exec(SQLITE_TABLE);
     // IMMEDIATE takes the write lock first, so two starting processes cannot both apply.
-    return db.transaction(() => {
-      const rows = db
-        .prepare(`SELECT migration_name, checksum FROM "_prisma_migrations" WHERE rolled_back_at IS NULL AND finished_at IS NOT NULL`)
-        .all() as { migration_name: string; checksum: string }[];
-      const pending = checkApplied(new Map(rows.map((r) => [r.migration_name, r.checksum])), migrations);
-      for (const m of pending) {
-        db.exec(m.sql);
-        db.prepare(
-          `INSERT INTO "_prisma_migrations" (id, checksum, finished_at, migration_name, applied_steps_count, started_at) VALUES (?, ?, ?, ?, 1, ?)`,
-        ).run(randomUUID(), m.checksum, Date.now(), m.name, Date.now());
-      }
-      return pending.map((m) => m.name);
-    }).immediate();
+    return db
+      .transaction(() => {
+        const rows = db
+          .prepare(
+            `SELECT migration_name, checksum FROM "_prisma_migrations" WHERE rolled_back_at IS NULL AND finished_at IS NOT NULL`,
+          )
+          .all() as { migration_name: string; checksum: string }[];
+        const pending = checkApplied(new Map(rows.map((r) => [r.migration_name, r.checksum])), migrations);
+        for (const m of pending) {
+          db.exec(m.sql);
+          db.prepare(
+            `INSERT INTO "_prisma_migrations" (id, checksum, finished_at, migration_name, applied_steps_count, started_at) VALUES (?, ?, ?, ?, 1, ?)`,
+          ).run(randomUUID(), m.checksum, Date.now(), m.name, Date.now());
+        }
+        return pending.map((m) => m.name);
+      })
+      .immediate();
   } finally {
     db.close();
   }

@@ -3,7 +3,8 @@ import type { PeerClaim } from "../core/arbitrate.js";
 import type { Prisma } from "../generated/sqlite/client.js";
 
 // JSON-in-text columns are decoded here, once; nothing outside the store sees their text.
-export const list = (text: string | null | undefined): string[] => (text ? (JSON.parse(text) as string[]) : []);
+export const list = (text: string | null | undefined): string[] =>
+  text ? (JSON.parse(text) as string[]) : [];
 /**
  * Records parsed once per distinct text: every resolve loads every active
  * intent's record, and the resolver folds each record object once (its
@@ -25,9 +26,13 @@ export const json = (value: unknown): string => JSON.stringify(value);
  * holds "commit:<hash>" there (no column of its own: no migration).
  */
 export const commitSource = (hash: string): string => `commit:${hash}`;
-export const commitOf = (source: string | null | undefined): string | null => (source?.startsWith("commit:") ? source.slice(7) : null);
+export const commitOf = (source: string | null | undefined): string | null =>
+  source?.startsWith("commit:") ? source.slice(7) : null;
 export const toCommit = (k: { source: string; paths: string | null; summary: string; createdAt: Date }) => ({
-  hash: commitOf(k.source) ?? "", paths: list(k.paths), summary: k.summary, at: k.createdAt.toISOString(),
+  hash: commitOf(k.source) ?? "",
+  paths: list(k.paths),
+  summary: k.summary,
+  at: k.createdAt.toISOString(),
 });
 
 export const intentInclude = {
@@ -40,9 +45,21 @@ export const intentInclude = {
 export function toIntent(r: Prisma.IntentGetPayload<{ include: typeof intentInclude }>) {
   const cp = r.checkpoints[0];
   return {
-    id: r.id, repoId: r.repoId, sessionId: r.sessionId, person: r.person, client: r.client, model: r.model, prompt: r.prompt,
-    promptPaths: list(r.promptPaths), record: recordOf(r.record), state: r.state, lastAction: r.lastAction as Action,
-    createdAt: r.createdAt, updatedAt: r.updatedAt, closedAt: r.closedAt, scope: list(r.claim?.paths), // the paths it claims now
+    id: r.id,
+    repoId: r.repoId,
+    sessionId: r.sessionId,
+    person: r.person,
+    client: r.client,
+    model: r.model,
+    prompt: r.prompt,
+    promptPaths: list(r.promptPaths),
+    record: recordOf(r.record),
+    state: r.state,
+    lastAction: r.lastAction as Action,
+    createdAt: r.createdAt,
+    updatedAt: r.updatedAt,
+    closedAt: r.closedAt,
+    scope: list(r.claim?.paths), // the paths it claims now
     lastCheckpoint: cp ? { status: cp.status, summary: cp.summary, at: cp.createdAt.toISOString() } : null,
     session: { ...r.session, control: r.session.control as Control },
   };
@@ -50,14 +67,43 @@ export function toIntent(r: Prisma.IntentGetPayload<{ include: typeof intentIncl
 
 export type IntentRow = ReturnType<typeof toIntent>;
 
-export function toDecision(r: { id: string; intentId: string; action: string; peerIds: string; reason: string; createdAt: Date }): Decision {
-  return { id: r.id, intentId: r.intentId, action: r.action as Action, peerIds: list(r.peerIds), reason: r.reason, at: r.createdAt.toISOString() };
+export function toDecision(r: {
+  id: string;
+  intentId: string;
+  action: string;
+  peerIds: string;
+  reason: string;
+  createdAt: Date;
+}): Decision {
+  return {
+    id: r.id,
+    intentId: r.intentId,
+    action: r.action as Action,
+    peerIds: list(r.peerIds),
+    reason: r.reason,
+    at: r.createdAt.toISOString(),
+  };
 }
 
 /** Who an intent is, for conflict and overview texts. */
-export const toParty = (r: { id: string; person: string; client: string | null; model: string | null; record: string | null }): Party => ({
-  intentId: r.id, person: r.person, client: r.client, model: r.model, objective: recordOf(r.record)?.objective ?? null,
+export const toParty = (r: {
+  id: string;
+  person: string;
+  client: string | null;
+  model: string | null;
+  record: string | null;
+}): Party => ({
+  intentId: r.id,
+  person: r.person,
+  client: r.client,
+  model: r.model,
+  objective: recordOf(r.record)?.objective ?? null,
 });
-export const toPeerClaim = (c: { intentId: string; paths: string; intent: { person: string; client: string | null; model: string | null; record: string | null } }): PeerClaim => ({
-  ...toParty({ id: c.intentId, ...c.intent }), paths: list(c.paths),
+export const toPeerClaim = (c: {
+  intentId: string;
+  paths: string;
+  intent: { person: string; client: string | null; model: string | null; record: string | null };
+}): PeerClaim => ({
+  ...toParty({ id: c.intentId, ...c.intent }),
+  paths: list(c.paths),
 });

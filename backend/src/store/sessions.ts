@@ -6,12 +6,26 @@ const asSession = <T extends { control: string }>(r: T) => ({ ...r, control: r.c
 
 /** Agent tokens, stored as the hashes of their secrets. */
 export const tokens = (c: PrismaTx, touch: Touch = () => {}) => ({
-  byHash: async (tokenHash: string) => await c.agentToken.findUnique({ where: { tokenHash }, include: { repo: true } }),
+  byHash: async (tokenHash: string) =>
+    await c.agentToken.findUnique({ where: { tokenHash }, include: { repo: true } }),
   get: async (id: string) => {
-    const row = await c.agentToken.findUnique({ where: { id }, include: { repo: { select: { name: true } } } });
+    const row = await c.agentToken.findUnique({
+      where: { id },
+      include: { repo: { select: { name: true } } },
+    });
     return row && { ...row, repoName: row.repo.name };
   },
-  create: async ({ at, ...t }: { id: string; repoId: string; person: string; client: string | null; tokenHash: string; at: Date }) => {
+  create: async ({
+    at,
+    ...t
+  }: {
+    id: string;
+    repoId: string;
+    person: string;
+    client: string | null;
+    tokenHash: string;
+    at: Date;
+  }) => {
     await c.agentToken.create({ data: { ...t, createdAt: at } });
   },
   revoke: async (id: string, at: Date) => {
@@ -29,14 +43,33 @@ export const sessions = (c: PrismaTx, touch: Touch = () => {}) => ({
    * as single statements: a renewal that changes no row means a first call, which creates it.
    * `renewEveryMs`: the hot store (store/hot) writes a renewal at most this often; this one always writes.
    */
-  renew: async (s: { repoId: string; tokenId: string; key: string; client: string | null; newId: string; at: Date; renewEveryMs?: number }) => {
+  renew: async (s: {
+    repoId: string;
+    tokenId: string;
+    key: string;
+    client: string | null;
+    newId: string;
+    at: Date;
+    renewEveryMs?: number;
+  }) => {
     const { tokenId, key, at } = s;
     const where = { tokenId_key: { tokenId, key } };
-    const renewed = (await c.session.updateMany({ where: { tokenId, key }, data: { lastSeenAt: at } })).count === 1;
+    const renewed =
+      (await c.session.updateMany({ where: { tokenId, key }, data: { lastSeenAt: at } })).count === 1;
     const row = renewed
       ? await c.session.findUniqueOrThrow({ where })
       : await c.session
-          .create({ data: { id: s.newId, repoId: s.repoId, tokenId, key, client: s.client, createdAt: at, lastSeenAt: at } })
+          .create({
+            data: {
+              id: s.newId,
+              repoId: s.repoId,
+              tokenId,
+              key,
+              client: s.client,
+              createdAt: at,
+              lastSeenAt: at,
+            },
+          })
           // Two first calls of one session raced: the other created it; renew that one.
           .catch(() => c.session.update({ where, data: { lastSeenAt: at } }));
     return asSession(row);
@@ -57,11 +90,25 @@ export const sessions = (c: PrismaTx, touch: Touch = () => {}) => ({
     (
       await c.session.findMany({
         where: { repoId },
-        include: { token: { select: { person: true } }, intents: { where: { closedAt: null }, select: { id: true, state: true, lastAction: true } } },
+        include: {
+          token: { select: { person: true } },
+          intents: { where: { closedAt: null }, select: { id: true, state: true, lastAction: true } },
+        },
         orderBy: { lastSeenAt: "desc" },
       })
     ).map((s) => ({ ...asSession(s), person: s.token.person })),
-  addCommand: async ({ at, ...cmd }: { id: string; repoId: string; sessionId: string; kind: string; actor: string; reason: string | null; at: Date }) => {
+  addCommand: async ({
+    at,
+    ...cmd
+  }: {
+    id: string;
+    repoId: string;
+    sessionId: string;
+    kind: string;
+    actor: string;
+    reason: string | null;
+    at: Date;
+  }) => {
     await c.command.create({ data: { ...cmd, createdAt: at } });
   },
 });

@@ -12,7 +12,11 @@ import { ownHead } from "../shared/views.js";
  * released. A checkpoint carrying a commit (the adapter's `commit`) records
  * the commit and its paths without touching the claim.
  */
-export async function checkpoint(deps: Deps, caller: Caller, req: CheckpointRequest): Promise<CheckpointResponse> {
+export async function checkpoint(
+  deps: Deps,
+  caller: Caller,
+  req: CheckpointRequest,
+): Promise<CheckpointResponse> {
   const { intentId, status, summary, usage } = req;
   const paths = req.paths ? normalizeRepoPaths(req.paths) : null;
   const closing = status === "completed" || status === "abandoned";
@@ -25,12 +29,33 @@ export async function checkpoint(deps: Deps, caller: Caller, req: CheckpointRequ
       if (conflicts.length) return { conflicts };
     }
     const now = deps.clock();
-    await t.intents.addCheckpoint({ id: newId("chk"), intentId, status, summary, paths, source: req.pathsSource, commit: req.commit ?? null, at: now });
+    await t.intents.addCheckpoint({
+      id: newId("chk"),
+      intentId,
+      status,
+      summary,
+      paths,
+      source: req.pathsSource,
+      commit: req.commit ?? null,
+      at: now,
+    });
     await t.intents.update(intentId, { state: status, updatedAt: now, ...(usage ? { usage } : {}) });
-    await t.journal.addEvent({ repoId: caller.repo.id, intentId, kind: "checkpoint", summary: `${status}: ${summary}`, at: now });
+    await t.journal.addEvent({
+      repoId: caller.repo.id,
+      intentId,
+      kind: "checkpoint",
+      summary: `${status}: ${summary}`,
+      at: now,
+    });
     if (closing) await closeIntent(t, deps, caller, intentId, status, `${status}: ${summary}`);
     const packet = await issuePacket(t, deps, caller, {
-      kind: "checkpoint", intentId, action: me.lastAction, reason: `Checkpoint recorded (${status}).`, peers: [], decisions: [], changes: [],
+      kind: "checkpoint",
+      intentId,
+      action: me.lastAction,
+      reason: `Checkpoint recorded (${status}).`,
+      peers: [],
+      decisions: [],
+      changes: [],
     });
     return { intentId, status, paths, ...(req.commit ? { commit: req.commit } : {}), packet };
   });

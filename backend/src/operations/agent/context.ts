@@ -17,7 +17,9 @@ const CONTEXT_PEERS = 8;
 export async function context(deps: Deps, caller: Caller, req: ContextRequest): Promise<ContextResponse> {
   const goal = caller.repo.goal || null;
   return deps.store.tx(async (t) => {
-    const me = req.intentId ? await ownIntent(t, caller, req.intentId, { open: false }) : await t.intents.latestOpenOfSession(caller.session.id);
+    const me = req.intentId
+      ? await ownIntent(t, caller, req.intentId, { open: false })
+      : await t.intents.latestOpenOfSession(caller.session.id);
     let decision: Decision | null = null;
     let action: ContextResponse["action"] = me?.lastAction ?? null;
     let reason = me ? `Your intent is ${me.state}.` : "No open work intent in this session.";
@@ -35,10 +37,19 @@ export async function context(deps: Deps, caller: Caller, req: ContextRequest): 
       .map((i) => toPeerView(i, deps));
     const cursor = await t.journal.latestSeq(caller.repo.id);
     const packet = await issuePacket(
-      t, deps, caller,
+      t,
+      deps,
+      caller,
       {
-        kind: "context", intentId: me?.id ?? "", action: action ?? "plan", reason, goal, peers,
-        decisions: decision ? [decision] : [], changes: [], ...(!me?.record ? { instruction: PUBLISH_INSTRUCTION } : {}),
+        kind: "context",
+        intentId: me?.id ?? "",
+        action: action ?? "plan",
+        reason,
+        goal,
+        peers,
+        decisions: decision ? [decision] : [],
+        changes: [],
+        ...(!me?.record ? { instruction: PUBLISH_INSTRUCTION } : {}),
       },
       cursor,
     );

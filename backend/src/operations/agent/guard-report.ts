@@ -8,7 +8,16 @@ export async function guardReport(deps: Deps, caller: Caller, req: GuardRequest)
   const paths = normalizeRepoPaths(req.paths);
   return deps.store.tx(async (t) => {
     if (req.intentId) await ownHead(t, caller, req.intentId, { open: false });
-    await t.journal.addGuardCatch({ id: newId("gc"), repoId: caller.repo.id, intentId: req.intentId ?? "", agentId: caller.agentId ?? null, kind: req.kind, paths, peerIds: [], at: deps.clock() });
+    await t.journal.addGuardCatch({
+      id: newId("gc"),
+      repoId: caller.repo.id,
+      intentId: req.intentId ?? "",
+      agentId: caller.agentId ?? null,
+      kind: req.kind,
+      paths,
+      peerIds: [],
+      at: deps.clock(),
+    });
     return { recorded: true };
   });
 }

@@ -1,4 +1,14 @@
-import { AckRequest, CheckpointRequest, ContextRequest, GuardRequest, IntentRequest, PublishRequest, ScopeRequest, ScopesRequest, StatusRequest } from "@cohent/protocol";
+import {
+  AckRequest,
+  CheckpointRequest,
+  ContextRequest,
+  GuardRequest,
+  IntentRequest,
+  PublishRequest,
+  ScopeRequest,
+  ScopesRequest,
+  StatusRequest,
+} from "@cohent/protocol";
 import type { z } from "zod";
 import type { Caller, Deps } from "../deps.js";
 import { ack } from "./ack.js";
@@ -14,7 +24,10 @@ import { status } from "./status.js";
 export { authenticate, sessionMeta } from "./session.js";
 export { poll } from "./poll.js";
 
-type Op<S extends z.ZodType> = { schema: S; run: (deps: Deps, caller: Caller, req: z.infer<S>) => Promise<unknown> };
+type Op<S extends z.ZodType> = {
+  schema: S;
+  run: (deps: Deps, caller: Caller, req: z.infer<S>) => Promise<unknown>;
+};
 const op = <S extends z.ZodType>(schema: S, run: Op<S>["run"]): Op<S> => ({ schema, run });
 
 /** The agent operations of POST /api/agent, by `type`. */

@@ -15,14 +15,36 @@ export async function intent(deps: Deps, caller: Caller, req: IntentRequest): Pr
     await ownHead(t, caller, intentId);
     await t.journal.lock(caller.repo.id);
     const now = deps.clock();
-    await t.intents.update(intentId, { record, state: record.state, updatedAt: now, ...(usage ? { usage } : {}) });
-    await t.journal.addEvent({ repoId: caller.repo.id, intentId, kind: "intent.updated", summary: `${caller.token.person}: ${record.objective}`, at: now });
-    const { resolution, decision, peers, completed } = await decide(t, deps, caller, intentId, { force: true });
+    await t.intents.update(intentId, {
+      record,
+      state: record.state,
+      updatedAt: now,
+      ...(usage ? { usage } : {}),
+    });
+    await t.journal.addEvent({
+      repoId: caller.repo.id,
+      intentId,
+      kind: "intent.updated",
+      summary: `${caller.token.person}: ${record.objective}`,
+      at: now,
+    });
+    const { resolution, decision, peers, completed } = await decide(t, deps, caller, intentId, {
+      force: true,
+    });
     if (record.state === "completed" || record.state === "abandoned") {
       await closeIntent(t, deps, caller, intentId, record.state, `${record.state} by its intent`);
     }
     const { action, reason, peerIds } = resolution;
-    const packet = await issuePacket(t, deps, caller, { kind: "intent", intentId, action, reason, peers, decisions: [decision], changes: [], ...(completed ? { completed } : {}) });
+    const packet = await issuePacket(t, deps, caller, {
+      kind: "intent",
+      intentId,
+      action,
+      reason,
+      peers,
+      decisions: [decision],
+      changes: [],
+      ...(completed ? { completed } : {}),
+    });
     return { intentId, action, peerIds, reason, packet };
   });
 }

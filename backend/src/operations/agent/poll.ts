@@ -19,14 +19,23 @@ const TAIL = 64;
  * scope; a claim that overlaps another is refused). Of those, a poll reports
  * its own decisions and the changes of related peers.
  */
-const KEEPS_DECISIONS = new Set(["checkpoint", "decision", "intent.published", "scope.claimed", "scope.released"]);
+const KEEPS_DECISIONS = new Set([
+  "checkpoint",
+  "decision",
+  "intent.published",
+  "scope.claimed",
+  "scope.released",
+]);
 
 /**
  * What the last full poll of an intent learned: the peers related to it
  * (core/relevance), true of the room as of the change-log position `at`.
  * Per store, in memory; lost on restart (the next poll takes the full path).
  */
-const known = new WeakMap<Store, Map<string, { related: ReadonlySet<string>; stoodDown: ReadonlySet<string>; at: number }>>();
+const known = new WeakMap<
+  Store,
+  Map<string, { related: ReadonlySet<string>; stoodDown: ReadonlySet<string>; at: number }>
+>();
 /** A decision event's summary starts with its action (shared/decide). */
 const STANDS_DOWN = /^(duplicate|handoff)\b/;
 const knownOf = (store: Store) => {
@@ -61,7 +70,12 @@ async function quiet(deps: Deps, caller: Caller, intentId: string, cursor: numbe
     for (const e of tail) {
       if (!KEEPS_DECISIONS.has(e.kind)) return null;
       // A peer standing down, or taking its outputs back, changes who produces them (core/resolver).
-      if (e.kind === "decision" && e.intentId !== intentId && (STANDS_DOWN.test(e.summary) || learned.stoodDown.has(e.intentId))) return null;
+      if (
+        e.kind === "decision" &&
+        e.intentId !== intentId &&
+        (STANDS_DOWN.test(e.summary) || learned.stoodDown.has(e.intentId))
+      )
+        return null;
       if (e.seq > cursor && isRelevant(e, intentId, learned.related)) return null;
       next = Math.max(next, e.seq);
     }
@@ -95,8 +109,12 @@ export async function poll(deps: Deps, caller: Caller, req: PollRequest): Promis
       const d = await decide(t, deps, caller, me.id);
       ({ action, reason } = d.resolution);
       if (d.changed) ({ decision, completed } = d);
-      stoodDown = new Set(d.others.filter((o) => o.lastAction === "duplicate" || o.lastAction === "handoff").map((o) => o.id));
-      related = relatedPeers({ ...me, record: me.record }, d.others, d.resolution.peerIds, { caseInsensitive: caller.repo.caseInsensitive });
+      stoodDown = new Set(
+        d.others.filter((o) => o.lastAction === "duplicate" || o.lastAction === "handoff").map((o) => o.id),
+      );
+      related = relatedPeers({ ...me, record: me.record }, d.others, d.resolution.peerIds, {
+        caseInsensitive: caller.repo.caseInsensitive,
+      });
     }
     const learned = knownOf(deps.store);
     if (learned.size >= 20_000) learned.clear(); // memory, not state: start over rather than grow
@@ -105,14 +123,28 @@ export async function poll(deps: Deps, caller: Caller, req: PollRequest): Promis
     const events = await t.journal.eventsAfter(caller.repo.id, cursor, SCAN);
     const relevant = events.filter((e) => isRelevant(e, me.id, related));
     const shown = relevant.slice(0, BOUNDS.pollEvents);
-    const next = shown.length < relevant.length ? shown[shown.length - 1]!.seq : (events[events.length - 1]?.seq ?? cursor);
+    const next =
+      shown.length < relevant.length
+        ? shown[shown.length - 1]!.seq
+        : (events[events.length - 1]?.seq ?? cursor);
     if (shown.length === 0 && !decision) return { cursor: String(next), control, packet: null };
 
     const touched = [...new Set(shown.map((e) => e.intentId).filter((id) => id !== me.id))];
     const peers = (await t.intents.byIds(touched)).map((r) => toPeerView(r, deps));
     const packet = await issuePacket(
-      t, deps, caller,
-      { kind: "poll", intentId: me.id, action, reason, peers, decisions: decision ? [decision] : [], changes: shown.map(toChange), ...(completed ? { completed } : {}) },
+      t,
+      deps,
+      caller,
+      {
+        kind: "poll",
+        intentId: me.id,
+        action,
+        reason,
+        peers,
+        decisions: decision ? [decision] : [],
+        changes: shown.map(toChange),
+        ...(completed ? { completed } : {}),
+      },
       next,
     );
     return { cursor: String(next), control, packet };

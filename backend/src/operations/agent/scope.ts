@@ -17,8 +17,13 @@ export async function scope(deps: Deps, caller: Caller, req: ScopeRequest): Prom
     const { conflicts, replaced } = await claimPaths(t, deps, caller, intentId, paths);
     if (conflicts.length) return { conflicts };
     const packet = await issuePacket(t, deps, caller, {
-      kind: "scope", intentId, action: me.lastAction,
-      reason: paths.length ? `Scope claimed: ${paths.join(", ")}.` : "Scope released.", peers: [], decisions: [], changes: [],
+      kind: "scope",
+      intentId,
+      action: me.lastAction,
+      reason: paths.length ? `Scope claimed: ${paths.join(", ")}.` : "Scope released.",
+      peers: [],
+      decisions: [],
+      changes: [],
     });
     return { intentId, paths, replaced, packet };
   });

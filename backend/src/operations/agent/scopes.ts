@@ -16,7 +16,13 @@ export async function scopes(deps: Deps, caller: Caller): Promise<ScopesResponse
     return {
       peers: claims
         .filter((c) => !expired.has(c.intentId) && !own.has(c.intentId) && c.paths.length > 0)
-        .map((c) => ({ intentId: c.intentId, person: c.person, client: c.client, model: c.model, paths: c.paths })),
+        .map((c) => ({
+          intentId: c.intentId,
+          person: c.person,
+          client: c.client,
+          model: c.model,
+          paths: c.paths,
+        })),
     };
   });
 }

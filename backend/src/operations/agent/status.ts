@@ -13,9 +13,17 @@ export async function status(deps: Deps, caller: Caller): Promise<StatusResponse
   return {
     person: caller.token.person,
     intents: rows.map((r) => ({
-      intentId: r.id, sessionKey: r.session.key, client: r.client, model: r.model, state: r.state, action: r.lastAction,
-      guard: guardStatus(r.session.lastSeenAt, now, deps.lease), control: r.session.control, lastCallAt: r.session.lastSeenAt.toISOString(),
-      objective: r.record?.objective ?? null, scope: r.scope,
+      intentId: r.id,
+      sessionKey: r.session.key,
+      client: r.client,
+      model: r.model,
+      state: r.state,
+      action: r.lastAction,
+      guard: guardStatus(r.session.lastSeenAt, now, deps.lease),
+      control: r.session.control,
+      lastCallAt: r.session.lastSeenAt.toISOString(),
+      objective: r.record?.objective ?? null,
+      scope: r.scope,
     })),
   };
 }

@@ -1,4 +1,13 @@
-import { CohentError, CONTROL_STATE, ControlKind, Goal, Person, RepoName, type ControlResult, type SessionView } from "@cohent/protocol";
+import {
+  CohentError,
+  CONTROL_STATE,
+  ControlKind,
+  Goal,
+  Person,
+  RepoName,
+  type ControlResult,
+  type SessionView,
+} from "@cohent/protocol";
 import { guardStatus } from "../../core/lease.js";
 import { hashToken, newId, newSecret } from "../../ids.js";
 import type { Repo, Tx } from "../../store/index.js";
@@ -12,12 +21,21 @@ import { repoByName } from "../shared/repos.js";
 
 export { metrics } from "./metrics.js";
 
-export async function addRepo(deps: Deps, input: { name: string; goal?: string; caseInsensitive?: boolean }): Promise<Repo> {
+export async function addRepo(
+  deps: Deps,
+  input: { name: string; goal?: string; caseInsensitive?: boolean },
+): Promise<Repo> {
   const name = RepoName.parse(input.name);
   const goal = Goal.parse(input.goal ?? "");
   return deps.store.tx(async (t) => {
     if (await t.repos.byName(name)) throw new CohentError("REPOSITORY_EXISTS");
-    return t.repos.create({ id: newId("rep"), name, goal, caseInsensitive: !!input.caseInsensitive, createdAt: deps.clock() });
+    return t.repos.create({
+      id: newId("rep"),
+      name,
+      goal,
+      caseInsensitive: !!input.caseInsensitive,
+      createdAt: deps.clock(),
+    });
   });
 }
 
@@ -28,15 +46,32 @@ export async function setGoal(deps: Deps, name: string, goal: string): Promise<R
 /** Issues an agent token for one repository. The secret is returned once and only its hash is stored. */
 export async function issueToken(deps: Deps, input: { repo: string; person: string; client?: string }) {
   const person = Person.parse(input.person);
-  return deps.store.tx(async (t) => createAgentToken(t, deps, { repo: await repoByName(t, input.repo), person, client: input.client ?? null }));
+  return deps.store.tx(async (t) =>
+    createAgentToken(t, deps, {
+      repo: await repoByName(t, input.repo),
+      person,
+      client: input.client ?? null,
+    }),
+  );
 }
 
 /** The token-issuing step of issueToken, inside a caller's transaction (pairing issues its token this way). */
-export async function createAgentToken(t: Tx, deps: Deps, input: { repo: { id: string; name: string }; person: string; client: string | null }) {
+export async function createAgentToken(
+  t: Tx,
+  deps: Deps,
+  input: { repo: { id: string; name: string }; person: string; client: string | null },
+) {
   const person = Person.parse(input.person);
   const token = newSecret("coh");
   const id = newId("tok");
-  await t.tokens.create({ id, repoId: input.repo.id, person, client: input.client, tokenHash: hashToken(token), at: deps.clock() });
+  await t.tokens.create({
+    id,
+    repoId: input.repo.id,
+    person,
+    client: input.client,
+    tokenHash: hashToken(token),
+    at: deps.clock(),
+  });
   return { id, token, repo: input.repo.name, person };
 }
 
@@ -51,13 +86,23 @@ export async function listSessions(deps: Deps, repoName: string): Promise<Sessio
   const repo = await repoByName(deps.store, repoName);
   const now = deps.clock();
   return (await deps.store.sessions.ofRepo(repo.id)).map((s) => ({
-    id: s.id, key: s.key, person: s.person, client: s.client, model: s.model, control: s.control,
-    guard: guardStatus(s.lastSeenAt, now, deps.lease), lastSeenAt: s.lastSeenAt.toISOString(), intents: s.intents,
+    id: s.id,
+    key: s.key,
+    person: s.person,
+    client: s.client,
+    model: s.model,
+    control: s.control,
+    guard: guardStatus(s.lastSeenAt, now, deps.lease),
+    lastSeenAt: s.lastSeenAt.toISOString(),
+    intents: s.intents,
   }));
 }
 
 /** Stores a human command on the session; the session reads it on its next call. */
-export async function controlSession(deps: Deps, input: { sessionId: string; kind: ControlKind; actor: string; reason?: string }): Promise<ControlResult> {
+export async function controlSession(
+  deps: Deps,
+  input: { sessionId: string; kind: ControlKind; actor: string; reason?: string },
+): Promise<ControlResult> {
   const kind = ControlKind.parse(input.kind);
   return deps.store.tx(async (t) => {
     const session = await t.sessions.get(input.sessionId);
@@ -65,11 +110,29 @@ export async function controlSession(deps: Deps, input: { sessionId: string; kin
     const { repoId } = session;
     await t.journal.lock(repoId);
     const at = deps.clock();
-    const reason = input.reason ?? (kind === "resume" ? null : `${kind === "pause" ? "Paused" : "Cancelled"} by ${input.actor} from the Control Room.`);
+    const reason =
+      input.reason ??
+      (kind === "resume"
+        ? null
+        : `${kind === "pause" ? "Paused" : "Cancelled"} by ${input.actor} from the Control Room.`);
     const updated = await t.sessions.setControl(session.id, CONTROL_STATE[kind], reason);
-    await t.sessions.addCommand({ id: newId("cmd"), repoId, sessionId: session.id, kind, actor: input.actor, reason, at });
+    await t.sessions.addCommand({
+      id: newId("cmd"),
+      repoId,
+      sessionId: session.id,
+      kind,
+      actor: input.actor,
+      reason,
+      at,
+    });
     const [open] = await t.intents.openIdsOfSession(session.id);
-    await t.journal.addEvent({ repoId, intentId: open ?? "", kind: "control", summary: `${kind} by ${input.actor}`, at });
+    await t.journal.addEvent({
+      repoId,
+      intentId: open ?? "",
+      kind: "control",
+      summary: `${kind} by ${input.actor}`,
+      at,
+    });
     return { id: updated.id, control: updated.control, reason };
   });
 }

@@ -8,7 +8,9 @@ import { pendingPairings } from "./pairing.js";
 /** The Control Room's read models: the repository list and one repository's live page. */
 
 /** Per sub-agent of one intent: how many of its calls were refused, and the last refusal (rows come newest first). */
-function subagentsOf(rows: { agentId: string; kind: string; at: Date }[]): Overview["work"][number]["subagents"] {
+function subagentsOf(
+  rows: { agentId: string; kind: string; at: Date }[],
+): Overview["work"][number]["subagents"] {
   const by = new Map<string, { agentId: string; refusals: number; lastKind: string; lastAt: string }>();
   for (const r of rows) {
     const seen = by.get(r.agentId);
@@ -24,8 +26,13 @@ export async function listRepositories(deps: Deps): Promise<RepoSummary[]> {
     repos.map(async (r) => {
       const s = await deps.store.reads.repoSummary(r.id);
       return {
-        name: r.name, goal: r.goal, openIntents: s.openIntents, activeTokens: s.activeTokens, people: s.people,
-        pendingPairings: pending.filter((x) => x.repo === r.name).length, lastActivityAt: s.lastActivityAt?.toISOString() ?? null,
+        name: r.name,
+        goal: r.goal,
+        openIntents: s.openIntents,
+        activeTokens: s.activeTokens,
+        people: s.people,
+        pendingPairings: pending.filter((x) => x.repo === r.name).length,
+        lastActivityAt: s.lastActivityAt?.toISOString() ?? null,
       };
     }),
   );
@@ -44,29 +51,67 @@ export async function repoOverview(deps: Deps, name: string): Promise<Overview> 
   const decisions = await store.reads.overlapDecisions(repo.id, 50);
 
   // Parties named anywhere on the page, open or closed.
-  const named = new Set([...decisions, ...catches].flatMap((d) => [d.intentId, ...d.peerIds]).concat(open.map((r) => r.id)));
+  const named = new Set(
+    [...decisions, ...catches].flatMap((d) => [d.intentId, ...d.peerIds]).concat(open.map((r) => r.id)),
+  );
   const parties = new Map((await store.intents.parties([...named])).map((p) => [p.intentId, p]));
-  const party = (id: string): Party => parties.get(id) ?? { intentId: id, person: "unknown", client: null, model: null, objective: null };
+  const party = (id: string): Party =>
+    parties.get(id) ?? { intentId: id, person: "unknown", client: null, model: null, objective: null };
 
-  const live = open.map((r) => ({ r, guard: guardStatus(r.session.lastSeenAt, now, deps.lease), paths: r.scope.length ? r.scope : r.promptPaths }));
+  const live = open.map((r) => ({
+    r,
+    guard: guardStatus(r.session.lastSeenAt, now, deps.lease),
+    paths: r.scope.length ? r.scope : r.promptPaths,
+  }));
   const work = live.map(({ r, guard, paths }) => {
     const overlaps = live
       .filter((o) => o.r.id !== r.id && o.guard !== "expired" && guard !== "expired")
       .map((o) => {
         const pairs = paths.length && o.paths.length ? scopeOverlap(paths, o.paths, repo) : [];
-        return { with: party(o.r.id), paths: [...new Set(pairs.map((x) => x.mine))], claimed: r.scope.length > 0 && o.r.scope.length > 0 };
+        return {
+          with: party(o.r.id),
+          paths: [...new Set(pairs.map((x) => x.mine))],
+          claimed: r.scope.length > 0 && o.r.scope.length > 0,
+        };
       })
       .filter((o) => o.paths.length > 0);
     const collisions = catches
       .filter((c) => c.intentId === r.id || c.peerIds.includes(r.id))
-      .map((c) => ({ at: c.at.toISOString(), kind: c.kind, paths: c.paths, refused: party(c.intentId), agentId: c.agentId, holders: c.peerIds.map(party) }));
+      .map((c) => ({
+        at: c.at.toISOString(),
+        kind: c.kind,
+        paths: c.paths,
+        refused: party(c.intentId),
+        agentId: c.agentId,
+        holders: c.peerIds.map(party),
+      }));
     const subagents = subagentsOf(subagentCatches.filter((c) => c.intentId === r.id));
     return {
-      intentId: r.id, sessionId: r.sessionId, person: r.person, client: r.client, model: r.model, prompt: r.prompt.slice(0, 400),
-      objective: r.record?.objective ?? null, outputs: r.record?.outputs ?? [], dependsOn: r.record?.dependsOn ?? [], capabilities: r.record?.capabilities ?? [],
-      state: r.state, lastAction: r.lastAction, scope: r.scope, pathHints: r.promptPaths, overlaps, collisions, subagents,
-      lastCheckpoint: r.lastCheckpoint, commits: commits.get(r.id) ?? [], guard, lastCallAt: r.session.lastSeenAt.toISOString(), control: r.session.control, controlReason: r.session.controlReason,
-      createdAt: r.createdAt.toISOString(), updatedAt: r.updatedAt.toISOString(),
+      intentId: r.id,
+      sessionId: r.sessionId,
+      person: r.person,
+      client: r.client,
+      model: r.model,
+      prompt: r.prompt.slice(0, 400),
+      objective: r.record?.objective ?? null,
+      outputs: r.record?.outputs ?? [],
+      dependsOn: r.record?.dependsOn ?? [],
+      capabilities: r.record?.capabilities ?? [],
+      state: r.state,
+      lastAction: r.lastAction,
+      scope: r.scope,
+      pathHints: r.promptPaths,
+      overlaps,
+      collisions,
+      subagents,
+      lastCheckpoint: r.lastCheckpoint,
+      commits: commits.get(r.id) ?? [],
+      guard,
+      lastCallAt: r.session.lastSeenAt.toISOString(),
+      control: r.session.control,
+      controlReason: r.session.controlReason,
+      createdAt: r.createdAt.toISOString(),
+      updatedAt: r.updatedAt.toISOString(),
     };
   });
 
@@ -75,10 +120,25 @@ export async function repoOverview(deps: Deps, name: string): Promise<Overview> 
     repo: { name: repo.name, goal: repo.goal, createdAt: repo.createdAt.toISOString() },
     serverTime: now.toISOString(),
     work,
-    decisions: decisions.map((d) => ({ id: d.id, action: d.action, reason: d.reason, at: d.at, subject: party(d.intentId), peers: d.peerIds.map(party) })),
-    commands: (await store.reads.commands(repo.id, 50)).map(({ at, ...c }) => ({ ...c, at: at.toISOString() })),
+    decisions: decisions.map((d) => ({
+      id: d.id,
+      action: d.action,
+      reason: d.reason,
+      at: d.at,
+      subject: party(d.intentId),
+      peers: d.peerIds.map(party),
+    })),
+    commands: (await store.reads.commands(repo.id, 50)).map(({ at, ...c }) => ({
+      ...c,
+      at: at.toISOString(),
+    })),
     sessions: await listSessions(deps, repo.name),
-    tokens: (await store.reads.tokens(repo.id)).map((t) => ({ ...t, createdAt: t.createdAt.toISOString(), revokedAt: iso(t.revokedAt), lastCallAt: iso(t.lastCallAt) })),
+    tokens: (await store.reads.tokens(repo.id)).map((t) => ({
+      ...t,
+      createdAt: t.createdAt.toISOString(),
+      revokedAt: iso(t.revokedAt),
+      lastCallAt: iso(t.lastCallAt),
+    })),
     pairings: await pendingPairings(deps, repo.name),
   };
 }

@@ -11,5 +11,11 @@ export async function recap(deps: Deps, repoName: string, since: Date): Promise<
   const until = deps.clock();
   const rows = await deps.store.reads.recapIntents(repo.id, since);
   const humanCommands = await deps.store.reads.commandCount(repo.id, since);
-  return { repo: repo.name, since: since.toISOString(), until: until.toISOString(), ...classify(rows), humanCommands };
+  return {
+    repo: repo.name,
+    since: since.toISOString(),
+    until: until.toISOString(),
+    ...classify(rows),
+    humanCommands,
+  };
 }

@@ -12,7 +12,12 @@ export const CONSOLE_SESSION_TTL_MS = 7 * 24 * 3_600_000;
 export async function createLoginLink(deps: Deps): Promise<string> {
   const token = newSecret("cohl");
   const at = deps.clock();
-  await deps.store.consoleAuth.addLoginLink({ id: newId("lnk"), tokenHash: hashToken(token), at, expiresAt: new Date(at.getTime() + LOGIN_LINK_TTL_MS) });
+  await deps.store.consoleAuth.addLoginLink({
+    id: newId("lnk"),
+    tokenHash: hashToken(token),
+    at,
+    expiresAt: new Date(at.getTime() + LOGIN_LINK_TTL_MS),
+  });
   return token;
 }
 
@@ -41,7 +46,9 @@ export function sealGithubToken(token: string, cookie: string): string {
   const iv = randomBytes(12);
   const cipher = createCipheriv("aes-256-gcm", sealKey(cookie), iv);
   const body = Buffer.concat([cipher.update(token, "utf8"), cipher.final()]);
-  return ["v1", iv, cipher.getAuthTag(), body].map((p) => (typeof p === "string" ? p : p.toString("base64url"))).join(".");
+  return ["v1", iv, cipher.getAuthTag(), body]
+    .map((p) => (typeof p === "string" ? p : p.toString("base64url")))
+    .join(".");
 }
 export function openGithubToken(sealed: string | null, cookie: string): string | null {
   const [v, iv, tag, body] = sealed?.split(".") ?? [];
@@ -49,7 +56,9 @@ export function openGithubToken(sealed: string | null, cookie: string): string |
   try {
     const decipher = createDecipheriv("aes-256-gcm", sealKey(cookie), Buffer.from(iv, "base64url"));
     decipher.setAuthTag(Buffer.from(tag, "base64url"));
-    return Buffer.concat([decipher.update(Buffer.from(body, "base64url")), decipher.final()]).toString("utf8");
+    return Buffer.concat([decipher.update(Buffer.from(body, "base64url")), decipher.final()]).toString(
+      "utf8",
+    );
   } catch {
     return null;
   }
@@ -63,10 +72,18 @@ export async function createConsoleSession(
   const at = deps.clock();
   const expiresAt = new Date(at.getTime() + CONSOLE_SESSION_TTL_MS);
   const identity: ConsoleIdentity = {
-    id: newId("cs"), person: input.person, provider: input.provider, csrfToken: randomBytes(24).toString("base64url"), githubToken: input.githubToken ?? null,
+    id: newId("cs"),
+    person: input.person,
+    provider: input.provider,
+    csrfToken: randomBytes(24).toString("base64url"),
+    githubToken: input.githubToken ?? null,
   };
   await deps.store.consoleAuth.addSession({
-    ...identity, tokenHash: hashToken(cookie), githubToken: input.githubToken ? sealGithubToken(input.githubToken, cookie) : null, at, expiresAt,
+    ...identity,
+    tokenHash: hashToken(cookie),
+    githubToken: input.githubToken ? sealGithubToken(input.githubToken, cookie) : null,
+    at,
+    expiresAt,
   });
   return { cookie, expiresAt, identity };
 }
@@ -75,8 +92,15 @@ export async function findConsoleSession(deps: Deps, cookie: string): Promise<Co
   const now = deps.clock();
   const row = await deps.store.consoleAuth.sessionByHash(hashToken(cookie));
   if (!row || row.expiresAt <= now) return null;
-  if (now.getTime() - row.lastSeenAt.getTime() > 5 * 60_000) await deps.store.consoleAuth.touchSession(row.id, now);
-  return { id: row.id, person: row.person, provider: row.provider as SignInMode, csrfToken: row.csrfToken, githubToken: openGithubToken(row.githubToken, cookie) };
+  if (now.getTime() - row.lastSeenAt.getTime() > 5 * 60_000)
+    await deps.store.consoleAuth.touchSession(row.id, now);
+  return {
+    id: row.id,
+    person: row.person,
+    provider: row.provider as SignInMode,
+    csrfToken: row.csrfToken,
+    githubToken: openGithubToken(row.githubToken, cookie),
+  };
 }
 
 export async function endConsoleSession(deps: Deps, id: string): Promise<void> {

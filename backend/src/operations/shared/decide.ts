@@ -9,7 +9,8 @@ import { toPeerView, toResolverIntent } from "./views.js";
 /** Recently completed work, for the resolver's completed-dependency rule. */
 const COMPLETED_WINDOW = 200;
 
-const sameIds = (a: readonly string[], b: readonly string[]) => a.length === b.length && a.every((x, i) => x === b[i]);
+const sameIds = (a: readonly string[], b: readonly string[]) =>
+  a.length === b.length && a.every((x, i) => x === b[i]);
 
 /**
  * Runs the resolver for one intent against every active intent of the
@@ -26,7 +27,8 @@ export async function decide(t: Tx, deps: Deps, caller: Caller, intentId: string
   const resolution = resolve(toResolverIntent(me), others.map(toResolverIntent));
 
   const byId = new Map(others.map((i) => [i.id, i]));
-  const views = (ids: string[]): PeerView[] => ids.flatMap((id) => (byId.has(id) ? [toPeerView(byId.get(id)!, deps)] : []));
+  const views = (ids: string[]): PeerView[] =>
+    ids.flatMap((id) => (byId.has(id) ? [toPeerView(byId.get(id)!, deps)] : []));
   const onCompleted = resolution.rule === "completed-dependency";
 
   const last = await t.journal.lastDecision(intentId);
@@ -36,12 +38,32 @@ export async function decide(t: Tx, deps: Deps, caller: Caller, intentId: string
     const now = deps.clock();
     const { action, peerIds, reason } = resolution;
     await t.journal.lock(repoId);
-    decision = await t.journal.addDecision({ id: newId("dec"), repoId, intentId, action, peerIds, reason, at: now });
+    decision = await t.journal.addDecision({
+      id: newId("dec"),
+      repoId,
+      intentId,
+      action,
+      peerIds,
+      reason,
+      at: now,
+    });
     await t.intents.update(intentId, { lastAction: action });
     await t.journal.addEvent({
-      repoId, intentId, kind: "decision", peerIds, at: now,
+      repoId,
+      intentId,
+      kind: "decision",
+      peerIds,
+      at: now,
       summary: `${action}${peerIds.length ? ` with ${peerIds.join(", ")}` : ""}`,
     });
   }
-  return { me, resolution, decision: decision!, changed, peers: onCompleted ? [] : views(resolution.peerIds), completed: onCompleted ? views(resolution.peerIds) : undefined, others };
+  return {
+    me,
+    resolution,
+    decision: decision!,
+    changed,
+    peers: onCompleted ? [] : views(resolution.peerIds),
+    completed: onCompleted ? views(resolution.peerIds) : undefined,
+    others,
+  };
 }

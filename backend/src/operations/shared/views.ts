@@ -9,7 +9,8 @@ export async function ownIntent(t: Tx, caller: Caller, id: string, { open = true
   const intent = await t.intents.get(id);
   if (!intent || intent.repoId !== caller.repo.id) throw new CohentError("INTENT_NOT_FOUND");
   if (intent.sessionId !== caller.session.id) throw new CohentError("NOT_INTENT_OWNER");
-  if (open && intent.closedAt) throw new CohentError("INTENT_CLOSED", `Work intent ${id} is ${intent.state}; publish a new prompt.`);
+  if (open && intent.closedAt)
+    throw new CohentError("INTENT_CLOSED", `Work intent ${id} is ${intent.state}; publish a new prompt.`);
   return intent;
 }
 
@@ -18,17 +19,29 @@ export async function ownHead(t: Tx, caller: Caller, id: string, { open = true }
   const intent = await t.intents.head(id);
   if (!intent || intent.repoId !== caller.repo.id) throw new CohentError("INTENT_NOT_FOUND");
   if (intent.sessionId !== caller.session.id) throw new CohentError("NOT_INTENT_OWNER");
-  if (open && intent.closedAt) throw new CohentError("INTENT_CLOSED", `Work intent ${id} is ${intent.state}; publish a new prompt.`);
+  if (open && intent.closedAt)
+    throw new CohentError("INTENT_CLOSED", `Work intent ${id} is ${intent.state}; publish a new prompt.`);
   return intent;
 }
 
 export const toResolverIntent = (row: IntentRow): ResolverIntent => ({
-  id: row.id, createdAt: row.createdAt.getTime(), status: row.state === "completed" ? "completed" : "active", record: row.record,
+  id: row.id,
+  createdAt: row.createdAt.getTime(),
+  status: row.state === "completed" ? "completed" : "active",
+  record: row.record,
   ...(row.lastAction === "duplicate" || row.lastAction === "handoff" ? { standsDown: true } : {}),
 });
 
 export const toPeerView = (row: IntentRow, deps: Deps): PeerView => ({
-  intentId: row.id, person: row.person, client: row.client, model: row.model, prompt: row.prompt, state: row.state as PeerView["state"],
-  intent: row.record, scope: row.scope,
-  lastCheckpoint: row.lastCheckpoint, guard: guardStatus(row.session.lastSeenAt, deps.clock(), deps.lease), updatedAt: row.updatedAt.toISOString(),
+  intentId: row.id,
+  person: row.person,
+  client: row.client,
+  model: row.model,
+  prompt: row.prompt,
+  state: row.state as PeerView["state"],
+  intent: row.record,
+  scope: row.scope,
+  lastCheckpoint: row.lastCheckpoint,
+  guard: guardStatus(row.session.lastSeenAt, deps.clock(), deps.lease),
+  updatedAt: row.updatedAt.toISOString(),
 });

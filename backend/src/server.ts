@@ -67,9 +67,7 @@ export async function startServer(opts: {
   const deps: ServerDeps = { ...base, db, sweeper };
   const runtime = {
     limits: opts.rateLimits === undefined ? rateLimitsFromEnv() : opts.rateLimits,
-    ping: async () => {
-      await db.prisma.$queryRawUnsafe("SELECT 1");
-    },
+    ping: () => store.ping(),
   };
   const server = http.createServer(
     { maxHeaderSize: MAX_HEADER_BYTES },

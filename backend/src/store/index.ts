@@ -33,6 +33,8 @@ export interface Store extends Tx {
   changes: Changes;
   /** Runs `fn` as one transaction. Every operation that writes is one. */
   tx<T>(fn: (t: Tx) => Promise<T>): Promise<T>;
+  /** One round trip to the database, for readiness: throws when it cannot be reached. */
+  ping(): Promise<void>;
 }
 
 /**
@@ -58,6 +60,9 @@ export function createStore(db: Db, overrides: Overrides = {}): Store {
     ...bind(db.prisma, direct),
     provider: db.provider,
     changes: db.changes,
+    ping: async () => {
+      await db.prisma.$queryRawUnsafe("SELECT 1");
+    },
     tx: async (fn) => {
       const touched = new Map<string, Set<ChangeKind>>();
       const touch: Touch = (repoId, kind) => {

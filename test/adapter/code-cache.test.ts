@@ -181,6 +181,8 @@ describe("a PreToolUse call that needs no decision", () => {
       expect(needsNoDecision(payload("mcp__cohent__context"))).toBe(true);
       for (const tool of ["Write", "apply_patch", "Bash", "mcp__github__create_issue"])
         expect(needsNoDecision(payload(tool)), tool).toBe(false);
+      // A spawn is counted by the hook, so that a main Stop waits for the sub-agent.
+      for (const tool of ["Agent", "Task"]) expect(needsNoDecision(payload(tool)), tool).toBe(false);
       expect(needsNoDecision(payload("Read").replace("PreToolUse", "PostToolUse"))).toBe(false);
       expect(needsNoDecision("{not json")).toBe(false);
       process.env.COHENT_USAGE_LOG = "1";

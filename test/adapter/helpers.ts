@@ -50,16 +50,24 @@ export async function makeCheckout(service: string | null, repository = "acme/sh
 
 export interface Run {
   code: number | null;
+  signal: NodeJS.Signals | null;
   stdout: string;
   stderr: string;
   ms: number;
 }
 
-export function run(
-  co: Checkout,
-  args: string[],
-  opts: { stdin?: string; env?: Record<string, string | undefined>; cwd?: string; nodeArgs?: string[] } = {},
-): Promise<Run> {
+export interface RunOptions {
+  stdin?: string;
+  env?: Record<string, string | undefined>;
+  cwd?: string;
+  nodeArgs?: string[];
+  /** Sees the child as soon as it runs, e.g. to signal it. */
+  onSpawn?: (child: ReturnType<typeof spawn>) => void;
+  keepStdinOpen?: boolean;
+}
+
+/** Runs the checkout's cohent.mjs with args, HOME the checkout's own, and collects its output. */
+export function run(co: Checkout, args: string[], opts: RunOptions = {}): Promise<Run> {
   const env: Record<string, string> = {};
   for (const [k, v] of Object.entries({ PATH: process.env.PATH, HOME: co.home, ...opts.env }))
     if (v !== undefined) env[k] = v;
@@ -75,8 +83,12 @@ export function run(
     child.stdout.on("data", (c) => (stdout += c));
     child.stderr.on("data", (c) => (stderr += c));
     child.on("error", reject);
-    child.on("close", (code) => resolve({ code, stdout, stderr, ms: performance.now() - start }));
-    child.stdin.end(opts.stdin ?? "");
+    child.on("close", (code, signal) =>
+      resolve({ code, signal, stdout, stderr, ms: performance.now() - start }),
+    );
+    if (opts.stdin !== undefined) child.stdin.write(opts.stdin);
+    if (!opts.keepStdinOpen) child.stdin.end();
+    opts.onSpawn?.(child);
   });
 }
 

@@ -1,5 +1,5 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { agentClient, backendWithRepo, type TestBackend } from "../helpers/backend.js";
+import { beforeEach, describe, expect, it } from "vitest";
+import { agentClient, backendForFile } from "../helpers/backend.js";
 import { sh, snapshot, write } from "./git-repo.js";
 import {
   agentRuns,
@@ -22,15 +22,7 @@ import {
  */
 
 const REPO = "acme/shared";
-let server: TestBackend, alice: string, bob: string;
-
-beforeAll(async () => {
-  ({
-    backend: server,
-    tokens: [alice, bob],
-  } = await backendWithRepo(REPO, "One checkout, two agents", ["alice", "Codex"], ["bob", "Claude Code"]));
-});
-afterAll(() => server?.stop());
+const fx = backendForFile(REPO, "One checkout, two agents", ["alice", "Codex"], ["bob", "Claude Code"]);
 const ANA = { env: { COHENT_AGENT_TOKEN: "" }, session: "ana-1" };
 const BO = { env: { COHENT_AGENT_TOKEN: "" }, session: "bo-1" };
 
@@ -40,9 +32,9 @@ let boIntent: string;
 
 /** A committed checkout with .cohent/ in it, as `cohent init` leaves one; both agents have an intent and a scope. */
 beforeEach(async () => {
-  ANA.env.COHENT_AGENT_TOKEN = alice;
-  BO.env.COHENT_AGENT_TOKEN = bob;
-  co = await makeCheckout(server.url, REPO);
+  ANA.env.COHENT_AGENT_TOKEN = fx.tokens[0];
+  BO.env.COHENT_AGENT_TOKEN = fx.tokens[1];
+  co = await makeCheckout(fx.backend.url, REPO);
   sh(co.root, "init", "-q", "-b", "main");
   sh(co.root, "config", "user.name", "Test");
   sh(co.root, "config", "user.email", "test@example.com");
@@ -104,7 +96,7 @@ describe("sharing one checkout", () => {
     expect(pre.denied).toContain("node .cohent/cohent.mjs commit -m 'ship it'");
     // The hook only looked: the tree, the index and HEAD are as they were.
     expect({ ...snapshot(co.root, "."), head: sh(co.root, "rev-parse", "HEAD") }).toEqual(before);
-    const catches = await server.deps.db.tx((tx) =>
+    const catches = await fx.backend.deps.db.tx((tx) =>
       tx.guardCatch.findMany({ where: { intentId: anaIntent } }),
     );
     expect(catches.map((c) => c.kind)).toEqual(["git-peer-changes"]);
@@ -147,16 +139,18 @@ describe("sharing one checkout", () => {
     expect(sh(co.root, "status", "--porcelain", "--", "src/a")).toBe("");
 
     // The commit is a checkpoint of Ana's intent; the claim stays; the Control Room and the recap show it.
-    const cps = await server.deps.db.tx((tx) =>
+    const cps = await fx.backend.deps.db.tx((tx) =>
       tx.checkpoint.findMany({ where: { intentId: anaIntent, source: { startsWith: "commit:" } } }),
     );
     expect(cps.map((c) => [c.source, JSON.parse(c.paths!)])).toEqual([
       [`commit:${hash}`, ["src/a/new.ts", "src/a/x.ts"]],
     ]);
-    const claim = await server.deps.db.tx((tx) => tx.claim.findUnique({ where: { intentId: anaIntent } }));
+    const claim = await fx.backend.deps.db.tx((tx) =>
+      tx.claim.findUnique({ where: { intentId: anaIntent } }),
+    );
     expect(JSON.parse(claim!.paths)).toEqual(["src/a"]);
     const { repoOverview } = await import("../../backend/src/operations/people/overview.js");
-    const overview = await repoOverview(server.deps, REPO);
+    const overview = await repoOverview(fx.backend.deps, REPO);
     const work = overview.work.find((w) => w.intentId === anaIntent)!;
     expect(work.commits).toMatchObject([
       {
@@ -167,7 +161,7 @@ describe("sharing one checkout", () => {
     ]);
     expect(overview.work.find((w) => w.intentId === boIntent)!.commits).toEqual([]);
     const { recap, renderRecap } = await import("../../backend/src/operations/people/recap.js");
-    const text = renderRecap(await recap(server.deps, REPO, new Date(Date.now() - 3_600_000)));
+    const text = renderRecap(await recap(fx.backend.deps, REPO, new Date(Date.now() - 3_600_000)));
     expect(text).toContain(`commit ${hash.slice(0, 12)}`);
 
     // Nothing of Ana's left: a second commit says so and changes nothing.
@@ -240,7 +234,7 @@ describe("sharing one checkout", () => {
   });
 
   it("the scopes read names every other live claim, not the caller's own, and drops a claim whose lease expired", async () => {
-    const asAna = agentClient(server.url, alice, ANA.session);
+    const asAna = agentClient(fx.backend.url, fx.tokens[0], ANA.session);
     const r = await asAna.post({ type: "scopes" });
     expect(r.status).toBe(200);
     expect(r.body.data.peers).toContainEqual({
@@ -252,7 +246,7 @@ describe("sharing one checkout", () => {
     });
     expect(r.body.data.peers.map((p: { intentId: string }) => p.intentId)).not.toContain(anaIntent);
     // Ten minutes later only Ana calls in: Bo's lease expired, his claim no longer holds.
-    server.advance(11 * 60_000);
+    fx.backend.advance(11 * 60_000);
     const later = await asAna.post({ type: "scopes" });
     expect(later.body.data.peers.map((p: { intentId: string }) => p.intentId)).not.toContain(boIntent);
   });

@@ -4,6 +4,7 @@ import path from "node:path";
 import { randomBytes } from "node:crypto";
 import pg from "pg";
 import pino from "pino";
+import { afterAll, beforeAll } from "vitest";
 import { admin, startServer, type LeaseConfig, type RunningServer } from "@cohent/backend";
 
 /**
@@ -92,6 +93,24 @@ export async function backendWithRepo<P extends [person: string, client?: string
   const tokens: string[] = [];
   for (const [person, client] of people) tokens.push(await backend.issueToken(repo, person, client));
   return { backend, tokens: tokens as { [K in keyof P]: string } };
+}
+
+/**
+ * One backend with one repository (and its people's tokens) for a whole test
+ * file: started before the file's tests, stopped after them. Read its fields
+ * inside tests, not at module load.
+ */
+export function backendForFile<P extends [person: string, client?: string][]>(
+  repo: string,
+  goal: string,
+  ...people: P
+): Awaited<ReturnType<typeof backendWithRepo<P>>> {
+  const fixture = {} as Awaited<ReturnType<typeof backendWithRepo<P>>>;
+  beforeAll(async () => {
+    Object.assign(fixture, await backendWithRepo(repo, goal, ...people));
+  });
+  afterAll(() => fixture.backend?.stop());
+  return fixture;
 }
 
 /** A small agent-API client over real HTTP. */

@@ -45,30 +45,23 @@ describe.each(DATABASE_KINDS)("sessions and leases on the server's clock (%s)", 
     expect((await a.post({ type: "scope", intentId: aIntent, paths: ["lease/app"] })).status).toBe(200);
 
     const bIntent = (await b.post({ type: "publish", prompt: "take" })).body.data.intentId;
-    expect(
+    // bob's intent depends on alice's output; the resolver's action says whether he may go on.
+    const bAction = async () =>
       (
         await b.post({
           type: "intent",
           intentId: bIntent,
           intent: { objective: "Take", dependsOn: ["held-output"] },
         })
-      ).body.data.action,
-    ).toBe("wait");
+      ).body.data.action;
+    expect(await bAction()).toBe("wait");
     expect((await b.post({ type: "scope", intentId: bIntent, paths: ["lease/app/x.ts"] })).status).toBe(409);
 
     backend.advance(LEASE.leaseMs + 1_000);
     // bob keeps calling, alice does not: alice's lease expires.
     const retry = await b.post({ type: "scope", intentId: bIntent, paths: ["lease/app/x.ts"] });
     expect(retry.status, JSON.stringify(retry.body)).toBe(200);
-    expect(
-      (
-        await b.post({
-          type: "intent",
-          intentId: bIntent,
-          intent: { objective: "Take", dependsOn: ["held-output"] },
-        })
-      ).body.data.action,
-    ).toBe("proceed");
+    expect(await bAction()).toBe("proceed");
     const released = await backend.deps.db.prisma.event.findFirst({
       where: { intentId: aIntent, kind: "scope.released" },
     });

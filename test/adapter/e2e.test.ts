@@ -5,6 +5,7 @@ import { GUIDANCE } from "@cohent/protocol/actions";
 import { admin, consoleOps } from "@cohent/backend";
 import { backendForFile, startBackend } from "../helpers/backend.js";
 import { addPatch, agentRuns, claude, codex, hook, intentJson, makeCheckout, run } from "./helpers.js";
+import { intentEnvelope } from "./intent-envelope.js";
 
 /**
  * The built cohent.mjs as child processes against a real backend on
@@ -166,13 +167,7 @@ describe("two sessions in one checkout", () => {
       { env: envB },
     );
     expect(dup.cmd!.code).toBe(2);
-    const envelope = JSON.parse(dup.cmd!.stdout);
-    expect(envelope).toMatchObject({
-      version: 1,
-      ok: true,
-      operation: "intent",
-      data: { action: "duplicate" },
-    });
+    const envelope = intentEnvelope(dup.cmd!.stdout, "duplicate");
     expect(envelope.meta.session.control).toBe("active");
 
     // B replans onto separate work and proceeds.

@@ -116,61 +116,52 @@ export async function hook(
 }
 
 /** Payloads in the shapes FACTS.md measured on the real clients. */
+/** The fields every Codex hook payload carries; a turn's events add its turn id. */
+const codexBase = (session: string, cwd: string, event: string, turn = false) => ({
+  session_id: session,
+  ...(turn ? { turn_id: "turn-1" } : {}),
+  transcript_path: "/tmp/t.jsonl",
+  cwd,
+  hook_event_name: event,
+  model: "gpt-5.5",
+  permission_mode: "default",
+});
+
 export const codex = {
   env: {} as Record<string, string>,
   sessionStart: (session: string, cwd: string) => ({
-    session_id: session,
-    transcript_path: "/tmp/t.jsonl",
-    cwd,
-    hook_event_name: "SessionStart",
-    model: "gpt-5.5",
-    permission_mode: "default",
+    ...codexBase(session, cwd, "SessionStart"),
     source: "startup",
   }),
   prompt: (session: string, cwd: string, prompt: string) => ({
-    session_id: session,
-    turn_id: "turn-1",
-    transcript_path: "/tmp/t.jsonl",
-    cwd,
-    hook_event_name: "UserPromptSubmit",
-    model: "gpt-5.5",
-    permission_mode: "default",
+    ...codexBase(session, cwd, "UserPromptSubmit", true),
     prompt,
   }),
   shell: (session: string, cwd: string, command: string, event = "PreToolUse") => ({
-    session_id: session,
-    turn_id: "turn-1",
-    transcript_path: "/tmp/t.jsonl",
-    cwd,
-    hook_event_name: event,
-    model: "gpt-5.5",
-    permission_mode: "default",
+    ...codexBase(session, cwd, event, true),
     tool_name: "Bash",
     tool_input: { command },
     tool_use_id: "call_1_0",
   }),
   patch: (session: string, cwd: string, patch: string, event = "PreToolUse") => ({
-    session_id: session,
-    turn_id: "turn-1",
-    transcript_path: "/tmp/t.jsonl",
-    cwd,
-    hook_event_name: event,
-    model: "gpt-5.5",
-    permission_mode: "default",
+    ...codexBase(session, cwd, event, true),
     tool_name: "apply_patch",
     tool_input: { command: patch },
     tool_use_id: "call_2_0",
   }),
-  stop: (session: string, cwd: string) => ({
-    session_id: session,
-    turn_id: "turn-1",
-    transcript_path: "/tmp/t.jsonl",
-    cwd,
-    hook_event_name: "Stop",
-    model: "gpt-5.5",
-    permission_mode: "default",
-  }),
+  stop: (session: string, cwd: string) => codexBase(session, cwd, "Stop", true),
 };
+
+/** The fields of a Claude Code tool event (PreToolUse, PostToolUse). */
+const claudeTool = (session: string, cwd: string, event: string) => ({
+  session_id: session,
+  transcript_path: "/tmp/c.jsonl",
+  cwd,
+  prompt_id: "p1",
+  permission_mode: "acceptEdits",
+  effort: { level: "medium" },
+  hook_event_name: event,
+});
 
 export const claude = {
   env: { CLAUDECODE: "1" } as Record<string, string>,
@@ -191,25 +182,13 @@ export const claude = {
     prompt,
   }),
   write: (session: string, cwd: string, file: string, event = "PreToolUse") => ({
-    session_id: session,
-    transcript_path: "/tmp/c.jsonl",
-    cwd,
-    prompt_id: "p1",
-    permission_mode: "acceptEdits",
-    effort: { level: "medium" },
-    hook_event_name: event,
+    ...claudeTool(session, cwd, event),
     tool_name: "Write",
     tool_input: { file_path: file, content: "x" },
     tool_use_id: "toolu_1",
   }),
   bash: (session: string, cwd: string, command: string, event = "PreToolUse") => ({
-    session_id: session,
-    transcript_path: "/tmp/c.jsonl",
-    cwd,
-    prompt_id: "p1",
-    permission_mode: "acceptEdits",
-    effort: { level: "medium" },
-    hook_event_name: event,
+    ...claudeTool(session, cwd, event),
     tool_name: "Bash",
     tool_input: { command, description: "run" },
     tool_use_id: "toolu_2",

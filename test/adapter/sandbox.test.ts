@@ -4,6 +4,7 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { backendForFile } from "../helpers/backend.js";
 import { agentRuns, codex, hook, intentJson, makeCheckout, run, sandboxed } from "./helpers.js";
+import { intentEnvelope } from "./intent-envelope.js";
 
 /**
  * Codex's default sandbox: the agent's shell cannot open a socket, while
@@ -31,13 +32,7 @@ describe("the sandbox relay", () => {
     });
     expect(relayed.pre.denied).toBeNull();
     expect(relayed.cmd!.code, relayed.cmd!.stdout + relayed.cmd!.stderr).toBe(0);
-    const envelope = JSON.parse(relayed.cmd!.stdout);
-    expect(envelope).toMatchObject({
-      version: 1,
-      ok: true,
-      operation: "intent",
-      data: { action: "proceed" },
-    });
+    const envelope = intentEnvelope(relayed.cmd!.stdout, "proceed");
     const stored = await fx.backend.deps.db.tx((tx) =>
       tx.intent.findUnique({ where: { id: envelope.data.intentId } }),
     );
@@ -106,13 +101,7 @@ describe("the sandbox relay", () => {
       { env, commandNodeArgs: sandboxed },
     );
     expect(go.cmd!.code).toBe(0);
-    const envelope = JSON.parse(go.cmd!.stdout);
-    expect(envelope).toMatchObject({
-      version: 1,
-      ok: true,
-      operation: "intent",
-      data: { action: "proceed" },
-    });
+    const envelope = intentEnvelope(go.cmd!.stdout, "proceed");
 
     const scope = await agentRuns(co, codex, S, ["scope", "reports/ledger"], {
       env,

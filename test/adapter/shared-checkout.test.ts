@@ -30,6 +30,21 @@ let co: Checkout;
 let anaIntent: string;
 let boIntent: string;
 
+/** A session's prompt, its intent ("Feature X", output feature-x) and its scope, as the agent would run them. */
+async function startWork(
+  client: typeof codex | typeof claude,
+  who: typeof ANA,
+  x: string,
+  scope: string,
+): Promise<string> {
+  await hook(co, client.prompt(who.session, co.root, `Build feature ${x}`), { ...client.env, ...who.env });
+  const intent = intentJson({ objective: `Feature ${x}`, outputs: [`feature-${x.toLowerCase()}`] });
+  const r = await agentRuns(co, client, who.session, ["intent", intent, "--json"], { env: who.env });
+  const intentId = JSON.parse(r.cmd!.stdout).data.intentId;
+  expect((await agentRuns(co, client, who.session, ["scope", scope], { env: who.env })).cmd!.code).toBe(0);
+  return intentId;
+}
+
 /** A committed checkout with .cohent/ in it, as `cohent init` leaves one; both agents have an intent and a scope. */
 beforeEach(async () => {
   ANA.env.COHENT_AGENT_TOKEN = fx.tokens[0];
@@ -45,27 +60,8 @@ beforeEach(async () => {
   sh(co.root, "add", "-A");
   sh(co.root, "commit", "-q", "-m", "initial");
 
-  await hook(co, codex.prompt(ANA.session, co.root, "Build feature A"), ANA.env);
-  const a = await agentRuns(
-    co,
-    codex,
-    ANA.session,
-    ["intent", intentJson({ objective: "Feature A", outputs: ["feature-a"] }), "--json"],
-    { env: ANA.env },
-  );
-  anaIntent = JSON.parse(a.cmd!.stdout).data.intentId;
-  expect((await agentRuns(co, codex, ANA.session, ["scope", "src/a"], { env: ANA.env })).cmd!.code).toBe(0);
-
-  await hook(co, claude.prompt(BO.session, co.root, "Build feature B"), { ...claude.env, ...BO.env });
-  const b = await agentRuns(
-    co,
-    claude,
-    BO.session,
-    ["intent", intentJson({ objective: "Feature B", outputs: ["feature-b"] }), "--json"],
-    { env: BO.env },
-  );
-  boIntent = JSON.parse(b.cmd!.stdout).data.intentId;
-  expect((await agentRuns(co, claude, BO.session, ["scope", "src/b"], { env: BO.env })).cmd!.code).toBe(0);
+  anaIntent = await startWork(codex, ANA, "A", "src/a");
+  boIntent = await startWork(claude, BO, "B", "src/b");
 
   // Ana: a change and a new file. Bo: staged, edited again, and an untracked file.
   write(co.root, "src/a/x.ts", "a2\n");

@@ -449,35 +449,22 @@ describe("npx cohent init", () => {
       prompt: "Restyle the cart",
     });
     expect(JSON.parse(b.stdout).hookSpecificOutput.additionalContext).toContain("Build the cart API");
+    // Session A's PreToolUse, as Codex sends it.
+    const codexPreA = (tool_name: string, tool_input: Record<string, unknown>) =>
+      codexHook({
+        session_id: "A",
+        turn_id: "t",
+        cwd: root,
+        hook_event_name: "PreToolUse",
+        model: "gpt-5.5",
+        tool_name,
+        tool_input,
+      });
     const aIntent = `node .cohent/cohent.mjs intent '{"objective":"Cart API","outputs":["cart-api"]}'`;
-    expect(
-      (
-        await codexHook({
-          session_id: "A",
-          turn_id: "t",
-          cwd: root,
-          hook_event_name: "PreToolUse",
-          model: "gpt-5.5",
-          tool_name: "Bash",
-          tool_input: { command: aIntent },
-        })
-      ).stdout,
-    ).toBe("");
+    expect((await codexPreA("Bash", { command: aIntent })).stdout).toBe("");
     expect((await sh(root, aIntent, { env: { COHENT_AGENT_TOKEN: alice } })).code).toBe(0);
     const patch = "*** Begin Patch\n*** Add File: src/cart.ts\n+x\n*** End Patch\n";
-    expect(
-      (
-        await codexHook({
-          session_id: "A",
-          turn_id: "t",
-          cwd: root,
-          hook_event_name: "PreToolUse",
-          model: "gpt-5.5",
-          tool_name: "apply_patch",
-          tool_input: { command: patch },
-        })
-      ).stdout,
-    ).toBe("");
+    expect((await codexPreA("apply_patch", { command: patch })).stdout).toBe("");
     const bIntent = `node .cohent/cohent.mjs intent '{"objective":"Cart styles","outputs":["cart-styles"]}'`;
     await claudeHook({
       session_id: "B",

@@ -120,10 +120,16 @@ export function agentClient(base: string, token: string, session: string) {
     "x-cohent-session": session,
     "content-type": "application/json",
   };
-  return {
+  const client = {
     async post(body: unknown) {
       const res = await fetch(`${base}/api/agent`, { method: "POST", headers, body: JSON.stringify(body) });
       return { status: res.status, body: (await res.json()) as any };
+    },
+    /** Publishes a prompt and declares its intent; returns the intent id. */
+    async declare(prompt: string, intent: Record<string, unknown>): Promise<string> {
+      const intentId: string = (await client.post({ type: "publish", prompt })).body.data.intentId;
+      await client.post({ type: "intent", intentId, intent });
+      return intentId;
     },
     async poll(intentId: string, cursor?: string) {
       const h: Record<string, string> = { ...headers, "x-cohent-intent": intentId };
@@ -132,4 +138,5 @@ export function agentClient(base: string, token: string, session: string) {
       return { status: res.status, body: (await res.json()) as any };
     },
   };
+  return client;
 }

@@ -1,5 +1,5 @@
 import { deadlineReason } from "./guard.js";
-import { deny } from "./hook.js";
+import { deny } from "./hook-answer.js";
 
 /**
  * The hook's own deadline. Both clients run the tool when a hook hangs past

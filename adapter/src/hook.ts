@@ -8,19 +8,19 @@ import {
   hookFailed,
   missedPublish,
   NOTICE,
-  onStop,
   PAYLOAD_NOT_JSON,
   publishBound,
   publishMark,
-  type Verdict,
 } from "./guard.js";
 import { guard } from "./guard-shell.js";
+import { deny, inject, scrubbed, SILENT, type Answer } from "./hook-answer.js";
+import { quietCheckout, stop, subagentStop, track, type StopCall } from "./hook-stop.js";
 import { perform } from "./operations.js";
-import { redact, scrubPaths } from "./redact.js";
+import { redact } from "./redact.js";
 import { relay } from "./relay.js";
 import { SessionFile } from "./runtime.js";
-import { agentIdOf, held, isSpawn, seen, spawned, stopped, type Subagents } from "./subagents.js";
-import { classify } from "./tools.js";
+import { agentIdOf, isSpawn, seen, spawned } from "./subagents.js";
+import { classify, clientOf, type HookPayload } from "./tools.js";
 
 /**
  * `hook`: one Codex or Claude Code hook payload on stdin, one answer on
@@ -32,95 +32,19 @@ import { classify } from "./tools.js";
  * the missed-publish mark and the sub-agent tracking ride on that one write.
  */
 
-export interface HookPayload {
-  hook_event_name?: string;
-  session_id?: string;
-  cwd?: string;
-  model?: string;
-  prompt?: string;
-  turn_id?: string;
-  tool_name?: string;
-  tool_input?: Record<string, unknown>;
-  /** Claude Code sub-agents: set on the calls a sub-agent makes, with the parent's session_id. */
-  agent_id?: string;
-  agent_type?: string;
-  [k: string]: unknown;
-}
-
 /** The answer, and what it did, so that the caller never re-reads its own output. */
-export interface HookResult {
-  stdout?: string;
-  stderr?: string;
-  exitCode: number;
+export interface HookResult extends Answer {
   event: string;
   client: string | null;
   model: string | null;
   /** The sub-agent that made the call, if one did. */
   agentId: string | null;
-  /** The PreToolUse verdict, when there was one. */
-  verdict?: Verdict;
-  /** Characters of context injected into the agent. */
-  injected: number;
 }
 
-type Answer = Pick<HookResult, "stdout" | "stderr" | "exitCode" | "verdict" | "injected">;
-const SILENT: Answer = { exitCode: 0, injected: 0 };
-
-export function deny(verdict: Verdict & { permission: "deny" }): Answer {
-  const permissionDecisionReason = `Cohent: ${verdict.reason.trim() || "Cohent refused this tool call."}`;
-  return {
-    stdout: JSON.stringify({
-      hookSpecificOutput: {
-        hookEventName: "PreToolUse",
-        permissionDecision: "deny",
-        permissionDecisionReason,
-      },
-    }),
-    exitCode: 0,
-    verdict,
-    injected: 0,
-  };
-}
-
-function inject(event: string, text: string): Answer {
-  return {
-    stdout: JSON.stringify({ hookSpecificOutput: { hookEventName: event, additionalContext: text } }),
-    exitCode: 0,
-    injected: text.length,
-  };
-}
-
-/** Which client sent the payload: Claude Code sets CLAUDECODE; Codex sends a model and a turn id. */
-export function clientOf(p: HookPayload, env: NodeJS.ProcessEnv = process.env): string | null {
-  if (env.COHENT_CLIENT) return env.COHENT_CLIENT;
-  if (
-    env.CLAUDECODE === "1" ||
-    env.CLAUDE_PROJECT_DIR ||
-    typeof p.prompt_id === "string" ||
-    typeof p.effort === "object"
-  )
-    return "Claude Code";
-  if (typeof p.model === "string" || typeof p.turn_id === "string") return "Codex";
-  return null;
-}
-
-interface Call {
+interface Call extends StopCall {
   p: HookPayload;
-  root: string | null;
-  /** The session's state; null without a checkout root. */
-  s: SessionFile | null;
   cwd: string;
   scriptUrl: string;
-  agentId: string | null;
-}
-
-/** Applies a sub-agent transition (null: no change) now and again over what parallel hooks wrote (SessionFile.update). */
-function track(s: SessionFile, next: (t: Subagents | undefined) => Subagents | undefined | null): void {
-  if (next(s.state.subagents) === null) return;
-  s.update((st) => {
-    const t = next(st.subagents);
-    if (t !== null) st.subagents = t;
-  });
 }
 
 async function preToolUse({ p, root, s, cwd, scriptUrl, agentId }: Call): Promise<Answer> {
@@ -166,15 +90,6 @@ async function userPromptSubmit({ p, root, s }: Call): Promise<Answer> {
   return inject("UserPromptSubmit", NOTICE.publishFailed(code, env.error.message));
 }
 
-/** The checkout for events that only report: an unusable configuration is the guard's to refuse, not theirs. */
-function quietCheckout(root: string | null): client.Checkout | null {
-  try {
-    return root ? client.openCheckout(root) : null;
-  } catch {
-    return null;
-  }
-}
-
 async function postToolUse({ p, root, s, cwd, agentId }: Call): Promise<Answer> {
   if (s && agentId) track(s, (t) => seen(t, agentId));
   const checkout = quietCheckout(root);
@@ -199,23 +114,6 @@ async function postToolUse({ p, root, s, cwd, agentId }: Call): Promise<Answer> 
   return inject("PostToolUse", pending.text);
 }
 
-async function stop({ root, s, agentId }: Call): Promise<Answer> {
-  if (!s) return SILENT;
-  const input = onStop(s.state, agentId);
-  if (input === "hold") track(s, (t) => (t ? held(t) : null));
-  const checkout = input && input !== "hold" ? quietCheckout(root) : null;
-  if (checkout && input && input !== "hold") await client.checkpoint(checkout, s, input);
-  return SILENT;
-}
-
-/** A sub-agent ended; after the last one, the Stop held for them runs. */
-async function subagentStop(c: Call): Promise<Answer> {
-  if (!c.s?.state.subagents) return SILENT;
-  const { release } = stopped(c.s.state.subagents, c.agentId);
-  track(c.s, (t) => stopped(t, c.agentId).next);
-  return release ? stop({ ...c, agentId: null }) : SILENT;
-}
-
 const HANDLERS: Record<string, (c: Call) => Promise<Answer>> = {
   async SessionStart({ p, s }) {
     s?.set({
@@ -235,15 +133,6 @@ const HANDLERS: Record<string, (c: Call) => Promise<Answer>> = {
     return SILENT;
   },
 };
-
-/** What the model reads names no absolute path of this machine (an error message may carry one). */
-function scrubbed(a: Answer, root: string | null): Answer {
-  return {
-    ...a,
-    ...(a.stdout ? { stdout: scrubPaths(a.stdout, root) } : {}),
-    ...(a.stderr ? { stderr: scrubPaths(a.stderr, root) } : {}),
-  };
-}
 
 /**
  * Runs one hook payload. Never throws: an internal failure on PreToolUse is

@@ -89,3 +89,33 @@ export function classify(toolName: string, input: Record<string, unknown> = {}):
   }
   return { kind: null, targets: null, command: null };
 }
+
+/** The fields Cohent reads from a Codex or Claude Code hook payload on stdin. */
+export interface HookPayload {
+  hook_event_name?: string;
+  session_id?: string;
+  cwd?: string;
+  model?: string;
+  prompt?: string;
+  turn_id?: string;
+  tool_name?: string;
+  tool_input?: Record<string, unknown>;
+  /** Claude Code sub-agents: set on the calls a sub-agent makes, with the parent's session_id. */
+  agent_id?: string;
+  agent_type?: string;
+  [k: string]: unknown;
+}
+
+/** Which client sent the payload: Claude Code sets CLAUDECODE; Codex sends a model and a turn id. */
+export function clientOf(p: HookPayload, env: NodeJS.ProcessEnv = process.env): string | null {
+  if (env.COHENT_CLIENT) return env.COHENT_CLIENT;
+  if (
+    env.CLAUDECODE === "1" ||
+    env.CLAUDE_PROJECT_DIR ||
+    typeof p.prompt_id === "string" ||
+    typeof p.effort === "object"
+  )
+    return "Claude Code";
+  if (typeof p.model === "string" || typeof p.turn_id === "string") return "Codex";
+  return null;
+}

@@ -1,7 +1,7 @@
 import { mkdirSync, readFileSync, utimesSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startBackend, type TestBackend } from "../helpers/backend.js";
+import { describe, expect, it } from "vitest";
+import { backendForFile } from "../helpers/backend.js";
 import {
   canonicalJson,
   declaredHooks,
@@ -120,19 +120,12 @@ describe("Codex trust hashes", () => {
   });
 });
 
-let server: TestBackend;
-beforeAll(async () => {
-  server = await startBackend();
-  await server.addRepo("acme/shop");
-});
-afterAll(async () => {
-  await server?.stop();
-});
+const fx = backendForFile("acme/shop", "");
 
 describe("doctor", () => {
   it("reports each Codex hook as trusted, modified or untrusted, the project trust, and the stale-store warning", async () => {
-    const co = await makeCheckout(server.url, "acme/shop");
-    init({ cwd: co.root, server: server.url, repo: "acme/shop", bundle: await builtAdapter() });
+    const co = await makeCheckout(fx.backend.url, "acme/shop");
+    init({ cwd: co.root, server: fx.backend.url, repo: "acme/shop", bundle: await builtAdapter() });
     const codexHome = path.join(co.home, "codex");
     mkdirSync(codexHome);
     const hooksFile = path.join(co.root, ".codex", "hooks.json");
@@ -153,7 +146,7 @@ describe("doctor", () => {
     const old = new Date(Date.now() - 60_000);
     utimesSync(hooksFile, old, old);
 
-    const token = await server.issueToken("acme/shop", "dora");
+    const token = await fx.backend.issueToken("acme/shop", "dora");
     const r = await run(co, ["doctor", "--json"], {
       env: { CODEX_HOME: codexHome, COHENT_AGENT_TOKEN: token, SHELL: "/bin/sh" },
     });
@@ -207,8 +200,8 @@ describe("doctor", () => {
   });
 
   it("says per client whether the PreToolUse wiring fails closed, and the new entry's trust hash is what init wrote", async () => {
-    const co = await makeCheckout(server.url, "acme/shop");
-    init({ cwd: co.root, server: server.url, repo: "acme/shop", bundle: await builtAdapter() });
+    const co = await makeCheckout(fx.backend.url, "acme/shop");
+    init({ cwd: co.root, server: fx.backend.url, repo: "acme/shop", bundle: await builtAdapter() });
     const hooksFile = path.join(co.root, ".codex", "hooks.json");
     const pre = declaredHooks(hooksFile, JSON.parse(readFileSync(hooksFile, "utf8"))).find(
       (h) => h.event === "PreToolUse",
@@ -222,7 +215,7 @@ describe("doctor", () => {
     expect(closed.checks.some((c: { name: string }) => c.name === "codex mcp")).toBe(false);
     init({
       cwd: co.root,
-      server: server.url,
+      server: fx.backend.url,
       repo: "acme/shop",
       bundle: await builtAdapter(),
       mcpWrite: true,
@@ -265,8 +258,8 @@ describe("doctor", () => {
   });
 
   it("reads the guard status of each of my work intents from the service, and refuses a bad credential", async () => {
-    const co = await makeCheckout(server.url, "acme/shop");
-    const token = await server.issueToken("acme/shop", "gus", "Claude Code");
+    const co = await makeCheckout(fx.backend.url, "acme/shop");
+    const token = await fx.backend.issueToken("acme/shop", "gus", "Claude Code");
     const env = { ...claude.env, COHENT_AGENT_TOKEN: token, SHELL: "/bin/sh" };
     await hook(co, claude.prompt("gus-1", co.root, "Work that doctor should see"), env);
     await run(co, ["intent", JSON.stringify({ objective: "Doctor sees me", outputs: ["seen"] })], {
@@ -283,7 +276,7 @@ describe("doctor", () => {
         objective: "Doctor sees me",
       }),
     ]);
-    server.advance(3 * 60_000);
+    fx.backend.advance(3 * 60_000);
     const later = await run(co, ["doctor"], { env });
     expect(later.stdout).toMatch(/wki_\w+ {2}silent {2}proceed {2}Claude Code {2}session gus-1/);
 
@@ -297,7 +290,7 @@ describe("doctor", () => {
   });
 
   it("says plainly when Codex will not run the hooks and nothing is paired", async () => {
-    const co = await makeCheckout(server.url, "acme/shop");
+    const co = await makeCheckout(fx.backend.url, "acme/shop");
     const r = await run(co, ["doctor"], {
       env: { CODEX_HOME: path.join(co.home, "none"), SHELL: "/bin/sh" },
     });
@@ -308,7 +301,7 @@ describe("doctor", () => {
   });
 
   it("fails the login-shell check when node is not on the login PATH", async () => {
-    const co = await makeCheckout(server.url, "acme/shop");
+    const co = await makeCheckout(fx.backend.url, "acme/shop");
     const fakeShell = path.join(co.home, "fake-login-shell");
     writeFileSync(fakeShell, "#!/bin/sh\nexit 1\n", { mode: 0o755 });
     const r = await run(co, ["doctor", "--json"], { env: { SHELL: fakeShell } });

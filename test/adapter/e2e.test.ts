@@ -1,10 +1,11 @@
 import { writeFileSync, readFileSync, rmSync, statSync } from "node:fs";
 import path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { GUIDANCE } from "@cohent/protocol/actions";
 import { admin, consoleOps } from "@cohent/backend";
-import { backendWithRepo, startBackend, type TestBackend } from "../helpers/backend.js";
+import { backendForFile, startBackend } from "../helpers/backend.js";
 import { addPatch, agentRuns, claude, codex, hook, intentJson, makeCheckout, run } from "./helpers.js";
+import { intentEnvelope } from "./intent-envelope.js";
 
 /**
  * The built cohent.mjs as child processes against a real backend on
@@ -13,18 +14,10 @@ import { addPatch, agentRuns, claude, codex, hook, intentJson, makeCheckout, run
  */
 
 const REPO = "acme/shop";
-let server: TestBackend, aliceToken: string, bobToken: string;
-
-beforeAll(async () => {
-  ({
-    backend: server,
-    tokens: [aliceToken, bobToken],
-  } = await backendWithRepo(REPO, "Ship the new checkout", ["alice", "Codex"], ["bob", "Claude Code"]));
-});
-afterAll(() => server?.stop());
+const fx = backendForFile(REPO, "Ship the new checkout", ["alice", "Codex"], ["bob", "Claude Code"]);
 
 async function sessionByKey(key: string) {
-  const rows = await admin.listSessions(server.deps, REPO);
+  const rows = await admin.listSessions(fx.backend.deps, REPO);
   const row = rows.find((s) => s.key === key);
   if (!row) throw new Error(`no session ${key}`);
   return row;
@@ -32,8 +25,8 @@ async function sessionByKey(key: string) {
 
 describe("one agent: publish, intent, guarded edits, checkpoints", () => {
   it("publishes the prompt, refuses edits until intent, claims targets, and completes on Stop", async () => {
-    const co = await makeCheckout(server.url, REPO);
-    const env = { ...claude.env, COHENT_AGENT_TOKEN: bobToken };
+    const co = await makeCheckout(fx.backend.url, REPO);
+    const env = { ...claude.env, COHENT_AGENT_TOKEN: fx.tokens[1] };
     const S = "claude-sess-1";
 
     expect((await hook(co, claude.sessionStart(S, co.root), env)).stdout).toBe("");
@@ -51,12 +44,12 @@ describe("one agent: publish, intent, guarded edits, checkpoints", () => {
     expect(prompt.context).toContain("Ship the new checkout");
 
     const intentRow = (await sessionByKey(S)).intents[0]!;
-    const stored = await server.deps.db.tx((tx) => tx.intent.findUnique({ where: { id: intentRow.id } }));
+    const stored = await fx.backend.deps.db.tx((tx) => tx.intent.findUnique({ where: { id: intentRow.id } }));
     expect(stored!.prompt).toContain("[REDACTED:anthropic]");
     expect(stored!.prompt).not.toContain("sk-ant-api03");
     expect(stored!.client).toBe("Claude Code");
     // The injected plan packet is acknowledged with exactly the characters injected.
-    const plan = await server.deps.db.tx((tx) =>
+    const plan = await fx.backend.deps.db.tx((tx) =>
       tx.packet.findFirst({ where: { intentId: intentRow.id, kind: "plan" } }),
     );
     expect(plan!.ackedChars).toBe(prompt.context!.length);
@@ -96,7 +89,9 @@ describe("one agent: publish, intent, guarded edits, checkpoints", () => {
       env,
     );
     expect(edit.denied).toBeNull();
-    const claim = await server.deps.db.tx((tx) => tx.claim.findUnique({ where: { intentId: intentRow.id } }));
+    const claim = await fx.backend.deps.db.tx((tx) =>
+      tx.claim.findUnique({ where: { intentId: intentRow.id } }),
+    );
     expect(JSON.parse(claim!.paths)).toEqual(["src/checkout/validate.ts"]);
 
     await hook(
@@ -105,7 +100,7 @@ describe("one agent: publish, intent, guarded edits, checkpoints", () => {
       env,
     );
     await hook(co, claude.stop(S, co.root), env);
-    const closed = await server.deps.db.tx((tx) =>
+    const closed = await fx.backend.deps.db.tx((tx) =>
       tx.intent.findUnique({
         where: { id: intentRow.id },
         include: { checkpoints: { orderBy: { createdAt: "asc" } } },
@@ -119,11 +114,11 @@ describe("one agent: publish, intent, guarded edits, checkpoints", () => {
 
 describe("two sessions in one checkout", () => {
   it("answers wait and duplicate, refuses the colliding edit and scope with the peer named", async () => {
-    const co = await makeCheckout(server.url, REPO);
+    const co = await makeCheckout(fx.backend.url, REPO);
     const A = "codex-sess-A";
     const B = "claude-sess-B";
-    const envA = { ...codex.env, COHENT_AGENT_TOKEN: aliceToken };
-    const envB = { ...claude.env, COHENT_AGENT_TOKEN: bobToken };
+    const envA = { ...codex.env, COHENT_AGENT_TOKEN: fx.tokens[0] };
+    const envB = { ...claude.env, COHENT_AGENT_TOKEN: fx.tokens[1] };
 
     await hook(co, codex.sessionStart(A, co.root), envA);
     await hook(co, claude.sessionStart(B, co.root), envB);
@@ -172,13 +167,7 @@ describe("two sessions in one checkout", () => {
       { env: envB },
     );
     expect(dup.cmd!.code).toBe(2);
-    const envelope = JSON.parse(dup.cmd!.stdout);
-    expect(envelope).toMatchObject({
-      version: 1,
-      ok: true,
-      operation: "intent",
-      data: { action: "duplicate" },
-    });
+    const envelope = intentEnvelope(dup.cmd!.stdout, "duplicate");
     expect(envelope.meta.session.control).toBe("active");
 
     // B replans onto separate work and proceeds.
@@ -223,12 +212,12 @@ describe("two sessions in one checkout", () => {
     expect(
       (await hook(co, claude.write(B, co.root, path.join(co.root, "web/payments/form.tsx")), envB)).denied,
     ).toBeNull();
-    const catchesBefore = (await admin.metrics(server.deps, REPO)).pathGuardCatches;
+    const catchesBefore = (await admin.metrics(fx.backend.deps, REPO)).pathGuardCatches;
     const outside = await hook(co, claude.write(B, co.root, path.join(co.root, "web/other.tsx")), envB);
     expect(outside.denied).toMatch(/web\/other\.tsx lies outside your declared scope \(web\/payments\)/);
     // The adapter reports the refusal it made locally, so the Control Room counts it as a path-guard catch.
-    expect((await admin.metrics(server.deps, REPO)).pathGuardCatches).toBe(catchesBefore + 1);
-    const reported = await server.deps.db.tx((tx) =>
+    expect((await admin.metrics(fx.backend.deps, REPO)).pathGuardCatches).toBe(catchesBefore + 1);
+    const reported = await fx.backend.deps.db.tx((tx) =>
       tx.guardCatch.findFirst({ where: { kind: "outside-scope" }, orderBy: { createdAt: "desc" } }),
     );
     expect(JSON.parse(reported!.paths)).toEqual(["web/other.tsx"]);
@@ -246,10 +235,10 @@ describe("two sessions in one checkout", () => {
   });
 
   it("a Stop after wait or duplicate checkpoints blocked, never completed; an unchanged PreToolUse leaves runtime.json alone", async () => {
-    const co = await makeCheckout(server.url, REPO);
+    const co = await makeCheckout(fx.backend.url, REPO);
     const [A, B, C] = ["codex-stop-A", "claude-stop-B", "claude-stop-C"];
-    const envA = { ...codex.env, COHENT_AGENT_TOKEN: aliceToken };
-    const envB = { ...claude.env, COHENT_AGENT_TOKEN: bobToken };
+    const envA = { ...codex.env, COHENT_AGENT_TOKEN: fx.tokens[0] };
+    const envB = { ...claude.env, COHENT_AGENT_TOKEN: fx.tokens[1] };
     await hook(co, codex.prompt(A, co.root, "Build the ledger core"), envA);
     expect(
       (
@@ -270,7 +259,7 @@ describe("two sessions in one checkout", () => {
       expect(r.cmd!.stdout).toMatch(new RegExp(`: ${action}\\.`));
       await hook(co, claude.stop(session, co.root), envB);
       const intentId = JSON.parse(readFileSync(runtime, "utf8")).sessions[session].intentId;
-      const row = await server.deps.db.tx((tx) =>
+      const row = await fx.backend.deps.db.tx((tx) =>
         tx.intent.findUnique({ where: { id: intentId }, include: { checkpoints: true } }),
       );
       expect(row!.state).not.toBe("completed");
@@ -293,10 +282,13 @@ describe("two sessions in one checkout", () => {
   });
 
   it("a command outside any hook refuses when several sessions share the checkout", async () => {
-    const co = await makeCheckout(server.url, REPO);
-    await hook(co, codex.sessionStart("s-one", co.root), { COHENT_AGENT_TOKEN: aliceToken });
-    await hook(co, claude.sessionStart("s-two", co.root), { ...claude.env, COHENT_AGENT_TOKEN: bobToken });
-    const r = await run(co, ["checkpoint", "working", "hi"], { env: { COHENT_AGENT_TOKEN: aliceToken } });
+    const co = await makeCheckout(fx.backend.url, REPO);
+    await hook(co, codex.sessionStart("s-one", co.root), { COHENT_AGENT_TOKEN: fx.tokens[0] });
+    await hook(co, claude.sessionStart("s-two", co.root), {
+      ...claude.env,
+      COHENT_AGENT_TOKEN: fx.tokens[1],
+    });
+    const r = await run(co, ["checkpoint", "working", "hi"], { env: { COHENT_AGENT_TOKEN: fx.tokens[0] } });
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/2 agent sessions share this checkout/);
     expect(r.stderr).toContain("s-one");
@@ -305,8 +297,8 @@ describe("two sessions in one checkout", () => {
 
 describe("the kill switch and the failure rows", () => {
   it("a pause from the API refuses the next edit and shell call, but not the adapter's own command", async () => {
-    const co = await makeCheckout(server.url, REPO);
-    const env = { ...codex.env, COHENT_AGENT_TOKEN: aliceToken };
+    const co = await makeCheckout(fx.backend.url, REPO);
+    const env = { ...codex.env, COHENT_AGENT_TOKEN: fx.tokens[0] };
     const S = "codex-pause";
     await hook(co, codex.prompt(S, co.root, "Tidy the cart"), env);
     await agentRuns(
@@ -319,7 +311,7 @@ describe("the kill switch and the failure rows", () => {
     expect((await hook(co, codex.patch(S, co.root, addPatch("src/cart.ts")), env)).denied).toBeNull();
 
     const ses = await sessionByKey(S);
-    await admin.controlSession(server.deps, {
+    await admin.controlSession(fx.backend.deps, {
       sessionId: ses.id,
       kind: "pause",
       actor: "test",
@@ -368,7 +360,7 @@ describe("the kill switch and the failure rows", () => {
       (await hook(co, codex.shell(S, co.root, "node .cohent/cohent.mjs context && git push"), env)).denied,
     ).toMatch(/paused/);
 
-    await admin.controlSession(server.deps, { sessionId: ses.id, kind: "resume", actor: "test" });
+    await admin.controlSession(fx.backend.deps, { sessionId: ses.id, kind: "resume", actor: "test" });
     expect((await hook(co, codex.shell(S, co.root, "git status"), env)).denied).toBeNull();
   });
 
@@ -377,7 +369,7 @@ describe("the kill switch and the failure rows", () => {
     const url = down.url;
     await down.stop();
     const co = await makeCheckout(url, REPO);
-    const env = { ...claude.env, COHENT_AGENT_TOKEN: bobToken };
+    const env = { ...claude.env, COHENT_AGENT_TOKEN: fx.tokens[1] };
     const prompt = await hook(co, claude.prompt("s-down", co.root, "anything"), env);
     expect(prompt.code).toBe(0);
     expect(prompt.context).toMatch(/CONTROL_PLANE_UNREACHABLE/);
@@ -399,7 +391,7 @@ describe("the kill switch and the failure rows", () => {
     const noProject = await hook(bare, claude.bash("s-x", bare.root, "ls"), claude.env);
     expect(noProject.denied).toMatch(/not usable in this checkout: No \.cohent\/project\.json/);
 
-    const unpaired = await makeCheckout(server.url, REPO);
+    const unpaired = await makeCheckout(fx.backend.url, REPO);
     const noToken = await hook(unpaired, claude.bash("s-y", unpaired.root, "ls"), claude.env);
     expect(noToken.denied).toMatch(/no Cohent credential for acme\/shop.*bootstrap --approve/);
 
@@ -420,7 +412,7 @@ describe("the kill switch and the failure rows", () => {
       (
         await hook(unpaired, claude.write("s-z", unpaired.root, path.join(unpaired.root, "a.ts")), {
           ...claude.env,
-          COHENT_AGENT_TOKEN: bobToken,
+          COHENT_AGENT_TOKEN: fx.tokens[1],
         })
       ).denied,
     ).toMatch(/not valid JSON/);
@@ -429,9 +421,9 @@ describe("the kill switch and the failure rows", () => {
 
 describe("Claude Code sub-agents", () => {
   it("a background sub-agent works under the parent's intent and scope after the main Stop; the intent completes at its SubagentStop", async () => {
-    const co = await makeCheckout(server.url, REPO);
+    const co = await makeCheckout(fx.backend.url, REPO);
     const usage = path.join(co.home, "usage.jsonl");
-    const env = { ...claude.env, COHENT_AGENT_TOKEN: bobToken, COHENT_USAGE_LOG: usage };
+    const env = { ...claude.env, COHENT_AGENT_TOKEN: fx.tokens[1], COHENT_USAGE_LOG: usage };
     const S = "claude-sub";
     const runtime = path.join(co.root, ".cohent", "runtime.json");
     const state = () => JSON.parse(readFileSync(runtime, "utf8")).sessions[S];
@@ -441,7 +433,7 @@ describe("Claude Code sub-agents", () => {
       agent_type: "general-purpose",
     });
     const intentState = async () =>
-      (await server.deps.db.tx((tx) => tx.intent.findUnique({ where: { id: state().intentId } })))!.state;
+      (await fx.backend.deps.db.tx((tx) => tx.intent.findUnique({ where: { id: state().intentId } })))!.state;
 
     await hook(co, claude.prompt(S, co.root, "Build the feature"), env);
     await agentRuns(co, claude, S, ["intent", intentJson({ objective: "Feature", outputs: ["feature"] })], {
@@ -472,7 +464,7 @@ describe("Claude Code sub-agents", () => {
       (await hook(co, sub("ag1", claude.write(S, co.root, path.join(co.root, "docs/x.md"))), env)).denied,
     ).toMatch(/docs\/x\.md lies outside your declared scope \(src\/feature\)/);
     // The refusal is recorded with the sub-agent's id, and the Control Room names the sub-agent on the intent.
-    const work = (await consoleOps.repoOverview(server.deps, REPO)).work.find(
+    const work = (await consoleOps.repoOverview(fx.backend.deps, REPO)).work.find(
       (w) => w.intentId === state().intentId,
     )!;
     expect(work.subagents).toEqual([

@@ -50,16 +50,24 @@ export async function makeCheckout(service: string | null, repository = "acme/sh
 
 export interface Run {
   code: number | null;
+  signal: NodeJS.Signals | null;
   stdout: string;
   stderr: string;
   ms: number;
 }
 
-export function run(
-  co: Checkout,
-  args: string[],
-  opts: { stdin?: string; env?: Record<string, string | undefined>; cwd?: string; nodeArgs?: string[] } = {},
-): Promise<Run> {
+export interface RunOptions {
+  stdin?: string;
+  env?: Record<string, string | undefined>;
+  cwd?: string;
+  nodeArgs?: string[];
+  /** Sees the child as soon as it runs, e.g. to signal it. */
+  onSpawn?: (child: ReturnType<typeof spawn>) => void;
+  keepStdinOpen?: boolean;
+}
+
+/** Runs the checkout's cohent.mjs with args, HOME the checkout's own, and collects its output. */
+export function run(co: Checkout, args: string[], opts: RunOptions = {}): Promise<Run> {
   const env: Record<string, string> = {};
   for (const [k, v] of Object.entries({ PATH: process.env.PATH, HOME: co.home, ...opts.env }))
     if (v !== undefined) env[k] = v;
@@ -75,8 +83,12 @@ export function run(
     child.stdout.on("data", (c) => (stdout += c));
     child.stderr.on("data", (c) => (stderr += c));
     child.on("error", reject);
-    child.on("close", (code) => resolve({ code, stdout, stderr, ms: performance.now() - start }));
-    child.stdin.end(opts.stdin ?? "");
+    child.on("close", (code, signal) =>
+      resolve({ code, signal, stdout, stderr, ms: performance.now() - start }),
+    );
+    if (opts.stdin !== undefined) child.stdin.write(opts.stdin);
+    if (!opts.keepStdinOpen) child.stdin.end();
+    opts.onSpawn?.(child);
   });
 }
 
@@ -104,61 +116,52 @@ export async function hook(
 }
 
 /** Payloads in the shapes FACTS.md measured on the real clients. */
+/** The fields every Codex hook payload carries; a turn's events add its turn id. */
+const codexBase = (session: string, cwd: string, event: string, turn = false) => ({
+  session_id: session,
+  ...(turn ? { turn_id: "turn-1" } : {}),
+  transcript_path: "/tmp/t.jsonl",
+  cwd,
+  hook_event_name: event,
+  model: "gpt-5.5",
+  permission_mode: "default",
+});
+
 export const codex = {
   env: {} as Record<string, string>,
   sessionStart: (session: string, cwd: string) => ({
-    session_id: session,
-    transcript_path: "/tmp/t.jsonl",
-    cwd,
-    hook_event_name: "SessionStart",
-    model: "gpt-5.5",
-    permission_mode: "default",
+    ...codexBase(session, cwd, "SessionStart"),
     source: "startup",
   }),
   prompt: (session: string, cwd: string, prompt: string) => ({
-    session_id: session,
-    turn_id: "turn-1",
-    transcript_path: "/tmp/t.jsonl",
-    cwd,
-    hook_event_name: "UserPromptSubmit",
-    model: "gpt-5.5",
-    permission_mode: "default",
+    ...codexBase(session, cwd, "UserPromptSubmit", true),
     prompt,
   }),
   shell: (session: string, cwd: string, command: string, event = "PreToolUse") => ({
-    session_id: session,
-    turn_id: "turn-1",
-    transcript_path: "/tmp/t.jsonl",
-    cwd,
-    hook_event_name: event,
-    model: "gpt-5.5",
-    permission_mode: "default",
+    ...codexBase(session, cwd, event, true),
     tool_name: "Bash",
     tool_input: { command },
     tool_use_id: "call_1_0",
   }),
   patch: (session: string, cwd: string, patch: string, event = "PreToolUse") => ({
-    session_id: session,
-    turn_id: "turn-1",
-    transcript_path: "/tmp/t.jsonl",
-    cwd,
-    hook_event_name: event,
-    model: "gpt-5.5",
-    permission_mode: "default",
+    ...codexBase(session, cwd, event, true),
     tool_name: "apply_patch",
     tool_input: { command: patch },
     tool_use_id: "call_2_0",
   }),
-  stop: (session: string, cwd: string) => ({
-    session_id: session,
-    turn_id: "turn-1",
-    transcript_path: "/tmp/t.jsonl",
-    cwd,
-    hook_event_name: "Stop",
-    model: "gpt-5.5",
-    permission_mode: "default",
-  }),
+  stop: (session: string, cwd: string) => codexBase(session, cwd, "Stop", true),
 };
+
+/** The fields of a Claude Code tool event (PreToolUse, PostToolUse). */
+const claudeTool = (session: string, cwd: string, event: string) => ({
+  session_id: session,
+  transcript_path: "/tmp/c.jsonl",
+  cwd,
+  prompt_id: "p1",
+  permission_mode: "acceptEdits",
+  effort: { level: "medium" },
+  hook_event_name: event,
+});
 
 export const claude = {
   env: { CLAUDECODE: "1" } as Record<string, string>,
@@ -179,25 +182,13 @@ export const claude = {
     prompt,
   }),
   write: (session: string, cwd: string, file: string, event = "PreToolUse") => ({
-    session_id: session,
-    transcript_path: "/tmp/c.jsonl",
-    cwd,
-    prompt_id: "p1",
-    permission_mode: "acceptEdits",
-    effort: { level: "medium" },
-    hook_event_name: event,
+    ...claudeTool(session, cwd, event),
     tool_name: "Write",
     tool_input: { file_path: file, content: "x" },
     tool_use_id: "toolu_1",
   }),
   bash: (session: string, cwd: string, command: string, event = "PreToolUse") => ({
-    session_id: session,
-    transcript_path: "/tmp/c.jsonl",
-    cwd,
-    prompt_id: "p1",
-    permission_mode: "acceptEdits",
-    effort: { level: "medium" },
-    hook_event_name: event,
+    ...claudeTool(session, cwd, event),
     tool_name: "Bash",
     tool_input: { command, description: "run" },
     tool_use_id: "toolu_2",

@@ -78,6 +78,16 @@ afterAll(async () => {
   await server?.stop();
 });
 
+/** A fresh checkout after `cohent init`, a Codex token for the person, and the PreToolUse command as wired. */
+async function initedForCodex(person: string) {
+  const root = scratchRepo();
+  expect((await sh(root, `node ${CLI} init --server ${server.url}`)).code).toBe(0);
+  const token = await server.issueToken("acme/shop", person, "Codex");
+  const codexCmd = JSON.parse(readFileSync(path.join(root, ".codex/hooks.json"), "utf8")).hooks.PreToolUse[0]
+    .hooks[0].command as string;
+  return { root, token, codexCmd };
+}
+
 describe("merging helpers", () => {
   it.each([
     ["git@github.com:acme/shop.git", "acme/shop"],
@@ -267,11 +277,7 @@ describe("npx cohent init", () => {
   }, 60_000);
 
   it("the PreToolUse wiring refuses when the adapter is missing, throws, hangs or node is not on PATH; one short line, no path", async () => {
-    const root = scratchRepo();
-    expect((await sh(root, `node ${CLI} init --server ${server.url}`)).code).toBe(0);
-    const token = await server.issueToken("acme/shop", "fay", "Codex");
-    const codexCmd = JSON.parse(readFileSync(path.join(root, ".codex/hooks.json"), "utf8")).hooks
-      .PreToolUse[0].hooks[0].command as string;
+    const { root, token, codexCmd } = await initedForCodex("fay");
     const claudeCmd = JSON.parse(
       readFileSync(path.join(root, ".claude/settings.json"), "utf8"),
     ).hooks.PreToolUse.at(-1).hooks[0].command as string;
@@ -362,11 +368,7 @@ describe("npx cohent init", () => {
   }, 60_000);
 
   it("an internal failure on PreToolUse is a deny whose reason names no absolute path of the machine", async () => {
-    const root = scratchRepo();
-    expect((await sh(root, `node ${CLI} init --server ${server.url}`)).code).toBe(0);
-    const token = await server.issueToken("acme/shop", "gil", "Codex");
-    const codexCmd = JSON.parse(readFileSync(path.join(root, ".codex/hooks.json"), "utf8")).hooks
-      .PreToolUse[0].hooks[0].command as string;
+    const { root, token, codexCmd } = await initedForCodex("gil");
     // Another process holds runtime.json's lock: the adapter gives up after 5 s with an error naming the lock file.
     writeFileSync(path.join(root, ".cohent", "runtime.json.lock"), "");
     const r = await sh(root, codexCmd, {
@@ -447,35 +449,22 @@ describe("npx cohent init", () => {
       prompt: "Restyle the cart",
     });
     expect(JSON.parse(b.stdout).hookSpecificOutput.additionalContext).toContain("Build the cart API");
+    // Session A's PreToolUse, as Codex sends it.
+    const codexPreA = (tool_name: string, tool_input: Record<string, unknown>) =>
+      codexHook({
+        session_id: "A",
+        turn_id: "t",
+        cwd: root,
+        hook_event_name: "PreToolUse",
+        model: "gpt-5.5",
+        tool_name,
+        tool_input,
+      });
     const aIntent = `node .cohent/cohent.mjs intent '{"objective":"Cart API","outputs":["cart-api"]}'`;
-    expect(
-      (
-        await codexHook({
-          session_id: "A",
-          turn_id: "t",
-          cwd: root,
-          hook_event_name: "PreToolUse",
-          model: "gpt-5.5",
-          tool_name: "Bash",
-          tool_input: { command: aIntent },
-        })
-      ).stdout,
-    ).toBe("");
+    expect((await codexPreA("Bash", { command: aIntent })).stdout).toBe("");
     expect((await sh(root, aIntent, { env: { COHENT_AGENT_TOKEN: alice } })).code).toBe(0);
     const patch = "*** Begin Patch\n*** Add File: src/cart.ts\n+x\n*** End Patch\n";
-    expect(
-      (
-        await codexHook({
-          session_id: "A",
-          turn_id: "t",
-          cwd: root,
-          hook_event_name: "PreToolUse",
-          model: "gpt-5.5",
-          tool_name: "apply_patch",
-          tool_input: { command: patch },
-        })
-      ).stdout,
-    ).toBe("");
+    expect((await codexPreA("apply_patch", { command: patch })).stdout).toBe("");
     const bIntent = `node .cohent/cohent.mjs intent '{"objective":"Cart styles","outputs":["cart-styles"]}'`;
     await claudeHook({
       session_id: "B",

@@ -1,9 +1,10 @@
 import { execFileSync } from "node:child_process";
 import path from "node:path";
 import { readFileSync, writeFileSync } from "node:fs";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { backendWithRepo, type TestBackend } from "../helpers/backend.js";
+import { describe, expect, it } from "vitest";
+import { backendForFile } from "../helpers/backend.js";
 import { agentRuns, codex, hook, intentJson, makeCheckout, run, sandboxed } from "./helpers.js";
+import { intentEnvelope } from "./intent-envelope.js";
 
 /**
  * Codex's default sandbox: the agent's shell cannot open a socket, while
@@ -13,21 +14,13 @@ import { agentRuns, codex, hook, intentJson, makeCheckout, run, sandboxed } from
  */
 
 const REPO = "acme/sandbox";
-let server: TestBackend, alice: string, bob: string;
-
-beforeAll(async () => {
-  ({
-    backend: server,
-    tokens: [alice, bob],
-  } = await backendWithRepo(REPO, "Sandboxed work", ["alice", "Codex"], ["bob", "Codex"]));
-});
-afterAll(() => server?.stop());
+const fx = backendForFile(REPO, "Sandboxed work", ["alice", "Codex"], ["bob", "Codex"]);
 
 describe("the sandbox relay", () => {
   it("the JSON agent CLI with its request in a file is relayed too; from stdin it cannot be", async () => {
-    const co = await makeCheckout(server.url, REPO);
+    const co = await makeCheckout(fx.backend.url, REPO);
     execFileSync("git", ["init", "-q"], { cwd: co.root }); // the agent CLI binds to a Git top-level
-    const env = { COHENT_AGENT_TOKEN: bob };
+    const env = { COHENT_AGENT_TOKEN: fx.tokens[1] };
     await hook(co, codex.prompt("sbx-agent", co.root, "agent cli in the sandbox"), env);
     writeFileSync(
       path.join(co.root, "intent.json"),
@@ -39,14 +32,8 @@ describe("the sandbox relay", () => {
     });
     expect(relayed.pre.denied).toBeNull();
     expect(relayed.cmd!.code, relayed.cmd!.stdout + relayed.cmd!.stderr).toBe(0);
-    const envelope = JSON.parse(relayed.cmd!.stdout);
-    expect(envelope).toMatchObject({
-      version: 1,
-      ok: true,
-      operation: "intent",
-      data: { action: "proceed" },
-    });
-    const stored = await server.deps.db.tx((tx) =>
+    const envelope = intentEnvelope(relayed.cmd!.stdout, "proceed");
+    const stored = await fx.backend.deps.db.tx((tx) =>
       tx.intent.findUnique({ where: { id: envelope.data.intentId } }),
     );
     expect(JSON.parse(stored!.record!).objective).toBe("Agent CLI in the sandbox");
@@ -62,8 +49,8 @@ describe("the sandbox relay", () => {
   });
 
   it("the sandboxed command alone cannot reach the service (the stand-in sandbox is real)", async () => {
-    const co = await makeCheckout(server.url, REPO);
-    const env = { COHENT_AGENT_TOKEN: alice };
+    const co = await makeCheckout(fx.backend.url, REPO);
+    const env = { COHENT_AGENT_TOKEN: fx.tokens[0] };
     await hook(co, codex.prompt("sbx-0", co.root, "probe"), env);
     const direct = await run(co, ["checkpoint", "working", "direct"], { env, nodeArgs: sandboxed });
     expect(direct.code).toBe(1);
@@ -74,19 +61,21 @@ describe("the sandbox relay", () => {
   });
 
   it("intent, scope, checkpoint and context work through the PreToolUse hook, with the right exit codes", async () => {
-    const peer = await makeCheckout(server.url, REPO);
-    await hook(peer, codex.prompt("sbx-peer", peer.root, "Build the ledger"), { COHENT_AGENT_TOKEN: bob });
+    const peer = await makeCheckout(fx.backend.url, REPO);
+    await hook(peer, codex.prompt("sbx-peer", peer.root, "Build the ledger"), {
+      COHENT_AGENT_TOKEN: fx.tokens[1],
+    });
     const p = await agentRuns(
       peer,
       codex,
       "sbx-peer",
       ["intent", intentJson({ objective: "Ledger", outputs: ["ledger"] })],
-      { env: { COHENT_AGENT_TOKEN: bob } },
+      { env: { COHENT_AGENT_TOKEN: fx.tokens[1] } },
     );
     expect(p.cmd!.code).toBe(0);
 
-    const co = await makeCheckout(server.url, REPO);
-    const env = { COHENT_AGENT_TOKEN: alice };
+    const co = await makeCheckout(fx.backend.url, REPO);
+    const env = { COHENT_AGENT_TOKEN: fx.tokens[0] };
     const S = "sbx-1";
     await hook(co, codex.prompt(S, co.root, "Build the ledger report"), env);
 
@@ -112,13 +101,7 @@ describe("the sandbox relay", () => {
       { env, commandNodeArgs: sandboxed },
     );
     expect(go.cmd!.code).toBe(0);
-    const envelope = JSON.parse(go.cmd!.stdout);
-    expect(envelope).toMatchObject({
-      version: 1,
-      ok: true,
-      operation: "intent",
-      data: { action: "proceed" },
-    });
+    const envelope = intentEnvelope(go.cmd!.stdout, "proceed");
 
     const scope = await agentRuns(co, codex, S, ["scope", "reports/ledger"], {
       env,
@@ -126,7 +109,7 @@ describe("the sandbox relay", () => {
     });
     expect(scope.cmd!.code).toBe(0);
     expect(scope.cmd!.stdout).toContain("Scope claimed: reports/ledger.");
-    const claim = await server.deps.db.tx((tx) =>
+    const claim = await fx.backend.deps.db.tx((tx) =>
       tx.claim.findUnique({ where: { intentId: envelope.data.intentId } }),
     );
     expect(JSON.parse(claim!.paths)).toEqual(["reports/ledger"]);
@@ -141,7 +124,7 @@ describe("the sandbox relay", () => {
       commandNodeArgs: sandboxed,
     });
     expect(done.cmd!.code).toBe(0);
-    const intent = await server.deps.db.tx((tx) =>
+    const intent = await fx.backend.deps.db.tx((tx) =>
       tx.intent.findUnique({ where: { id: envelope.data.intentId } }),
     );
     expect(intent!.state).toBe("completed");
@@ -152,9 +135,9 @@ describe("the sandbox relay", () => {
   });
 
   it("binds each command to the session whose hook saw it, when two sessions share the checkout", async () => {
-    const co = await makeCheckout(server.url, REPO);
-    const envA = { COHENT_AGENT_TOKEN: alice };
-    const envB = { COHENT_AGENT_TOKEN: bob };
+    const co = await makeCheckout(fx.backend.url, REPO);
+    const envA = { COHENT_AGENT_TOKEN: fx.tokens[0] };
+    const envB = { COHENT_AGENT_TOKEN: fx.tokens[1] };
     await hook(co, codex.prompt("sbx-A", co.root, "A's prompt"), envA);
     await hook(co, codex.prompt("sbx-B", co.root, "B's prompt"), envB);
     const b = await agentRuns(

@@ -1,5 +1,5 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { agentClient, backendWithRepo, type TestBackend } from "../helpers/backend.js";
+import { beforeEach, describe, expect, it } from "vitest";
+import { agentClient, backendForFile } from "../helpers/backend.js";
 import { sh, snapshot, write } from "./git-repo.js";
 import {
   agentRuns,
@@ -22,15 +22,7 @@ import {
  */
 
 const REPO = "acme/shared";
-let server: TestBackend, alice: string, bob: string;
-
-beforeAll(async () => {
-  ({
-    backend: server,
-    tokens: [alice, bob],
-  } = await backendWithRepo(REPO, "One checkout, two agents", ["alice", "Codex"], ["bob", "Claude Code"]));
-});
-afterAll(() => server?.stop());
+const fx = backendForFile(REPO, "One checkout, two agents", ["alice", "Codex"], ["bob", "Claude Code"]);
 const ANA = { env: { COHENT_AGENT_TOKEN: "" }, session: "ana-1" };
 const BO = { env: { COHENT_AGENT_TOKEN: "" }, session: "bo-1" };
 
@@ -38,11 +30,26 @@ let co: Checkout;
 let anaIntent: string;
 let boIntent: string;
 
+/** A session's prompt, its intent ("Feature X", output feature-x) and its scope, as the agent would run them. */
+async function startWork(
+  client: typeof codex | typeof claude,
+  who: typeof ANA,
+  x: string,
+  scope: string,
+): Promise<string> {
+  await hook(co, client.prompt(who.session, co.root, `Build feature ${x}`), { ...client.env, ...who.env });
+  const intent = intentJson({ objective: `Feature ${x}`, outputs: [`feature-${x.toLowerCase()}`] });
+  const r = await agentRuns(co, client, who.session, ["intent", intent, "--json"], { env: who.env });
+  const intentId = JSON.parse(r.cmd!.stdout).data.intentId;
+  expect((await agentRuns(co, client, who.session, ["scope", scope], { env: who.env })).cmd!.code).toBe(0);
+  return intentId;
+}
+
 /** A committed checkout with .cohent/ in it, as `cohent init` leaves one; both agents have an intent and a scope. */
 beforeEach(async () => {
-  ANA.env.COHENT_AGENT_TOKEN = alice;
-  BO.env.COHENT_AGENT_TOKEN = bob;
-  co = await makeCheckout(server.url, REPO);
+  ANA.env.COHENT_AGENT_TOKEN = fx.tokens[0];
+  BO.env.COHENT_AGENT_TOKEN = fx.tokens[1];
+  co = await makeCheckout(fx.backend.url, REPO);
   sh(co.root, "init", "-q", "-b", "main");
   sh(co.root, "config", "user.name", "Test");
   sh(co.root, "config", "user.email", "test@example.com");
@@ -53,27 +60,8 @@ beforeEach(async () => {
   sh(co.root, "add", "-A");
   sh(co.root, "commit", "-q", "-m", "initial");
 
-  await hook(co, codex.prompt(ANA.session, co.root, "Build feature A"), ANA.env);
-  const a = await agentRuns(
-    co,
-    codex,
-    ANA.session,
-    ["intent", intentJson({ objective: "Feature A", outputs: ["feature-a"] }), "--json"],
-    { env: ANA.env },
-  );
-  anaIntent = JSON.parse(a.cmd!.stdout).data.intentId;
-  expect((await agentRuns(co, codex, ANA.session, ["scope", "src/a"], { env: ANA.env })).cmd!.code).toBe(0);
-
-  await hook(co, claude.prompt(BO.session, co.root, "Build feature B"), { ...claude.env, ...BO.env });
-  const b = await agentRuns(
-    co,
-    claude,
-    BO.session,
-    ["intent", intentJson({ objective: "Feature B", outputs: ["feature-b"] }), "--json"],
-    { env: BO.env },
-  );
-  boIntent = JSON.parse(b.cmd!.stdout).data.intentId;
-  expect((await agentRuns(co, claude, BO.session, ["scope", "src/b"], { env: BO.env })).cmd!.code).toBe(0);
+  anaIntent = await startWork(codex, ANA, "A", "src/a");
+  boIntent = await startWork(claude, BO, "B", "src/b");
 
   // Ana: a change and a new file. Bo: staged, edited again, and an untracked file.
   write(co.root, "src/a/x.ts", "a2\n");
@@ -104,7 +92,7 @@ describe("sharing one checkout", () => {
     expect(pre.denied).toContain("node .cohent/cohent.mjs commit -m 'ship it'");
     // The hook only looked: the tree, the index and HEAD are as they were.
     expect({ ...snapshot(co.root, "."), head: sh(co.root, "rev-parse", "HEAD") }).toEqual(before);
-    const catches = await server.deps.db.tx((tx) =>
+    const catches = await fx.backend.deps.db.tx((tx) =>
       tx.guardCatch.findMany({ where: { intentId: anaIntent } }),
     );
     expect(catches.map((c) => c.kind)).toEqual(["git-peer-changes"]);
@@ -147,16 +135,18 @@ describe("sharing one checkout", () => {
     expect(sh(co.root, "status", "--porcelain", "--", "src/a")).toBe("");
 
     // The commit is a checkpoint of Ana's intent; the claim stays; the Control Room and the recap show it.
-    const cps = await server.deps.db.tx((tx) =>
+    const cps = await fx.backend.deps.db.tx((tx) =>
       tx.checkpoint.findMany({ where: { intentId: anaIntent, source: { startsWith: "commit:" } } }),
     );
     expect(cps.map((c) => [c.source, JSON.parse(c.paths!)])).toEqual([
       [`commit:${hash}`, ["src/a/new.ts", "src/a/x.ts"]],
     ]);
-    const claim = await server.deps.db.tx((tx) => tx.claim.findUnique({ where: { intentId: anaIntent } }));
+    const claim = await fx.backend.deps.db.tx((tx) =>
+      tx.claim.findUnique({ where: { intentId: anaIntent } }),
+    );
     expect(JSON.parse(claim!.paths)).toEqual(["src/a"]);
     const { repoOverview } = await import("../../backend/src/operations/people/overview.js");
-    const overview = await repoOverview(server.deps, REPO);
+    const overview = await repoOverview(fx.backend.deps, REPO);
     const work = overview.work.find((w) => w.intentId === anaIntent)!;
     expect(work.commits).toMatchObject([
       {
@@ -167,7 +157,7 @@ describe("sharing one checkout", () => {
     ]);
     expect(overview.work.find((w) => w.intentId === boIntent)!.commits).toEqual([]);
     const { recap, renderRecap } = await import("../../backend/src/operations/people/recap.js");
-    const text = renderRecap(await recap(server.deps, REPO, new Date(Date.now() - 3_600_000)));
+    const text = renderRecap(await recap(fx.backend.deps, REPO, new Date(Date.now() - 3_600_000)));
     expect(text).toContain(`commit ${hash.slice(0, 12)}`);
 
     // Nothing of Ana's left: a second commit says so and changes nothing.
@@ -240,7 +230,7 @@ describe("sharing one checkout", () => {
   });
 
   it("the scopes read names every other live claim, not the caller's own, and drops a claim whose lease expired", async () => {
-    const asAna = agentClient(server.url, alice, ANA.session);
+    const asAna = agentClient(fx.backend.url, fx.tokens[0], ANA.session);
     const r = await asAna.post({ type: "scopes" });
     expect(r.status).toBe(200);
     expect(r.body.data.peers).toContainEqual({
@@ -252,7 +242,7 @@ describe("sharing one checkout", () => {
     });
     expect(r.body.data.peers.map((p: { intentId: string }) => p.intentId)).not.toContain(anaIntent);
     // Ten minutes later only Ana calls in: Bo's lease expired, his claim no longer holds.
-    server.advance(11 * 60_000);
+    fx.backend.advance(11 * 60_000);
     const later = await asAna.post({ type: "scopes" });
     expect(later.body.data.peers.map((p: { intentId: string }) => p.intentId)).not.toContain(boIntent);
   });

@@ -6,7 +6,7 @@ import { classify, toolKind } from "../../adapter/src/tools.js";
 import { parseExemptCommand } from "../../adapter/src/exemption.js";
 import { patchTargets, shellPatchTargets } from "../../adapter/src/patch.js";
 import { redact, redactDeep } from "../../adapter/src/redact.js";
-import { clientOf } from "../../adapter/src/hook.js";
+import { clientOf } from "../../adapter/src/tools.js";
 import { builtAdapter, claude, codex } from "./helpers.js";
 
 describe("tool classification with the measured payloads", () => {

@@ -3,9 +3,9 @@ import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } fro
 import os from "node:os";
 import path from "node:path";
 import { build, type Plugin } from "esbuild";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { COHENT_VERSION, MIN_ADAPTER_VERSION } from "@cohent/protocol";
-import { startBackend, type TestBackend } from "../helpers/backend.js";
+import { backendForFile } from "../helpers/backend.js";
 import { CODEX_GUARD_COMMAND, CODEX_HOOK_COMMAND, CODEX_TIMEOUT } from "../../adapter/src/init.js";
 import { trustHash } from "../../adapter/src/trust.js";
 import { adapterVersionVerdict, recordedVersionVerdict } from "../../adapter/src/version.js";
@@ -17,14 +17,7 @@ import { builtAdapter, makeCheckout, run, type Checkout } from "./helpers.js";
  * again, doctor recomputes the trust hashes, and an adapter built as another version hears it.
  */
 
-let server: TestBackend;
-beforeAll(async () => {
-  server = await startBackend();
-  await server.addRepo("acme/shop");
-});
-afterAll(async () => {
-  await server?.stop();
-});
+const fx = backendForFile("acme/shop", "");
 
 /** Runs a given adapter file (not the checkout's own .cohent/cohent.mjs) in the checkout. Synchronous: only for commands that do not call the backend, which answers from this process. */
 function runBundle(co: Checkout, bundle: string, args: string[], env: Record<string, string> = {}) {
@@ -68,7 +61,7 @@ function olderCheckout(co: Checkout, codexHome: string) {
   writeFileSync(
     path.join(co.root, ".cohent", "project.json"),
     JSON.stringify(
-      { version: 1, service: server.url, repository: "acme/shop", adapterVersion: "0.0.9" },
+      { version: 1, service: fx.backend.url, repository: "acme/shop", adapterVersion: "0.0.9" },
       null,
       2,
     ) + "\n",
@@ -112,7 +105,7 @@ describe("cohent init --upgrade", () => {
     const data = JSON.parse(r.stdout).data;
     expect(data).toMatchObject({
       repository: "acme/shop",
-      service: server.url,
+      service: fx.backend.url,
       previousAdapterVersion: "0.0.9",
       adapterVersion: COHENT_VERSION,
     });
@@ -131,7 +124,7 @@ describe("cohent init --upgrade", () => {
     const project = JSON.parse(readFileSync(path.join(co.root, ".cohent", "project.json"), "utf8"));
     expect(project).toEqual({
       version: 1,
-      service: server.url,
+      service: fx.backend.url,
       repository: "acme/shop",
       adapterVersion: COHENT_VERSION,
     });
@@ -150,7 +143,7 @@ describe("cohent init --upgrade", () => {
     const doc = await run(co, ["doctor", "--json"], {
       env: {
         CODEX_HOME: codexHome,
-        COHENT_AGENT_TOKEN: await server.issueToken("acme/shop", "una"),
+        COHENT_AGENT_TOKEN: await fx.backend.issueToken("acme/shop", "una"),
         SHELL: "/bin/sh",
       },
     });
@@ -223,8 +216,8 @@ describe("cohent init --upgrade", () => {
 
 describe("adapter version against the server", () => {
   it("an adapter older than the server accepts: doctor fails and says what to run; every command says it once on stderr", async () => {
-    const co = await makeCheckout(server.url, "acme/shop");
-    const token = await server.issueToken("acme/shop", "vic");
+    const co = await makeCheckout(fx.backend.url, "acme/shop");
+    const token = await fx.backend.issueToken("acme/shop", "vic");
     copyFileSync(await adapterAs("0.0.1"), co.script);
     const doc = await run(co, ["doctor", "--json"], { env: { COHENT_AGENT_TOKEN: token, SHELL: "/bin/sh" } });
     const check = JSON.parse(doc.stdout).data.checks.find(
@@ -242,8 +235,8 @@ describe("adapter version against the server", () => {
   });
 
   it("an adapter newer than the server: a warning naming both fixes; a matching one: ok; project.json out of step: a warning", async () => {
-    const co = await makeCheckout(server.url, "acme/shop");
-    const token = await server.issueToken("acme/shop", "wes");
+    const co = await makeCheckout(fx.backend.url, "acme/shop");
+    const token = await fx.backend.issueToken("acme/shop", "wes");
     const mine = co.script + ".mine";
     copyFileSync(co.script, mine);
     copyFileSync(await adapterAs("9.0.0"), co.script);
@@ -258,7 +251,12 @@ describe("adapter version against the server", () => {
     copyFileSync(mine, co.script);
     writeFileSync(
       path.join(co.root, ".cohent", "project.json"),
-      JSON.stringify({ version: 1, service: server.url, repository: "acme/shop", adapterVersion: "0.0.9" }),
+      JSON.stringify({
+        version: 1,
+        service: fx.backend.url,
+        repository: "acme/shop",
+        adapterVersion: "0.0.9",
+      }),
     );
     const same = await run(co, ["doctor", "--json"], {
       env: { COHENT_AGENT_TOKEN: token, SHELL: "/bin/sh" },

@@ -6,9 +6,10 @@
 //   npx tsx test/clients/install.ts            # all four
 //   COHENT_CLIENTS=codex@0.169.0 npx tsx test/clients/install.ts
 import { spawnSync } from "node:child_process";
-import { mkdirSync, writeFileSync } from "node:fs";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { npmInstallInto } from "../helpers/npm-install.ts";
 import { binPath, installDir, isInstalled, selectedClients, type ClientSpec } from "./clients.ts";
 
 export function installClient(
@@ -20,30 +21,13 @@ export function installClient(
     return;
   }
   const dir = installDir(c);
-  mkdirSync(dir, { recursive: true });
-  // A package.json of its own keeps npm from walking up into a parent project.
-  writeFileSync(
-    join(dir, "package.json"),
-    JSON.stringify({ name: "cohent-client-cache", private: true }) + "\n",
-  );
   log(`[clients] ${c.label}: npm install into ${dir}`);
   const t0 = Date.now();
-  const r = spawnSync(
-    "npm",
-    [
-      "install",
-      "--prefix",
-      dir,
-      "--no-save",
-      "--no-audit",
-      "--no-fund",
-      "--loglevel",
-      "error",
-      `${c.pkg}@${c.version}`,
-    ],
-    { stdio: ["ignore", "inherit", "inherit"], env: { ...process.env, npm_config_update_notifier: "false" } },
-  );
-  if (r.status !== 0) throw new Error(`npm install ${c.pkg}@${c.version} failed (exit ${r.status})`);
+  const status = npmInstallInto(dir, `${c.pkg}@${c.version}`, {
+    name: "cohent-client-cache",
+    stdout: "inherit",
+  });
+  if (status !== 0) throw new Error(`npm install ${c.pkg}@${c.version} failed (exit ${status})`);
   const v = spawnSync(binPath(c), ["--version"], { encoding: "utf8", timeout: 60_000 });
   if (v.status !== 0) throw new Error(`${binPath(c)} --version failed: ${v.stderr}`);
   writeFileSync(join(dir, ".cohent-installed"), `${c.pkg}@${c.version}\n${v.stdout.trim()}\n`);

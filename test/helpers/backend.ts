@@ -4,6 +4,7 @@ import path from "node:path";
 import { randomBytes } from "node:crypto";
 import pg from "pg";
 import pino from "pino";
+import { afterAll, beforeAll } from "vitest";
 import { admin, startServer, type LeaseConfig, type RunningServer } from "@cohent/backend";
 
 /**
@@ -94,6 +95,24 @@ export async function backendWithRepo<P extends [person: string, client?: string
   return { backend, tokens: tokens as { [K in keyof P]: string } };
 }
 
+/**
+ * One backend with one repository (and its people's tokens) for a whole test
+ * file: started before the file's tests, stopped after them. Read its fields
+ * inside tests, not at module load.
+ */
+export function backendForFile<P extends [person: string, client?: string][]>(
+  repo: string,
+  goal: string,
+  ...people: P
+): Awaited<ReturnType<typeof backendWithRepo<P>>> {
+  const fixture = {} as Awaited<ReturnType<typeof backendWithRepo<P>>>;
+  beforeAll(async () => {
+    Object.assign(fixture, await backendWithRepo(repo, goal, ...people));
+  });
+  afterAll(() => fixture.backend?.stop());
+  return fixture;
+}
+
 /** A small agent-API client over real HTTP. */
 export function agentClient(base: string, token: string, session: string) {
   const headers = {
@@ -101,10 +120,16 @@ export function agentClient(base: string, token: string, session: string) {
     "x-cohent-session": session,
     "content-type": "application/json",
   };
-  return {
+  const client = {
     async post(body: unknown) {
       const res = await fetch(`${base}/api/agent`, { method: "POST", headers, body: JSON.stringify(body) });
       return { status: res.status, body: (await res.json()) as any };
+    },
+    /** Publishes a prompt and declares its intent; returns the intent id. */
+    async declare(prompt: string, intent: Record<string, unknown>): Promise<string> {
+      const intentId: string = (await client.post({ type: "publish", prompt })).body.data.intentId;
+      await client.post({ type: "intent", intentId, intent });
+      return intentId;
     },
     async poll(intentId: string, cursor?: string) {
       const h: Record<string, string> = { ...headers, "x-cohent-intent": intentId };
@@ -113,4 +138,5 @@ export function agentClient(base: string, token: string, session: string) {
       return { status: res.status, body: (await res.json()) as any };
     },
   };
+  return client;
 }

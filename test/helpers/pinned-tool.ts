@@ -1,7 +1,7 @@
-import { spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { existsSync, writeFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
+import { npmInstallInto } from "./npm-install.js";
 
 /**
  * A test tool that cannot be a workspace devDependency (its engines field asks
@@ -17,33 +17,13 @@ export function pinnedTool(pkg: string, version: string, bin: string): string {
   );
   const binPath = join(dir, "node_modules", ".bin", bin);
   if (existsSync(join(dir, ".cohent-installed")) && existsSync(binPath)) return binPath;
-  mkdirSync(dir, { recursive: true });
-  // A package.json of its own keeps npm from walking up into the workspace.
-  writeFileSync(
-    join(dir, "package.json"),
-    JSON.stringify({ name: "cohent-tool-cache", private: true }) + "\n",
-  );
-  const r = spawnSync(
-    "npm",
-    [
-      "install",
-      "--prefix",
-      dir,
-      "--no-save",
-      "--no-audit",
-      "--no-fund",
-      "--engine-strict=false",
-      "--loglevel",
-      "error",
-      `${pkg}@${version}`,
-    ],
-    {
-      stdio: ["ignore", "ignore", "inherit"],
-      env: { ...process.env, npm_config_update_notifier: "false" },
-    },
-  );
-  if (r.status !== 0 || !existsSync(binPath))
-    throw new Error(`npm install ${pkg}@${version} into ${dir} failed (exit ${r.status})`);
+  const status = npmInstallInto(dir, `${pkg}@${version}`, {
+    name: "cohent-tool-cache",
+    stdout: "ignore",
+    extraArgs: ["--engine-strict=false"],
+  });
+  if (status !== 0 || !existsSync(binPath))
+    throw new Error(`npm install ${pkg}@${version} into ${dir} failed (exit ${status})`);
   writeFileSync(join(dir, ".cohent-installed"), `${pkg}@${version}\n`);
   return binPath;
 }

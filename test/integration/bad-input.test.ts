@@ -45,6 +45,13 @@ describe.each(DATABASE_KINDS)("bad input gets a 4xx with a stable code, never a 
     return { status: res.status, body: (await res.json()) as any };
   }
 
+  // A scope request whose one path the protocol refuses.
+  const badPath = (name: string, path: string) => ({
+    name,
+    run: () => send({ type: "scope", intentId, paths: [path] }),
+    status: 400,
+    code: "INVALID_PATH",
+  });
   const cases: { name: string; run: () => ReturnType<typeof send>; status: number; code: string }[] = [
     {
       name: "malformed JSON",
@@ -134,30 +141,10 @@ describe.each(DATABASE_KINDS)("bad input gets a 4xx with a stable code, never a 
       status: 400,
       code: "INVALID_INPUT",
     },
-    {
-      name: "a path that escapes",
-      run: () => send({ type: "scope", intentId, paths: ["../secrets"] }),
-      status: 400,
-      code: "INVALID_PATH",
-    },
-    {
-      name: "an absolute path",
-      run: () => send({ type: "scope", intentId, paths: ["/etc/passwd"] }),
-      status: 400,
-      code: "INVALID_PATH",
-    },
-    {
-      name: "a NUL byte",
-      run: () => send({ type: "scope", intentId, paths: ["a\u0000b"] }),
-      status: 400,
-      code: "INVALID_PATH",
-    },
-    {
-      name: "an empty path",
-      run: () => send({ type: "scope", intentId, paths: [""] }),
-      status: 400,
-      code: "INVALID_PATH",
-    },
+    badPath("a path that escapes", "../secrets"),
+    badPath("an absolute path", "/etc/passwd"),
+    badPath("a NUL byte", "a\u0000b"),
+    badPath("an empty path", ""),
     {
       name: "a malformed intent id",
       run: () => send({ type: "scope", intentId: "42", paths: ["a"] }),

@@ -4,7 +4,7 @@ import { spawn } from "node:child_process";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { BOUNDS, ERROR_CODES } from "@cohent/protocol";
 import { admin } from "@cohent/backend";
-import { startBackend } from "../helpers/backend.js";
+import { agentClient, startBackend } from "../helpers/backend.js";
 import { DATABASE_KINDS } from "../helpers/kinds.js";
 import { serve, stopProcess } from "../helpers/serve.js";
 
@@ -475,30 +475,17 @@ describe.each(DATABASE_KINDS)("hostile input at scale (%s)", (kind) => {
     // A stated per-token limit (20/s, burst 40) so the flood below exceeds it on a slow shared machine too.
     proc = await serve(url, { COHENT_RATE_LIMIT: "20/40" });
     port = Number(new URL(proc.url).port);
-    const mine = await fetch(`${proc.url}/api/agent`, {
-      method: "POST",
-      headers: {
-        authorization: `Bearer ${tokens[0]}`,
-        "x-cohent-session": "owner",
-        "content-type": "application/json",
-      },
-      body: JSON.stringify({ type: "publish", prompt: "mine" }),
-    });
-    const theirs = await fetch(`${proc.url}/api/agent`, {
-      method: "POST",
-      headers: {
-        authorization: `Bearer ${tokens[1]}`,
-        "x-cohent-session": "victim",
-        "content-type": "application/json",
-      },
-      body: JSON.stringify({ type: "publish", prompt: "theirs" }),
+    const mine = await agentClient(proc.url, tokens[0]!, "owner").post({ type: "publish", prompt: "mine" });
+    const theirs = await agentClient(proc.url, tokens[1]!, "victim").post({
+      type: "publish",
+      prompt: "theirs",
     });
     ctx = {
       token: (i) => tokens[i % 20]!,
       otherRepoToken,
       revokedToken: revoked.token,
-      intentId: ((await mine.json()) as any).data.intentId,
-      foreignIntentId: ((await theirs.json()) as any).data.intentId,
+      intentId: mine.body.data.intentId,
+      foreignIntentId: theirs.body.data.intentId,
       foreignSession: "victim",
     };
   });

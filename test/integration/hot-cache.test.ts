@@ -23,6 +23,22 @@ import { DATABASE_KINDS } from "../helpers/kinds.js";
  * PostgreSQL. What one changes, the other's cached reads show within the
  * bound of store/changes.
  */
+/** Publishes a prompt for the caller and declares its intent; returns what publish answered. */
+async function declared(
+  d: Deps,
+  caller: Awaited<ReturnType<typeof authenticate>>,
+  prompt: string,
+  spec: Record<string, unknown>,
+) {
+  const published = await publish(d, caller, PublishRequest.parse({ type: "publish", prompt }));
+  await intent(
+    d,
+    caller,
+    IntentRequest.parse({ type: "intent", intentId: published.intentId, intent: spec }),
+  );
+  return published;
+}
+
 describe.each(DATABASE_KINDS)("the hot path's caches (%s)", (kind) => {
   let handles: TwoHandles;
   let serverStore: Store;
@@ -106,16 +122,10 @@ describe.each(DATABASE_KINDS)("the hot path's caches (%s)", (kind) => {
     const { token: tb } = await issueToken(deps(adminStore), { repo: "acme/hot", person: "eli" });
     const d = deps(serverStore);
     const a = await authenticate(d, `Bearer ${ta}`, "own-a");
-    const { intentId } = await publish(d, a, PublishRequest.parse({ type: "publish", prompt: "a task" }));
-    await intent(
-      d,
-      a,
-      IntentRequest.parse({
-        type: "intent",
-        intentId,
-        intent: { objective: "build the cart", outputs: ["cart-api"] },
-      }),
-    );
+    const { intentId } = await declared(d, a, "a task", {
+      objective: "build the cart",
+      outputs: ["cart-api"],
+    });
     const start = await poll(d, a, { intentId, cursor: "0" });
     const before = Number(start.cursor);
     await checkpoint(
@@ -130,20 +140,10 @@ describe.each(DATABASE_KINDS)("the hot path's caches (%s)", (kind) => {
 
     // A related peer, on the other handle, declares it depends on the caller's output: the poll reports it.
     const b = await authenticate(deps(adminStore), `Bearer ${tb}`, "own-b");
-    const peer = await publish(
-      deps(adminStore),
-      b,
-      PublishRequest.parse({ type: "publish", prompt: "b task" }),
-    );
-    await intent(
-      deps(adminStore),
-      b,
-      IntentRequest.parse({
-        type: "intent",
-        intentId: peer.intentId,
-        intent: { objective: "cart ui", dependsOn: ["cart-api"] },
-      }),
-    );
+    const peer = await declared(deps(adminStore), b, "b task", {
+      objective: "cart ui",
+      dependsOn: ["cart-api"],
+    });
     const seen = await eventually(
       () => poll(d, a, { intentId, cursor: own.cursor }),
       (r) => r.packet !== null,
@@ -153,20 +153,7 @@ describe.each(DATABASE_KINDS)("the hot path's caches (%s)", (kind) => {
     // An unrelated peer's progress: the quick answer is what a store with no memory (the full path) answers.
     const { token: tc } = await issueToken(deps(adminStore), { repo: "acme/hot", person: "fay" });
     const c = await authenticate(deps(adminStore), `Bearer ${tc}`, "own-c");
-    const other = await publish(
-      deps(adminStore),
-      c,
-      PublishRequest.parse({ type: "publish", prompt: "c task" }),
-    );
-    await intent(
-      deps(adminStore),
-      c,
-      IntentRequest.parse({
-        type: "intent",
-        intentId: other.intentId,
-        intent: { objective: "docs", outputs: ["docs"] },
-      }),
-    );
+    const other = await declared(deps(adminStore), c, "c task", { objective: "docs", outputs: ["docs"] });
     const mid = await poll(d, a, { intentId, cursor: seen.cursor });
     await checkpoint(
       deps(adminStore),

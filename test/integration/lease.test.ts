@@ -36,39 +36,27 @@ describe.each(DATABASE_KINDS)("sessions and leases on the server's clock (%s)", 
   it("an expired lease frees its scope for peers and drops out of the resolver", async () => {
     const a = agentClient(backend.url, alice, "lease-holder");
     const b = agentClient(backend.url, bob, "lease-taker");
-    const aIntent = (await a.post({ type: "publish", prompt: "hold" })).body.data.intentId;
-    await a.post({
-      type: "intent",
-      intentId: aIntent,
-      intent: { objective: "Hold", outputs: ["held-output"] },
-    });
+    const aIntent = await a.declare("hold", { objective: "Hold", outputs: ["held-output"] });
     expect((await a.post({ type: "scope", intentId: aIntent, paths: ["lease/app"] })).status).toBe(200);
 
     const bIntent = (await b.post({ type: "publish", prompt: "take" })).body.data.intentId;
-    expect(
+    // bob's intent depends on alice's output; the resolver's action says whether he may go on.
+    const bAction = async () =>
       (
         await b.post({
           type: "intent",
           intentId: bIntent,
           intent: { objective: "Take", dependsOn: ["held-output"] },
         })
-      ).body.data.action,
-    ).toBe("wait");
+      ).body.data.action;
+    expect(await bAction()).toBe("wait");
     expect((await b.post({ type: "scope", intentId: bIntent, paths: ["lease/app/x.ts"] })).status).toBe(409);
 
     backend.advance(LEASE.leaseMs + 1_000);
     // bob keeps calling, alice does not: alice's lease expires.
     const retry = await b.post({ type: "scope", intentId: bIntent, paths: ["lease/app/x.ts"] });
     expect(retry.status, JSON.stringify(retry.body)).toBe(200);
-    expect(
-      (
-        await b.post({
-          type: "intent",
-          intentId: bIntent,
-          intent: { objective: "Take", dependsOn: ["held-output"] },
-        })
-      ).body.data.action,
-    ).toBe("proceed");
+    expect(await bAction()).toBe("proceed");
     const released = await backend.deps.db.prisma.event.findFirst({
       where: { intentId: aIntent, kind: "scope.released" },
     });
@@ -83,12 +71,7 @@ describe.each(DATABASE_KINDS)("sessions and leases on the server's clock (%s)", 
   it("a waiting agent learns from a plain poll that its producer's lease lapsed, with no other change in the room", async () => {
     const producer = agentClient(backend.url, alice, "lapse-producer");
     const waiter = agentClient(backend.url, bob, "lapse-waiter");
-    const p = (await producer.post({ type: "publish", prompt: "produce" })).body.data.intentId;
-    await producer.post({
-      type: "intent",
-      intentId: p,
-      intent: { objective: "Produce", outputs: ["lapse-out"] },
-    });
+    await producer.declare("produce", { objective: "Produce", outputs: ["lapse-out"] });
     const w = (await waiter.post({ type: "publish", prompt: "wait" })).body.data.intentId;
     const waiting = (
       await waiter.post({

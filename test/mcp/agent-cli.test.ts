@@ -2,7 +2,16 @@ import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { TestBackend } from "../helpers/backend.js";
-import { git, hangingService, makeRepo, oneJson, runAdapter, startFixture, type Repo } from "./helpers.js";
+import {
+  git,
+  hangingService,
+  makeRepo,
+  oneJson,
+  runAdapter,
+  startFixture,
+  TOOL_NAMES,
+  type Repo,
+} from "./helpers.js";
 
 /** The JSON agent CLI: one request in, exactly one v1 envelope on stdout, exit 0 iff ok. */
 
@@ -20,7 +29,7 @@ const agent = (args: string[], opts: Parameters<typeof runAdapter>[2] = {}) =>
 
 describe("agent CLI", () => {
   it("prints each operation's full schemas without a server", async () => {
-    for (const op of ["publish", "intent", "scope", "checkpoint", "context", "commit"]) {
+    for (const op of TOOL_NAMES) {
       const r = await runAdapter(repo, ["agent", "schema", "--task", op]);
       expect(r.code).toBe(0);
       const s = oneJson(r.stdout);

@@ -1,10 +1,10 @@
-import { execFileSync, spawn } from "node:child_process";
+import { execFileSync } from "node:child_process";
 import http from "node:http";
 import type { AddressInfo, Socket } from "node:net";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { ListRootsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
-import { makeCheckout, type Checkout } from "../adapter/helpers.js";
+import { makeCheckout, run, type Checkout, type Run, type RunOptions } from "../adapter/helpers.js";
 import { backendWithRepo, type TestBackend } from "../helpers/backend.js";
 
 /**
@@ -13,6 +13,9 @@ import { backendWithRepo, type TestBackend } from "../helpers/backend.js";
  */
 
 export type Repo = Checkout;
+
+/** The six operations every machine transport offers, in the order the server lists them. */
+export const TOOL_NAMES = ["publish", "intent", "scope", "checkpoint", "context", "commit"];
 
 export function git(cwd: string, ...args: string[]): string {
   return execFileSync("git", args, {
@@ -153,41 +156,9 @@ export async function hangingService(): Promise<{
   };
 }
 
-export interface Run {
-  code: number | null;
-  signal: NodeJS.Signals | null;
-  stdout: string;
-  stderr: string;
-}
-
-/** Runs the built adapter with args; `onSpawn` may signal the child. */
-export function runAdapter(
-  repo: Repo,
-  args: string[],
-  opts: {
-    stdin?: string;
-    env?: Record<string, string | undefined>;
-    cwd?: string;
-    onSpawn?: (child: ReturnType<typeof spawn>) => void;
-    keepStdinOpen?: boolean;
-  } = {},
-): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [repo.script, ...args], {
-      cwd: opts.cwd ?? repo.root,
-      env: childEnv(repo, opts.env),
-      stdio: ["pipe", "pipe", "pipe"],
-    });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (c) => (stdout += c));
-    child.stderr.on("data", (c) => (stderr += c));
-    child.on("error", reject);
-    child.on("close", (code, signal) => resolve({ code, signal, stdout, stderr }));
-    if (opts.stdin !== undefined) child.stdin.write(opts.stdin);
-    if (!opts.keepStdinOpen) child.stdin.end();
-    opts.onSpawn?.(child);
-  });
+/** Runs the built adapter with args, usage logging off; `onSpawn` may signal the child. */
+export function runAdapter(repo: Repo, args: string[], opts: RunOptions = {}): Promise<Run> {
+  return run(repo, args, { ...opts, env: { COHENT_USAGE_LOG: "0", ...opts.env } });
 }
 
 /** stdout holds exactly one JSON document (one line). */

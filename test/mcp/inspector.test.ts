@@ -6,7 +6,7 @@ import { pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { TestBackend } from "../helpers/backend.js";
 import { pinnedTool } from "../helpers/pinned-tool.js";
-import { startFixture, type Repo } from "./helpers.js";
+import { startFixture, TOOL_NAMES, type Repo } from "./helpers.js";
 
 /**
  * A second, independent MCP client: @modelcontextprotocol/inspector in its
@@ -41,14 +41,15 @@ function inspector(args: string[]): Promise<{ code: number; stdout: string; stde
   });
 }
 
+/** The built server as the inspector's command line, with `-e NAME=value` per variable. */
+function server(env: Record<string, string>): string[] {
+  return ["node", repo.script, "mcp", ...Object.entries(env).flatMap(([k, v]) => ["-e", `${k}=${v}`])];
+}
+
 describe("MCP Inspector CLI against the built server", () => {
   it("lists the six tools with portable schemas, and calls one through a config that declares the repository as a root", async () => {
     const list = await inspector([
-      "node",
-      repo.script,
-      "mcp",
-      "-e",
-      `HOME=${repo.home}`,
+      ...server({ HOME: repo.home }),
       "--method",
       "tools/list",
       "--strict",
@@ -57,14 +58,7 @@ describe("MCP Inspector CLI against the built server", () => {
     ]);
     expect(list.code, list.stderr).toBe(0);
     const tools = JSON.parse(list.stdout).result?.tools ?? JSON.parse(list.stdout).tools;
-    expect(tools.map((t: { name: string }) => t.name)).toEqual([
-      "publish",
-      "intent",
-      "scope",
-      "checkpoint",
-      "context",
-      "commit",
-    ]);
+    expect(tools.map((t: { name: string }) => t.name)).toEqual(TOOL_NAMES);
     expect(list.stderr).not.toContain("Warning: tool");
     expect(list.stderr).not.toMatch(/[1-9]\d* (errors|warnings)/);
 
@@ -115,15 +109,7 @@ describe("MCP Inspector CLI against the built server", () => {
 
   it("a client that advertises roots but lists none is refused with REPOSITORY_OUTSIDE_ROOT (exit 5, isError)", async () => {
     const r = await inspector([
-      "node",
-      repo.script,
-      "mcp",
-      "-e",
-      `HOME=${repo.home}`,
-      "-e",
-      `COHENT_AGENT_TOKEN=${token}`,
-      "-e",
-      "COHENT_USAGE_LOG=0",
+      ...server({ HOME: repo.home, COHENT_AGENT_TOKEN: token, COHENT_USAGE_LOG: "0" }),
       "--method",
       "tools/call",
       "--tool-name",

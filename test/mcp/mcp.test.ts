@@ -4,7 +4,7 @@ import { pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { TestBackend } from "../helpers/backend.js";
 import { claude, hook } from "../adapter/helpers.js";
-import { connect, git, hangingService, makeRepo, startFixture, type Repo } from "./helpers.js";
+import { connect, git, hangingService, makeRepo, startFixture, TOOL_NAMES, type Repo } from "./helpers.js";
 
 /**
  * The stdio MCP server as a client sees it: the SDK's Client over
@@ -30,14 +30,7 @@ describe("MCP server", () => {
     const c = await connect(repo, { env: { COHENT_AGENT_TOKEN: token } });
     try {
       const list = await c.client.listTools();
-      expect(list.tools.map((t) => t.name)).toEqual([
-        "publish",
-        "intent",
-        "scope",
-        "checkpoint",
-        "context",
-        "commit",
-      ]);
+      expect(list.tools.map((t) => t.name)).toEqual(TOOL_NAMES);
       for (const t of list.tools) {
         expect(t.inputSchema.additionalProperties).toBe(false);
         expect(t.outputSchema?.required).toEqual(["version", "ok", "operation", "warnings", "meta"]);

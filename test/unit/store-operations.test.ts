@@ -144,26 +144,18 @@ describe.each(DATABASE_KINDS)("operations over a real store (%s)", (kind) => {
       ScopeRequest.parse({ type: "scope", intentId: a.intentId, paths: ["src/search"] }),
     );
     const b = await started("bo", "b2", { outputs: ["search-ui"] });
+    const boScopeCode = async (path: string) =>
+      code(
+        scope(
+          deps(),
+          await caller("bo", "b2"),
+          ScopeRequest.parse({ type: "scope", intentId: b.intentId, paths: [path] }),
+        ),
+      );
     await controlSession(deps(), { sessionId: b.c.session.id, kind: "pause", actor: "dana" });
-    expect(
-      await code(
-        scope(
-          deps(),
-          await caller("bo", "b2"),
-          ScopeRequest.parse({ type: "scope", intentId: b.intentId, paths: ["src/other"] }),
-        ),
-      ),
-    ).toBe("SESSION_PAUSED");
+    expect(await boScopeCode("src/other")).toBe("SESSION_PAUSED");
     await controlSession(deps(), { sessionId: b.c.session.id, kind: "resume", actor: "dana" });
-    expect(
-      await code(
-        scope(
-          deps(),
-          await caller("bo", "b2"),
-          ScopeRequest.parse({ type: "scope", intentId: b.intentId, paths: ["src/search"] }),
-        ),
-      ),
-    ).toBe("SCOPE_CONFLICT");
+    expect(await boScopeCode("src/search")).toBe("SCOPE_CONFLICT");
     offset += DEFAULT_LEASE.leaseMs + 1_000; // ana falls silent past her lease; bo calls again
     const res = await scope(
       deps(),

@@ -4,9 +4,13 @@ import type { ResolverIntent } from "../../core/resolver.js";
 import type { IntentRow, Tx } from "../../store/index.js";
 import type { Caller, Deps } from "../deps.js";
 
-/** The caller's own intent: it must exist in the caller's repository and belong to the caller's session. */
-export async function ownIntent(t: Tx, caller: Caller, id: string, { open = true } = {}): Promise<IntentRow> {
-  const intent = await t.intents.get(id);
+/** The checks every write on an intent makes: it is in the caller's repository, the caller's session owns it, and (by default) it is open. */
+function owned<T extends { repoId: string; sessionId: string; closedAt: Date | null; state: string }>(
+  intent: T | null,
+  caller: Caller,
+  id: string,
+  open: boolean,
+): T {
   if (!intent || intent.repoId !== caller.repo.id) throw new CohentError("INTENT_NOT_FOUND");
   if (intent.sessionId !== caller.session.id) throw new CohentError("NOT_INTENT_OWNER");
   if (open && intent.closedAt)
@@ -14,14 +18,14 @@ export async function ownIntent(t: Tx, caller: Caller, id: string, { open = true
   return intent;
 }
 
+/** The caller's own intent: it must exist in the caller's repository and belong to the caller's session. */
+export async function ownIntent(t: Tx, caller: Caller, id: string, { open = true } = {}): Promise<IntentRow> {
+  return owned(await t.intents.get(id), caller, id, open);
+}
+
 /** The same checks on the intent's head only (one row, no relations): for the writes that need no more of it. */
 export async function ownHead(t: Tx, caller: Caller, id: string, { open = true } = {}) {
-  const intent = await t.intents.head(id);
-  if (!intent || intent.repoId !== caller.repo.id) throw new CohentError("INTENT_NOT_FOUND");
-  if (intent.sessionId !== caller.session.id) throw new CohentError("NOT_INTENT_OWNER");
-  if (open && intent.closedAt)
-    throw new CohentError("INTENT_CLOSED", `Work intent ${id} is ${intent.state}; publish a new prompt.`);
-  return intent;
+  return owned(await t.intents.head(id), caller, id, open);
 }
 
 export const toResolverIntent = (row: IntentRow): ResolverIntent => ({

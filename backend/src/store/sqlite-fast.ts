@@ -172,13 +172,16 @@ export function sqliteStatements(conn: Database.Database) {
             `ORDER BY i."createdAt" ASC, i."id" ASC`,
           ).all(repoId, sqliteTime(cutoff)) as Row[]
         ).map(toIntentRow),
-      /** The resolver's candidate peers through the IntentName index: active and completed, oldest first. */
+      /**
+       * The resolver's candidate peers through the IntentName index: active and completed, oldest first.
+       * The unary `+` keeps SQLite from walking the repository's intents: it looks up the named ids.
+       */
       candidates: (repoId: string, lookup: NameLookup, cutoff: Date) => {
         const of = (kind: string) => JSON.stringify(lookup.active.find((k) => k.kind === kind)?.names ?? []);
         const named = (kind: string) =>
           `SELECT "intentId" FROM "IntentName" WHERE "repoId" = ? AND "kind" = '${kind}' AND "name" IN (SELECT "value" FROM json_each(?))`;
         const active = intentsWhere(
-          `i."repoId" = ? AND i."closedAt" IS NULL AND s."lastSeenAt" >= ? AND i."id" IN (${named("output")} UNION ${named("capability")} UNION ${named("component")})`,
+          `+i."repoId" = ? AND +i."closedAt" IS NULL AND s."lastSeenAt" >= ? AND i."id" IN (${named("output")} UNION ${named("capability")} UNION ${named("component")})`,
           `ORDER BY i."createdAt" ASC, i."id" ASC`,
         ).all(
           repoId,
@@ -192,7 +195,7 @@ export function sqliteStatements(conn: Database.Database) {
         );
         const completed = lookup.completed.length
           ? intentsWhere(
-              `i."repoId" = ? AND i."state" = 'completed' AND i."id" IN (${named("output")})`,
+              `+i."repoId" = ? AND i."state" = 'completed' AND i."id" IN (${named("output")})`,
               `ORDER BY i."createdAt" ASC, i."id" ASC`,
             ).all(repoId, repoId, JSON.stringify(lookup.completed))
           : [];

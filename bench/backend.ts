@@ -165,29 +165,41 @@ export async function benchResolveLoaded() {
           at,
           null,
         );
+        // A caller whose names few peers share, at any room size: what the index scales with.
+        add(
+          "wki_lone",
+          IntentRecord.parse({ objective: "Lone", components: ["lone"], dependsOn: ["output-5"] }),
+          "working",
+          at,
+          null,
+        );
       })();
       const cutoff = new Date(now.getTime() - 600_000);
-      const load = {
-        scan: async (t: Parameters<Parameters<typeof store.tx>[0]>[0]) => [
-          ...(await t.intents.active("r", cutoff)),
-          ...(await t.intents.completed("r", 200)),
-        ],
-        indexed: async (t: Parameters<Parameters<typeof store.tx>[0]>[0]) =>
-          t.intents.candidates("r", lookupOf((await t.intents.get("wki_me"))!.record!), cutoff),
-      };
-      for (const [mode, peersOf] of Object.entries(load)) {
+      type T = Parameters<Parameters<typeof store.tx>[0]>[0];
+      type Me = NonNullable<Awaited<ReturnType<T["intents"]["get"]>>>;
+      const scan = async (t: T) => [
+        ...(await t.intents.active("r", cutoff)),
+        ...(await t.intents.completed("r", 200)),
+      ];
+      const indexed = async (t: T, me: Me) => t.intents.candidates("r", lookupOf(me.record!), cutoff);
+      const load = [
+        { mode: "scan", id: "wki_me", peersOf: scan },
+        { mode: "indexed", id: "wki_me", peersOf: indexed },
+        { mode: "indexed, few shared names", id: "wki_lone", peersOf: indexed },
+      ];
+      for (const { mode, id, peersOf } of load) {
         let loaded = 0;
         const once = () =>
           store.tx(async (t) => {
-            const me = (await t.intents.get("wki_me"))!;
-            const others = (await peersOf(t)).filter((i) => i.id !== me.id);
+            const me = (await t.intents.get(id))!;
+            const others = (await peersOf(t, me)).filter((i) => i.id !== me.id && i.id !== "wki_lone");
             loaded = others.length;
             return resolve(toResolverIntent(me), others.map(toResolverIntent));
           });
         const answer = await once();
         for (let i = 0; i < 2; i++) await once();
         const samples: number[] = [];
-        for (let i = 0; i < (n === 100 || mode === "indexed" ? 200 : 10); i++) {
+        for (let i = 0; i < (n === 100 || mode !== "scan" ? 200 : 10); i++) {
           const t = performance.now();
           await once();
           samples.push(performance.now() - t);

@@ -95,9 +95,11 @@ export async function benchPacketSizes() {
 }
 
 /**
- * Resolve including what it loads, on SQLite: the caller's intent, every
- * active intent and recent completed work, read in one transaction through
- * the store, then the pure function. 100 active intents is the baseline.
+ * Resolve including what it loads, on SQLite, in one transaction through the
+ * store, then the pure function. "indexed" is the server's path: the caller's
+ * intent and only the candidate peers the IntentName index names. "scan" is
+ * the path before the index: every active intent and recent completed work.
+ * 100 active intents is the baseline of each.
  */
 export async function benchResolveLoaded() {
   const { mkdtempSync, rmSync } = await import("node:fs");
@@ -105,9 +107,16 @@ export async function benchResolveLoaded() {
   const path = await import("node:path");
   const { openStore } = await import("../backend/src/store/index.js");
   const { sqliteTime } = await import("../backend/src/store/sqlite-fast.js");
+  const { indexNames, lookupOf } = await import("../backend/src/core/resolver-index.js");
   const { toResolverIntent } = await import("../backend/src/operations/shared/views.js");
-  const rows: { "active intents": number; "median ms": string; "ratio to 100": string }[] = [];
-  let base = 0;
+  const rows: {
+    path: string;
+    "active intents": number;
+    "peers loaded": number;
+    "median ms": string;
+    "ratio to 100": string;
+  }[] = [];
+  const base = new Map<string, number>();
   for (const n of [100, 10_000]) {
     const dir = mkdtempSync(path.join(tmpdir(), "cohent-resolve-"));
     const { db, store } = await openStore(`file:${path.join(dir, "bench.sqlite")}`);
@@ -131,59 +140,84 @@ export async function benchResolveLoaded() {
       const insert = side.prepare(
         `INSERT INTO "Intent" ("id", "repoId", "sessionId", "person", "prompt", "record", "state", "createdAt", "updatedAt", "closedAt") VALUES (?, 'r', 's', 'bench', 'p', ?, ?, ?, ?, ?)`,
       );
+      const name = side.prepare(
+        `INSERT INTO "IntentName" ("repoId", "kind", "name", "intentId") VALUES ('r', ?, ?, ?)`,
+      );
+      const add = (id: string, record: IntentRecord, state: string, t: string, closed: string | null) => {
+        insert.run(id, JSON.stringify(record), state, t, t, closed);
+        for (const k of indexNames(record)) name.run(k.kind, k.name, id);
+      };
       side.transaction(() => {
         for (const peer of syntheticIntents(n)) {
           const t = sqliteTime(new Date(now.getTime() - 1_000_000 + peer.createdAt));
           const done = peer.status === "completed";
-          insert.run(
-            peer.id,
-            JSON.stringify(peer.record),
-            done ? "completed" : "working",
-            t,
-            t,
-            done ? t : null,
-          );
+          add(peer.id, peer.record!, done ? "completed" : "working", t, done ? t : null);
         }
-        insert.run(
+        add(
           "wki_me",
-          JSON.stringify(
-            IntentRecord.parse({
-              objective: "Me",
-              components: ["component-3"],
-              outputs: ["mine"],
-              dependsOn: ["output-5"],
-            }),
-          ),
+          IntentRecord.parse({
+            objective: "Me",
+            components: ["component-3"],
+            outputs: ["mine"],
+            dependsOn: ["output-5"],
+          }),
           "working",
           at,
+          null,
+        );
+        // A caller whose names few peers share, at any room size: what the index scales with.
+        add(
+          "wki_lone",
+          IntentRecord.parse({ objective: "Lone", components: ["lone"], dependsOn: ["output-5"] }),
+          "working",
           at,
           null,
         );
       })();
       const cutoff = new Date(now.getTime() - 600_000);
-      const once = () =>
-        store.tx(async (t) => {
-          const me = (await t.intents.get("wki_me"))!;
-          const others = [
-            ...(await t.intents.active("r", cutoff)),
-            ...(await t.intents.completed("r", 200)),
-          ].filter((i) => i.id !== me.id);
-          return resolve(toResolverIntent(me), others.map(toResolverIntent));
+      type T = Parameters<Parameters<typeof store.tx>[0]>[0];
+      type Me = NonNullable<Awaited<ReturnType<T["intents"]["get"]>>>;
+      const scan = async (t: T) => [
+        ...(await t.intents.active("r", cutoff)),
+        ...(await t.intents.completed("r", 200)),
+      ];
+      const indexed = async (t: T, me: Me) => t.intents.candidates("r", lookupOf(me.record!), cutoff);
+      const load = [
+        { mode: "scan", id: "wki_me", peersOf: scan },
+        { mode: "indexed", id: "wki_me", peersOf: indexed },
+        { mode: "indexed, few shared names", id: "wki_lone", peersOf: indexed },
+      ];
+      for (const { mode, id, peersOf } of load) {
+        let loaded = 0;
+        const once = () =>
+          store.tx(async (t) => {
+            const me = (await t.intents.get(id))!;
+            const others = (await peersOf(t, me)).filter((i) => i.id !== me.id && i.id !== "wki_lone");
+            loaded = others.length;
+            return resolve(toResolverIntent(me), others.map(toResolverIntent));
+          });
+        const answer = await once();
+        for (let i = 0; i < 2; i++) await once();
+        const samples: number[] = [];
+        for (let i = 0; i < (n === 100 || mode !== "scan" ? 200 : 10); i++) {
+          const t = performance.now();
+          await once();
+          samples.push(performance.now() - t);
+        }
+        const m = median(samples);
+        if (n === 100) base.set(mode, m);
+        rows.push({
+          path: `${mode} (${answer.rule})`,
+          "active intents": n,
+          "peers loaded": loaded,
+          "median ms": m.toFixed(2),
+          "ratio to 100": (m / base.get(mode)!).toFixed(1),
         });
-      for (let i = 0; i < 3; i++) await once();
-      const samples: number[] = [];
-      for (let i = 0; i < (n === 100 ? 200 : 10); i++) {
-        const t = performance.now();
-        await once();
-        samples.push(performance.now() - t);
       }
-      const m = median(samples);
-      if (n === 100) base = m;
-      rows.push({ "active intents": n, "median ms": m.toFixed(2), "ratio to 100": (m / base).toFixed(1) });
     } finally {
       await db.close();
       rmSync(dir, { recursive: true, force: true });
     }
   }
-  return rows;
+  return rows.sort((a, b) => a.path.localeCompare(b.path));
 }

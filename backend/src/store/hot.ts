@@ -140,6 +140,7 @@ export function hotOverrides(db: Db): Overrides {
           get: async (id: string) => i.get(id),
           active: async (repoId: string, cutoff: Date) => i.active(repoId, cutoff),
           completed: async (repoId: string, take: number) => i.completed(repoId, take),
+          candidates: async (...a: Parameters<typeof base.candidates>) => i.candidates(...a),
           openIdsOfSession: async (sessionId: string) => i.openIdsOfSession(sessionId),
           create: async (row: Parameters<typeof base.create>[0]) => i.create(row),
           update: async (id: string, change: Parameters<typeof base.update>[1]) => i.update(id, change),

@@ -1,4 +1,5 @@
 import type { Action, IntentRecord, Usage } from "@cohent/protocol";
+import { indexNames, type NameLookup } from "../core/resolver-index.js";
 import type { PrismaTx } from "./db.js";
 import { commitSource, intentInclude, json, list, toCommit, toIntent, toParty } from "./rows.js";
 
@@ -44,6 +45,34 @@ export const intents = (c: PrismaTx, _touch?: unknown) => {
       many({ where: { repoId, closedAt: null, session: { tokenId } }, orderBy: { createdAt: "asc" } }),
     completed: (repoId: string, take: number) =>
       many({ where: { repoId, state: "completed" }, orderBy: { closedAt: "desc" }, take }),
+    /** The resolver's candidate peers through the IntentName index: active and completed, oldest first. */
+    candidates: async (repoId: string, lookup: NameLookup, cutoff: Date) => {
+      const idsOf = async (where: { kind: string; name: { in: string[] } }[]) =>
+        where.length
+          ? [
+              ...new Set(
+                (
+                  await c.intentName.findMany({ where: { repoId, OR: where }, select: { intentId: true } })
+                ).map((r) => r.intentId),
+              ),
+            ]
+          : [];
+      const active = await idsOf(lookup.active.map((k) => ({ kind: k.kind, name: { in: k.names } })));
+      const completed = await idsOf(
+        lookup.completed.length ? [{ kind: "output", name: { in: lookup.completed } }] : [],
+      );
+      return [
+        ...(active.length
+          ? await many({
+              where: { id: { in: active }, repoId, closedAt: null, session: { lastSeenAt: { gte: cutoff } } },
+              orderBy: oldestFirst,
+            })
+          : []),
+        ...(completed.length
+          ? await many({ where: { id: { in: completed }, repoId, state: "completed" }, orderBy: oldestFirst })
+          : []),
+      ];
+    },
     byIds: async (ids: string[]) => (ids.length ? many({ where: { id: { in: ids } } }) : []),
     parties: async (ids: string[]) =>
       ids.length
@@ -106,14 +135,21 @@ export const intents = (c: PrismaTx, _touch?: unknown) => {
         closedAt?: Date;
       },
     ) => {
-      await c.intent.update({
+      const { repoId } = await c.intent.update({
         where: { id },
         data: {
           ...rest,
           ...(record ? { record: json(record) } : {}),
           ...(usage ? { usage: json(usage) } : {}),
         },
+        select: { repoId: true },
       });
+      if (record) {
+        // The resolver index follows the record, in the same transaction.
+        await c.intentName.deleteMany({ where: { intentId: id } });
+        const names = indexNames(record).map((n) => ({ ...n, repoId, intentId: id }));
+        if (names.length) await c.intentName.createMany({ data: names });
+      }
     },
     addCheckpoint: async ({
       at,

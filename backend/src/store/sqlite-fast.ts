@@ -1,6 +1,7 @@
 import type Database from "better-sqlite3";
 import type { Action, Control, IntentRecord, Usage } from "@cohent/protocol";
 import type { PeerClaim } from "../core/arbitrate.js";
+import { indexNames, type NameLookup } from "../core/resolver-index.js";
 import { commitSource, json, list, recordOf, toDecision, type IntentRow } from "./rows.js";
 
 /**
@@ -171,6 +172,35 @@ export function sqliteStatements(conn: Database.Database) {
             `ORDER BY i."createdAt" ASC, i."id" ASC`,
           ).all(repoId, sqliteTime(cutoff)) as Row[]
         ).map(toIntentRow),
+      /**
+       * The resolver's candidate peers through the IntentName index: active and completed, oldest first.
+       * The unary `+` keeps SQLite from walking the repository's intents: it looks up the named ids.
+       */
+      candidates: (repoId: string, lookup: NameLookup, cutoff: Date) => {
+        const of = (kind: string) => JSON.stringify(lookup.active.find((k) => k.kind === kind)?.names ?? []);
+        const named = (kind: string) =>
+          `SELECT "intentId" FROM "IntentName" WHERE "repoId" = ? AND "kind" = '${kind}' AND "name" IN (SELECT "value" FROM json_each(?))`;
+        const active = intentsWhere(
+          `+i."repoId" = ? AND +i."closedAt" IS NULL AND s."lastSeenAt" >= ? AND i."id" IN (${named("output")} UNION ${named("capability")} UNION ${named("component")})`,
+          `ORDER BY i."createdAt" ASC, i."id" ASC`,
+        ).all(
+          repoId,
+          sqliteTime(cutoff),
+          repoId,
+          of("output"),
+          repoId,
+          of("capability"),
+          repoId,
+          of("component"),
+        );
+        const completed = lookup.completed.length
+          ? intentsWhere(
+              `+i."repoId" = ? AND i."state" = 'completed' AND i."id" IN (${named("output")})`,
+              `ORDER BY i."createdAt" ASC, i."id" ASC`,
+            ).all(repoId, repoId, JSON.stringify(lookup.completed))
+          : [];
+        return [...(active as Row[]), ...(completed as Row[])].map(toIntentRow);
+      },
       completed: (repoId: string, take: number) =>
         (
           intentsWhere(
@@ -235,6 +265,14 @@ export function sqliteStatements(conn: Database.Database) {
           id,
         );
         if (r.changes !== 1) throw new Error(`intent ${id} not found`);
+        if (change.record) {
+          // The resolver index follows the record, in the same transaction.
+          st(`DELETE FROM "IntentName" WHERE "intentId" = ?`).run(id);
+          const add = st(
+            `INSERT INTO "IntentName" ("repoId", "kind", "name", "intentId") SELECT "repoId", ?, ?, "id" FROM "Intent" WHERE "id" = ?`,
+          );
+          for (const n of indexNames(change.record)) add.run(n.kind, n.name, id);
+        }
       },
       addCheckpoint: (k: {
         id: string;

@@ -106,7 +106,7 @@ export async function poll(deps: Deps, caller: Caller, req: PollRequest): Promis
     let reason = "Changes since your cursor.";
     let completed: PeerView[] | undefined;
     if (!me.closedAt && me.record) {
-      const d = await decide(t, deps, caller, me.id);
+      const d = await decide(t, deps, caller, me.id, { all: true });
       ({ action, reason } = d.resolution);
       if (d.changed) ({ decision, completed } = d);
       stoodDown = new Set(

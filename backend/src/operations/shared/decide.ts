@@ -1,29 +1,40 @@
 import type { PeerView } from "@cohent/protocol";
 import { leaseCutoff } from "../../core/lease.js";
 import { resolve } from "../../core/resolver.js";
+import { lookupOf } from "../../core/resolver-index.js";
 import { newId } from "../../ids.js";
 import type { Tx } from "../../store/index.js";
 import type { Caller, Deps } from "../deps.js";
 import { toPeerView, toResolverIntent } from "./views.js";
 
-/** Recently completed work, for the resolver's completed-dependency rule. */
-const COMPLETED_WINDOW = 200;
-
 const sameIds = (a: readonly string[], b: readonly string[]) =>
   a.length === b.length && a.every((x, i) => x === b[i]);
 
 /**
- * Runs the resolver for one intent against every active intent of the
- * repository (and recently completed work), and records the answer when it
- * changed. Intent, context and poll call this.
+ * Runs the resolver for one intent against its candidate peers (or, with
+ * `all`, every active intent and the completed work it depends on), and records the
+ * answer when it changed. Intent, context and poll call this.
  */
-export async function decide(t: Tx, deps: Deps, caller: Caller, intentId: string, { force = false } = {}) {
+export async function decide(
+  t: Tx,
+  deps: Deps,
+  caller: Caller,
+  intentId: string,
+  { force = false, all = false } = {},
+) {
   const repoId = caller.repo.id;
   const me = await t.intents.get(intentId);
   if (!me) throw new Error(`intent ${intentId} vanished inside its transaction`);
-  const active = await t.intents.active(repoId, leaseCutoff(deps.clock(), deps.lease));
-  const completed = await t.intents.completed(repoId, COMPLETED_WINDOW);
-  const others = [...active, ...completed].filter((i) => i.id !== me.id);
+  const cutoff = leaseCutoff(deps.clock(), deps.lease);
+  // Only the peers sharing a name with my record can match a rule (the IntentName index);
+  // `all` loads every active intent too, for callers that relate peers by paths as well.
+  // Completed peers come from the index either way, so both paths see the same completed work.
+  const found = me.record ? await t.intents.candidates(repoId, lookupOf(me.record), cutoff) : [];
+  const others = (
+    all
+      ? [...(await t.intents.active(repoId, cutoff)), ...found.filter((i) => i.state === "completed")]
+      : found
+  ).filter((i) => i.id !== me.id);
   const resolution = resolve(toResolverIntent(me), others.map(toResolverIntent));
 
   const byId = new Map(others.map((i) => [i.id, i]));

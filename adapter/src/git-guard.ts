@@ -17,8 +17,8 @@ export { classifyGitCommand, type GitOp } from "./git/classify.js";
  * nobody claimed, are the caller's.
  *
  * Use: `classifyGitCommand(command, cwd)` is pure and cheap; only when it
- * finds operations does a caller need the peers (the brief's, through
- * `peerScopes`) and `checkGitCommand`, which runs read-only git (optional
+ * finds operations does a caller need the peers (the service's `scopes`
+ * read) and `checkGitCommand`, which runs read-only git (optional
  * locks off) and fails open when git cannot answer.
  */
 
@@ -58,31 +58,6 @@ export interface GitGuardInput extends Scopes {
   cwd: string;
   command: string;
   signal?: AbortSignal;
-}
-
-/** A peer as the brief (`context`) lists it; only the fields the guard reads. */
-export interface BriefPeer {
-  intentId: string;
-  person: string;
-  client: string | null;
-  model: string | null;
-  scope: string[];
-  state?: string;
-}
-
-const ENDED = new Set(["completed", "abandoned", "superseded"]);
-
-/** The brief's peers as guard scopes: open intents with a non-empty scope. */
-export function peerScopes(peers: readonly BriefPeer[]): PeerScope[] {
-  return peers
-    .filter((p) => !ENDED.has(p.state ?? "") && p.scope.length > 0)
-    .map((p) => ({
-      intentId: p.intentId,
-      person: p.person,
-      client: p.client,
-      model: p.model,
-      paths: p.scope,
-    }));
 }
 
 /** Whose a changed path is: "own" (own scope or unclaimed) or the peer whose scope covers it. */

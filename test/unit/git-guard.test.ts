@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { classifyGitCommand, type GitOp } from "../../adapter/src/git/classify.js";
 import { simpleCommands } from "../../adapter/src/git/shell.js";
-import { ownerOf, peerScopes } from "../../adapter/src/git-guard.js";
+import { ownerOf, type PeerScope } from "../../adapter/src/git-guard.js";
 
 /** The essentials of an operation, for compact rows. */
 function brief(o: GitOp) {
@@ -219,24 +219,9 @@ describe("git classifier: chains, subshells, quoting", () => {
 });
 
 describe("scopes", () => {
-  const peers = peerScopes([
-    {
-      intentId: "wki_1",
-      person: "Bo",
-      client: "Codex",
-      model: null,
-      scope: ["src/b", "docs/*.md"],
-      state: "working",
-    },
-    { intentId: "wki_2", person: "Cy", client: null, model: null, scope: ["src/c"], state: "completed" },
-    { intentId: "wki_3", person: "Di", client: null, model: null, scope: [], state: "planned" },
-  ]);
-
-  it("the brief's open peers with a scope become guard scopes", () => {
-    expect(peers).toEqual([
-      { intentId: "wki_1", person: "Bo", client: "Codex", model: null, paths: ["src/b", "docs/*.md"] },
-    ]);
-  });
+  const peers: PeerScope[] = [
+    { intentId: "wki_1", person: "Bo", client: "Codex", model: null, paths: ["src/b", "docs/*.md"] },
+  ];
 
   it.each([
     ["src/a/x.ts", "own"],

@@ -6,6 +6,7 @@ import {
   type ActionName,
   type IntentEnd,
 } from "@cohent/protocol/actions";
+import { ERRORS, type ErrorCode } from "@cohent/protocol/codes";
 import { scopeCovers } from "@cohent/protocol/paths";
 import type { ScopeConflict } from "@cohent/protocol";
 import type { SessionState } from "./runtime.js";
@@ -115,7 +116,17 @@ const HOLDS: Record<Condition, (s: Snapshot) => string | null> = {
     s.control === "active"
       ? null
       : `this session ${s.control === "paused" ? "is paused" : "was cancelled"} from the Cohent Control Room${s.controlReason ? ` (${s.controlReason})` : ""}. Stop working and wait for a person to resume it; no edit or shell command runs until then.`,
-  unreachable: (s) => (s.contactError?.code === "CONTROL_PLANE_UNREACHABLE" ? s.contactError.message : null),
+  unreachable: (s) => {
+    const e = s.contactError;
+    if (!e) return null;
+    if (e.code === "CONTROL_PLANE_UNREACHABLE") return e.message;
+    // The service is there but cannot vouch for this call (its database is down, it failed, it sheds load):
+    // the kill switch and the peers' claims are unknown, so the call is refused, never let through.
+    const known = ERRORS[e.code as ErrorCode] as { status: number } | undefined;
+    if (known && (known.status >= 500 || e.code === "RATE_LIMITED"))
+      return `the Cohent service cannot confirm this call right now (${e.code}: ${e.message}). Retry in a few seconds; nothing was changed.`;
+    return null;
+  },
   unconfigured: (s) => {
     if (s.configError) return `Cohent is not usable in this checkout: ${s.configError}`;
     const e = s.contactError;

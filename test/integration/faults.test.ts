@@ -5,7 +5,9 @@ import Database from "better-sqlite3";
 import { pollAgent, postAgent, sessionRead } from "../../adapter/src/http.js";
 import { agentClient, freshDatabaseUrl, PG_BASE_URL, startBackend } from "../helpers/backend.js";
 import { DATABASE_KINDS } from "../helpers/kinds.js";
+import { BACKSTOP_MS } from "../../backend/src/store/changes.js";
 import { serve, stopProcess } from "../helpers/serve.js";
+import { claude, hook, intentJson, makeCheckout, run } from "../adapter/helpers.js";
 
 /**
  * Faults: a kill -9 under write load, one of two instances dying behind a
@@ -334,6 +336,61 @@ describe.each(DATABASE_KINDS)("faults (%s)", (kind) => {
       expect((await fetch(`${backend.url}/readyz`)).status).toBe(200);
       console.log(
         `database outage (${kind}): ${answers.length} calls and /readyz answered 503 DATABASE_UNAVAILABLE within ${outageMs} ms; nothing half-written; recovered ${Date.now() - recoveredAt} ms after the path returned, no restart`,
+      );
+    },
+  );
+
+  it.skipIf(kind !== "postgres" || !PG_BASE_URL)(
+    "the database unreachable: the real hook denies edits with the reason, and lets them through again once it returns",
+    { timeout: 120_000 },
+    async () => {
+      const db = await freshDatabaseUrl("postgres");
+      cleanups.push(db.drop);
+      const direct = Number(new URL(db.url).port || 5432);
+      const path = forwarder(() => [direct]);
+      await path.start();
+      const viaProxy = new URL(db.url);
+      viaProxy.port = String(path.port);
+      const backend = await startBackend({ databaseUrl: viaProxy.toString() });
+      cleanups.push(() => backend.close());
+      await backend.addRepo("acme/outage-hook");
+      const token = await backend.issueToken("acme/outage-hook", "ann");
+      const co = await makeCheckout(backend.url, "acme/outage-hook");
+      const env = { ...claude.env, COHENT_AGENT_TOKEN: token };
+      const S = "outage-hook";
+      await hook(co, claude.prompt(S, co.root, "Rework the billing module"), env);
+      const declared = await run(
+        co,
+        ["intent", intentJson({ objective: "rework billing", components: ["billing"] })],
+        { env: { ...env, COHENT_SESSION: S } },
+      );
+      expect(declared.code, declared.stderr).toBe(0);
+      const write = (file: string) => hook(co, claude.write(S, co.root, `${co.root}/${file}`), env);
+      expect((await write("src/billing/a.ts")).denied).toBeNull();
+
+      await path.stop();
+      // A new target needs a claim (a write the database must take); the claimed one needs the kill-switch read.
+      const newTarget = await write("src/billing/b.ts");
+      expect(newTarget.denied).toMatch(/DATABASE_UNAVAILABLE/);
+      // An edit inside its own claim rides on the kill-switch read, which memory answers until the
+      // change cache's backstop (BACKSTOP_MS) says anything may have changed: after that it is denied too.
+      await new Promise((r) => setTimeout(r, BACKSTOP_MS + 500));
+      const claimed = await write("src/billing/a.ts");
+      expect(claimed.denied, `${claimed.code} ${claimed.stdout} ${claimed.stderr}`).toMatch(
+        /DATABASE_UNAVAILABLE|unreachable/,
+      );
+      const outage = [newTarget, claimed];
+      const restored = forwarder(() => [direct], path.port);
+      await restored.start();
+      cleanups.push(() => restored.stop());
+      let after = await write("src/billing/b.ts");
+      for (let i = 0; after.denied && i < 30; i++) {
+        await new Promise((r) => setTimeout(r, 300));
+        after = await write("src/billing/b.ts");
+      }
+      expect(after.denied).toBeNull();
+      console.log(
+        `database outage, real hook: ${outage.length} edits denied (a new target, then its own claimed path after the ${BACKSTOP_MS} ms backstop), e.g. "${claimed.denied!.slice(0, 120)}"; allowed again after recovery`,
       );
     },
   );

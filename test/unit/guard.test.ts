@@ -133,6 +133,26 @@ describe("the guard, against the spec's table", () => {
   });
 });
 
+describe("a service that answers but cannot vouch for the call", () => {
+  const cases: [code: string, outcome: "deny" | "allow"][] = [
+    ["DATABASE_UNAVAILABLE", "deny"],
+    ["INTERNAL", "deny"],
+    ["RATE_LIMITED", "deny"],
+    ["INTENT_NOT_FOUND", "allow"],
+  ];
+  for (const [code, outcome] of cases)
+    it(`${code} on the contact: edits and shells ${outcome === "deny" ? "refused with the code" : "judged on the rest"}`, () => {
+      for (const kind of ["edit", "shell"] as ToolKind[]) {
+        const v = assess({ kind }, { ...clear(), contactError: { code, message: "nope" } });
+        expect(v.permission).toBe(outcome);
+        if (v.permission === "deny") {
+          expect(v.condition).toBe("unreachable");
+          expect(v.reason).toContain(code);
+        }
+      }
+    });
+});
+
 describe("refusal texts", () => {
   it("name the stop, the peer, the scope and the next command", () => {
     expect(

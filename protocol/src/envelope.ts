@@ -1,7 +1,8 @@
 import { z } from "zod";
-import { ErrorCodeSchema, type CohentError } from "./errors.js";
+import { PROTOCOL_VERSION } from "./envelope-build.js";
+import { ErrorCodeSchema } from "./errors.js";
 
-export const PROTOCOL_VERSION = 1 as const;
+export { PROTOCOL_VERSION, success, fail, failure, failFrom, withProtocolFlags } from "./envelope-build.js";
 
 export const ErrorBody = z.strictObject({
   code: ErrorCodeSchema,
@@ -69,23 +70,3 @@ export interface SuccessEnvelope<T> {
   meta: Meta;
 }
 export type Envelope<T> = SuccessEnvelope<T> | FailureEnvelope;
-
-export function success<T>(
-  operation: string,
-  data: T,
-  meta: Meta = {},
-  warnings: string[] = [],
-): SuccessEnvelope<T> {
-  return { version: PROTOCOL_VERSION, ok: true, operation, data, warnings, meta };
-}
-
-export function failure(
-  operation: string,
-  err: CohentError,
-  meta: Meta = {},
-  warnings: string[] = [],
-): FailureEnvelope {
-  const error: FailureEnvelope["error"] = { code: err.code, message: err.message, retryable: err.retryable };
-  if (err.details !== undefined) error.details = err.details;
-  return { version: PROTOCOL_VERSION, ok: false, operation, error, warnings, meta };
-}

@@ -225,6 +225,24 @@ function publishedBySelf(c: Ctx, r: RunResult): void {
   c.check.ran("intentThroughShell", r, "scope", /Scope claimed: src\/feature/);
 }
 
+/** An edit of the existing src/app.ts outside the scope: the file is unchanged and the refusal reached the model. */
+function appRefusedOutsideScope(c: Ctx, r: RunResult, row: RowId, stepId: string): void {
+  const app = readRepoFile(c.ws, "src/app.ts");
+  c.check.expect(
+    row,
+    `${stepId}: src/app.ts unchanged`,
+    app === "export const app = 1;\n",
+    `src/app.ts is now ${JSON.stringify(app)}`,
+  );
+  const out = r.results.get(stepId)?.output ?? "";
+  c.check.expect(
+    row,
+    `${stepId}: reason reached the model`,
+    /Cohent: .*outside your declared scope/.test(out),
+    `tool result: ${clip(out)}`,
+  );
+}
+
 // ---------------------------------------------------------------- scenarios
 
 export const SCENARIOS: Scenario[] = [
@@ -419,20 +437,7 @@ export const SCENARIOS: Scenario[] = [
       c.check.allowed("applyPatchHeredoc", r, "heredoc-in", "src/feature/h.ts");
       c.check.blocked("applyPatchTool", r, "patch-out", "docs/p.md", /outside your declared scope/);
       c.check.blocked("applyPatchHeredoc", r, "heredoc-out", "docs/h.md", /outside your declared scope/);
-      const app = readRepoFile(c.ws, "src/app.ts");
-      c.check.expect(
-        "applyPatchTool",
-        "patch-update-out: src/app.ts unchanged",
-        app === "export const app = 1;\n",
-        `src/app.ts is now ${JSON.stringify(app)}`,
-      );
-      const res = r.results.get("patch-update-out")?.output ?? "";
-      c.check.expect(
-        "applyPatchTool",
-        "patch-update-out: reason reached the model",
-        /Cohent: .*outside your declared scope/.test(res),
-        `tool result: ${clip(res)}`,
-      );
+      appRefusedOutsideScope(c, r, "applyPatchTool", "patch-update-out");
     },
   },
   {
@@ -649,20 +654,7 @@ SCENARIOS.push(
         mod === "edited\n",
         `content ${JSON.stringify(mod)}; tool result: ${clip(r.results.get("edit-in")?.output ?? "(none)")}`,
       );
-      const app = readRepoFile(c.ws, "src/app.ts");
-      c.check.expect(
-        "claudeEditTool",
-        "edit-out: src/app.ts unchanged",
-        app === "export const app = 1;\n",
-        `src/app.ts is now ${JSON.stringify(app)}`,
-      );
-      const out = r.results.get("edit-out")?.output ?? "";
-      c.check.expect(
-        "claudeEditTool",
-        "edit-out: reason reached the model",
-        /Cohent: .*outside your declared scope/.test(out),
-        `tool result: ${clip(out)}`,
-      );
+      appRefusedOutsideScope(c, r, "claudeEditTool", "edit-out");
     },
   },
   {

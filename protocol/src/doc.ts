@@ -23,6 +23,10 @@ const BOUND_NOTES: Record<keyof typeof BOUNDS, string> = {
   packetPeers: "active intents a publish packet lists",
   pollEvents: "changes one poll packet carries (the cursor then resumes after the last one)",
   waitSeconds: "the longest long-poll, `x-cohent-wait: <seconds>` on GET /api/agent",
+  scopeWaitSeconds: "the longest `scope --wait <seconds>` (CLI and agent CLI)",
+  releaseNoteChars: "a release request's note",
+  releaseRequestsPerMinute: "release requests one session may send per minute (then `RATE_LIMITED`)",
+  packetNotices: "notices one packet carries (the rest come in the next)",
 };
 
 /** docs/protocol.md, generated from the schemas so that it cannot drift (a test compares). */

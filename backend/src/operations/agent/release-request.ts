@@ -31,12 +31,17 @@ const bucketsOf = (store: Store) => {
   return b;
 };
 
-/** The note as a holder reads it: redacted, one paragraph, bounded. */
+/** The note as a holder reads it: redacted, one paragraph, no control or direction-override characters, well-formed, bounded. */
 export function releaseNote(raw: string): string {
   const text = redact(raw)
-    .replace(/[\x00-\x08\x0b-\x1f\x7f]+/g, " ")
+    .replace(/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, "\ufffd")
+    .replace(/[\x00-\x08\x0b-\x1f\x7f\u202a-\u202e\u2066-\u2069]+/g, " ")
     .trim();
-  return text.length > BOUNDS.releaseNoteChars ? text.slice(0, BOUNDS.releaseNoteChars - 1) + "…" : text;
+  if (text.length <= BOUNDS.releaseNoteChars) return text;
+  // Cut on a code point, never inside a surrogate pair.
+  let cut = text.slice(0, BOUNDS.releaseNoteChars - 1);
+  if (/[\ud800-\udbff]$/.test(cut)) cut = cut.slice(0, -1);
+  return cut + "…";
 }
 
 /**

@@ -398,6 +398,62 @@ describe.each(DATABASE_KINDS)("the claim queue (%s)", (kind) => {
     expect(granted.list.map((n) => n.kind)).toContain("scope-granted");
   });
 
+  it("the kill-switch read and the empty poll run no notice query while nothing changed", async () => {
+    const ana = await agent("ana");
+    const prisma = backend.deps.db.prisma as any;
+    const delegate = prisma.notice;
+    const original = delegate.findMany;
+    let reads = 0;
+    delegate.findMany = (...a: unknown[]) => {
+      reads++;
+      return original.apply(delegate, a);
+    };
+    try {
+      expect((await sessionRead(ana, "ana")).notices).toBe(0);
+      await notices(ana);
+      reads = 0;
+      for (let i = 0; i < 5; i++) {
+        expect((await sessionRead(ana, "ana")).notices).toBe(0);
+        expect((await notices(ana)).packet).toBeNull();
+      }
+      expect(reads).toBe(0);
+    } finally {
+      delegate.findMany = original;
+    }
+    expect(prisma.notice.findMany).toBe(original);
+  });
+
+  it("a grant wakes the waiter's long-poll, on another instance too", async () => {
+    const other = await startBackend({ databaseUrl: backend.deps.db.url, lease: LEASE });
+    other.advance(LEASE.leaseMs + 1_000); // the same server clock as the first instance (the expiry test moved it)
+    try {
+      const ana = await agent("ana");
+      const bo = await agent("bo");
+      expect((await scope(ana, ["q10"])).status).toBe(200);
+      expect((await scope(bo, ["q10/x"], true)).status).toBe(409);
+      const repo = (await backend.deps.store.repos.byName("acme/queue"))!;
+      const cursor = String(await backend.deps.store.journal.latestSeq(repo.id));
+      await notices(ana); // the waiter notice, told
+      const started = Date.now();
+      const waiting = fetch(`${other.url}/api/agent`, {
+        headers: {
+          authorization: `Bearer ${tokens.bo}`,
+          "x-cohent-session": bo.key,
+          "x-cohent-intent": bo.intentId,
+          "x-cohent-cursor": cursor,
+          "x-cohent-wait": "20",
+        },
+      }).then(async (r) => (await r.json()) as any);
+      await new Promise((r) => setTimeout(r, 300));
+      expect((await scope(ana, [])).status).toBe(200);
+      const answer = await waiting;
+      expect(Date.now() - started).toBeLessThan(10_000);
+      expect(answer.data.packet.notices.map((n: any) => n.kind)).toEqual(["scope-granted"]);
+    } finally {
+      await other.close();
+    }
+  });
+
   it("the metrics count waits, grants, time in the queue, release requests and lost claims", async () => {
     const m = await admin.metrics(backend.deps, "acme/queue");
     const db = backend.deps.db.prisma;

@@ -270,6 +270,14 @@ function corpus(ctx: {
       { type: "release-request", intentId: ctx.intentId, paths: ["hostile-held/x.ts"], note },
       { ...agent(), authorization: `Bearer ${ctx.token(0)}`, "x-cohent-session": "owner" },
     );
+  // A queued claim on a held path with a lone surrogate and a direction override: the holder's notice stays storable and inert.
+  for (const path of ["hostile-held/a\ud800b.ts", "hostile-held/\u202egnp.ts"])
+    post(
+      "release-request notes",
+      `queue on ${JSON.stringify(path)}`,
+      { type: "scope", intentId: ctx.intentId, paths: [path], queue: true },
+      { ...agent(), authorization: `Bearer ${ctx.token(0)}`, "x-cohent-session": "owner" },
+    );
   // Oversize and hostile headers (Node's parser refuses some before Koa: still an envelope).
   for (const size of [8_000, 20_000, 80_000]) {
     out.push({

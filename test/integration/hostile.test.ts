@@ -163,6 +163,7 @@ function corpus(ctx: {
     ".",
     "//double",
     "a//../../b",
+    "a\ud800b",
   ];
   const pathFields: [string, (p: string[]) => Record<string, unknown>][] = [
     ["publish.paths", (paths) => ({ type: "publish", prompt: "p", paths })],
@@ -374,7 +375,12 @@ function corpus(ctx: {
     { type: "checkpoint", intentId: ctx.foreignIntentId, status: "completed", summary: "s" },
     { type: "ack", packetId: "pkt_00000000", chars: 5 },
   ])
-    post("foreign session", body.type, body, { ...agent(), "x-cohent-session": ctx.foreignSession });
+    // One's own token (never the victim's, whatever the corpus's token rotation) with the victim's session key.
+    post("foreign session", body.type, body, {
+      ...agent(),
+      authorization: `Bearer ${ctx.token(2)}`,
+      "x-cohent-session": ctx.foreignSession,
+    });
   // Cursors from the future and malformed cursors.
   for (const cursor of [
     "999999999999999",

@@ -37,6 +37,14 @@ export const BOUNDS = {
   pollEvents: 50,
   /** The longest long-poll an agent may ask for with x-cohent-wait, in seconds. */
   waitSeconds: 30,
+  /** The longest `scope --wait` (CLI, agent CLI), in seconds; it long-polls in steps of waitSeconds. */
+  scopeWaitSeconds: 120,
+  /** A release request's note, in characters. */
+  releaseNoteChars: 280,
+  /** Release requests one session may send per minute. */
+  releaseRequestsPerMinute: 6,
+  /** Notices one packet carries at most; the rest wait for the next packet. */
+  packetNotices: 10,
 } as const;
 
 /** Approximate tokens of a text: one token per four characters, rounded up. */

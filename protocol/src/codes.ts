@@ -41,6 +41,7 @@ export const ERRORS = {
     message: "That work intent is closed; publish a new prompt.",
   },
   SCOPE_CONFLICT: { status: 409, retryable: true, message: "The scope overlaps an active peer's scope." },
+  NOT_HELD: { status: 409, retryable: false, message: "No peer holds any of those paths." },
   PACKET_ALREADY_ACKED: { status: 409, retryable: false, message: "That packet was already acknowledged." },
   REPOSITORY_EXISTS: { status: 409, retryable: false, message: "That repository is already registered." },
   SESSION_PAUSED: { status: 423, retryable: true, message: "This session is paused from the Control Room." },

@@ -27,6 +27,12 @@ export const ControlRequest = z.strictObject({
 });
 export type ControlRequest = z.infer<typeof ControlRequest>;
 
+/** POST /api/console/repos/:owner/:name/scopes/:intentId/release: a person frees a claim (a human command, like pause). */
+export const ScopeReleaseRequest = z.strictObject({
+  reason: z.string().trim().min(1).max(500).optional(),
+});
+export type ScopeReleaseRequest = z.infer<typeof ScopeReleaseRequest>;
+
 /** POST /api/console/repos/:owner/:name/goal */
 export const GoalRequest = z.strictObject({ goal: Goal });
 export type GoalRequest = z.infer<typeof GoalRequest>;
@@ -204,9 +210,12 @@ export interface DecisionView {
   peers: Party[];
 }
 
+/** A human command as recorded: a control of the session, or a person's release of one of its claims. */
+export type CommandKind = ControlKind | "release";
+
 export interface CommandView {
   id: string;
-  kind: ControlKind;
+  kind: CommandKind;
   actor: string;
   reason: string | null;
   at: string;
@@ -266,6 +275,70 @@ export interface RevokeResult {
   revokedAt: string | null;
 }
 
+// ---- scopes (contention) ------------------------------------------------------
+
+/** An intent as the Scopes view names it: a holder or a waiter. */
+export interface ScopeParty {
+  intentId: string;
+  sessionId: string;
+  person: string;
+  client: string | null;
+  model: string | null;
+  objective: string | null;
+}
+
+/** One waiter in the claim queue, in queue order. */
+export interface ScopeWaiterView extends ScopeParty {
+  paths: string[];
+  /** 1 is next. */
+  place: number;
+  since: string;
+}
+
+/** An open release request: `from` asks the holder to let go of `paths`. The note is untrusted text. */
+export interface ReleaseRequestView {
+  id: string;
+  from: ScopeParty;
+  paths: string[];
+  note: string;
+  at: string;
+}
+
+/** One live claim with its holder, the queue behind it, and the release requests asked of it. */
+export interface ScopeClaimView extends ScopeParty {
+  paths: string[];
+  since: string;
+  guard: Guard;
+  /** The holder's lease has lapsed (silent or expired): the claim frees at expiry. */
+  lapsed: boolean;
+  waiters: ScopeWaiterView[];
+  releaseRequests: ReleaseRequestView[];
+}
+
+/** A claim freed without its holder asking (lease expiry, a person's release, a cancel), recently. */
+export interface LostClaimView extends ScopeParty {
+  paths: string[];
+  reason: string;
+  at: string;
+}
+
+/** GET /api/console/repos/:owner/:name/scopes: the Scopes view, in one read. */
+export interface ScopesView {
+  repo: string;
+  serverTime: string;
+  claims: ScopeClaimView[];
+  /** Every waiter, in queue order (also listed under each claim it waits for). */
+  queue: ScopeWaiterView[];
+  lost: LostClaimView[];
+}
+
+export interface ScopeReleaseResult {
+  intentId: string;
+  released: string[];
+  /** Waiters granted by this release. */
+  granted: string[];
+}
+
 // ---- metrics -------------------------------------------------------------------
 
 /** Derived coordination metrics over a window (never billing). */
@@ -281,8 +354,19 @@ export interface Metrics {
   injectedChars: number;
   dependencyWaits: number;
   humanCommands: number;
+  /** Claims that joined the queue. */
+  waitsQueued: number;
+  /** Queued claims granted. */
+  grantedFromQueue: number;
+  /** Time from queueing to grant, of the claims granted in the window; null without any. */
+  queueWaitP50Ms: number | null;
+  queueWaitP95Ms: number | null;
+  releaseRequests: number;
+  /** Release requests whose holder released or narrowed the asked paths afterwards. */
+  releasesHonoured: number;
+  lostClaimNotices: number;
 }
-export type MetricName = Exclude<keyof Metrics, "repo" | "since">;
+export type MetricName = Exclude<keyof Metrics, "repo" | "since" | "queueWaitP50Ms" | "queueWaitP95Ms">;
 
 export type SeriesName =
   | "overlaps"
@@ -292,7 +376,10 @@ export type SeriesName =
   | "packets"
   | "packetTokens"
   | "injectedChars"
-  | "commands";
+  | "commands"
+  | "queued"
+  | "releaseRequests"
+  | "lostClaims";
 
 /** GET /api/console/repos/:owner/:name/metrics: the totals and equal-width buckets, oldest first. */
 export interface MetricsSeries {

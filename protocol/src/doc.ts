@@ -2,8 +2,9 @@ import { z } from "zod";
 import { BOUNDS } from "./bounds.js";
 import { ERRORS } from "./errors.js";
 import { AgentRequest, PollRequest } from "./requests.js";
-import { RESPONSES } from "./responses.js";
-import { Packet } from "./packets.js";
+import { RESPONSES, ScopeRefusal } from "./responses.js";
+import { Notice, NOTICE_KINDS, Packet } from "./packets.js";
+import { REQUEST_RELEASE_COMMAND, SCOPE_COMMAND, SCOPE_QUEUE_COMMAND } from "./scope-commands.js";
 
 const BOUND_NOTES: Record<keyof typeof BOUNDS, string> = {
   bodyBytes: "raw body of POST /api/agent, in bytes",
@@ -23,6 +24,10 @@ const BOUND_NOTES: Record<keyof typeof BOUNDS, string> = {
   packetPeers: "active intents a publish packet lists",
   pollEvents: "changes one poll packet carries (the cursor then resumes after the last one)",
   waitSeconds: "the longest long-poll, `x-cohent-wait: <seconds>` on GET /api/agent",
+  scopeWaitSeconds: "the longest `scope --wait <seconds>` (CLI and agent CLI)",
+  releaseNoteChars: "a release request's note",
+  releaseRequestsPerMinute: "release requests one session may send per minute (then `RATE_LIMITED`)",
+  packetNotices: "notices one packet carries (the rest come in the next)",
 };
 
 /** docs/protocol.md, generated from the schemas so that it cannot drift (a test compares). */
@@ -91,6 +96,37 @@ export function protocolDoc(): string {
         .map((k) => `\`${k}\``)
         .join(", ") +
       ".",
+    "",
+    "## Claim queue, release requests and notices",
+    "",
+    '`scope` with `"queue": true` that collides is refused `SCOPE_CONFLICT` as usual, and also joins the repository\'s',
+    "claim queue (first come, first served; one entry per intent; the same paths again keep their place). Its `details`:",
+    "",
+    "```json",
+    JSON.stringify(z.toJSONSchema(ScopeRefusal), null, 2),
+    "```",
+    "",
+    "After every release (a narrower or empty scope, a completed or abandoned checkpoint, a superseded intent, a lease",
+    "expiry, a cancelled session, a person's release) the queue is walked in order and a waiter is granted when its paths",
+    "overlap no other intent's claim and no earlier waiter still waiting. A plain claim on paths free right now is granted",
+    "even when a waiter wants them too. A waiter leaves the queue on any successful claim of its intent (`scope` with no",
+    "paths included), when its intent closes, its session is cancelled or its lease expires.",
+    "",
+    "`release-request` asks every peer whose claim overlaps `paths` to let go (`NOT_HELD` when none does); each holder",
+    `gets a notice with the note (redacted, at most ${BOUNDS.releaseNoteChars} characters, untrusted) and the commands to act.`,
+    `At most ${BOUNDS.releaseRequestsPerMinute} per session per minute, then \`429 RATE_LIMITED\` with \`Retry-After\`.`,
+    "",
+    `Notices (\`${NOTICE_KINDS.join("`, `")}\`) are told once, in the intent's next packet of any kind (at most`,
+    `${BOUNDS.packetNotices}, oldest first); their \`text\` lines open \`packet.text\`. \`GET /api/agent/session\` answers \`notices\`,`,
+    "the count not yet told to the session's intents, and a poll answers a packet while any is untold.",
+    "",
+    "```json",
+    JSON.stringify(z.toJSONSchema(Notice), null, 2),
+    "```",
+    "",
+    "The commands a notice quotes: narrow a claim with",
+    `\`${SCOPE_COMMAND} <the paths it keeps…>\`, release it with \`${SCOPE_COMMAND}\` (no paths), queue with`,
+    `\`${SCOPE_QUEUE_COMMAND} <paths…>\`, ask holders with \`${REQUEST_RELEASE_COMMAND} <paths…>\`.`,
     "",
   ];
   return lines.join("\n");

@@ -46,6 +46,50 @@ export const Change = z.strictObject({
 });
 export type Change = z.infer<typeof Change>;
 
+/** Who a notice is about: another intent's holder or waiter, or a person in the Control Room. */
+export const NoticePeer = z.strictObject({
+  intentId: z.string().nullable(),
+  person: z.string(),
+  client: z.string().nullable(),
+  model: z.string().nullable(),
+});
+export type NoticePeer = z.infer<typeof NoticePeer>;
+
+/**
+ * Something that happened to this intent's claim, told once in its next
+ * packet (any kind), ahead of everything else the packet says:
+ * - `scope-granted`: a queued claim was granted; `paths` are now its scope.
+ * - `scope-waiter`: `peer` queued behind this intent's claim on `paths`; `queueLength` waiters in all.
+ * - `release-requested`: `peer` asks this intent to release `paths`; `note` is their untrusted text.
+ * - `scope-lost`: this intent's claim on `paths` was freed without it asking; `reason` says why.
+ * - `queue-left`: this intent left the queue for `paths` (`reason`).
+ */
+export const NOTICE_KINDS = [
+  "scope-granted",
+  "scope-waiter",
+  "release-requested",
+  "scope-lost",
+  "queue-left",
+] as const;
+export const NoticeKind = z.enum(NOTICE_KINDS);
+export type NoticeKind = z.infer<typeof NoticeKind>;
+export const LostReason = z.enum(["lease-expired", "released-by-person", "session-cancelled"]);
+export type LostReason = z.infer<typeof LostReason>;
+export const Notice = z.strictObject({
+  id: z.string(),
+  kind: NoticeKind,
+  paths: z.array(z.string()),
+  peer: NoticePeer.nullable(),
+  /** Untrusted peer text (a release request's note), redacted and bounded. */
+  note: z.string().nullable(),
+  reason: z.string().nullable(),
+  queueLength: z.number().int().nullable(),
+  at: z.string(),
+  /** The rendered line, with the exact commands to act on it. Part of the packet's `text`. */
+  text: z.string(),
+});
+export type Notice = z.infer<typeof Notice>;
+
 /**
  * A coordination packet: what the adapter injects into the agent's context.
  * `text` is the rendered form; `chars` is its length and `tokens` is
@@ -66,5 +110,7 @@ export const Packet = z.strictObject({
   decisions: z.array(Decision),
   changes: z.array(Change),
   completed: z.array(PeerView).optional(),
+  /** Notices for this intent not told before; their lines open `text`. */
+  notices: z.array(Notice).optional(),
 });
 export type Packet = z.infer<typeof Packet>;

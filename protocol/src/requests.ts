@@ -34,6 +34,23 @@ export const ScopeRequest = z.strictObject({
   type: z.literal("scope"),
   intentId: IntentId,
   paths: PathList,
+  /**
+   * On a collision, also join the repository's claim queue for these paths
+   * (first come, first served): the claim is granted the moment they are
+   * all free, and the grant arrives as a `scope-granted` notice.
+   */
+  queue: z.boolean().default(false),
+});
+
+/**
+ * Ask the holders of `paths` to let go. The note reaches each holder's next
+ * packet as untrusted peer text, bounded and redacted; the answer is theirs.
+ */
+export const ReleaseRequest = z.strictObject({
+  type: z.literal("release-request"),
+  intentId: IntentId,
+  paths: PathList.min(1),
+  note: z.string().max(BOUNDS.releaseNoteChars).default(""),
 });
 
 export const CheckpointStatus = z.enum(["working", "blocked", "completed", "abandoned"]);
@@ -108,6 +125,7 @@ export const AgentRequest = z.discriminatedUnion("type", [
   GuardRequest,
   StatusRequest,
   ScopesRequest,
+  ReleaseRequest,
 ]);
 
 export type PublishRequest = z.infer<typeof PublishRequest>;
@@ -120,6 +138,7 @@ export type ContextRequest = z.infer<typeof ContextRequest>;
 export type GuardRequest = z.infer<typeof GuardRequest>;
 export type StatusRequest = z.infer<typeof StatusRequest>;
 export type ScopesRequest = z.infer<typeof ScopesRequest>;
+export type ReleaseRequest = z.infer<typeof ReleaseRequest>;
 export type CheckpointStatus = z.infer<typeof CheckpointStatus>;
 
 /** Headers of every agent call, and of GET /api/agent (the poll). */

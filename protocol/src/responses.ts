@@ -33,6 +33,22 @@ export const ScopeConflict = z.strictObject({
 });
 export type ScopeConflict = z.infer<typeof ScopeConflict>;
 
+/** Where a queued claim stands: `place` 1 is next; `behind` are the holders and earlier waiters it waits for. */
+export const QueuePlace = z.strictObject({
+  paths: z.array(z.string()),
+  place: z.number().int().min(1),
+  behind: z.array(z.strictObject({ ...peerIntent, paths: z.array(z.string()), holds: z.boolean() })),
+  since: z.string(),
+});
+export type QueuePlace = z.infer<typeof QueuePlace>;
+
+/** The `details` of a SCOPE_CONFLICT error: the conflicts, and the queue place when the request asked to queue. */
+export const ScopeRefusal = z.strictObject({
+  conflicts: z.array(ScopeConflict),
+  queued: QueuePlace.nullable().optional(),
+});
+export type ScopeRefusal = z.infer<typeof ScopeRefusal>;
+
 export const ScopeResponse = z.strictObject({
   intentId: z.string(),
   paths: z.array(z.string()),
@@ -118,10 +134,18 @@ export const ScopesResponse = z.strictObject({
   ),
 });
 
+/** The holders a release request reached, each with the paths asked of it. */
+export const ReleaseRequestResponse = z.strictObject({
+  intentId: z.string(),
+  asked: z.array(z.strictObject({ ...peerIntent, paths: z.array(z.string()) })),
+});
+
 /** GET /api/agent/session: the kill-switch read. Renews the lease; no resolver run, no event scan. */
 export const SessionResponse = z.strictObject({
   control: Control,
   controlReason: z.string().nullable(),
+  /** Notices not yet told to this session's intents: when non-zero, the hook polls and injects them first. */
+  notices: z.number().int().nonnegative().default(0),
 });
 
 export const RESPONSES = {
@@ -136,6 +160,7 @@ export const RESPONSES = {
   status: StatusResponse,
   scopes: ScopesResponse,
   session: SessionResponse,
+  "release-request": ReleaseRequestResponse,
 } as const;
 
 export type PublishResponse = z.infer<typeof PublishResponse>;
@@ -150,3 +175,4 @@ export type GuardResponse = z.infer<typeof GuardResponse>;
 export type StatusResponse = z.infer<typeof StatusResponse>;
 export type SessionResponse = z.infer<typeof SessionResponse>;
 export type ScopesResponse = z.infer<typeof ScopesResponse>;
+export type ReleaseRequestResponse = z.infer<typeof ReleaseRequestResponse>;

@@ -93,6 +93,25 @@ describe("metrics page", () => {
     )!.sessionId;
     await consoleApi("POST", `/api/console/sessions/${bobSession}/control`, { kind: "pause" });
     await consoleApi("POST", `/api/console/sessions/${bobSession}/control`, { kind: "resume" });
+    // The claim queue: Bob queues for Alice's file and asks her for it; Carol lets go of hers when Bob asks
+    // (honoured); a person releases Alice's claim (a lost claim, a human command) and Bob is granted from the queue.
+    const carol = agentClient(serve.url, token("carol"), "carol-m1");
+    const c = await publish(carol, "Tidy the helpers");
+    expect((await carol.post({ type: "scope", intentId: c.intentId, paths: ["lib/y.ts"] })).status).toBe(200);
+    const queued = await bob.post({
+      type: "scope",
+      intentId: b.intentId,
+      paths: ["app/cart.ts"],
+      queue: true,
+    });
+    expect(queued.body.error.details.queued.place).toBe(1);
+    for (const paths of [["app/cart.ts"], ["lib/y.ts"]])
+      expect(
+        (await bob.post({ type: "release-request", intentId: b.intentId, paths, note: "may I?" })).status,
+      ).toBe(200);
+    expect((await carol.post({ type: "scope", intentId: c.intentId, paths: [] })).status).toBe(200);
+    await new Promise((r) => setTimeout(r, 5)); // a wait in the queue the clock can see
+    await consoleApi("POST", `/api/console/repos/${REPO}/scopes/${a.intentId}/release`, {});
 
     const expected = cliMetrics();
     // Every figure took part, so a tile showing the wrong figure or none cannot pass unnoticed.

@@ -31,9 +31,10 @@ export const named = (name: string) => async (ctx: Context, next: Next) => {
 
 /** Maps body-parser errors, which carry an HTTP status but no code, to stable codes; and bytes the database refuses. */
 function fromHttpError(err: unknown): CohentError | null {
-  // PostgreSQL refuses a NUL or an invalid byte in text (22021, 22P05): the input is at fault, and the transaction rolled back.
+  // PostgreSQL refuses a NUL or an invalid byte in text (22021, 22P05), and Prisma's query protocol a lone UTF-16
+  // surrogate (JSON "unexpected end of hex escape"): the input is at fault, and the transaction rolled back.
   if (
-    /invalid byte sequence|unsupported Unicode escape|\b22021\b|\b22P05\b/.test(
+    /invalid byte sequence|unsupported Unicode escape|unexpected end of hex escape|\b22021\b|\b22P05\b/.test(
       String((err as Error)?.message ?? ""),
     )
   )
@@ -62,6 +63,10 @@ export function errorEnvelope(deps: Deps) {
           : isDatabaseUnavailable(err)
             ? new CohentError("DATABASE_UNAVAILABLE")
             : (fromHttpError(err) ?? toCohentError(err));
+      // An operation's own rate limit (release requests) says when to retry, as the transport's does.
+      const retryAfter = (known.details as { retryAfterSeconds?: unknown } | undefined)?.retryAfterSeconds;
+      if (known.code === "RATE_LIMITED" && typeof retryAfter === "number")
+        ctx.set("Retry-After", String(retryAfter));
       if (known.code === "DATABASE_UNAVAILABLE") {
         ctx.set("Retry-After", "1");
         deps.log.warn({ err: String(err) }, "database unavailable");

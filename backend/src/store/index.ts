@@ -5,8 +5,12 @@ import { hotOverrides } from "./hot.js";
 import { intents } from "./intents.js";
 import { journal } from "./journal.js";
 import { migrate } from "./migrate.js";
+import { noticeOverrides, notices } from "./notices.js";
 import { consoleAuth, pairings } from "./people.js";
+import { queue } from "./queue.js";
+import { queueOverrides } from "./queue-fast.js";
 import { reads } from "./reads.js";
+import { releaseAsks } from "./release-asks.js";
 import { repos } from "./repos.js";
 import { sessions, tokens } from "./sessions.js";
 
@@ -18,7 +22,20 @@ export type { Changes, ChangeKind } from "./changes.js";
 export type Touch = (repoId: string, kind: ChangeKind) => void;
 
 /** One factory per concern; each concern's interface is what its factory returns. */
-const CONCERNS = { repos, intents, claims, journal, tokens, sessions, pairings, consoleAuth, reads };
+const CONCERNS = {
+  repos,
+  intents,
+  claims,
+  journal,
+  tokens,
+  sessions,
+  pairings,
+  consoleAuth,
+  reads,
+  queue,
+  notices,
+  releaseAsks,
+};
 type Concerns = typeof CONCERNS;
 
 /** Every query, one interface per concern, over one connection or one transaction. */
@@ -48,10 +65,13 @@ export interface Store extends Tx {
  * NOTIFY per repository, delivered at its commit, to the other instances).
  */
 export function createStore(db: Db, overrides: Overrides = {}): Store {
-  const factories = { ...CONCERNS, ...hotOverrides(db), ...overrides } as Record<
-    string,
-    (c: PrismaTx, touch: Touch) => unknown
-  >;
+  const factories = {
+    ...CONCERNS,
+    ...hotOverrides(db),
+    ...queueOverrides(db),
+    ...noticeOverrides(db),
+    ...overrides,
+  } as Record<string, (c: PrismaTx, touch: Touch) => unknown>;
   const bind = (c: PrismaTx, touch: Touch) =>
     Object.fromEntries(Object.entries(factories).map(([k, make]) => [k, make(c, touch)])) as Tx;
   // Outside a transaction each statement commits on its own.

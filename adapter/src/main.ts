@@ -21,13 +21,16 @@ const USAGE = `usage: node .cohent/cohent.mjs <command> [--json]
   hook                                   read a Codex or Claude Code hook payload on stdin
   intent '<json>'                        publish the compact structured intent (exits 2 on wait, duplicate, handoff)
   scope <path…>                          claim a write scope; replaces the previous claim
+  scope --queue <path…>                  on a peer's scope, queue for it (a later packet says "granted")
+  scope --wait <seconds> <path…>         queue and block until granted, at most 120 s
+  request-release <path…> [--note T]     ask the holders of those paths to let go
   checkpoint <status> <summary>          working | blocked | completed | abandoned
   context                                the current brief, decisions and peer changes
   commit -m <message> [--path P…]        commit only your scope's changes (a peer's stay as they are), recorded on your intent
   doctor                                 project, endpoint, pairing, Codex hook trust, Claude hooks
   bootstrap --approve [--token T]        pair this machine with the repository
   init --server URL [--repo owner/name]  write the project and client files (also: npx cohent init)
-  mcp [--repo DIR]                       the stdio MCP server (tools publish, intent, scope, checkpoint, context)
+  mcp [--repo DIR]                       the stdio MCP server (tools publish, intent, scope, checkpoint, context, commit, request-release)
   agent <op> --input <file|-> [--repo DIR]  one JSON request in, one protocol-v1 envelope out; agent schema --task <op>
   doctor --cost [--json] | --clear | --usage on|off   the local usage ledger`;
 

@@ -7,6 +7,7 @@ import { commitOperation, type CommitInput } from "./commit-op.js";
 import { fail, failFrom, withProtocolFlags } from "./envelope.js";
 import { stagedPaths } from "./git.js";
 import { SessionFile } from "./runtime.js";
+import { stillQueued, waitForGrant } from "./scope-wait.js";
 import { recordUsage, type Surface } from "./usage.js";
 
 /**
@@ -17,7 +18,15 @@ import { recordUsage, type Surface } from "./usage.js";
  * the usage row, and saves the session's state once. It never throws.
  */
 
-export const OPERATIONS = ["publish", "intent", "scope", "checkpoint", "context", "commit"] as const;
+export const OPERATIONS = [
+  "publish",
+  "intent",
+  "scope",
+  "checkpoint",
+  "context",
+  "commit",
+  "request-release",
+] as const;
 export type Operation = (typeof OPERATIONS)[number];
 
 export const isOperation = (s: string | undefined): s is Operation =>
@@ -26,7 +35,8 @@ export const isOperation = (s: string | undefined): s is Operation =>
 export interface Inputs {
   publish: { prompt: string; paths?: string[]; client?: string | null; model?: string | null };
   intent: { intent: Record<string, unknown> };
-  scope: { paths: string[] };
+  /** `queue` joins the claim queue on a collision; `wait` (seconds, implies queue) then blocks until granted. */
+  scope: { paths: string[]; queue?: boolean; wait?: number };
   checkpoint: {
     status: CheckpointStatus;
     summary?: string;
@@ -34,6 +44,7 @@ export interface Inputs {
   };
   context: object;
   commit: CommitInput;
+  "request-release": { paths: string[]; note?: string };
 }
 
 export interface OperationContext {
@@ -48,6 +59,8 @@ export interface OperationContext {
   warnings?: string[];
   /** The caller's session file, when it saves runtime.json itself (the hook's relay): perform then does not. */
   session?: SessionFile;
+  /** Performed by the PreToolUse hook for a sandboxed command (relay.ts): nothing may block past the hook's budget. */
+  relayed?: boolean;
 }
 
 /** The packet an answer shows the agent, for the acknowledgement of injected characters. */
@@ -129,12 +142,21 @@ async function dispatch<K extends Operation>(
     case "intent":
       return client.intent(c, s, (raw as Inputs["intent"]).intent);
     case "scope": {
+      const input = raw as Inputs["scope"];
       const previous = s.state.scope;
-      const env = await client.claim(c, s, paths((raw as Inputs["scope"]).paths), true);
+      const wanted = paths(input.paths);
+      const queue = !!input.queue || !!input.wait;
+      const env = await client.claim(c, s, wanted, true, queue);
+      if (env.ok || env.error.code !== "SCOPE_CONFLICT") return env;
       // A refused scope leaves the previous claim in place: say which it is.
-      if (!env.ok && env.error.code === "SCOPE_CONFLICT")
-        env.error.details = { ...(env.error.details as object), previousScope: previous };
-      return env;
+      env.error.details = { ...(env.error.details as object), previousScope: previous, requested: wanted };
+      if (!input.wait || !client.queuePlace(env.error.details)) return env;
+      if (ctx.relayed) return stillQueued(env, { seconds: input.wait, waited: false });
+      return waitForGrant(c, s, env, input.wait, previous);
+    }
+    case "request-release": {
+      const input = raw as Inputs["request-release"];
+      return client.releaseRequest(c, s, paths(input.paths), input.note ?? "");
     }
     case "checkpoint": {
       const input = raw as Inputs["checkpoint"];

@@ -111,6 +111,8 @@ async function request(
     signal: AbortSignal;
     sessionId?: string | null;
     session?: SessionFile;
+    /** The PreToolUse hook performs this for a sandboxed command: nothing may block past its budget. */
+    relayed?: boolean;
   },
 ): Promise<Envelope<any>> {
   const f = flags(rest, ["--input", "--repo"]);
@@ -149,6 +151,7 @@ async function request(
     surface: "agent-cli",
     signal: o.signal,
     ...(session ? { session } : {}),
+    ...(o.relayed ? { relayed: true } : {}),
   });
 }
 
@@ -166,6 +169,7 @@ export async function agentOutcome(
       ...o,
       sessionId: o.session.id,
       signal: new AbortController().signal,
+      relayed: true,
     });
   } catch (err) {
     envelope = failFrom(isOperation(sub) ? sub : "agent", err);

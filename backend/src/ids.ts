@@ -2,7 +2,21 @@ import { createHash, randomBytes } from "node:crypto";
 
 /** Every durable id: a product prefix and 20 hex characters. */
 export type IdPrefix =
-  "wki" | "pkt" | "ses" | "tok" | "rep" | "dec" | "chk" | "cmd" | "gc" | "pai" | "lnk" | "cs";
+  | "wki"
+  | "pkt"
+  | "ses"
+  | "tok"
+  | "rep"
+  | "dec"
+  | "chk"
+  | "cmd"
+  | "gc"
+  | "pai"
+  | "lnk"
+  | "cs"
+  | "qw"
+  | "ntc"
+  | "rra";
 export function newId(prefix: IdPrefix): string {
   return `${prefix}_${randomBytes(10).toString("hex")}`;
 }

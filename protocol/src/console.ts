@@ -210,9 +210,12 @@ export interface DecisionView {
   peers: Party[];
 }
 
+/** A human command as recorded: a control of the session, or a person's release of one of its claims. */
+export type CommandKind = ControlKind | "release";
+
 export interface CommandView {
   id: string;
-  kind: ControlKind;
+  kind: CommandKind;
   actor: string;
   reason: string | null;
   at: string;

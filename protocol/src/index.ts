@@ -1,4 +1,6 @@
 export * from "./actions.js";
+export * from "./scope-commands.js";
+export * from "./redact.js";
 export * from "./bounds.js";
 export * from "./errors.js";
 export * from "./paths.js";

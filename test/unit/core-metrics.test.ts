@@ -1,5 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { METRIC_NAMES, SERIES, tally, totals, type MetricRows } from "../../backend/src/core/metrics.js";
+import {
+  METRIC_NAMES,
+  queueWait,
+  SERIES,
+  tally,
+  totals,
+  type MetricRows,
+} from "../../backend/src/core/metrics.js";
 
 const at = (m: number) => new Date(Date.UTC(2026, 0, 1, 0, m));
 const rows: MetricRows = {
@@ -17,6 +24,21 @@ const rows: MetricRows = {
     { tokens: 1, ackedChars: 4 },
   ].map((p, i) => ({ ...p, createdAt: at(20 + i) })),
   commands: [{ createdAt: at(30) }, { createdAt: at(31) }],
+  events: [
+    { kind: "scope.queued", createdAt: at(32) },
+    { kind: "scope.queued", createdAt: at(33) },
+  ],
+  notices: [
+    { kind: "scope-granted", waitedMs: 1_000 },
+    { kind: "scope-granted", waitedMs: 3_000 },
+    { kind: "scope-granted", waitedMs: 2_000 },
+    { kind: "scope-lost", waitedMs: null },
+  ].map((n, i) => ({ ...n, createdAt: at(34 + i) })),
+  asks: [
+    { createdAt: at(38), honouredAt: at(39) },
+    { createdAt: at(39), honouredAt: null },
+    { createdAt: at(39), honouredAt: null },
+  ],
 };
 
 describe("metric definitions", () => {
@@ -31,6 +53,11 @@ describe("metric definitions", () => {
     ["injectedChars", 44],
     ["dependencyWaits", 2],
     ["humanCommands", 2],
+    ["waitsQueued", 2],
+    ["grantedFromQueue", 3],
+    ["releaseRequests", 3],
+    ["releasesHonoured", 1],
+    ["lostClaimNotices", 1],
   ] as const)("%s = %i", (name, value) => {
     expect(totals(rows)[name]).toBe(value);
   });
@@ -48,9 +75,13 @@ describe("metric definitions", () => {
     for (const metric of Object.values(SERIES)) expect(METRIC_NAMES).toContain(metric);
   });
 
+  it("time in the queue: nearest-rank p50 and p95 of the grants' waits; null without any", () => {
+    expect(queueWait(rows)).toEqual({ queueWaitP50Ms: 2_000, queueWaitP95Ms: 3_000 });
+    expect(queueWait({ notices: [] })).toEqual({ queueWaitP50Ms: null, queueWaitP95Ms: null });
+  });
+
   it("no rows, all zero", () => {
-    expect(
-      Object.values(totals({ decisions: [], catches: [], packets: [], commands: [] })).every((v) => v === 0),
-    ).toBe(true);
+    const none = { decisions: [], catches: [], packets: [], commands: [], events: [], notices: [], asks: [] };
+    expect(Object.values(totals(none)).every((v) => v === 0)).toBe(true);
   });
 });

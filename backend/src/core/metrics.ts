@@ -12,7 +12,19 @@ export interface MetricRows {
   catches: { createdAt: Date; kind: string }[];
   packets: { createdAt: Date; tokens: number; ackedChars: number | null }[];
   commands: { createdAt: Date }[];
+  /** Change-log entries of the kinds the queue metrics count (QUEUE_EVENT_KINDS). */
+  events: { createdAt: Date; kind: string }[];
+  /** Notices of the kinds the metrics count (METRIC_NOTICE_KINDS); `waitedMs` on a grant. */
+  notices: { createdAt: Date; kind: string; waitedMs: number | null }[];
+  /** Release requests, one per holder asked. */
+  asks: { createdAt: Date; honouredAt: Date | null }[];
 }
+
+/** The change-log kinds and notice kinds the metrics read (the store selects only these). */
+export const QUEUE_EVENT_KINDS = ["scope.queued"] as const;
+export const METRIC_NOTICE_KINDS = ["scope-granted", "scope-lost"] as const;
+
+type Source = "decision" | "catch" | "packet" | "command" | "event" | "notice" | "ask";
 
 /**
  * Derived coordination metrics (never billing), each defined once, by what
@@ -23,7 +35,13 @@ export interface MetricRows {
  *   server) and writes outside the declared scope (reported by the adapter);
  * - guardRefusals: every refusal the guard reported, path or not (edits before an intent, kill switch, …);
  * - packets, packetTokens, injectedChars (acknowledged characters);
- * - dependencyWaits: wait decisions; humanCommands: pause, cancel and resume.
+ * - dependencyWaits: wait decisions; humanCommands: pause, cancel, resume and a person's release of a claim;
+ * - waitsQueued: claims that joined the queue (or moved to its tail with new paths);
+ * - grantedFromQueue: queued claims granted (their `scope-granted` notices);
+ * - releaseRequests: release requests, one per holder asked; releasesHonoured: those whose holder then
+ *   released or narrowed the asked paths itself (not by expiry or a person);
+ * - lostClaimNotices: claims freed without their holder asking (lease expiry, a person's release, a cancel).
+ * The time in the queue (p50, p95) is not a sum: queueWait below, from the same grant notices.
  */
 const DEFINITIONS = {
   potentialOverlaps: {
@@ -38,10 +56,12 @@ const DEFINITIONS = {
   injectedChars: { packet: (p: { ackedChars: number | null }) => p.ackedChars ?? 0 },
   dependencyWaits: { decision: (d: { action: string }) => +(d.action === "wait") },
   humanCommands: { command: () => 1 },
-} satisfies Record<
-  MetricName,
-  Partial<Record<"decision" | "catch" | "packet" | "command", (row: never) => number>>
->;
+  waitsQueued: { event: (e: { kind: string }) => +(e.kind === "scope.queued") },
+  grantedFromQueue: { notice: (n: { kind: string }) => +(n.kind === "scope-granted") },
+  releaseRequests: { ask: () => 1 },
+  releasesHonoured: { ask: (a: { honouredAt: Date | null }) => +(a.honouredAt !== null) },
+  lostClaimNotices: { notice: (n: { kind: string }) => +(n.kind === "scope-lost") },
+} satisfies Record<MetricName, Partial<Record<Source, (row: never) => number>>>;
 
 export const METRIC_NAMES = Object.keys(DEFINITIONS) as MetricName[];
 
@@ -55,10 +75,7 @@ export function tally(
     MetricName,
     number[]
   >;
-  const add = <R extends { createdAt: Date }>(
-    kind: "decision" | "catch" | "packet" | "command",
-    list: R[],
-  ) => {
+  const add = <R extends { createdAt: Date }>(kind: Source, list: R[]) => {
     for (const name of METRIC_NAMES) {
       const count = (DEFINITIONS[name] as Partial<Record<string, (row: R) => number>>)[kind];
       if (!count) continue;
@@ -69,11 +86,30 @@ export function tally(
   add("catch", rows.catches);
   add("packet", rows.packets);
   add("command", rows.commands);
+  add("event", rows.events);
+  add("notice", rows.notices);
+  add("ask", rows.asks);
   return out;
 }
 
 export const totals = (rows: MetricRows): Record<MetricName, number> =>
   Object.fromEntries(Object.entries(tally(rows)).map(([k, v]) => [k, v[0]!])) as Record<MetricName, number>;
+
+/** Nearest-rank percentile of sorted values; null without any. */
+const percentile = (sorted: readonly number[], p: number): number | null =>
+  sorted.length ? sorted[Math.max(0, Math.ceil(p * sorted.length) - 1)]! : null;
+
+/** Time from queueing to grant of the claims granted in the window (p50, p95), from the grant notices. */
+export function queueWait(rows: Pick<MetricRows, "notices">): {
+  queueWaitP50Ms: number | null;
+  queueWaitP95Ms: number | null;
+} {
+  const waits = rows.notices
+    .filter((n) => n.kind === "scope-granted" && n.waitedMs !== null)
+    .map((n) => n.waitedMs!)
+    .sort((a, b) => a - b);
+  return { queueWaitP50Ms: percentile(waits, 0.5), queueWaitP95Ms: percentile(waits, 0.95) };
+}
 
 /** The console's series names, each one of the metrics above. */
 export const SERIES = {
@@ -85,4 +121,7 @@ export const SERIES = {
   packetTokens: "packetTokens",
   injectedChars: "injectedChars",
   commands: "humanCommands",
+  queued: "waitsQueued",
+  releaseRequests: "releaseRequests",
+  lostClaims: "lostClaimNotices",
 } as const satisfies Record<SeriesName, MetricName>;

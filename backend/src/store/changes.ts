@@ -20,8 +20,9 @@
  * when a notification is lost (listener connection down).
  */
 
-export type ChangeKind = "events" | "control";
-export const CHANGE_KINDS: readonly ChangeKind[] = ["events", "control"];
+/** `notices`: a notice was written or told (store/notices keeps the untold counts by it). */
+export type ChangeKind = "events" | "control" | "notices";
+export const CHANGE_KINDS: readonly ChangeKind[] = ["events", "control", "notices"];
 /** The PostgreSQL channel; the payload is `<kinds, comma-separated>|<repoId>`. */
 export const CHANNEL = "cohent_changes";
 export const PROBE_MS = 50;

@@ -80,6 +80,7 @@ export function hotOverrides(db: Db): Overrides {
       const base = claims(c);
       return on(c, base, {
         prepared: ({ claims: k }) => ({
+          ...base,
           pathsOf: async (intentId: string) => k.pathsOf(intentId),
           peers: async (repoId: string, except: string) => k.peers(repoId, except),
           expired: async (repoId: string, cutoff: Date) => k.expired(repoId, cutoff),

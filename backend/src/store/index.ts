@@ -5,8 +5,11 @@ import { hotOverrides } from "./hot.js";
 import { intents } from "./intents.js";
 import { journal } from "./journal.js";
 import { migrate } from "./migrate.js";
+import { noticeOverrides, notices } from "./notices.js";
 import { consoleAuth, pairings } from "./people.js";
+import { queue } from "./queue.js";
 import { reads } from "./reads.js";
+import { releaseAsks } from "./release-asks.js";
 import { repos } from "./repos.js";
 import { sessions, tokens } from "./sessions.js";
 
@@ -18,7 +21,20 @@ export type { Changes, ChangeKind } from "./changes.js";
 export type Touch = (repoId: string, kind: ChangeKind) => void;
 
 /** One factory per concern; each concern's interface is what its factory returns. */
-const CONCERNS = { repos, intents, claims, journal, tokens, sessions, pairings, consoleAuth, reads };
+const CONCERNS = {
+  repos,
+  intents,
+  claims,
+  journal,
+  tokens,
+  sessions,
+  pairings,
+  consoleAuth,
+  reads,
+  queue,
+  notices,
+  releaseAsks,
+};
 type Concerns = typeof CONCERNS;
 
 /** Every query, one interface per concern, over one connection or one transaction. */
@@ -48,7 +64,7 @@ export interface Store extends Tx {
  * NOTIFY per repository, delivered at its commit, to the other instances).
  */
 export function createStore(db: Db, overrides: Overrides = {}): Store {
-  const factories = { ...CONCERNS, ...hotOverrides(db), ...overrides } as Record<
+  const factories = { ...CONCERNS, ...hotOverrides(db), ...noticeOverrides(db), ...overrides } as Record<
     string,
     (c: PrismaTx, touch: Touch) => unknown
   >;

@@ -1,5 +1,5 @@
-import { OVERLAP_ACTIONS, type ControlKind } from "@cohent/protocol";
-import type { MetricRows } from "../core/metrics.js";
+import { OVERLAP_ACTIONS, type CommandKind } from "@cohent/protocol";
+import { METRIC_NOTICE_KINDS, QUEUE_EVENT_KINDS, type MetricRows } from "../core/metrics.js";
 import type { RecapRow } from "../core/recap.js";
 import type { PrismaTx } from "./db.js";
 import { commitOf, list, recordOf, toCommit, toDecision } from "./rows.js";
@@ -9,13 +9,22 @@ export const reads = (c: PrismaTx) => ({
   /** The rows every metric is computed from, optionally since an instant. */
   metricRows: async (repoId: string, since?: Date): Promise<MetricRows> => {
     const where = { repoId, ...(since ? { createdAt: { gte: since } } : {}) };
-    const [decisions, catches, packets, commands] = await Promise.all([
+    const [decisions, catches, packets, commands, events, notices, asks] = await Promise.all([
       c.decision.findMany({ where, select: { createdAt: true, action: true } }),
       c.guardCatch.findMany({ where, select: { createdAt: true, kind: true } }),
       c.packet.findMany({ where, select: { createdAt: true, tokens: true, ackedChars: true } }),
       c.command.findMany({ where, select: { createdAt: true } }),
+      c.event.findMany({
+        where: { ...where, kind: { in: [...QUEUE_EVENT_KINDS] } },
+        select: { createdAt: true, kind: true },
+      }),
+      c.notice.findMany({
+        where: { ...where, kind: { in: [...METRIC_NOTICE_KINDS] } },
+        select: { createdAt: true, kind: true, waitedMs: true },
+      }),
+      c.releaseAsk.findMany({ where, select: { createdAt: true, honouredAt: true } }),
     ]);
-    return { decisions, catches, packets, commands };
+    return { decisions, catches, packets, commands, events, notices, asks };
   },
   /** A fingerprint of everything the console shows: the change log and what changes outside it. */
   fingerprint: async () => {
@@ -101,7 +110,7 @@ export const reads = (c: PrismaTx) => ({
       })
     ).map((x) => ({
       id: x.id,
-      kind: x.kind as ControlKind,
+      kind: x.kind as CommandKind,
       actor: x.actor,
       reason: x.reason,
       at: x.createdAt,

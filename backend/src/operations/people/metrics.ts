@@ -1,16 +1,13 @@
 import type { Metrics, MetricsSeries } from "@cohent/protocol";
-import { SERIES, tally, totals } from "../../core/metrics.js";
+import { queueWait, SERIES, tally, totals } from "../../core/metrics.js";
 import type { Deps } from "../deps.js";
 import { repoByName } from "../shared/repos.js";
 
 /** The coordination metrics of a repository (core/metrics defines each), optionally since an instant. */
 export async function metrics(deps: Deps, repoName: string, since?: Date): Promise<Metrics> {
   const repo = await repoByName(deps.store, repoName);
-  return {
-    repo: repo.name,
-    since: since?.toISOString() ?? null,
-    ...totals(await deps.store.reads.metricRows(repo.id, since)),
-  };
+  const rows = await deps.store.reads.metricRows(repo.id, since);
+  return { repo: repo.name, since: since?.toISOString() ?? null, ...totals(rows), ...queueWait(rows) };
 }
 
 /** Totals and small time series for the metrics page, from the same rows and the same definitions. */
@@ -28,7 +25,7 @@ export async function metricsSeries(
     Math.min(buckets - 1, Math.max(0, Math.floor((d.getTime() - since.getTime()) / width)));
   const counts = tally(rows, buckets, slot);
   return {
-    totals: { repo: repo.name, since: since.toISOString(), ...totals(rows) },
+    totals: { repo: repo.name, since: since.toISOString(), ...totals(rows), ...queueWait(rows) },
     since: since.toISOString(),
     until: now.toISOString(),
     bucketMs: Math.round(width),

@@ -1,0 +1,93 @@
+import { scopeOverlap, type MatchOptions } from "@cohent/protocol";
+import { arbitrate, type PeerClaim } from "./arbitrate.js";
+
+/** A waiting claim, in queue order (createdAt, then id). */
+export interface QueuedClaim {
+  id: string;
+  intentId: string;
+  paths: string[];
+  createdAt: Date;
+}
+
+/** Queue order: first come, first served; the id breaks a tie of the same instant. */
+export const queueOrder = (a: QueuedClaim, b: QueuedClaim): number =>
+  a.createdAt.getTime() - b.createdAt.getTime() || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+
+/**
+ * Which waiters the queue grants now, pure. Walks the queue in order: a
+ * waiter is granted when its paths overlap no other intent's claim (the same
+ * arbitration as any claim, against the claims as they stand after the
+ * grants before it) and no earlier waiter still waiting (nobody overtakes
+ * inside the queue). A grant replaces the waiter's own previous claim.
+ * `claims` are the live claims, expired ones already removed by the caller.
+ */
+export function grantOrder(
+  claims: readonly PeerClaim[],
+  queue: readonly QueuedClaim[],
+  opts: MatchOptions = {},
+): { granted: QueuedClaim[]; waiting: QueuedClaim[] } {
+  const held = new Map(claims.map((c) => [c.intentId, c]));
+  const granted: QueuedClaim[] = [];
+  const waiting: QueuedClaim[] = [];
+  for (const w of [...queue].sort(queueOrder)) {
+    const others = [...held.values()].filter((c) => c.intentId !== w.intentId);
+    const blocked =
+      arbitrate(w.paths, others, opts).length > 0 ||
+      waiting.some((e) => scopeOverlap(w.paths, e.paths, opts).length > 0);
+    if (blocked) {
+      waiting.push(w);
+      continue;
+    }
+    granted.push(w);
+    const prior = held.get(w.intentId);
+    held.set(w.intentId, {
+      intentId: w.intentId,
+      person: prior?.person ?? "",
+      client: prior?.client ?? null,
+      model: prior?.model ?? null,
+      objective: prior?.objective ?? null,
+      paths: w.paths,
+    });
+  }
+  return { granted, waiting };
+}
+
+/**
+ * Where a waiter stands: the holders whose claims it overlaps, and the
+ * earlier waiters whose paths it overlaps (it cannot pass them). Place 1 is
+ * next: no earlier waiter stands between it and its paths.
+ */
+export function queuePlace(
+  me: QueuedClaim,
+  claims: readonly PeerClaim[],
+  queue: readonly QueuedClaim[],
+  opts: MatchOptions = {},
+): { place: number; holders: { intentId: string; paths: string[] }[]; ahead: QueuedClaim[] } {
+  const holders = arbitrate(
+    me.paths,
+    claims.filter((c) => c.intentId !== me.intentId),
+    opts,
+  ).map((c) => ({ intentId: c.intentId, paths: c.theirPaths }));
+  const ahead = [...queue]
+    .sort(queueOrder)
+    .filter(
+      (w) =>
+        w.intentId !== me.intentId &&
+        queueOrder(w, me) < 0 &&
+        scopeOverlap(me.paths, w.paths, opts).length > 0,
+    );
+  return { place: ahead.length + 1, holders, ahead };
+}
+
+/** The waiters whose paths overlap `paths` (a holder's claim): the queue behind it, in order. */
+export function waitersOn(
+  paths: readonly string[],
+  queue: readonly QueuedClaim[],
+  opts: MatchOptions = {},
+): QueuedClaim[] {
+  return [...queue].sort(queueOrder).filter((w) => scopeOverlap(paths, w.paths, opts).length > 0);
+}
+
+/** True when two path lists hold the same paths, in any order: a re-queue with the same paths keeps its place. */
+export const samePaths = (a: readonly string[], b: readonly string[]): boolean =>
+  a.length === b.length && [...a].sort().join("\n") === [...b].sort().join("\n");

@@ -1,6 +1,7 @@
 import { GUIDANCE, INTENT_COMMAND, isReplan, type ActionName } from "@cohent/protocol/actions";
 import { BOUNDS } from "@cohent/protocol/bounds";
 import { CohentError } from "@cohent/protocol/codes";
+import { REQUEST_RELEASE_COMMAND, SCOPE_COMMAND, SCOPE_QUEUE_COMMAND } from "@cohent/protocol/scope-commands";
 import type { Envelope, ReleaseRequestResponse } from "@cohent/protocol";
 import { noticeText, queuePlace } from "./client.js";
 import { failFrom } from "./envelope.js";
@@ -201,7 +202,7 @@ function renderScopeRefusal(e: { message: string; details?: unknown }): string {
     lines.push(
       describeQueue(queued),
       `It is granted the moment those paths are free; a later packet says "granted", and your edits of them then pass. Until then your previous claim (${prev.length ? prev.join(", ") : "none"}) stays as it was.`,
-      `Meanwhile, work on files outside ${(contestedPaths(e.details).length ? contestedPaths(e.details) : queued.paths).join(", ")}. To ask the holder to let go: node .cohent/cohent.mjs request-release <path…> --note '<why>'.`,
+      `Meanwhile, work on files outside ${(contestedPaths(e.details).length ? contestedPaths(e.details) : queued.paths).join(", ")}. To ask the holder to let go: ${REQUEST_RELEASE_COMMAND} <path…> --note '<why>'.`,
     );
   else
     lines.push(
@@ -217,14 +218,13 @@ function renderRelease(d: ReleaseRequestResponse): string {
     (a) => `${a.person}${a.client ? ` (${a.client})` : ""} for ${a.paths.join(", ")} (${a.intentId})`,
   );
   return asked.length
-    ? `Release requested: asked ${asked.join("; ")}. The note reaches them in their next packet; the answer is theirs. If you queued for the paths (scope --queue), a packet says when they are granted to you.`
-    : "Release requested, but nobody holds those paths now: claim them with node .cohent/cohent.mjs scope <path…>.";
+    ? `Release requested: asked ${asked.join("; ")}. The note reaches them in their next packet; the answer is theirs. If you queued for the paths (${SCOPE_QUEUE_COMMAND}), a packet says when they are granted to you.`
+    : `Release requested, but nobody holds those paths now: claim them with ${SCOPE_COMMAND} <path…>.`;
 }
 
 const RELEASE_FAILURE: Record<string, string> = {
-  NOT_HELD:
-    "nobody holds any of those paths now, so there is nobody to ask: claim them with node .cohent/cohent.mjs scope <path…>.",
-  RATE_LIMITED: `too many release requests: at most ${BOUNDS.releaseRequestsPerMinute} a minute. Ask again later; meanwhile work outside the contested paths, or queue for them with node .cohent/cohent.mjs scope --queue <path…>.`,
+  NOT_HELD: `nobody holds any of those paths now, so there is nobody to ask: claim them with ${SCOPE_COMMAND} <path…>.`,
+  RATE_LIMITED: `too many release requests: at most ${BOUNDS.releaseRequestsPerMinute} a minute. Ask again later; meanwhile work outside the contested paths, or queue for them with ${SCOPE_QUEUE_COMMAND} <path…>.`,
 };
 
 /** Human rendering: what an agent or a person reads. */

@@ -8,6 +8,12 @@ import {
 } from "@cohent/protocol/actions";
 import { scopeCovers } from "@cohent/protocol/paths";
 import { BOUNDS } from "@cohent/protocol/bounds";
+import {
+  REQUEST_RELEASE_COMMAND,
+  SCOPE_COMMAND,
+  SCOPE_QUEUE_COMMAND,
+  shellWord,
+} from "@cohent/protocol/scope-commands";
 import type { QueuePlace, ScopeConflict } from "@cohent/protocol";
 import type { SessionState } from "./runtime.js";
 import { running, type Subagents } from "./subagents.js";
@@ -66,8 +72,6 @@ export type Verdict =
   | { permission: "deny"; condition: Condition; reason: string };
 
 const ALLOW: Verdict = { permission: "allow", condition: null, reason: null };
-const SCOPE_COMMAND = "node .cohent/cohent.mjs scope";
-const RELEASE_COMMAND = "node .cohent/cohent.mjs request-release";
 const DOCTOR_COMMAND = "node .cohent/cohent.mjs doctor";
 
 // What the hook shows the model besides the table's rows. None names a path of the machine (hook.ts scrubs what a message may carry).
@@ -109,10 +113,7 @@ export function describeConflicts(details: unknown): string[] {
   });
 }
 
-/** Paths as shell words for a command the agent copies: quoted when the exemption's parser would not read them bare. */
-export function shellWords(paths: readonly string[]): string {
-  return paths.map((p) => (/^[A-Za-z0-9_\-./=:,@%+^]+$/.test(p) ? p : `'${p.replace(/'/g, "")}'`)).join(" ");
-}
+const shellWords = (paths: readonly string[]) => paths.map(shellWord).join(" ");
 
 /** Who a queued claim waits for, in order: the one rendering of a queue place (hook refusals, the CLI, the agent CLI's message). */
 export function describeQueue(q: QueuePlace): string {
@@ -138,8 +139,8 @@ export function queueAdvice(claim: readonly string[], contested: readonly string
   const asked = contested.length ? contested : claim;
   return [
     `Meanwhile, work on files outside ${asked.join(", ")}.`,
-    `To get them when they free: ${SCOPE_COMMAND} --queue ${shellWords(claim)} (queues and returns; a later packet says "granted"), or ${SCOPE_COMMAND} --wait <seconds, at most ${BOUNDS.scopeWaitSeconds}> ${shellWords(claim)} (queues and blocks until granted).`,
-    `To ask the holder to let go: ${RELEASE_COMMAND} ${shellWords(asked)} --note '<why>'.`,
+    `To get them when they free: ${SCOPE_QUEUE_COMMAND} ${shellWords(claim)} (queues and returns; a later packet says "granted"), or ${SCOPE_COMMAND} --wait <seconds, at most ${BOUNDS.scopeWaitSeconds}> ${shellWords(claim)} (queues and blocks until granted).`,
+    `To ask the holder to let go: ${REQUEST_RELEASE_COMMAND} ${shellWords(asked)} --note '<why>'.`,
   ].join(" ");
 }
 

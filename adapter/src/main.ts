@@ -8,6 +8,7 @@ import { runHook, type HookResult } from "./hook.js";
 import { loaderHandoff } from "./loader-handoff.js";
 import { perform } from "./operations.js";
 import { claimRelay, loadSecond } from "./relay.js";
+import { queuedUnwaited } from "./scope-wait.js";
 import { cliSessionId, selectSession } from "./session.js";
 import { recordUsage, usageTarget } from "./usage.js";
 
@@ -106,14 +107,20 @@ async function humanCommand(name: string, argv: string[], json: boolean): Promis
     );
   const relay = claimRelay(root, argv);
   const relayed = relay?.result?.envelope;
-  if (relayed && (relayed.ok || relayed.error.code !== "CONTROL_PLANE_UNREACHABLE"))
+  // The hook queued a `scope --wait` without waiting (its budget): this process waits, if it can reach the service.
+  const resume = queuedUnwaited(relayed) ? relayed : undefined;
+  if (relayed && !resume && (relayed.ok || relayed.error.code !== "CONTROL_PLANE_UNREACHABLE"))
     return emit(name, relayed, json);
   let envelope: Envelope<any>;
   try {
     const sessionId =
       relay?.sessionId ?? selectSession(root, { own: cliSessionId(), onAmbiguity: "refuse" }).sessionId;
     const { op, input } = parseHuman(name, argv.slice(1));
-    envelope = await perform(op, input, { root, sessionId, surface: "cli" });
+    envelope = await perform(op, resume ? { ...input, queuedByRelay: resume } : input, {
+      root,
+      sessionId,
+      surface: "cli",
+    });
   } catch (err) {
     envelope = failFrom(name, err);
   }

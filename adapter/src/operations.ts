@@ -1,7 +1,7 @@
 import { BOUNDS } from "@cohent/protocol/bounds";
 import { CohentError } from "@cohent/protocol/codes";
 import { normalizeRepoPaths } from "@cohent/protocol/paths";
-import type { CheckpointStatus, Envelope } from "@cohent/protocol";
+import type { CheckpointStatus, Envelope, FailureEnvelope } from "@cohent/protocol";
 import * as client from "./client.js";
 import { commitOperation, type CommitInput } from "./commit-op.js";
 import { fail, failFrom, withProtocolFlags } from "./envelope.js";
@@ -36,7 +36,17 @@ export interface Inputs {
   publish: { prompt: string; paths?: string[]; client?: string | null; model?: string | null };
   intent: { intent: Record<string, unknown> };
   /** `queue` joins the claim queue on a collision; `wait` (seconds, implies queue) then blocks until granted. */
-  scope: { paths: string[]; queue?: boolean; wait?: number };
+  scope: {
+    paths: string[];
+    queue?: boolean;
+    wait?: number;
+    /**
+     * The queued refusal the PreToolUse hook got for this very command (the
+     * relay cannot wait): the command then waits itself, where it can reach
+     * the service. Internal: no transport's schema accepts it.
+     */
+    queuedByRelay?: FailureEnvelope;
+  };
   checkpoint: {
     status: CheckpointStatus;
     summary?: string;
@@ -145,6 +155,11 @@ async function dispatch<K extends Operation>(
       const input = raw as Inputs["scope"];
       const previous = s.state.scope;
       const wanted = paths(input.paths);
+      if (input.queuedByRelay && input.wait) {
+        const waited = await waitForGrant(c, s, input.queuedByRelay, input.wait, wanted, previous);
+        // No network here either (Codex's sandbox): the relay's answer stands.
+        return !waited.ok && waited.error.code === "CONTROL_PLANE_UNREACHABLE" ? input.queuedByRelay : waited;
+      }
       const queue = !!input.queue || !!input.wait;
       const env = await client.claim(c, s, wanted, true, queue);
       if (env.ok || env.error.code !== "SCOPE_CONFLICT") return env;
@@ -152,7 +167,7 @@ async function dispatch<K extends Operation>(
       env.error.details = { ...(env.error.details as object), previousScope: previous, requested: wanted };
       if (!input.wait || !client.queuePlace(env.error.details)) return env;
       if (ctx.relayed) return stillQueued(env, { seconds: input.wait, waited: false });
-      return waitForGrant(c, s, env, input.wait, previous);
+      return waitForGrant(c, s, env, input.wait, wanted, previous);
     }
     case "request-release": {
       const input = raw as Inputs["request-release"];

@@ -19,6 +19,13 @@ export interface WaitOutcome {
   waited: boolean;
 }
 
+/** A relayed answer that queued without waiting: the command that receives it may wait itself. */
+export function queuedUnwaited(env: Envelope<unknown> | undefined): env is FailureEnvelope {
+  if (!env || env.ok || env.error.code !== "SCOPE_CONFLICT") return false;
+  const wait = (env.error.details as { wait?: WaitOutcome } | undefined)?.wait;
+  return !!wait && !wait.waited;
+}
+
 /** Parses a --wait value: whole seconds from 1 to BOUNDS.scopeWaitSeconds, else null. */
 export function waitSeconds(raw: unknown): number | null {
   const n = typeof raw === "string" && /^\d{1,4}$/.test(raw.trim()) ? Number(raw) : raw;
@@ -28,10 +35,31 @@ export function waitSeconds(raw: unknown): number | null {
 /** The queued refusal, with how the wait went: still queued, its place unchanged as far as this call knows. */
 export function stillQueued(refused: FailureEnvelope, outcome: WaitOutcome): FailureEnvelope {
   const message = outcome.waited
-    ? `Still queued after ${outcome.seconds} s: the scope was not granted in time. The claim stays in the queue; a later packet says when it is granted.`
+    ? `Still queued after ${outcome.seconds} s: the scope was not granted in time. The claim stays in the queue at the place below; a later packet says when it is granted.`
     : "Queued, without waiting: under the sandbox relay the hook that performs this command cannot wait (its time budget is 30 s). The claim stays in the queue; a later packet says when it is granted.";
   const details = { ...(refused.error.details as object), wait: outcome };
   return fail("scope", "SCOPE_CONFLICT", message, details, refused.meta);
+}
+
+/**
+ * The time is up: the same claim once more, queued. The queue keeps the place
+ * of a claim asked again with the same paths, so this either finds it granted
+ * (a grant another process of the session was told of) or reports its place now.
+ */
+async function lastLook(
+  c: client.Checkout,
+  s: SessionFile,
+  refused: FailureEnvelope,
+  seconds: number,
+  paths: string[],
+  previous: string[],
+): Promise<Envelope<ScopeResponse>> {
+  const again = await client.claim(c, s, paths, true, true);
+  if (again.ok) return again;
+  const now =
+    again.error.code === "SCOPE_CONFLICT" && client.queuePlace(again.error.details) ? again : refused;
+  now.error.details = { ...(now.error.details as object), previousScope: previous, requested: paths };
+  return stillQueued(now, { seconds, waited: true });
 }
 
 export async function waitForGrant(
@@ -39,12 +67,13 @@ export async function waitForGrant(
   s: SessionFile,
   refused: FailureEnvelope,
   seconds: number,
+  paths: string[],
   previous: string[],
 ): Promise<Envelope<ScopeResponse>> {
   const deadline = Date.now() + seconds * 1000;
   for (;;) {
     const left = Math.ceil((deadline - Date.now()) / 1000);
-    if (left <= 0) return stillQueued(refused, { seconds, waited: true });
+    if (left <= 0) return lastLook(c, s, refused, seconds, paths, previous);
     const before = s.state.pending;
     const env = await client.poll(c, s, Math.min(left, BOUNDS.waitSeconds));
     if (!env.ok) return env;

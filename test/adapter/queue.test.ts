@@ -73,6 +73,8 @@ describe("scope --queue", () => {
     );
     expect(q.stdout).toContain("Meanwhile, work on files outside app/auth.");
     expect(runtime(bob).queued).toEqual(["app/auth"]);
+    // The holder learns it in its next packet.
+    expect((await cli(alice, ["context"])).stdout).toMatch(/bob\S* .*waits for app\/auth \(1 in queue\)/);
 
     // Bob works elsewhere meanwhile (that call polls; the next ones within 10 s read only the kill switch).
     expect((await write(bob, "lib/other.ts")).denied).toBeNull();
@@ -81,7 +83,8 @@ describe("scope --queue", () => {
     expect((await cli(alice, ["scope"])).code).toBe(0);
     const pre = await write(bob, "app/auth/login.ts");
     expect(pre.denied).toBeNull();
-    expect(runtime(bob).scope).toEqual(["app/auth"]);
+    // The edit elsewhere queued again for both (a grant replaces the claim): the grant keeps that work.
+    expect(runtime(bob).scope).toEqual(["app/auth", "lib/other.ts"]);
     const post = await write(bob, "app/auth/login.ts", "PostToolUse");
     expect(post.context).toMatch(/app\/auth/);
     expect(post.context).toMatch(/granted/);
@@ -258,12 +261,12 @@ describe("the hook and the claim", () => {
     expect((await write(bob, "app/feed/a.ts")).denied).toBeNull();
     const back = await write(alice, "app/feed/a.ts");
     expect(back.denied).toMatch(
-      /app\/feed\/a\.ts[\s\S]*lost[\s\S]*edit refused: app\/feed\/a\.ts overlaps the scope of bob/,
+      /^Cohent: \[cohent notice\] Your claim on app\/feed\/a\.ts was freed without you asking[\s\S]*\n\nedit refused: app\/feed\/a\.ts overlaps the scope of bob/,
     );
     expect(runtime(alice).scope).not.toContain("app/feed/a.ts");
     // Told once: the next refusal carries no notice.
     const again = await write(alice, "app/feed/a.ts");
-    expect(again.denied).not.toMatch(/lost/);
+    expect(again.denied).not.toMatch(/freed without you asking/);
     expect(again.denied).toMatch(/^Cohent: edit refused/);
   });
 });

@@ -242,7 +242,7 @@ describe("MCP server", () => {
       );
       expect(asked.ok).toBe(true);
       expect(asked.data.asked).toHaveLength(1);
-      expect(asked.data.asked[0].paths).toEqual(["src/pay/**"]);
+      expect(asked.data.asked[0].paths).toEqual(["src/pay/api.ts"]);
 
       const noCred = await unpaired.client.callTool({ name: "context", arguments: {} });
       expect(noCred.isError).toBe(true);

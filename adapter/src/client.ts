@@ -4,8 +4,12 @@ import type {
   ContextResponse,
   Envelope,
   IntentResponse,
+  Notice,
+  Packet,
   PollResponse,
+  ReleaseRequestResponse,
   PublishResponse,
+  QueuePlace,
   ScopeResponse,
   ScopesResponse,
   SessionResponse,
@@ -14,7 +18,7 @@ import { fail } from "./envelope.js";
 import { readProject, resolveToken, type Project } from "./config.js";
 import { pollAgent, postAgent, sessionRead, type AgentConnection } from "./http.js";
 import { redact, redactDeep } from "./redact.js";
-import { sessionHeader, type SessionFile } from "./runtime.js";
+import { sessionHeader, type SessionFile, type SessionState } from "./runtime.js";
 
 /**
  * Every agent call to the service, once. Each keeps what the next process
@@ -67,6 +71,33 @@ function remember(s: SessionFile, env: Envelope<any>): void {
 
 const clip = (v: string, n: number) => v.slice(0, n);
 
+/** The lines a packet's notices open its text with (empty without notices). */
+export const noticeText = (notices: readonly Notice[] | undefined): string =>
+  (notices ?? []).map((n) => n.text).join("\n");
+
+/**
+ * What a packet's notices change in the session's local idea of its scope:
+ * a granted claim is now the scope (a queued claim replaces the previous one,
+ * as any claim does); a lost claim's paths leave it, and the scope stops
+ * being explicit so that the next edit of them claims again (and is refused
+ * if a peer took them meanwhile).
+ */
+export function applyNotices(s: SessionFile, notices: readonly Notice[] | undefined): void {
+  for (const n of notices ?? []) {
+    if (n.kind === "scope-granted")
+      s.set({ scope: [...n.paths], explicitScope: n.paths.length > 0, queued: undefined });
+    else if (n.kind === "scope-lost") {
+      const lost = new Set(n.paths);
+      s.set({ scope: s.state.scope.filter((p) => !lost.has(p)), explicitScope: false });
+    } else if (n.kind === "queue-left") s.set({ queued: undefined });
+  }
+}
+
+/** Every packet the adapter receives passes here: its notices change the local scope. */
+function received(s: SessionFile, packet: Packet | null | undefined): void {
+  if (packet?.notices?.length) applyNotices(s, packet.notices);
+}
+
 export async function publish(
   c: Checkout,
   s: SessionFile,
@@ -92,7 +123,9 @@ export async function publish(
       explicitScope: false,
       touched: [],
       pending: undefined,
+      queued: undefined,
     });
+  if (env.ok) received(s, env.data.packet);
   return env;
 }
 
@@ -136,29 +169,63 @@ export async function intent(
     intentId,
     intent: clean,
   }));
-  if (env.ok) s.set({ intentId: env.data.intentId, action: env.data.action, cursor: env.data.packet.cursor });
+  if (env.ok) {
+    s.set({ intentId: env.data.intentId, action: env.data.action, cursor: env.data.packet.cursor });
+    received(s, env.data.packet);
+  }
   return env;
 }
 
-/** Claims a scope, replacing the previous claim. `explicit` marks a declared scope, which then bounds every edit. */
+/**
+ * Claims a scope, replacing the previous claim. `explicit` marks a declared
+ * scope, which then bounds every edit. With `queue`, a collision also joins
+ * the claim queue: the refusal's details say where (ScopeRefusal.queued).
+ */
 export async function claim(
   c: Checkout,
   s: SessionFile,
   paths: string[],
   explicit: boolean,
+  queue = false,
 ): Promise<Envelope<ScopeResponse>> {
   const env = await onIntent<ScopeResponse>(c, s, "scope claimed through the adapter", (intentId) => ({
     type: "scope",
     intentId,
     paths,
+    ...(queue ? { queue: true } : {}),
   }));
-  if (env.ok)
+  if (env.ok) {
     s.set({
       scope: env.data.paths,
       explicitScope: explicit && paths.length > 0,
+      queued: undefined,
       ...(env.data.packet?.cursor ? { cursor: env.data.packet.cursor } : {}),
     });
+    received(s, env.data.packet);
+  } else if (env.error.code === "SCOPE_CONFLICT")
+    s.set({ queued: queuePlace(env.error.details) ? paths : undefined });
   return env;
+}
+
+/** The queue place a SCOPE_CONFLICT carries when the claim joined the queue, else null. */
+export function queuePlace(details: unknown): QueuePlace | null {
+  const q = (details as { queued?: QueuePlace | null } | undefined)?.queued;
+  return q && typeof q.place === "number" ? q : null;
+}
+
+/** Asks the holders of `paths` to let go; the note reaches them as untrusted peer text. */
+export async function releaseRequest(
+  c: Checkout,
+  s: SessionFile,
+  paths: string[],
+  note: string,
+): Promise<Envelope<ReleaseRequestResponse>> {
+  return onIntent<ReleaseRequestResponse>(c, s, "release requested through the adapter", (intentId) => ({
+    type: "release-request",
+    intentId,
+    paths,
+    note: clip(redact(note), BOUNDS.releaseNoteChars),
+  }));
 }
 
 export type CheckpointInput = {
@@ -192,8 +259,9 @@ export async function checkpoint(
   const env = await post<CheckpointResponse>(c, s, body as { type: string });
   remember(s, env);
   if (!env.ok) return env;
+  received(s, env.data.packet);
   if (input.status === "completed" || input.status === "abandoned")
-    s.set({ action: input.status, scope: [], explicitScope: false, touched: [] });
+    s.set({ action: input.status, scope: [], explicitScope: false, touched: [], queued: undefined });
   else if (input.paths && !input.commit) s.set({ scope: env.data.paths ?? s.state.scope });
   return env;
 }
@@ -203,25 +271,58 @@ export async function checkpoint(
  * packet it brings is kept as pending: the guard polls in PreToolUse, and the
  * packet is injected (and acknowledged) at the next PostToolUse.
  */
-export async function poll(c: Checkout, s: SessionFile): Promise<Envelope<PollResponse>> {
+export async function poll(c: Checkout, s: SessionFile, waitSeconds = 0): Promise<Envelope<PollResponse>> {
   if (!s.state.intentId) return fail("poll", "INVALID_INPUT", "This session has no work intent yet.");
   const env = (await pollAgent(
     connection(c, s.id),
     s.state.intentId,
     s.state.cursor,
+    waitSeconds,
   )) as Envelope<PollResponse>;
   remember(s, env);
   if (env.ok) {
     s.set({ polledAt: Date.now(), cursor: env.data.cursor });
-    if (env.data.packet)
-      s.set({
-        action: env.data.packet.action,
-        pending: { packetId: env.data.packet.id, text: env.data.packet.text },
-      });
+    const packet = env.data.packet;
+    if (packet) {
+      received(s, packet);
+      s.set({ action: packet.action, pending: pendingOf(s.state.pending, packet) });
+    }
   } else if (env.error.code === "INTENT_NOT_FOUND" || env.error.code === "NOT_INTENT_OWNER") {
     s.set({ intentId: undefined, action: undefined });
   }
   return env;
+}
+
+/**
+ * The packet to inject at the next PostToolUse. A packet not yet shown is
+ * replaced, but its notices are told once and never again by the service,
+ * so their lines carry over to open the new text.
+ */
+export function pendingOf(
+  old: SessionState["pending"],
+  packet: Packet,
+): NonNullable<SessionState["pending"]> {
+  const carried = old?.notices ?? "";
+  const own = noticeText(packet.notices);
+  const notices = [carried, own].filter(Boolean).join("\n");
+  return {
+    packetId: packet.id,
+    text: carried ? `${carried}\n${packet.text}` : packet.text,
+    ...(notices ? { notices } : {}),
+  };
+}
+
+/**
+ * Takes the notice lines of the pending packet, for a refusal to carry: the
+ * rest of the packet stays pending for the next PostToolUse (the notices are
+ * told once). Undefined when no notice is pending.
+ */
+export function takeNotices(s: SessionFile): string | undefined {
+  const p = s.state.pending;
+  if (!p?.notices) return undefined;
+  const rest = p.text.startsWith(p.notices) ? p.text.slice(p.notices.length).trim() : p.text;
+  s.set({ pending: rest ? { packetId: p.packetId, text: rest } : undefined });
+  return p.notices;
 }
 
 /** The current brief: goal, this session's latest decision, active peers (related first). */
@@ -234,6 +335,7 @@ export async function context(c: Checkout, s: SessionFile): Promise<Envelope<Con
   remember(s, env);
   if (env.ok && env.data.intentId && env.data.intentId === s.state.intentId && env.data.action)
     s.set({ action: env.data.action });
+  if (env.ok && env.data.intentId && env.data.intentId === s.state.intentId) received(s, env.data.packet);
   return env;
 }
 
@@ -249,6 +351,23 @@ export async function session(c: Checkout, s: SessionFile): Promise<Envelope<Ses
   const env = (await sessionRead(connection(c, s.id))) as Envelope<SessionResponse>;
   remember(s, env);
   return env;
+}
+
+/** How long SessionEnd gives the release: best effort, well inside the hook's budget. */
+const END_SCOPE_TIMEOUT_MS = 3_000;
+
+/**
+ * SessionEnd: an empty scope for the session's open intent, which frees its
+ * claim and leaves every queue at once (the service treats it so). Best
+ * effort: no publish for a session without an intent.
+ */
+export async function endScope(c: Checkout, s: SessionFile): Promise<void> {
+  const intentId = s.state.intentId;
+  if (!intentId || s.state.action === "completed" || s.state.action === "abandoned") return;
+  await postAgent(
+    { ...connection(c, s.id), timeoutMs: END_SCOPE_TIMEOUT_MS },
+    { type: "scope", intentId, paths: [] },
+  );
 }
 
 /** Reports a refusal the guard made locally, so the Control Room counts it. Best effort: never delays a deny. */

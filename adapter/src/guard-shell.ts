@@ -15,6 +15,7 @@ import {
   type Snapshot,
   type ToolKind,
   type Verdict,
+  withNotices,
 } from "./guard.js";
 import type { SessionFile } from "./runtime.js";
 import type { ToolCall } from "./tools.js";
@@ -86,6 +87,9 @@ export async function guard(
       !!st.intentId &&
       ((kind === "edit" && blocksEdits(st.action)) || Date.now() - (st.polledAt ?? 0) >= POLL_EVERY_MS);
     contact = pollDue ? await client.poll(checkout, s) : await client.session(checkout, s);
+    // Notices wait (a grant, a lost claim): poll now, so that they change the scope before the decision.
+    if (!pollDue && contact.ok && (contact.data?.notices ?? 0) > 0 && st.intentId)
+      contact = await client.poll(checkout, s);
   }
   const st = s?.state;
   const snap: Snapshot = {
@@ -105,9 +109,14 @@ export async function guard(
   const judged = { kind };
   const wanted = checkout && s ? autoClaim(judged, snap) : null;
   if (wanted && checkout && s) {
+    const queued = s.state.queued;
     const env = await client.claim(checkout, s, wanted, false);
     if (env.ok) snap.scope = s.state.scope;
     else snap.claimError = env.error;
+    // A new claim leaves the queue, and a grant replaces the claim: queue again for both, so that
+    // working elsewhere meanwhile keeps the wait (at the tail) and the grant keeps this work.
+    if (env.ok && queued?.length)
+      await client.claim(checkout, s, [...new Set([...queued, ...s.state.scope])], false, true);
   }
   const verdict = assess(judged, snap);
   const reported = verdict.permission === "deny" ? reportedKind(verdict, snap) : null;
@@ -115,9 +124,12 @@ export async function guard(
     await client
       .reportGuard(checkout, s, { kind: reported, tool, paths: targets ?? [] })
       .catch(() => undefined);
-  if (verdict.permission === "allow" && kind === "shell" && call.command && root && checkout && s)
-    return gitGuard(tool, call.command, cwd, root, checkout, s);
-  return verdict;
+  const final =
+    verdict.permission === "allow" && kind === "shell" && call.command && root && checkout && s
+      ? await gitGuard(tool, call.command, cwd, root, checkout, s)
+      : verdict;
+  // Notices received on this call open a refusal's reason (a refused call gets no PostToolUse); an allowed call shows them there.
+  return final.permission === "deny" && s ? withNotices(final, client.takeNotices(s)) : final;
 }
 
 /**

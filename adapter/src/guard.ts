@@ -8,7 +8,14 @@ import {
 } from "@cohent/protocol/actions";
 import { ERRORS, type ErrorCode } from "@cohent/protocol/codes";
 import { scopeCovers } from "@cohent/protocol/paths";
-import type { ScopeConflict } from "@cohent/protocol";
+import { BOUNDS } from "@cohent/protocol/bounds";
+import {
+  REQUEST_RELEASE_COMMAND,
+  SCOPE_COMMAND,
+  SCOPE_QUEUE_COMMAND,
+  shellWord,
+} from "@cohent/protocol/scope-commands";
+import type { QueuePlace, ScopeConflict } from "@cohent/protocol";
 import type { SessionState } from "./runtime.js";
 import { running, type Subagents } from "./subagents.js";
 
@@ -66,7 +73,6 @@ export type Verdict =
   | { permission: "deny"; condition: Condition; reason: string };
 
 const ALLOW: Verdict = { permission: "allow", condition: null, reason: null };
-const SCOPE_COMMAND = "node .cohent/cohent.mjs scope";
 const DOCTOR_COMMAND = "node .cohent/cohent.mjs doctor";
 
 // What the hook shows the model besides the table's rows. None names a path of the machine (hook.ts scrubs what a message may carry).
@@ -106,6 +112,37 @@ export function describeConflicts(details: unknown): string[] {
     const working = c.objective ? `, working on ${JSON.stringify(c.objective)}` : "";
     return `${c.paths.join(", ")} overlaps the scope of ${c.person}${agent ? ` (${agent})` : ""}: ${c.theirPaths.join(", ")}${working} (${c.intentId})`;
   });
+}
+
+const shellWords = (paths: readonly string[]) => paths.map(shellWord).join(" ");
+
+/** Who a queued claim waits for, in order: the one rendering of a queue place (hook refusals, the CLI, the agent CLI's message). */
+export function describeQueue(q: QueuePlace): string {
+  const behind = q.behind.map((b) => {
+    const agent = [b.client, b.model].filter(Boolean).join(" ");
+    return `${b.person}${agent ? ` (${agent})` : ""} ${b.holds ? "holding" : "also waiting for"} ${b.paths.join(", ")} (${b.intentId})`;
+  });
+  return `You are queued for ${q.paths.join(", ")} at place ${q.place}${behind.length ? `, behind ${behind.join("; ")}` : ""}.`;
+}
+
+/** The contested part of a refused claim: our paths that overlap a peer's. */
+export function contestedPaths(details: unknown): string[] {
+  const conflicts = (details as { conflicts?: ScopeConflict[] } | undefined)?.conflicts ?? [];
+  return [...new Set(conflicts.flatMap((c) => c.paths))];
+}
+
+/**
+ * What to do about a peer's scope: work elsewhere meanwhile, queue for the
+ * claim (or wait for it), or ask the holder. `claim` is the whole scope to
+ * queue for (a scope replaces the previous claim), `contested` its overlap.
+ */
+export function queueAdvice(claim: readonly string[], contested: readonly string[]): string {
+  const asked = contested.length ? contested : claim;
+  return [
+    `Meanwhile, work on files outside ${asked.join(", ")}.`,
+    `To get them when they free: ${SCOPE_QUEUE_COMMAND} ${shellWords(claim)} (queues and returns; a later packet says "granted"), or ${SCOPE_COMMAND} --wait <seconds, at most ${BOUNDS.scopeWaitSeconds}> ${shellWords(claim)} (queues and blocks until granted).`,
+    `To ask the holder to let go: ${REQUEST_RELEASE_COMMAND} ${shellWords(asked)} --note '<why>'.`,
+  ].join(" ");
 }
 
 const isEnd = (a: string | null): a is IntentEnd => a === "completed" || a === "abandoned";
@@ -150,7 +187,8 @@ const HOLDS: Record<Condition, (s: Snapshot) => string | null> = {
     if (e.code !== "SCOPE_CONFLICT")
       return `edit refused: claiming ${(s.targets ?? []).join(", ")} failed: ${e.code}: ${e.message}`;
     const lines = describeConflicts(e.details);
-    return `edit refused: ${lines.length ? lines.join("; ") : e.message}. Choose other files, or declare a narrower scope with ${SCOPE_COMMAND} <path…>.`;
+    const claim = [...new Set([...s.scope, ...(s.targets ?? [])])];
+    return `edit refused: ${lines.length ? lines.join("; ") : e.message}. ${queueAdvice(claim, contestedPaths(e.details))} Or declare a narrower scope with ${SCOPE_COMMAND} <path…>.`;
   },
   outsideScope: (s) => {
     if (s.targetError) return `edit refused: ${s.targetError}`;
@@ -163,6 +201,15 @@ const HOLDS: Record<Condition, (s: Snapshot) => string | null> = {
     return `edit refused: ${outside.join(", ")} lies outside your declared scope (${s.scope.join(", ") || "none"}), so it has not been compared with anybody else's work. Declare a scope that covers it: ${SCOPE_COMMAND} ${[...s.scope, ...outside].join(" ")}`;
   },
 };
+
+/**
+ * A refusal on a call that also received notices: their lines go first, in
+ * the reason, since a refused tool call gets no PostToolUse to inject them.
+ */
+export function withNotices(v: Verdict, notices: string | undefined): Verdict {
+  if (v.permission !== "deny" || !notices) return v;
+  return { ...v, reason: `${notices}\n\n${v.reason}` };
+}
 
 /** Reads the table for one call: the first holding row that blocks its kind decides. */
 export function assess(call: { kind: ToolKind }, snapshot: Snapshot, upTo?: Condition): Verdict {

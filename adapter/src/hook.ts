@@ -128,8 +128,12 @@ const HANDLERS: Record<string, (c: Call) => Promise<Answer>> = {
   PostToolUse: postToolUse,
   Stop: stop,
   SubagentStop: subagentStop,
-  async SessionEnd({ s }) {
-    s?.set({ endedAt: new Date().toISOString() });
+  async SessionEnd({ root, s }) {
+    if (!s) return SILENT;
+    // Free the scope and leave every queue now, not at lease expiry; a resumed session claims again.
+    const checkout = quietCheckout(root);
+    if (checkout) await client.endScope(checkout, s).catch(() => undefined);
+    s.set({ endedAt: new Date().toISOString(), scope: [], explicitScope: false, queued: undefined });
     return SILENT;
   },
 };

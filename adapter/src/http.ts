@@ -1,5 +1,6 @@
 import type { IncomingMessage, RequestOptions } from "node:http";
 import { http, https } from "./builtins.js";
+import { WAIT_HEADER } from "@cohent/protocol/bounds";
 import type { Envelope } from "@cohent/protocol";
 import { fail } from "./envelope.js";
 import { adapterVersionVerdict } from "./version.js";
@@ -155,14 +156,23 @@ export function postAgent(
   );
 }
 
-export function pollAgent(c: AgentConnection, intentId: string, cursor?: string): Promise<Envelope<any>> {
+/** The poll; with `waitSeconds` (at most BOUNDS.waitSeconds) a long-poll that answers at the first change. */
+export function pollAgent(
+  c: AgentConnection,
+  intentId: string,
+  cursor?: string,
+  waitSeconds = 0,
+): Promise<Envelope<any>> {
   const h = {
     ...agentHeaders(c),
     "x-cohent-intent": intentId,
     ...(cursor ? { "x-cohent-cursor": cursor } : {}),
+    ...(waitSeconds > 0 ? { [WAIT_HEADER]: String(waitSeconds) } : {}),
   };
+  // A long-poll holds the answer up to its wait: the timeout starts after it.
+  const timeoutMs = waitSeconds > 0 ? waitSeconds * 1000 + (c.timeoutMs ?? DEFAULT_TIMEOUT_MS) : c.timeoutMs;
   return withOneResend("GET", () =>
-    requestJson("GET", `${c.service}/api/agent`, h, undefined, "poll", c.timeoutMs, c.signal),
+    requestJson("GET", `${c.service}/api/agent`, h, undefined, "poll", timeoutMs, c.signal),
   );
 }
 

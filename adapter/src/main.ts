@@ -8,6 +8,7 @@ import { runHook, type HookResult } from "./hook.js";
 import { loaderHandoff } from "./loader-handoff.js";
 import { perform } from "./operations.js";
 import { claimRelay, loadSecond } from "./relay.js";
+import { queuedUnwaited } from "./scope-wait.js";
 import { cliSessionId, selectSession } from "./session.js";
 import { recordUsage, usageTarget } from "./usage.js";
 
@@ -21,13 +22,16 @@ const USAGE = `usage: node .cohent/cohent.mjs <command> [--json]
   hook                                   read a Codex or Claude Code hook payload on stdin
   intent '<json>'                        publish the compact structured intent (exits 2 on wait, duplicate, handoff)
   scope <path…>                          claim a write scope; replaces the previous claim
+  scope --queue <path…>                  on a peer's scope, queue for it (a later packet says "granted")
+  scope --wait <seconds> <path…>         queue and block until granted, at most 120 s
+  request-release <path…> [--note T]     ask the holders of those paths to let go
   checkpoint <status> <summary>          working | blocked | completed | abandoned
   context                                the current brief, decisions and peer changes
   commit -m <message> [--path P…]        commit only your scope's changes (a peer's stay as they are), recorded on your intent
   doctor                                 project, endpoint, pairing, Codex hook trust, Claude hooks
   bootstrap --approve [--token T]        pair this machine with the repository
   init --server URL [--repo owner/name]  write the project and client files (also: npx cohent init)
-  mcp [--repo DIR]                       the stdio MCP server (tools publish, intent, scope, checkpoint, context)
+  mcp [--repo DIR]                       the stdio MCP server (tools publish, intent, scope, checkpoint, context, commit, request-release)
   agent <op> --input <file|-> [--repo DIR]  one JSON request in, one protocol-v1 envelope out; agent schema --task <op>
   doctor --cost [--json] | --clear | --usage on|off   the local usage ledger`;
 
@@ -103,14 +107,20 @@ async function humanCommand(name: string, argv: string[], json: boolean): Promis
     );
   const relay = claimRelay(root, argv);
   const relayed = relay?.result?.envelope;
-  if (relayed && (relayed.ok || relayed.error.code !== "CONTROL_PLANE_UNREACHABLE"))
+  // The hook queued a `scope --wait` without waiting (its budget): this process waits, if it can reach the service.
+  const resume = queuedUnwaited(relayed) ? relayed : undefined;
+  if (relayed && !resume && (relayed.ok || relayed.error.code !== "CONTROL_PLANE_UNREACHABLE"))
     return emit(name, relayed, json);
   let envelope: Envelope<any>;
   try {
     const sessionId =
       relay?.sessionId ?? selectSession(root, { own: cliSessionId(), onAmbiguity: "refuse" }).sessionId;
     const { op, input } = parseHuman(name, argv.slice(1));
-    envelope = await perform(op, input, { root, sessionId, surface: "cli" });
+    envelope = await perform(op, resume ? { ...input, queuedByRelay: resume } : input, {
+      root,
+      sessionId,
+      surface: "cli",
+    });
   } catch (err) {
     envelope = failFrom(name, err);
   }

@@ -1,12 +1,13 @@
 import { BOUNDS } from "@cohent/protocol/bounds";
 import { CohentError } from "@cohent/protocol/codes";
 import { normalizeRepoPaths } from "@cohent/protocol/paths";
-import type { CheckpointStatus, Envelope } from "@cohent/protocol";
+import type { CheckpointStatus, Envelope, FailureEnvelope } from "@cohent/protocol";
 import * as client from "./client.js";
 import { commitOperation, type CommitInput } from "./commit-op.js";
 import { fail, failFrom, withProtocolFlags } from "./envelope.js";
 import { stagedPaths } from "./git.js";
 import { SessionFile } from "./runtime.js";
+import { stillQueued, waitForGrant } from "./scope-wait.js";
 import { recordUsage, type Surface } from "./usage.js";
 
 /**
@@ -17,7 +18,15 @@ import { recordUsage, type Surface } from "./usage.js";
  * the usage row, and saves the session's state once. It never throws.
  */
 
-export const OPERATIONS = ["publish", "intent", "scope", "checkpoint", "context", "commit"] as const;
+export const OPERATIONS = [
+  "publish",
+  "intent",
+  "scope",
+  "checkpoint",
+  "context",
+  "commit",
+  "request-release",
+] as const;
 export type Operation = (typeof OPERATIONS)[number];
 
 export const isOperation = (s: string | undefined): s is Operation =>
@@ -26,7 +35,18 @@ export const isOperation = (s: string | undefined): s is Operation =>
 export interface Inputs {
   publish: { prompt: string; paths?: string[]; client?: string | null; model?: string | null };
   intent: { intent: Record<string, unknown> };
-  scope: { paths: string[] };
+  /** `queue` joins the claim queue on a collision; `wait` (seconds, implies queue) then blocks until granted. */
+  scope: {
+    paths: string[];
+    queue?: boolean;
+    wait?: number;
+    /**
+     * The queued refusal the PreToolUse hook got for this very command (the
+     * relay cannot wait): the command then waits itself, where it can reach
+     * the service. Internal: no transport's schema accepts it.
+     */
+    queuedByRelay?: FailureEnvelope;
+  };
   checkpoint: {
     status: CheckpointStatus;
     summary?: string;
@@ -34,6 +54,7 @@ export interface Inputs {
   };
   context: object;
   commit: CommitInput;
+  "request-release": { paths: string[]; note?: string };
 }
 
 export interface OperationContext {
@@ -48,6 +69,8 @@ export interface OperationContext {
   warnings?: string[];
   /** The caller's session file, when it saves runtime.json itself (the hook's relay): perform then does not. */
   session?: SessionFile;
+  /** Performed by the PreToolUse hook for a sandboxed command (relay.ts): nothing may block past the hook's budget. */
+  relayed?: boolean;
 }
 
 /** The packet an answer shows the agent, for the acknowledgement of injected characters. */
@@ -129,12 +152,26 @@ async function dispatch<K extends Operation>(
     case "intent":
       return client.intent(c, s, (raw as Inputs["intent"]).intent);
     case "scope": {
+      const input = raw as Inputs["scope"];
       const previous = s.state.scope;
-      const env = await client.claim(c, s, paths((raw as Inputs["scope"]).paths), true);
+      const wanted = paths(input.paths);
+      if (input.queuedByRelay && input.wait) {
+        const waited = await waitForGrant(c, s, input.queuedByRelay, input.wait, wanted, previous);
+        // No network here either (Codex's sandbox): the relay's answer stands.
+        return !waited.ok && waited.error.code === "CONTROL_PLANE_UNREACHABLE" ? input.queuedByRelay : waited;
+      }
+      const queue = !!input.queue || !!input.wait;
+      const env = await client.claim(c, s, wanted, true, queue);
+      if (env.ok || env.error.code !== "SCOPE_CONFLICT") return env;
       // A refused scope leaves the previous claim in place: say which it is.
-      if (!env.ok && env.error.code === "SCOPE_CONFLICT")
-        env.error.details = { ...(env.error.details as object), previousScope: previous };
-      return env;
+      env.error.details = { ...(env.error.details as object), previousScope: previous, requested: wanted };
+      if (!input.wait || !client.queuePlace(env.error.details)) return env;
+      if (ctx.relayed) return stillQueued(env, { seconds: input.wait, waited: false });
+      return waitForGrant(c, s, env, input.wait, wanted, previous);
+    }
+    case "request-release": {
+      const input = raw as Inputs["request-release"];
+      return client.releaseRequest(c, s, paths(input.paths), input.note ?? "");
     }
     case "checkpoint": {
       const input = raw as Inputs["checkpoint"];

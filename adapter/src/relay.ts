@@ -48,6 +48,7 @@ export async function relay(s: SessionFile, argv: string[], cwd: string, scriptU
             sessionId: s.id,
             surface: "cli",
             session: s,
+            relayed: true,
           })
         : parsed;
     result = { envelope, exitCode: exitCodeOf(name, envelope) };

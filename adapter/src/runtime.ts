@@ -35,8 +35,14 @@ export interface SessionState {
   touched: string[];
   control: "active" | "paused" | "cancelled";
   controlReason: string | null;
-  /** A poll packet received in PreToolUse, injected (and acknowledged) at the next PostToolUse. */
-  pending?: { packetId: string; text: string };
+  /**
+   * A poll packet received in PreToolUse, injected (and acknowledged) at the
+   * next PostToolUse; `notices` are the lines of its notices, which a refusal
+   * on the same call carries instead (told once, before the refusal).
+   */
+  pending?: { packetId: string; text: string; notices?: string };
+  /** The paths this session's intent waits for in the claim queue (scope --queue), until granted or left. */
+  queued?: string[];
   /** When the guard last polled (ms since the epoch); between polls it only reads the kill switch. */
   polledAt?: number;
   seenAt: string;

@@ -1,10 +1,11 @@
 import { readFileSync } from "node:fs";
 import { resolve as resolvePath } from "node:path";
-import { BOUNDS, CohentError, zodDetails, type Envelope } from "@cohent/protocol";
+import { BOUNDS, CohentError, zodDetails, type Envelope, type FailureEnvelope } from "@cohent/protocol";
 import { findRoot } from "@cohent/adapter/config.js";
 import { fail, failFrom } from "@cohent/adapter/envelope.js";
 import { perform } from "@cohent/adapter/operations.js";
 import type { SessionFile } from "@cohent/adapter/runtime.js";
+import { queuedUnwaited } from "@cohent/adapter/scope-wait.js";
 import { cliSessionId, selectSession } from "@cohent/adapter/session.js";
 import { bindRepository } from "./binding.js";
 import { INPUTS, isOperation, OPERATIONS, operationSchema, type Operation } from "./schemas.js";
@@ -111,6 +112,10 @@ async function request(
     signal: AbortSignal;
     sessionId?: string | null;
     session?: SessionFile;
+    /** The PreToolUse hook performs this for a sandboxed command: nothing may block past its budget. */
+    relayed?: boolean;
+    /** The hook queued this `scope` with `wait` without waiting: this process waits, if it can reach the service. */
+    queuedByRelay?: FailureEnvelope;
   },
 ): Promise<Envelope<any>> {
   const f = flags(rest, ["--input", "--repo"]);
@@ -142,13 +147,15 @@ async function request(
     session?.id ??
     o.sessionId ??
     selectSession(root, { own: cliSessionId(), onAmbiguity: "refuse" }).sessionId;
-  return perform(op, parsed.data as never, {
+  const data = o.queuedByRelay ? { ...(parsed.data as object), queuedByRelay: o.queuedByRelay } : parsed.data;
+  return perform(op, data as never, {
     root,
     sessionId,
     client: process.env.COHENT_CLIENT?.trim() || null,
     surface: "agent-cli",
     signal: o.signal,
     ...(session ? { session } : {}),
+    ...(o.relayed ? { relayed: true } : {}),
   });
 }
 
@@ -166,6 +173,7 @@ export async function agentOutcome(
       ...o,
       sessionId: o.session.id,
       signal: new AbortController().signal,
+      relayed: true,
     });
   } catch (err) {
     envelope = failFrom(isOperation(sub) ? sub : "agent", err);
@@ -215,13 +223,16 @@ export async function agentMain(argv: readonly string[], opts: AgentOptions): Pr
       throw new CohentError("INVALID_INPUT", `unknown operation ${JSON.stringify(sub)}; ${AGENT_USAGE}`);
     // Under Codex's network-less sandbox the PreToolUse hook ran this command already.
     const relayed = opts.relayed?.envelope;
-    if (relayed && (relayed.ok || relayed.error.code !== "CONTROL_PLANE_UNREACHABLE")) return emit(relayed);
+    const resume = sub === "scope" && queuedUnwaited(relayed) ? relayed : undefined;
+    if (relayed && !resume && (relayed.ok || relayed.error.code !== "CONTROL_PLANE_UNREACHABLE"))
+      return emit(relayed);
     const env = await Promise.race([
       request(sub, rest, {
         scriptUrl: opts.scriptUrl,
         cwd: opts.cwd,
         signal: controller.signal,
         sessionId: opts.relaySession,
+        ...(resume ? { queuedByRelay: resume } : {}),
       }),
       cancelled,
     ]);

@@ -11,6 +11,7 @@ import {
   IntentResponse,
   PathList,
   PublishResponse,
+  ReleaseRequestResponse,
   ScopeResponse,
   successEnvelope,
 } from "@cohent/protocol";
@@ -33,7 +34,7 @@ export const PublishInput = z.strictObject({
   version: Version,
   repo: Repo,
   prompt: z.string().min(1).max(BOUNDS.promptChars).describe("The user's request, as given."),
-  paths: PathList.optional().describe("Paths likely touched (hints, not a claim)."),
+  paths: PathList.optional().describe("Paths likely touched (hints)."),
 });
 
 export const IntentInput = z.strictObject({
@@ -45,9 +46,23 @@ export const IntentInput = z.strictObject({
 export const ScopeInput = z.strictObject({
   version: Version,
   repo: Repo,
-  paths: PathList.describe(
-    "Repository paths or globs to claim; replaces the previous claim; [] releases it.",
-  ),
+  paths: PathList.describe("Paths or globs; replaces your claim; [] releases it."),
+  queue: z.boolean().optional().describe("On a conflict, queue; a later packet says granted."),
+  /** Agent CLI only (MCP leaves it out): a tool call should not block for minutes. */
+  wait: z
+    .number()
+    .int()
+    .min(1)
+    .max(BOUNDS.scopeWaitSeconds)
+    .optional()
+    .describe("Queue, then block up to this many seconds until granted."),
+});
+
+export const ReleaseInput = z.strictObject({
+  version: Version,
+  repo: Repo,
+  paths: PathList.min(1),
+  note: z.string().max(BOUNDS.releaseNoteChars).optional(),
 });
 
 export const CheckpointSource = z.discriminatedUnion("kind", [
@@ -86,6 +101,7 @@ export const INPUTS = {
   checkpoint: CheckpointInput,
   context: ContextInput,
   commit: CommitInput,
+  "request-release": ReleaseInput,
 } as const satisfies Record<Operation, z.ZodType>;
 
 export type Inputs = { [K in Operation]: z.infer<(typeof INPUTS)[K]> };
@@ -94,15 +110,14 @@ export type Inputs = { [K in Operation]: z.infer<(typeof INPUTS)[K]> };
  * Success or failure, one envelope. `agent schema` prints the protocol's full
  * alternatives (operation data, every error code); MCP publishes this
  * permissive form: the SDK client validates error results against the same
- * schema, and tools/list stays within its token budget.
+ * schema, and tools/list stays within its token budget. `data` (on success)
+ * and `error` ({ code, message, retryable, details? }) pass through as extra
+ * keys; the server's instructions name them once rather than every tool.
  */
 export const McpOutput = z.looseObject({
   version: z.literal(1),
   ok: z.boolean(),
   operation: z.string(),
-  data: z.looseObject({}).optional(),
-  // { code, message, retryable, details? }: spelled out by `agent schema`, not here (the token budget).
-  error: z.looseObject({}).optional(),
   warnings: z.array(z.string()),
   meta: z.looseObject({}),
 });
@@ -114,6 +129,7 @@ export const RESPONSE_DATA = {
   checkpoint: CheckpointResponse,
   context: ContextResponse,
   commit: CommitResponse,
+  "request-release": ReleaseRequestResponse,
 } as const satisfies Record<Operation, z.ZodType>;
 
 export type JsonSchema = { [k: string]: unknown };
@@ -173,13 +189,41 @@ function impliedType(node: Record<string, unknown>): string | null {
  * (and of what the tool accepts).
  */
 export const MCP_INPUTS = Object.fromEntries(
-  OPERATIONS.map((op) => [op, (INPUTS[op] as z.ZodObject).omit({ version: true })]),
-) as unknown as { [K in Operation]: z.ZodType<Omit<Inputs[K], "version">> };
+  OPERATIONS.map((op) => [
+    op,
+    (INPUTS[op] as z.ZodObject).omit(op === "scope" ? { version: true, wait: true } : { version: true }),
+  ]),
+) as unknown as { [K in Operation]: z.ZodType<Omit<Inputs[K], "version" | "wait">> };
+
+/** Bounds this generous no agent reaches (a path's 512 characters, 64 paths, a 16,000-character prompt). */
+const GENEROUS = { maxLength: 500, maxItems: 64 } as const;
+
+/**
+ * The listing's form of an input schema, within the tools/list token budget:
+ * compact, without the bounds no agent reaches, "non-empty", and the name
+ * pattern (the intent tool's description states it once). The server still validates
+ * every call with the full schema (INVALID_INPUT with the issue), and `agent
+ * schema` prints it whole.
+ */
+export function listingSchema<T>(node: T): T {
+  if (Array.isArray(node)) return node.map(listingSchema) as T;
+  if (!node || typeof node !== "object") return node;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(node)) {
+    if (k === "pattern" || (k === "minLength" && v === 1)) continue;
+    if ((k === "maxLength" || k === "maxItems") && typeof v === "number" && v >= GENEROUS[k]) continue;
+    out[k] =
+      k === "properties"
+        ? Object.fromEntries(Object.entries(v as object).map(([pk, pv]) => [pk, listingSchema(pv)]))
+        : listingSchema(v);
+  }
+  return out as T;
+}
 
 export function toolSchemas(op: Operation): { inputSchema: JsonSchema; outputSchema: JsonSchema } {
   return {
-    inputSchema: compactSchema(
-      z.toJSONSchema(MCP_INPUTS[op], { target: "draft-7", io: "input" }) as JsonSchema,
+    inputSchema: listingSchema(
+      compactSchema(z.toJSONSchema(MCP_INPUTS[op], { target: "draft-7", io: "input" }) as JsonSchema),
     ),
     outputSchema: compactSchema(z.toJSONSchema(McpOutput, { target: "draft-7", io: "output" }) as JsonSchema),
   };

@@ -27,11 +27,12 @@ export const SERVER_VERSION = "0.1.0";
 const DESCRIPTIONS: Record<Operation, string> = {
   publish: "Publish the user's prompt as your new work intent; returns the plan packet.",
   intent:
-    "Declare your structured intent before editing. action: proceed, parallel, wait, duplicate or handoff.",
-  scope: "Claim the paths you will write (replaces your claim); SCOPE_CONFLICT names the peer.",
+    "Declare your intent before editing; names match [A-Za-z0-9][A-Za-z0-9._:/@+-]*. action: proceed, parallel, wait, duplicate or handoff.",
+  scope: "Claim the paths you will write. SCOPE_CONFLICT names the peer and, with queue, your place.",
   checkpoint: "Report progress, a block or the end of your work.",
   context: "The brief: goal, your latest decision, active peers.",
   commit: "Commit your scope's changes only, never a peer's; recorded on your intent.",
+  "request-release": "Ask the holders of paths to let go; your note reaches them.",
 };
 
 /** tools/list: names, one-line descriptions, annotations and the generated schemas. */
@@ -91,7 +92,7 @@ export async function mcpMain(argv: readonly string[], opts: { scriptUrl: string
     {
       capabilities: { tools: {} },
       instructions:
-        "Cohent coordinates the coding agents working in this repository. Call intent before your first edit, scope before writing where a tool cannot tell, checkpoint when your plan changes or you finish.",
+        "Cohent coordinates the coding agents working in this repository. Call intent before your first edit, scope before writing where a tool cannot tell, checkpoint when your plan changes or you finish. Every tool answers one envelope: version, ok, operation, data (on success) or error {code, message, retryable, details}, warnings, meta.",
     },
   );
   const tools = toolList();

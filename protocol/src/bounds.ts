@@ -47,6 +47,9 @@ export const BOUNDS = {
   packetNotices: 10,
 } as const;
 
+/** The long-poll header of GET /api/agent: wait up to this many seconds for a change after the cursor (zod-free here: the adapter sends it). */
+export const WAIT_HEADER = "x-cohent-wait";
+
 /** Approximate tokens of a text: one token per four characters, rounded up. */
 export function approxTokens(chars: number): number {
   return Math.ceil(chars / 4);

@@ -155,8 +155,6 @@ export const PollRequest = z.strictObject({
   cursor: Cursor.default("0"),
 });
 export type PollRequest = z.infer<typeof PollRequest>;
-/** The long-poll header of GET /api/agent: wait up to this many seconds for a change after the cursor. */
-export const WAIT_HEADER = "x-cohent-wait";
 export const WaitHeader = z
   .string()
   .regex(/^\d{1,2}$/, "whole seconds")

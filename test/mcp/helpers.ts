@@ -14,8 +14,16 @@ import { backendWithRepo, type TestBackend } from "../helpers/backend.js";
 
 export type Repo = Checkout;
 
-/** The six operations every machine transport offers, in the order the server lists them. */
-export const TOOL_NAMES = ["publish", "intent", "scope", "checkpoint", "context", "commit"];
+/** The seven operations every machine transport offers, in the order the server lists them. */
+export const TOOL_NAMES = [
+  "publish",
+  "intent",
+  "scope",
+  "checkpoint",
+  "context",
+  "commit",
+  "request-release",
+];
 
 export function git(cwd: string, ...args: string[]): string {
   return execFileSync("git", args, {

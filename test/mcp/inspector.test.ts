@@ -47,7 +47,7 @@ function server(env: Record<string, string>): string[] {
 }
 
 describe("MCP Inspector CLI against the built server", () => {
-  it("lists the six tools with portable schemas, and calls one through a config that declares the repository as a root", async () => {
+  it("lists the seven tools with portable schemas, and calls one through a config that declares the repository as a root", async () => {
     const list = await inspector([
       ...server({ HOME: repo.home }),
       "--method",

@@ -26,7 +26,7 @@ const envelope = (r: any) => {
 };
 
 describe("MCP server", () => {
-  it("lists six tools with strict input schemas, the envelope output schema and truthful annotations, within 1,500 tokens", async () => {
+  it("lists seven tools with strict input schemas, the envelope output schema and truthful annotations, within 1,500 tokens", async () => {
     const c = await connect(repo, { env: { COHENT_AGENT_TOKEN: token } });
     try {
       const list = await c.client.listTools();
@@ -44,6 +44,12 @@ describe("MCP server", () => {
         (list.tools.find((t) => t.name === "intent")!.inputSchema.properties as any).intent
           .additionalProperties,
       ).toBe(false);
+      // scope can queue; its wait is the CLIs' alone (a tool call does not block for minutes).
+      const scope = list.tools.find((t) => t.name === "scope")!.inputSchema.properties as any;
+      expect(Object.keys(scope)).toEqual(["repo", "paths", "queue"]);
+      const release = list.tools.find((t) => t.name === "request-release")!.inputSchema as any;
+      expect(release.required).toEqual(["paths"]);
+      expect(Object.keys(release.properties)).toEqual(["repo", "paths", "note"]);
       const tokens = Math.ceil(JSON.stringify(list).length / 4);
       expect(tokens).toBeLessThanOrEqual(1500);
       expect(c.stderr()).toContain(`bound to ${repo.root}`);
@@ -216,6 +222,27 @@ describe("MCP server", () => {
         ok: false,
         error: { code: "SCOPE_CONFLICT", retryable: true, details: { previousScope: [] } },
       });
+      // With queue, the refusal carries the place as data; wait is not a tool argument.
+      const queued = envelope(
+        await b.client.callTool({ name: "scope", arguments: { paths: ["src/pay/api.ts"], queue: true } }),
+      );
+      expect(queued.error.details.queued).toMatchObject({ paths: ["src/pay/api.ts"], place: 1 });
+      expect(queued.error.details.queued.behind[0]).toMatchObject({
+        intentId: expect.any(String),
+        holds: true,
+      });
+      const waitArg = await b.client.callTool({ name: "scope", arguments: { paths: ["x"], wait: 5 } });
+      expect(envelope(waitArg).error.code).toBe("INVALID_INPUT");
+      // Ask the holder through the tool: whom it asked.
+      const asked = envelope(
+        await b.client.callTool({
+          name: "request-release",
+          arguments: { paths: ["src/pay/api.ts"], note: "need the API file" },
+        }),
+      );
+      expect(asked.ok).toBe(true);
+      expect(asked.data.asked).toHaveLength(1);
+      expect(asked.data.asked[0].paths).toEqual(["src/pay/api.ts"]);
 
       const noCred = await unpaired.client.callTool({ name: "context", arguments: {} });
       expect(noCred.isError).toBe(true);
@@ -296,7 +323,7 @@ describe("MCP server", () => {
       expect(performance.now() - started).toBeLessThan(5_000);
       // And it still serves the next call.
       const after = await c.client.listTools();
-      expect(after.tools).toHaveLength(6);
+      expect(after.tools).toHaveLength(TOOL_NAMES.length);
     } finally {
       await c.close();
       await hang.stop();

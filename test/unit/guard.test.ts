@@ -12,6 +12,7 @@ import {
   publishBound,
   publishMark,
   stopCheckpoint,
+  withNotices,
   type Snapshot,
   type ToolKind,
 } from "../../adapter/src/guard.js";
@@ -169,6 +170,28 @@ describe("refusal texts", () => {
       expect(assess({ kind: "edit" }, { ...clear(), action }).reason).toContain(GUIDANCE[action]);
     }
     expect(assess({ kind: "edit" }, { ...clear(), action: "parallel" }).permission).toBe("allow");
+  });
+  it("a peer's scope: how to queue or wait for the whole claim, what to do meanwhile, and how to ask the holder", () => {
+    const implicit = { ...clear(), explicitScope: false, scope: ["src/b.ts"], claimError: conflict };
+    const reason = assess({ kind: "edit" }, implicit).reason!;
+    expect(reason).toContain("Meanwhile, work on files outside src/a/x.ts.");
+    expect(reason).toContain("node .cohent/cohent.mjs scope --queue src/b.ts src/a/x.ts");
+    expect(reason).toContain("node .cohent/cohent.mjs scope --wait <seconds, at most 120> src/b.ts src/a/x.ts");
+    expect(reason).toContain("node .cohent/cohent.mjs request-release src/a/x.ts --note '<why>'");
+    expect(reason).toMatch(/a later packet says "granted"/);
+    // A path the exemption's parser would not read bare is quoted in the command to copy.
+    const spaced = { ...implicit, scope: [], targets: ["docs/my notes.md"] };
+    expect(assess({ kind: "edit" }, spaced).reason).toContain("scope --queue 'docs/my notes.md'");
+  });
+  it("notices received on the call open a refusal, and leave an allow alone", () => {
+    const denied = assess({ kind: "edit" }, { ...clear(), claimError: conflict });
+    const told = withNotices(denied, "[cohent] scope src/z lost: your lease expired.");
+    expect(told.reason!.startsWith("[cohent] scope src/z lost: your lease expired.\n\nedit refused:")).toBe(
+      true,
+    );
+    expect(withNotices(denied, undefined)).toBe(denied);
+    const allowed = assess({ kind: "edit" }, clear());
+    expect(withNotices(allowed, "[cohent] x")).toBe(allowed);
   });
   it("an edit whose targets cannot be read needs a declared scope", () => {
     expect(assess({ kind: "edit" }, { ...clear(), targets: null, explicitScope: false }).reason).toMatch(

@@ -18,3 +18,8 @@ export function shellWord(s: string): string {
 export function narrowCommand(keep: readonly string[]): string {
   return keep.length ? `${SCOPE_COMMAND} ${keep.map(shellWord).join(" ")}` : SCOPE_COMMAND;
 }
+
+/** The exact command that queues for `paths`. */
+export function queueCommand(paths: readonly string[]): string {
+  return `${SCOPE_QUEUE_COMMAND} ${paths.map(shellWord).join(" ")}`;
+}

@@ -371,7 +371,7 @@ describe.each(DATABASE_KINDS)("agent API over HTTP (%s)", (kind) => {
       });
       return { status: res.status, body: (await res.json()) as any };
     };
-    expect(ok("session", await read())).toEqual({ control: "active", controlReason: null });
+    expect(ok("session", await read())).toEqual({ control: "active", controlReason: null, notices: 0 });
     const sessionId = (
       await backend.deps.db.prisma.session.findFirstOrThrow({ where: { key: "session-read" } })
     ).id;
@@ -381,7 +381,11 @@ describe.each(DATABASE_KINDS)("agent API over HTTP (%s)", (kind) => {
       actor: "dana",
       reason: "stop now",
     });
-    expect(ok("session", await read())).toEqual({ control: "cancelled", controlReason: "stop now" });
+    expect(ok("session", await read())).toEqual({
+      control: "cancelled",
+      controlReason: "stop now",
+      notices: 0,
+    });
     const events = await backend.deps.db.prisma.event.count({ where: { intentId: a.intentId } });
     await read();
     expect(await backend.deps.db.prisma.event.count({ where: { intentId: a.intentId } })).toBe(events);

@@ -29,12 +29,16 @@ export function relatedPeers(
   return related;
 }
 
-/** Of the change log after a cursor: my own decisions and control commands, related peers' changes, and changes that name me. */
+/**
+ * Of the change log after a cursor: my own decisions and control commands, related peers' changes, and changes that name me.
+ * A `notice` entry only wakes the recipient: the notice itself reaches it through its packet's notices.
+ */
 export function isRelevant(
   e: { intentId: string; kind: string; peerIds: readonly string[] },
   meId: string,
   related: ReadonlySet<string>,
 ): boolean {
+  if (e.kind === "notice") return false;
   return e.intentId === meId
     ? e.kind === "decision" || e.kind === "control"
     : related.has(e.intentId) || e.peerIds.includes(meId);

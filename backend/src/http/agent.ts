@@ -69,10 +69,12 @@ export function agentRoutes(deps: Deps): Router {
     },
   );
 
-  // The kill-switch read for hooks: renews the lease and reports control, nothing else.
-  router.get("/session", named("session"), authenticated, (ctx) => {
-    const { control, controlReason } = callerOf(ctx).session;
-    reply(deps, ctx, "session", { control, controlReason });
+  // The kill-switch read for hooks: renews the lease, reports control and the count of untold notices (from memory while none was written or told).
+  router.get("/session", named("session"), authenticated, async (ctx) => {
+    const { session, repo } = callerOf(ctx);
+    let notices = 0;
+    for (const n of (await deps.store.notices.untold(session.id, repo.id)).values()) notices += n;
+    reply(deps, ctx, "session", { control: session.control, controlReason: session.controlReason, notices });
   });
 
   router.get("/", named("poll"), authenticated, async (ctx) => {

@@ -6,6 +6,7 @@ import {
   GoalRequest,
   RepoName,
   LIVE_PATH,
+  ScopeReleaseRequest,
   type ConsoleMe,
   type RecapResponse,
 } from "@cohent/protocol";
@@ -17,6 +18,7 @@ import { metricsSeries } from "../operations/people/metrics.js";
 import { listRepositories, repoOverview } from "../operations/people/overview.js";
 import { decidePairing, pairingByCode, pendingPairings } from "../operations/people/pairing.js";
 import { recap, renderRecap } from "../operations/people/recap.js";
+import { releaseScope, scopesView } from "../operations/people/scopes.js";
 import { endConsoleSession, type ConsoleIdentity } from "../operations/people/signin.js";
 import { consoleAuth, SESSION_COOKIE } from "./auth.js";
 import { named as op, reply as envelope } from "./envelope.js";
@@ -104,6 +106,26 @@ export function consoleRoutes(deps: Deps, config: ConsoleConfig): Router {
   api.get("/repos/:owner/:name/recap", op("console.recap"), async (ctx) => {
     const r = await recap(deps, await repoParam(ctx), sinceParam(ctx));
     reply(ctx, "console.recap", { recap: r, text: renderRecap(r) } satisfies RecapResponse);
+  });
+
+  api.get("/repos/:owner/:name/scopes", op("console.scopes"), async (ctx) => {
+    reply(ctx, "console.scopes", await scopesView(deps, await repoParam(ctx)));
+  });
+
+  // A person frees a claim: a human command (CSRF and same origin, like every state change here).
+  api.post("/repos/:owner/:name/scopes/:intentId/release", op("console.scope.release"), async (ctx) => {
+    const repo = await repoParam(ctx);
+    const body = ScopeReleaseRequest.parse(ctx.request.body ?? {});
+    reply(
+      ctx,
+      "console.scope.release",
+      await releaseScope(deps, {
+        repo,
+        intentId: String(ctx.params.intentId),
+        actor: who(ctx).person,
+        ...(body.reason ? { reason: body.reason } : {}),
+      }),
+    );
   });
 
   api.post("/repos/:owner/:name/goal", op("console.goal"), async (ctx) => {

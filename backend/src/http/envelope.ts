@@ -62,6 +62,10 @@ export function errorEnvelope(deps: Deps) {
           : isDatabaseUnavailable(err)
             ? new CohentError("DATABASE_UNAVAILABLE")
             : (fromHttpError(err) ?? toCohentError(err));
+      // An operation's own rate limit (release requests) says when to retry, as the transport's does.
+      const retryAfter = (known.details as { retryAfterSeconds?: unknown } | undefined)?.retryAfterSeconds;
+      if (known.code === "RATE_LIMITED" && typeof retryAfter === "number")
+        ctx.set("Retry-After", String(retryAfter));
       if (known.code === "DATABASE_UNAVAILABLE") {
         ctx.set("Retry-After", "1");
         deps.log.warn({ err: String(err) }, "database unavailable");

@@ -1,5 +1,6 @@
 import { leaseCutoff } from "../core/lease.js";
 import type { Deps } from "../operations/deps.js";
+import { freeExpired, grantQueue, type RepoRef } from "../operations/shared/queue.js";
 
 /**
  * The lease sweeper. A session that stops calling shows as silent and then
@@ -13,35 +14,32 @@ import type { Deps } from "../operations/deps.js";
  * is released, and its event written, exactly once; the second instance
  * finds nothing left. A claim's own path (claimPaths) frees expired scopes
  * the same way, so the sweeper only bounds how late that happens.
+ *
+ * The same transaction tells each holder it lost its claim, drops the
+ * waiters whose own lease expired, and grants the claim queue.
  */
 export function startSweeper(deps: Deps, intervalMs: number): { stop(): void; sweep(): Promise<number> } {
   let running: Promise<number> | null = null;
-  const sweepRepo = async (repoId: string): Promise<number> => {
-    // A cheap read first, so an idle repository costs no write lock.
-    if ((await deps.store.claims.expired(repoId, leaseCutoff(deps.clock(), deps.lease))).length === 0)
+  const sweepRepo = async (repo: RepoRef): Promise<number> => {
+    // Cheap reads first, so an idle repository costs no write lock.
+    const cutoff = leaseCutoff(deps.clock(), deps.lease);
+    if (
+      (await deps.store.claims.expired(repo.id, cutoff)).length === 0 &&
+      (await deps.store.queue.expired(repo.id, cutoff)).length === 0
+    )
       return 0;
     return deps.store.tx(async (t) => {
-      await t.journal.lock(repoId);
+      await t.journal.lock(repo.id);
       const now = deps.clock();
-      let freed = 0;
-      for (const intentId of await t.claims.expired(repoId, leaseCutoff(now, deps.lease))) {
-        if (!(await t.claims.release(intentId))) continue;
-        await t.journal.addEvent({
-          repoId,
-          intentId,
-          kind: "scope.released",
-          summary: "lease expired; scope freed",
-          at: now,
-        });
-        freed++;
-      }
+      const freed = await freeExpired(t, deps, repo, now);
+      await grantQueue(t, deps, repo, now);
       return freed;
     });
   };
   const sweep = async (): Promise<number> => {
     let total = 0;
     for (const repo of await deps.store.repos.list()) {
-      const freed = await sweepRepo(repo.id);
+      const freed = await sweepRepo(repo);
       total += freed;
     }
     return total;

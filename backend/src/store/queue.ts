@@ -77,6 +77,8 @@ export const queue = (c: PrismaTx) => ({
     await c.claimWait.deleteMany({ where: { intentId } });
     return list(w.paths);
   },
+  /** Takes the intent out of the queue, if it was in it (one statement: every successful claim runs it). */
+  leave: async (intentId: string) => (await c.claimWait.deleteMany({ where: { intentId } })).count > 0,
   /** Waiters whose session's lease expired. */
   expired: async (repoId: string, cutoff: Date) =>
     (
@@ -94,6 +96,17 @@ export const queue = (c: PrismaTx) => ({
         include: { intent: { select: partySelect } },
       })
     ).map((k) => ({ ...toHolder(k.intentId, k.intent), paths: list(k.paths), since: k.updatedAt })),
+  /** Several intents' identities, by id. */
+  parties: async (ids: string[]) =>
+    new Map(
+      (ids.length
+        ? await c.intent.findMany({
+            where: { id: { in: [...new Set(ids)] } },
+            select: { id: true, ...partySelect },
+          })
+        : []
+      ).map((r) => [r.id, toHolder(r.id, r)]),
+    ),
   /** One intent's identity, for a notice's peer or a view. */
   party: async (intentId: string) => {
     const r = await c.intent.findUnique({ where: { id: intentId }, select: partySelect });

@@ -4,6 +4,7 @@ import type { Touch } from "./index.js";
 /** Repositories. */
 export const repos = (c: PrismaTx, touch: Touch = () => {}) => ({
   byName: (name: string) => c.repository.findUnique({ where: { name } }),
+  byId: (id: string) => c.repository.findUnique({ where: { id } }),
   create: (data: { id: string; name: string; goal?: string; caseInsensitive?: boolean; createdAt: Date }) =>
     c.repository.create({ data }),
   setGoal: async (id: string, goal: string) => {

@@ -5,6 +5,7 @@ import {
   GuardRequest,
   IntentRequest,
   PublishRequest,
+  ReleaseRequest,
   ScopeRequest,
   ScopesRequest,
   StatusRequest,
@@ -17,6 +18,7 @@ import { context } from "./context.js";
 import { guardReport } from "./guard-report.js";
 import { intent } from "./intent.js";
 import { publish } from "./publish.js";
+import { releaseRequest } from "./release-request.js";
 import { scope } from "./scope.js";
 import { scopes } from "./scopes.js";
 import { status } from "./status.js";
@@ -41,5 +43,6 @@ export const AGENT_OPERATIONS = {
   guard: op(GuardRequest, guardReport),
   status: op(StatusRequest, (deps, caller) => status(deps, caller)),
   scopes: op(ScopesRequest, (deps, caller) => scopes(deps, caller)),
+  "release-request": op(ReleaseRequest, releaseRequest),
 } as const;
 export type AgentOperation = keyof typeof AGENT_OPERATIONS;

@@ -25,6 +25,12 @@ const KEEPS_DECISIONS = new Set([
   "intent.published",
   "scope.claimed",
   "scope.released",
+  // the claim queue's entries: claims and notices, never a record or an intent's place
+  "scope.queued",
+  "scope.granted",
+  "queue.left",
+  "release.requested",
+  "notice",
 ]);
 
 /**
@@ -61,6 +67,8 @@ async function quiet(deps: Deps, caller: Caller, intentId: string, cursor: numbe
   const repoId = caller.repo.id;
   const me = await store.intents.owner(intentId);
   if (!me || me.repoId !== repoId || me.sessionId !== caller.session.id) return null; // the full path reports it
+  // Untold notices make a packet (from memory while none was written or told: store/notices).
+  if ((await store.notices.untold(caller.session.id, repoId)).get(intentId)) return null;
   let next = cursor;
   if ((await store.changes.cursor(repoId)) > cursor) {
     const learned = knownOf(store).get(intentId);
@@ -122,12 +130,14 @@ export async function poll(deps: Deps, caller: Caller, req: PollRequest): Promis
 
     const events = await t.journal.eventsAfter(caller.repo.id, cursor, SCAN);
     const relevant = events.filter((e) => isRelevant(e, me.id, related));
+    const notices = await t.notices.hasUntold(me.id);
     const shown = relevant.slice(0, BOUNDS.pollEvents);
     const next =
       shown.length < relevant.length
         ? shown[shown.length - 1]!.seq
         : (events[events.length - 1]?.seq ?? cursor);
-    if (shown.length === 0 && !decision) return { cursor: String(next), control, packet: null };
+    if (shown.length === 0 && !decision && !notices) return { cursor: String(next), control, packet: null };
+    if (shown.length === 0 && !decision) reason = "Notices for you.";
 
     const touched = [...new Set(shown.map((e) => e.intentId).filter((id) => id !== me.id))];
     const peers = (await t.intents.byIds(touched)).map((r) => toPeerView(r, deps));

@@ -2,11 +2,15 @@ import { normalizeRepoPaths, type ScopeRequest, type ScopeResponse } from "@cohe
 import type { Caller, Deps } from "../deps.js";
 import { assertControllable, claimPaths, withClaim } from "../shared/claims.js";
 import { issuePacket } from "../shared/packets.js";
+import { queueClaim } from "../shared/queue.js";
 import { ownHead } from "../shared/views.js";
 
 /**
  * Scope: claims the paths the intent will write, replacing its previous
- * claim. The explicit form of a checkpoint that carries paths.
+ * claim. The explicit form of a checkpoint that carries paths. With
+ * `queue`, a refused claim also joins the repository's claim queue (in the
+ * same transaction, committed although the answer is a refusal), and the
+ * refusal says where it stands.
  */
 export async function scope(deps: Deps, caller: Caller, req: ScopeRequest): Promise<ScopeResponse> {
   assertControllable(caller);
@@ -15,7 +19,10 @@ export async function scope(deps: Deps, caller: Caller, req: ScopeRequest): Prom
   return withClaim<ScopeResponse>(deps, caller, intentId, async (t) => {
     const me = await ownHead(t, caller, intentId);
     const { conflicts, replaced } = await claimPaths(t, deps, caller, intentId, paths);
-    if (conflicts.length) return { conflicts };
+    if (conflicts.length)
+      return req.queue
+        ? { conflicts, queued: await queueClaim(t, caller, intentId, paths, deps.clock()) }
+        : { conflicts };
     const packet = await issuePacket(t, deps, caller, {
       kind: "scope",
       intentId,

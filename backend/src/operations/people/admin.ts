@@ -12,6 +12,7 @@ import { guardStatus } from "../../core/lease.js";
 import { hashToken, newId, newSecret } from "../../ids.js";
 import type { Repo, Tx } from "../../store/index.js";
 import type { Deps } from "../deps.js";
+import { dropWaiter, grantQueue, loseClaim } from "../shared/queue.js";
 import { repoByName } from "../shared/repos.js";
 
 /**
@@ -98,7 +99,11 @@ export async function listSessions(deps: Deps, repoName: string): Promise<Sessio
   }));
 }
 
-/** Stores a human command on the session; the session reads it on its next call. */
+/**
+ * Stores a human command on the session; the session reads it on its next call.
+ * A cancel also frees, at once, the scopes and queue entries of the session's
+ * open intents (each told once), and grants the queue.
+ */
 export async function controlSession(
   deps: Deps,
   input: { sessionId: string; kind: ControlKind; actor: string; reason?: string },
@@ -125,14 +130,30 @@ export async function controlSession(
       reason,
       at,
     });
-    const [open] = await t.intents.openIdsOfSession(session.id);
+    const openIds = await t.intents.openIdsOfSession(session.id);
     await t.journal.addEvent({
       repoId,
-      intentId: open ?? "",
+      intentId: openIds[0] ?? "",
       kind: "control",
       summary: `${kind} by ${input.actor}`,
       at,
     });
+    if (kind === "cancel") {
+      const repo = await t.repos.byId(repoId);
+      const ref = { id: repoId, caseInsensitive: !!repo?.caseInsensitive };
+      const by = { intentId: null, person: input.actor, client: null, model: null };
+      for (const intentId of openIds) {
+        await loseClaim(
+          t,
+          ref,
+          intentId,
+          { reason: "session-cancelled", by, summary: `scope freed: session cancelled by ${input.actor}` },
+          at,
+        );
+        await dropWaiter(t, ref, { intentId, sessionId: session.id }, "session-cancelled", at);
+      }
+      if (openIds.length) await grantQueue(t, deps, ref, at);
+    }
     return { id: updated.id, control: updated.control, reason };
   });
 }

@@ -1,15 +1,25 @@
-import { CohentError, type ScopeConflict } from "@cohent/protocol";
+import { CohentError, type QueuePlace, type ScopeConflict, type ScopeRefusal } from "@cohent/protocol";
 import { arbitrate, describeConflicts } from "../../core/arbitrate.js";
-import { leaseCutoff } from "../../core/lease.js";
+import { samePaths } from "../../core/queue.js";
 import { newId } from "../../ids.js";
 import type { Tx } from "../../store/index.js";
 import type { Caller, Deps } from "../deps.js";
+import { freeExpired, grantQueue, settleAsks, type Refusal } from "./queue.js";
 
 /**
  * Claims `paths` for an intent, replacing its previous claim. Atomic: it
  * first takes the repository's write lock, so overlapping claims racing
  * from any number of backend instances are decided one after another.
  * Returns the conflicts instead of writing.
+ *
+ * The claim queue rides along under the same lock: expired scopes are freed
+ * (their holders told) and the queue granted before the claim is decided,
+ * so a waiter gets a freed path before a newcomer does; a claim that
+ * succeeds takes its intent out of the queue; one that narrows or releases
+ * settles the release requests made of it and grants the queue again.
+ * A plain claim on paths free right now is granted even when an earlier
+ * waiter waits for them too: the queue orders waiters, it does not reserve
+ * free paths.
  */
 export async function claimPaths(
   t: Tx,
@@ -21,17 +31,8 @@ export async function claimPaths(
   const repoId = caller.repo.id;
   await t.journal.lock(repoId);
   const now = deps.clock();
-  // An expired lease frees its scopes: peers may claim those paths again.
-  for (const expired of await t.claims.expired(repoId, leaseCutoff(now, deps.lease))) {
-    await t.claims.release(expired);
-    await t.journal.addEvent({
-      repoId,
-      intentId: expired,
-      kind: "scope.released",
-      summary: "lease expired; scope freed",
-      at: now,
-    });
-  }
+  // An expired lease frees its scopes: peers may claim those paths again, waiters first.
+  if (await freeExpired(t, deps, caller.repo, now)) await grantQueue(t, deps, caller.repo, now);
   const previous = await t.claims.pathsOf(intentId);
   const replaced = previous ?? [];
   const conflicts = arbitrate(paths, await t.claims.peers(repoId, intentId), {
@@ -48,6 +49,11 @@ export async function claimPaths(
     summary: paths.length ? `claimed ${paths.join(", ")}` : "released its scope",
     at: now,
   });
+  await t.queue.leave(intentId);
+  if (previous && !samePaths(previous, paths)) {
+    await settleAsks(t, caller.repo, intentId, paths, now);
+    await grantQueue(t, deps, caller.repo, now);
+  }
   return { conflicts: [], replaced };
 }
 
@@ -57,6 +63,7 @@ export async function refuseClaim(
   caller: Caller,
   intentId: string,
   conflicts: ScopeConflict[],
+  queued?: QueuePlace | null,
 ): Promise<never> {
   await deps.store.journal.addGuardCatch({
     id: newId("gc"),
@@ -68,23 +75,34 @@ export async function refuseClaim(
     peerIds: conflicts.map((c) => c.intentId),
     at: deps.clock(),
   });
-  throw new CohentError("SCOPE_CONFLICT", `Scope conflict: ${describeConflicts(conflicts)}.`, { conflicts });
+  const details: ScopeRefusal = queued ? { conflicts, queued } : { conflicts };
+  const place = queued
+    ? ` Queued at place ${queued.place} for ${queued.paths.join(", ")}: the claim is granted the moment they are free, and your next packet says so.`
+    : "";
+  throw new CohentError(
+    "SCOPE_CONFLICT",
+    `Scope conflict: ${describeConflicts(conflicts)}.${place}`,
+    details,
+  );
 }
 
-/** Runs a claiming transaction; a conflict is recorded and thrown after it rolls back nothing. */
+/**
+ * Runs a claiming transaction; a conflict is recorded and thrown after it
+ * commits (rolling back nothing: a queue entry written with the refusal stays).
+ */
 export async function withClaim<T>(
   deps: Deps,
   caller: Caller,
   intentId: string,
-  fn: (t: Tx) => Promise<T | { conflicts: ScopeConflict[] }>,
+  fn: (t: Tx) => Promise<T | Refusal>,
 ): Promise<T> {
   const result = await deps.store.tx(fn);
   if (result && typeof result === "object" && "conflicts" in result)
-    return refuseClaim(deps, caller, intentId, result.conflicts);
+    return refuseClaim(deps, caller, intentId, result.conflicts, result.queued);
   return result;
 }
 
-/** Closes an intent (completed, abandoned, superseded) and releases its scope. */
+/** Closes an intent (completed, abandoned, superseded), releases its scope at once, and takes it out of the queue. */
 export async function closeIntent(
   t: Tx,
   deps: Deps,
@@ -95,8 +113,10 @@ export async function closeIntent(
 ): Promise<void> {
   const now = deps.clock();
   const repoId = caller.repo.id;
+  await t.journal.lock(repoId);
   await t.intents.update(intentId, { state, closedAt: now, updatedAt: now });
   const released = await t.claims.release(intentId);
+  await t.queue.leave(intentId);
   await t.journal.addEvent({ repoId, intentId, kind: `intent.${state}`, summary, at: now });
   if (released)
     await t.journal.addEvent({
@@ -106,6 +126,10 @@ export async function closeIntent(
       summary: `released its scope (${state})`,
       at: now,
     });
+  if (released) {
+    await settleAsks(t, caller.repo, intentId, [], now);
+    await grantQueue(t, deps, caller.repo, now);
+  }
 }
 
 export function assertControllable(caller: Caller): void {

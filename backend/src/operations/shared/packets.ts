@@ -1,10 +1,15 @@
-import type { Packet } from "@cohent/protocol";
+import { BOUNDS, type Notice, type Packet } from "@cohent/protocol";
 import { newId } from "../../ids.js";
 import { measure, renderPacket, type PacketParts } from "../../core/render.js";
 import type { Tx } from "../../store/index.js";
 import type { Caller, Deps } from "../deps.js";
 
-/** Renders, measures and stores a packet. Every packet is durable so that its ack can be recorded once. */
+/**
+ * Renders, measures and stores a packet. Every packet is durable so that its ack can be recorded once.
+ * It carries the intent's untold notices (the oldest BOUNDS.packetNotices), their lines opening its text,
+ * and marks them told: each notice is told once. The untold counts held in memory (store/notices) spare
+ * the query when the session has none.
+ */
 export async function issuePacket(
   t: Tx,
   deps: Deps,
@@ -12,11 +17,20 @@ export async function issuePacket(
   parts: PacketParts,
   cursor?: number,
 ): Promise<Packet> {
-  const text = renderPacket(parts);
+  const id = newId("pkt");
+  const untold = deps.store.notices.peekUntold(caller.session.id, caller.repo.id);
+  const notices: Notice[] =
+    untold && !untold.get(parts.intentId)
+      ? []
+      : await t.notices.tell(parts.intentId, BOUNDS.packetNotices, {
+          id,
+          repoId: caller.repo.id,
+          at: deps.clock(),
+        });
+  const text = [...notices.map((n) => n.text), renderPacket(parts)].join("\n");
   const { chars, tokens } = measure(text);
   const at = cursor ?? (await t.journal.latestSeq(caller.repo.id));
   const peerIds = [...new Set([...parts.peers, ...(parts.completed ?? [])].map((p) => p.intentId))];
-  const id = newId("pkt");
   await t.journal.addPacket({
     id,
     repoId: caller.repo.id,
@@ -46,5 +60,6 @@ export async function issuePacket(
   };
   if (parts.goal !== undefined) packet.goal = parts.goal;
   if (parts.completed) packet.completed = parts.completed;
+  if (notices.length) packet.notices = notices;
   return packet;
 }

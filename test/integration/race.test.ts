@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { admin } from "@cohent/backend";
 import { agentClient, startBackend, type TestBackend } from "../helpers/backend.js";
 import { DATABASE_KINDS } from "../helpers/kinds.js";
+import { releaseScope } from "../../backend/src/operations/people/scopes.js";
 
 /** Rounds of the claim race: 1,000 in CI; COHENT_RACE_ROUNDS=50 for a quick local run. */
 const ROUNDS = Number(process.env.COHENT_RACE_ROUNDS) > 0 ? Number(process.env.COHENT_RACE_ROUNDS) : 1_000;
@@ -19,6 +20,8 @@ process.env.COHENT_RATE_LIMIT = "off";
  * the claimers spread over two backend instances sharing the database.
  * Two identical intents at once: one proceeds, the other is a duplicate.
  * A pause racing a claim: the claim fails, or the pause wins on the next call.
+ * The claim queue: a holder's release, a person's release of the same claim
+ * and two queued waiters re-asking meet, ROUNDS rounds: exactly one grant.
  */
 describe.each(DATABASE_KINDS)("races (%s)", (kind) => {
   const backends: TestBackend[] = [];
@@ -92,6 +95,100 @@ describe.each(DATABASE_KINDS)("races (%s)", (kind) => {
       const seconds = (Date.now() - started) / 1000;
       console.log(
         `claim race (${kind}, ${backends.length} instance(s)): ${ROUNDS} rounds x ${CLAIMERS} claimers in ${seconds.toFixed(1)} s, ${failures.length} rounds failed`,
+      );
+      expect(failures.slice(0, 5)).toEqual([]);
+    },
+  );
+
+  it(
+    `a release, a person's release and two queued waiters meet: exactly one grant, ${ROUNDS} rounds`,
+    { timeout: 900_000 },
+    async () => {
+      const db = backends[0]!.deps.db.prisma;
+      /**
+       * Each lane: three intents on pairwise overlapping paths (sessions spread over the instances), in
+       * turns: one holds, one waits first in the queue, the third queues behind both. Then, at once, the
+       * holder releases, a person releases the same claim (on another instance on PostgreSQL) and both
+       * waiters ask again: the first waiter is granted, exactly once, and the second stays queued. The
+       * roles turn for the next round: the granted waiter holds, the second waits first, the old holder queues.
+       */
+      const lanes = await Promise.all(
+        Array.from({ length: LANES }, async (_, lane) => {
+          const clients = [0, 1, 2].map((i) => agentClient(url(i + lane), tokens[i]!, `queue-${lane}-${i}`));
+          const intents = await Promise.all(
+            clients.map(
+              async (c) =>
+                (await c.post({ type: "publish", prompt: `queue lane ${lane}` })).body.data
+                  .intentId as string,
+            ),
+          );
+          const paths = [[`q${lane}/app/a.ts`, `q${lane}/lib`], [`q${lane}/**/*.ts`], [`q${lane}/app`]];
+          return { clients, intents, paths };
+        }),
+      );
+      const failures: string[] = [];
+      const outcome = { releasedByPerson: 0, releasedByHolder: 0, waiterClaimedItself: 0 };
+      const started = Date.now();
+      let next = 0;
+      await Promise.all(
+        lanes.map(async ({ clients, intents, paths }, lane) => {
+          const scope = (i: number, p: string[], queue = true) =>
+            clients[i]!.post({ type: "scope", intentId: intents[i], paths: p, ...(queue ? { queue } : {}) });
+          const grants = () =>
+            db.event.count({ where: { kind: "scope.granted", intentId: { in: intents } } });
+          // Round 0's holder and first waiter.
+          expect((await scope(0, paths[0]!, false)).status).toBe(200);
+          expect((await scope(1, paths[1]!)).status).toBe(409);
+          let [holder, first, second] = [0, 1, 2];
+          for (let round = next++; round < ROUNDS; round = next++) {
+            const queued = await scope(second, paths[second]!);
+            const before = await grants();
+            const [byHolder, byPerson, again] = await Promise.all([
+              scope(holder, [], false),
+              new Promise((r) => setTimeout(r, round % 3)).then(() =>
+                releaseScope(backends[(round + lane) % backends.length]!.deps, {
+                  repo: "acme/race",
+                  intentId: intents[holder]!,
+                  actor: "ops",
+                }).then(
+                  () => "released",
+                  (e: { code?: string }) => e.code ?? String(e),
+                ),
+              ),
+              scope(first, paths[first]!),
+              scope(second, paths[second]!),
+            ]);
+            const held = (await db.claim.findMany({ where: { intentId: { in: intents } } })).map(
+              (c) => c.intentId,
+            );
+            const granted = (await grants()) - before;
+            const stillQueued = await db.claimWait.count({ where: { intentId: intents[second] } });
+            const ok =
+              queued.status === 409 &&
+              queued.body.error.details.queued.place === 2 &&
+              byHolder.status === 200 &&
+              (byPerson === "released" || byPerson === "NOT_HELD") &&
+              held.length === 1 &&
+              held[0] === intents[first] &&
+              granted === 1 &&
+              stillQueued === 1;
+            record(ok);
+            if (!ok)
+              failures.push(
+                `round ${round}: queued ${queued.status}, holder ${byHolder.status}, person ${byPerson}, first again ${again.status}, held ${held.join(",")}, grants ${granted}, second queued ${stillQueued}`,
+              );
+            if (byPerson === "released") outcome.releasedByPerson++;
+            else outcome.releasedByHolder++;
+            if (again.status === 200) outcome.waiterClaimedItself++;
+            [holder, first, second] = [first, second, holder];
+          }
+          await scope(first, [], false);
+          await scope(holder, [], false);
+        }),
+      );
+      const seconds = (Date.now() - started) / 1000;
+      console.log(
+        `queue race (${kind}, ${backends.length} instance(s)): ${ROUNDS} rounds in ${seconds.toFixed(1)} s, ${failures.length} rounds failed; the person's release came first ${outcome.releasedByPerson}, the holder's ${outcome.releasedByHolder}; the first waiter's own ask landed after its grant ${outcome.waiterClaimedItself}`,
       );
       expect(failures.slice(0, 5)).toEqual([]);
     },

@@ -8,6 +8,7 @@ import { migrate } from "./migrate.js";
 import { noticeOverrides, notices } from "./notices.js";
 import { consoleAuth, pairings } from "./people.js";
 import { queue } from "./queue.js";
+import { queueOverrides } from "./queue-fast.js";
 import { reads } from "./reads.js";
 import { releaseAsks } from "./release-asks.js";
 import { repos } from "./repos.js";
@@ -64,10 +65,13 @@ export interface Store extends Tx {
  * NOTIFY per repository, delivered at its commit, to the other instances).
  */
 export function createStore(db: Db, overrides: Overrides = {}): Store {
-  const factories = { ...CONCERNS, ...hotOverrides(db), ...noticeOverrides(db), ...overrides } as Record<
-    string,
-    (c: PrismaTx, touch: Touch) => unknown
-  >;
+  const factories = {
+    ...CONCERNS,
+    ...hotOverrides(db),
+    ...queueOverrides(db),
+    ...noticeOverrides(db),
+    ...overrides,
+  } as Record<string, (c: PrismaTx, touch: Touch) => unknown>;
   const bind = (c: PrismaTx, touch: Touch) =>
     Object.fromEntries(Object.entries(factories).map(([k, make]) => [k, make(c, touch)])) as Tx;
   // Outside a transaction each statement commits on its own.

@@ -1,6 +1,7 @@
 import { NoticePeer, type Notice, type NoticeKind } from "@cohent/protocol";
 import type { Db, PrismaTx } from "./db.js";
 import type { Overrides, Touch } from "./index.js";
+import { queueStatements } from "./queue-fast.js";
 import { json, list } from "./rows.js";
 
 type NoticeRow = {
@@ -117,9 +118,12 @@ export const notices = (c: PrismaTx, touch: Touch = () => {}) => ({
  * written or told, which moves the repository's `notices` stamp (this
  * instance's commits, another's NOTIFY, SQLite's data_version, the
  * backstop; store/changes). The stamp is taken before the read.
+ * Inside a transaction on SQLite, a packet's "any untold?" is a prepared
+ * statement (store/queue-fast).
  */
 export function noticeOverrides(db: Db): Overrides {
   const { changes } = db;
+  const fast = queueStatements(db);
   const outside = (c: PrismaTx) => c === (db.prisma as unknown);
   const held = new Map<string, { stamp: number; untold: Untold }>();
   const peek = (sessionId: string, repoId: string): Untold | null => {
@@ -129,7 +133,17 @@ export function noticeOverrides(db: Db): Overrides {
   return {
     notices: (c: PrismaTx, touch: Touch) => {
       const base = notices(c, touch);
-      if (!outside(c)) return { ...base, peekUntold: peek };
+      if (!outside(c)) {
+        const s = fast(c);
+        return s
+          ? {
+              ...base,
+              peekUntold: peek,
+              hasUntold: async (intentId: string) => s.anyUntold(intentId),
+              tell: async (...a: Parameters<typeof base.tell>) => (s.anyUntold(a[0]) ? base.tell(...a) : []),
+            }
+          : { ...base, peekUntold: peek };
+      }
       return {
         ...base,
         peekUntold: peek,

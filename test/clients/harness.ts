@@ -188,6 +188,8 @@ export interface RunResult {
   /** What the client sent back to the model, by step id (the last result for that call). */
   results: Map<string, ToolResult>;
   requests: number;
+  /** Every model request of this run, as the fake server received it (JSON): tool results and injected context alike. */
+  modelSaw: string[];
   scriptErrors: unknown[];
 }
 
@@ -283,6 +285,7 @@ export async function runCodex(
     ...r,
     results: byStep(results, steps, CODEX_CALL_PREFIX, script),
     requests: mine.length,
+    modelSaw: mine.map((q) => JSON.stringify(q.body)),
     scriptErrors: script.errors,
   };
 }
@@ -356,6 +359,7 @@ export async function runClaude(
     ...r,
     results: byId,
     requests: mine.length,
+    modelSaw: mine.map((q) => JSON.stringify(q.body)),
     scriptErrors: [...script.errors, ...(sub?.errors ?? [])],
   };
 }

@@ -27,6 +27,8 @@ export const ROWS = {
   inScope: "Edit inside the declared scope runs",
   outOfScope: "Edit outside the declared scope is blocked",
   peerOverlap: "Edit overlapping a peer's scope is blocked, peer named",
+  claimQueue:
+    "Claim queue: refused on a peer's path, queued as the refusal says; peer completes, the next edit lands, the model told of the grant",
   paused: "Paused from the API: edit and shell blocked",
   cancelled: "Cancelled from the API: edit and shell blocked",
   resumed: "Resumed: edit and shell run again",
@@ -82,13 +84,23 @@ export class Checker {
     return ok;
   }
 
-  /** The file was not written, and the model got a tool result carrying the adapter's reason. */
-  blocked(row: RowId, r: RunResult, stepId: string, file: string, reason: RegExp): void {
+  /**
+   * The file was not written, and the model got a tool result carrying the adapter's reason.
+   * `existedAfter`: whether the file existed right after the call, for a file a later step writes (taken by a `before` action).
+   */
+  blocked(
+    row: RowId,
+    r: RunResult,
+    stepId: string,
+    file: string,
+    reason: RegExp,
+    existedAfter = this.exists(file),
+  ): void {
     const res = r.results.get(stepId);
     this.expect(
       row,
       `${stepId}: ${file} not written`,
-      !this.exists(file),
+      !existedAfter,
       `${file} exists: the call was not blocked`,
     );
     const out = res?.output ?? "";
@@ -215,6 +227,13 @@ const intentCmd = (objective = "Add the feature module", output = "feature-modul
   `node .cohent/cohent.mjs intent '${intentRecord(objective, output, component)}'`;
 const scopeCmd = (...paths: string[]) => `node .cohent/cohent.mjs scope ${paths.join(" ")}`;
 
+const QUEUE_CMD = (...paths: string[]) => `node .cohent/cohent.mjs scope --queue ${paths.join(" ")}`;
+/** The queue command a refusal quotes (its paths end at the "(" that explains it); a fixed one when there is none, which the checks then catch. */
+function queueCommandIn(refusal: string | undefined): string {
+  const m = /node \.cohent\/cohent\.mjs scope --queue(?: [^\s()]+)+/.exec(refusal ?? "");
+  return m ? m[0] : QUEUE_CMD("no-queue-command-in-the-refusal");
+}
+
 export const PROMPT = "Add a feature module to the demo app";
 const INTENT_OK = /\[cohent intent\] wki_\w+: (proceed|parallel)/;
 const NETCHECK = (url: string) =>
@@ -241,6 +260,31 @@ function appRefusedOutsideScope(c: Ctx, r: RunResult, row: RowId, stepId: string
     /Cohent: .*outside your declared scope/.test(out),
     `tool result: ${clip(out)}`,
   );
+}
+
+/** bob, a peer driven over HTTP, publishes an intent and claims `paths`; returns his client and intent. */
+async function peerHolds(c: Ctx, row: RowId, ...paths: string[]) {
+  const bob = agentClient(c.ws.backend.url, c.ws.bobToken, "bob-session-1");
+  const pub = await bob.post({
+    type: "publish",
+    prompt: "Rework the shared helpers",
+    paths: [],
+    clientName: "Claude Code",
+  });
+  const intentId = pub.body?.data?.intentId as string;
+  const int = await bob.post({
+    type: "intent",
+    intentId,
+    intent: JSON.parse(intentRecord("Rework the shared helpers", "shared-helpers", "shared")),
+  });
+  const claim = await bob.post({ type: "scope", intentId, paths });
+  c.check.expect(
+    row,
+    `peer published and claimed ${paths.join(", ")} over HTTP`,
+    pub.status === 200 && int.status === 200 && claim.status === 200,
+    JSON.stringify([pub, int, claim]).slice(0, 600),
+  );
+  return { bob, intentId };
 }
 
 // ---------------------------------------------------------------- scenarios
@@ -317,26 +361,7 @@ export const SCENARIOS: Scenario[] = [
     title: "a peer session holds src/shared; the agent's overlapping edit is blocked and the peer named",
     rows: ["peerOverlap"],
     async body(c) {
-      const bob = agentClient(c.ws.backend.url, c.ws.bobToken, "bob-session-1");
-      const pub = await bob.post({
-        type: "publish",
-        prompt: "Rework the shared helpers",
-        paths: [],
-        clientName: "Claude Code",
-      });
-      const intentId = pub.body?.data?.intentId as string;
-      const int = await bob.post({
-        type: "intent",
-        intentId,
-        intent: JSON.parse(intentRecord("Rework the shared helpers", "shared-helpers", "shared")),
-      });
-      const claim = await bob.post({ type: "scope", intentId, paths: ["src/shared"] });
-      c.check.expect(
-        "peerOverlap",
-        "peer published and claimed src/shared over HTTP",
-        pub.status === 200 && int.status === 200 && claim.status === 200,
-        JSON.stringify([pub, int, claim]).slice(0, 600),
-      );
+      await peerHolds(c, "peerOverlap", "src/shared");
       const r = await c.run([
         sh("intent", intentCmd()),
         write("overlap", "src/shared/util.ts"),
@@ -354,6 +379,84 @@ export const SCENARIOS: Scenario[] = [
         "scope over the peer's path is refused, naming bob",
         /Scope refused/.test(out) && /bob/.test(out),
         `tool result: ${clip(out)}`,
+      );
+    },
+  },
+  {
+    id: "claim-queue",
+    title:
+      "a peer holds src/shared; the agent is refused there, queues with the command the refusal gave it (Codex: relayed from the sandbox), works elsewhere meanwhile; the peer completes and the agent's next edit there lands, the grant told to the model",
+    rows: ["claimQueue"],
+    async body(c) {
+      const { bob, intentId } = await peerHolds(c, "claimQueue", "src/shared");
+      let completed: { status: number; body: unknown } | null = null;
+      let refusedExisted = true;
+      const r = await c.run([
+        sh("intent", intentCmd()),
+        write("refused", "src/shared/util.ts"),
+        // The scripted model does what the refusal says: it runs the queue command quoted there.
+        {
+          id: "queue",
+          action: (outputs) => ({ kind: "shell", command: queueCommandIn(outputs.at(-1)) }),
+          // The refused write's result is back: its file must not exist (the granted edit writes it later).
+          before: () => void (refusedExisted = fileExists(c.ws, "src/shared/util.ts")),
+        },
+        write("elsewhere", "src/mine/own.ts"),
+        // The peer finishes between two model turns: a completed checkpoint releases src/shared and grants the queue.
+        write("granted-edit", "src/shared/util.ts", async () => {
+          completed = await bob.post({ type: "checkpoint", intentId, status: "completed", summary: "done" });
+        }),
+      ]);
+      c.check.scriptOk(r, "claimQueue");
+      c.check.ran("claimQueue", r, "intent", INTENT_OK);
+      c.check.blocked(
+        "claimQueue",
+        r,
+        "refused",
+        "src/shared/util.ts",
+        /overlaps the scope of bob/,
+        refusedExisted,
+      );
+      const refusal = r.results.get("refused")?.output ?? "";
+      c.check.expect(
+        "claimQueue",
+        "refused: the reason names the queue command and what to do meanwhile",
+        refusal.includes(QUEUE_CMD("src/shared/util.ts")) && /Meanwhile, work on files outside/.test(refusal),
+        `tool result: ${clip(refusal, 800)}`,
+      );
+      // Not granted yet: a refusal (exit 1) that says where the claim waits and behind whom.
+      const queued = r.results.get("queue")?.output ?? "";
+      c.check.expect(
+        "claimQueue",
+        "queue: queued for src/shared/util.ts at place 1, behind bob",
+        /queued for src\/shared\/util\.ts at place 1, behind bob/.test(queued) &&
+          !queued.includes("Cohent: "),
+        `tool result: ${clip(queued, 800)}`,
+      );
+      c.check.allowed("claimQueue", r, "elsewhere", "src/mine/own.ts");
+      c.check.expect(
+        "claimQueue",
+        "peer completed over HTTP",
+        (completed as { status: number } | null)?.status === 200,
+        clip(JSON.stringify(completed), 600),
+      );
+      c.check.allowed("claimQueue", r, "granted-edit", "src/shared/util.ts");
+      // The grant's notice line, as the fake model server received it (a hook's injected context).
+      const grant = /\[cohent notice\] Scope [^"]*?src\/shared\/util\.ts[^"]*? granted to you from the queue/;
+      const seenAt = r.modelSaw.findIndex((body) => grant.test(body));
+      if (process.env.COHENT_CLIENTS_DEBUG && seenAt >= 0) {
+        const body = r.modelSaw[seenAt]!;
+        const at = body.search(grant);
+        console.error(
+          `[${c.client.label}] grant in request ${seenAt + 1}/${r.requests}:`,
+          body.slice(at - 300, at + 200),
+        );
+      }
+      c.check.expect(
+        "claimQueue",
+        "the model saw the scope-granted notice",
+        seenAt >= 0,
+        `no request to the model carried ${grant}`,
       );
     },
   },

@@ -69,12 +69,14 @@ export function createStore(db: Db, overrides: Overrides = {}): Store {
         const kinds = touched.get(repoId) ?? new Set();
         touched.set(repoId, kinds.add(kind));
       };
-      const result = await db.tx(async (c) => {
+      const result = await db.tx(async (c, raw) => {
         const out = await fn(bind(c, touch));
-        if (db.provider === "postgres") {
-          for (const [repoId, kinds] of touched)
-            await c.$executeRawUnsafe(`SELECT pg_notify('${CHANNEL}', $1)`, encodeHint(repoId, kinds));
-        }
+        for (const [repoId, kinds] of touched)
+          await raw.pg?.query({
+            name: "cohent_notify",
+            text: `SELECT pg_notify('${CHANNEL}', $1)`,
+            values: [encodeHint(repoId, kinds)],
+          });
         return out;
       });
       for (const [repoId, kinds] of touched) db.changes.committed(repoId, kinds);

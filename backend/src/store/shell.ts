@@ -50,14 +50,17 @@ export function lazyPrisma(
     new Proxy(function () {}, {
       // `$executeRawUnsafe(…)` and the like
       apply: (_t, _this, args: unknown[]) =>
-        open().then((tx) => (tx as unknown as Record<PropertyKey, (...a: unknown[]) => unknown>)[name]!(...args)),
+        open().then((tx) =>
+          (tx as unknown as Record<PropertyKey, (...a: unknown[]) => unknown>)[name]!(...args),
+        ),
       // `intent.findMany(…)` and the like
-      get: (_t, op) =>
+      get:
+        (_t, op) =>
         (...args: unknown[]) =>
           open().then((tx) =>
-            (tx as unknown as Record<PropertyKey, Record<PropertyKey, (...a: unknown[]) => unknown>>)[name]![op]!(
-              ...args,
-            ),
+            (tx as unknown as Record<PropertyKey, Record<PropertyKey, (...a: unknown[]) => unknown>>)[name]![
+              op
+            ]!(...args),
           ),
     });
   const client = new Proxy({} as PrismaTx, {

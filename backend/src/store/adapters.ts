@@ -76,21 +76,28 @@ export class SqliteTurns {
   /** Set by the store's transaction while its lazy Prisma handle starts. */
   joining = false;
   #begin: (() => Promise<void>) | null = null;
+  #ends: Record<"COMMIT" | "ROLLBACK", Database.Statement> | null = null;
   #conn: Database.Database | null = null;
   constructor(private readonly busyMs: number) {}
 
-  /** BEGIN IMMEDIATE on `conn`; the caller holds the gate. */
-  begin(conn: Database.Database): Promise<void> {
+  #on(conn: Database.Database) {
     if (this.#conn !== conn) {
       this.#conn = conn;
       this.#begin = sqliteBegin(conn, this.busyMs);
+      this.#ends = { COMMIT: conn.prepare("COMMIT"), ROLLBACK: conn.prepare("ROLLBACK") };
     }
+  }
+
+  /** BEGIN IMMEDIATE on `conn`; the caller holds the gate. */
+  begin(conn: Database.Database): Promise<void> {
+    this.#on(conn);
     return this.#begin!();
   }
 
   end(conn: Database.Database, how: "COMMIT" | "ROLLBACK") {
     if (how === "ROLLBACK" && !conn.inTransaction) return;
-    conn.prepare(how).run();
+    this.#on(conn);
+    this.#ends![how].run();
   }
 
   wrap(inner: Adapter, conn: Database.Database): Adapter {

@@ -71,11 +71,13 @@ export function createStore(db: Db, overrides: Overrides = {}): Store {
       };
       const result = await db.tx(async (c, raw) => {
         const out = await fn(bind(c, touch));
-        for (const [repoId, kinds] of touched)
-          await raw.pg?.query({
+        // PostgreSQL: the hints go out at commit, to the other instances.
+        const hints = [...touched].map(([repoId, kinds]) => encodeHint(repoId, kinds));
+        if (raw.pg && hints.length)
+          await raw.pg.query({
             name: "cohent_notify",
-            text: `SELECT pg_notify('${CHANNEL}', $1)`,
-            values: [encodeHint(repoId, kinds)],
+            text: `SELECT pg_notify('${CHANNEL}', h) FROM unnest($1::text[]) AS h`,
+            values: [hints],
           });
         return out;
       });

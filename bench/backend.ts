@@ -106,7 +106,7 @@ export async function benchResolveLoaded() {
   const { tmpdir } = await import("node:os");
   const path = await import("node:path");
   const { openStore } = await import("../backend/src/store/index.js");
-  const { sqliteTime } = await import("../backend/src/store/sqlite-fast.js");
+  const { sqliteTime } = await import("../backend/src/store/fast.js");
   const { indexNames, lookupOf } = await import("../backend/src/core/resolver-index.js");
   const { toResolverIntent } = await import("../backend/src/operations/shared/views.js");
   const rows: {

@@ -1,4 +1,6 @@
 import net from "node:net";
+import { spawn } from "node:child_process";
+import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import pg from "pg";
 import Database from "better-sqlite3";
@@ -252,6 +254,37 @@ describe.each(DATABASE_KINDS)("faults (%s)", (kind) => {
       console.log(
         `database locked (sqlite): answered 503 DATABASE_UNAVAILABLE after ${waited} ms; nothing half-written; the next call succeeded`,
       );
+    },
+  );
+
+  it.skipIf(kind !== "sqlite")(
+    "SQLite write-locked briefly by another process: the write waits the lock out and succeeds",
+    { timeout: 60_000 },
+    async () => {
+      const backend = await startBackend({ kind: "sqlite" });
+      cleanups.push(() => backend.stop());
+      await backend.addRepo("acme/brief");
+      const token = await backend.issueToken("acme/brief", "ann");
+      const agent = agentClient(backend.url, token, "brief");
+      const intentId = (await agent.post({ type: "publish", prompt: "before" })).body.data.intentId;
+      // A separate process holds the write lock for 400 ms (this test's event loop is the server's).
+      const holder = spawn(
+        process.execPath,
+        [
+          "-e",
+          `const D = require("better-sqlite3"); const d = new D(process.argv[1], { timeout: 0 }); d.exec("BEGIN IMMEDIATE"); console.log("locked"); setTimeout(() => { d.exec("ROLLBACK"); d.close(); }, 400);`,
+          backend.deps.db.url.slice("file:".length),
+        ],
+        { cwd: path.resolve("backend"), stdio: ["ignore", "pipe", "inherit"] },
+      );
+      await new Promise((r) => holder.stdout!.once("data", r));
+      const started = Date.now();
+      const during = await agent.post({ type: "checkpoint", intentId, status: "working", summary: "waited" });
+      const waited = Date.now() - started;
+      await new Promise((r) => (holder.exitCode === null ? holder.once("exit", r) : r(null)));
+      expect(during.status).toBe(200);
+      expect(waited).toBeGreaterThanOrEqual(200);
+      console.log(`database locked 400 ms (sqlite): the checkpoint waited ${waited} ms and succeeded`);
     },
   );
 

@@ -6,7 +6,9 @@ import { PrismaBetterSQLite3 } from "@prisma/adapter-better-sqlite3";
 import { PrismaPg } from "@prisma/adapter-pg";
 import { PrismaClient as SqliteClient } from "../generated/sqlite/client.js";
 import { PrismaClient as PostgresClient } from "../generated/postgres/client.js";
+import { PgJoins, SqliteTurns, type Adapter } from "./adapters.js";
 import { CHANNEL, createChanges, type ChangeSource, type Changes } from "./changes.js";
+import { lazyPrisma, type Raw } from "./shell.js";
 
 /**
  * The two generated clients share one model set, so one type serves both.
@@ -30,8 +32,16 @@ export interface Db {
   side: Database.Database | null;
   /** SQLite only: the connection Prisma's transactions run on (null before Prisma connects), for prepared statements inside them. */
   connection(): Database.Database | null;
-  /** Raw access for the store, migrations and tests; operations go through the Store. */
-  tx<T>(fn: (tx: PrismaTx) => Promise<T>): Promise<T>;
+  /**
+   * One transaction on the driver's own connection (SQLite: BEGIN IMMEDIATE
+   * under the connection's turn; PostgreSQL: a pool client, BEGIN … COMMIT).
+   * `raw` is that connection, for prepared statements; `tx` is a Prisma
+   * handle on the same transaction, opened only when first used. Raw access
+   * for the store, migrations and tests; operations go through the Store.
+   * Inside, use `tx` or `raw`, never `prisma` (on SQLite it waits for this
+   * transaction's end).
+   */
+  tx<T>(fn: (tx: PrismaTx, raw: Raw) => Promise<T>): Promise<T>;
   close(): Promise<void>;
 }
 
@@ -46,14 +56,37 @@ export function sqlitePath(url: string): string {
 }
 
 const TX_OPTIONS = { maxWait: 20_000, timeout: 20_000 } as const;
+/** How long a write waits for another process's SQLite write lock. */
+const BUSY_MS = 10_000;
 
-/** Prisma's own better-sqlite3 connection, captured when Prisma connects: its data_version changes only on other connections' commits. */
+/** Prisma's own better-sqlite3 connection, captured when Prisma connects (its data_version changes only on other connections' commits), and taken in turns (store/adapters). */
 class CapturingSqlite extends PrismaBetterSQLite3 {
   connection: Database.Database | null = null;
+  constructor(
+    config: ConstructorParameters<typeof PrismaBetterSQLite3>[0],
+    readonly turns: SqliteTurns,
+  ) {
+    super(config);
+  }
   override async connect() {
     const adapter = await super.connect();
     this.connection = (adapter as unknown as { client: Database.Database }).client;
-    return adapter;
+    return this.turns.wrap(adapter as unknown as Adapter, this.connection) as unknown as typeof adapter;
+  }
+}
+
+/** Prisma's PostgreSQL adapter over the store's pool, whose transactions can join the store's (store/adapters). */
+class JoinablePg extends PrismaPg {
+  constructor(
+    pool: pg.Pool,
+    readonly joins: PgJoins,
+  ) {
+    super(pool);
+  }
+  override async connect() {
+    return this.joins.wrap((await super.connect()) as unknown as Adapter) as unknown as Awaited<
+      ReturnType<PrismaPg["connect"]>
+    >;
   }
 }
 
@@ -115,16 +148,20 @@ export async function openDb(url: string): Promise<Db> {
   let side: Database.Database | null = null;
   let source: ChangeSource;
   let connection = (): Database.Database | null => null;
+  let tx: Db["tx"];
+  let end = async () => {};
   if (provider === "sqlite") {
     const file = sqlitePath(url);
     mkdirSync(path.dirname(file), { recursive: true });
-    const factory = new CapturingSqlite({ url: file, timeout: 10_000 });
+    const turns = new SqliteTurns(BUSY_MS);
+    const factory = new CapturingSqlite({ url: file, timeout: BUSY_MS }, turns);
     prisma = new SqliteClient({ adapter: factory });
     // WAL lets the admin CLI write while the server runs; foreign keys are off by default in SQLite.
     await prisma.$queryRawUnsafe("PRAGMA journal_mode = WAL");
     await prisma.$executeRawUnsafe("PRAGMA foreign_keys = ON");
     await prisma.$executeRawUnsafe("PRAGMA synchronous = NORMAL");
     connection = () => (factory.connection?.open ? factory.connection : null);
+    tx = sqliteTx(prisma, turns, connection);
     const s = (side = sqliteSide(file));
     const latest = s.prepare<[string], { seq: number | null }>(
       `SELECT MAX("seq") AS seq FROM "Event" WHERE "repoId" = ?`,
@@ -142,9 +179,14 @@ export async function openDb(url: string): Promise<Db> {
       },
     };
   } else {
-    const client = new PostgresClient({ adapter: new PrismaPg({ connectionString: url, max: 10 }) });
+    const pool = new pg.Pool({ connectionString: url, max: 10 });
+    pool.on("error", () => {}); // an idle client lost: the pool replaces it
+    const joins = new PgJoins();
+    const client = new PostgresClient({ adapter: new JoinablePg(pool, joins) });
     prisma = client as unknown as Prisma;
+    tx = pgTx(prisma, pool, joins);
     source = pgSource(url, prisma);
+    end = () => pool.end();
   }
   const changes = await createChanges(source);
   return {
@@ -154,11 +196,90 @@ export async function openDb(url: string): Promise<Db> {
     changes,
     side,
     connection: () => connection(),
-    tx: (fn) => prisma.$transaction(fn, TX_OPTIONS),
+    tx,
     close: async () => {
       await changes.close();
       side?.close();
       await prisma.$disconnect();
+      await end();
     },
+  };
+}
+
+/** SQLite: the connection's turn, BEGIN IMMEDIATE, the work, COMMIT (or ROLLBACK). */
+function sqliteTx(prisma: Prisma, turns: SqliteTurns, connection: () => Database.Database | null): Db["tx"] {
+  return async (fn) => {
+    if (!connection()) await prisma.$connect();
+    await turns.gate.acquire();
+    const conn = connection();
+    let shell: ReturnType<typeof lazyPrisma> | null = null;
+    try {
+      if (!conn) throw new Error("SQLITE_CANTOPEN: the database connection is closed");
+      await turns.begin(conn);
+      const raw = { sqlite: conn };
+      shell = lazyPrisma(
+        prisma,
+        raw,
+        async (open) => {
+          turns.joining = true;
+          try {
+            await open();
+          } finally {
+            turns.joining = false;
+          }
+        },
+        TX_OPTIONS,
+      );
+      const out = await fn(shell.client, raw);
+      await shell.close();
+      turns.end(conn, "COMMIT");
+      return out;
+    } catch (e) {
+      await shell?.close();
+      if (conn?.open) turns.end(conn, "ROLLBACK");
+      throw e;
+    } finally {
+      turns.gate.release();
+    }
+  };
+}
+
+/** PostgreSQL: a pool client, BEGIN, the work, COMMIT (or ROLLBACK); a client whose rollback fails is dropped. */
+function pgTx(prisma: Prisma, pool: pg.Pool, joins: PgJoins): Db["tx"] {
+  return async (fn) => {
+    const client = await pool.connect();
+    const lost = () => {}; // a checked-out client's error surfaces as its query's rejection
+    client.on("error", lost);
+    let broken = false;
+    let shell: ReturnType<typeof lazyPrisma> | null = null;
+    try {
+      await client.query("BEGIN");
+      const raw = { pg: client };
+      shell = lazyPrisma(
+        prisma,
+        raw,
+        (open) =>
+          joins.starting.run(async () => {
+            joins.joining = client;
+            try {
+              await open();
+            } finally {
+              joins.joining = null;
+            }
+          }),
+        TX_OPTIONS,
+      );
+      const out = await fn(shell.client, raw);
+      await shell.close();
+      await client.query("COMMIT");
+      return out;
+    } catch (e) {
+      await shell?.close();
+      await client.query("ROLLBACK").catch(() => (broken = true));
+      throw e;
+    } finally {
+      client.removeListener("error", lost);
+      client.release(broken);
+    }
   };
 }

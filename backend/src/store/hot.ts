@@ -4,7 +4,8 @@ import type { Overrides, Touch } from "./index.js";
 import { journal } from "./journal.js";
 import { claims } from "./claims.js";
 import { sessions, tokens } from "./sessions.js";
-import { sqliteStatements, type SqliteStatements } from "./sqlite-fast.js";
+import { pgExec, sqliteExec, statements, type Statements } from "./fast.js";
+import { rawOf } from "./shell.js";
 
 /**
  * The hot path's memory: what the agent calls read on every call, held here
@@ -50,13 +51,14 @@ export function hotOverrides(db: Db): Overrides {
     string,
     { stamp: number; tail: Awaited<ReturnType<ReturnType<typeof journal>["tailAfter"]>> }
   >();
-  // Inside a transaction on SQLite: prepared statements on Prisma's own connection (store/sqlite-fast).
-  const prepared = new WeakMap<object, SqliteStatements>();
-  const fast = (): SqliteStatements | null => {
-    const conn = db.provider === "sqlite" ? db.connection() : null;
+  // Inside a store transaction: prepared statements on its own connection (store/fast).
+  const prepared = new WeakMap<object, Statements>();
+  const fast = (c: PrismaTx): Statements | null => {
+    const raw = rawOf(c);
+    const conn = raw?.sqlite ?? raw?.pg;
     if (!conn) return null;
     let s = prepared.get(conn);
-    if (!s) prepared.set(conn, (s = sqliteStatements(conn)));
+    if (!s) prepared.set(conn, (s = statements(raw!.sqlite ? sqliteExec(raw!.sqlite) : pgExec(raw!.pg!))));
     return s;
   };
   const namedCache = bounded<
@@ -64,14 +66,10 @@ export function hotOverrides(db: Db): Overrides {
     { stamp: number; named: { named: string[]; oldestSeen: Date | null } }
   >();
 
-  /** What a repository answers on handle `c`: the cached reads outside a transaction, the prepared statements inside one (SQLite), else itself. */
-  const on = <R>(
-    c: PrismaTx,
-    base: R,
-    ways: { cached?: () => R; prepared?: (s: SqliteStatements) => R },
-  ): R => {
+  /** What a repository answers on handle `c`: the cached reads outside a transaction, the prepared statements inside one, else itself. */
+  const on = <R>(c: PrismaTx, base: R, ways: { cached?: () => R; prepared?: (s: Statements) => R }): R => {
     if (outside(c)) return ways.cached?.() ?? base;
-    const s = ways.prepared ? fast() : null;
+    const s = ways.prepared ? fast(c) : null;
     return s && ways.prepared ? ways.prepared(s) : base;
   };
 
@@ -80,7 +78,7 @@ export function hotOverrides(db: Db): Overrides {
       const base = claims(c);
       return on(c, base, {
         prepared: ({ claims: k }) => ({
-          ...base,
+          ...base, // methods without a prepared statement run through the transaction's Prisma handle
           pathsOf: async (intentId: string) => k.pathsOf(intentId),
           peers: async (repoId: string, except: string) => k.peers(repoId, except),
           expired: async (repoId: string, cutoff: Date) => k.expired(repoId, cutoff),
@@ -110,6 +108,7 @@ export function hotOverrides(db: Db): Overrides {
     sessions: (c: PrismaTx, touch: Touch) => {
       const base = sessions(c, touch);
       return on(c, base, {
+        prepared: ({ sessions: k }) => ({ ...base, setClient: k.setClient }),
         cached: () => ({
           ...base,
           renew: async (s: Parameters<typeof base.renew>[0]) => {
@@ -176,7 +175,7 @@ export function hotOverrides(db: Db): Overrides {
           let appended = 0;
           const lock = async (repoId: string) => {
             if (locked) return;
-            j.lockRow(repoId);
+            await j.lockRow(repoId);
             locked = repoId;
             touch(repoId, "events");
           };
@@ -185,7 +184,7 @@ export function hotOverrides(db: Db): Overrides {
             lock,
             addEvent: async (e: Parameters<typeof base.addEvent>[0]) => {
               await lock(e.repoId);
-              return (appended = j.addEvent({ ...e, peerIds: e.peerIds ?? [] }));
+              return (appended = await j.addEvent({ ...e, peerIds: e.peerIds ?? [] }));
             },
             latestSeq: async (repoId: string) =>
               appended && locked === repoId ? appended : j.latestSeq(repoId),

@@ -68,7 +68,7 @@ export function createStore(db: Db, overrides: Overrides = {}): Store {
   const factories = {
     ...CONCERNS,
     ...hotOverrides(db),
-    ...queueOverrides(db),
+    ...queueOverrides(),
     ...noticeOverrides(db),
     ...overrides,
   } as Record<string, (c: PrismaTx, touch: Touch) => unknown>;
@@ -89,12 +89,16 @@ export function createStore(db: Db, overrides: Overrides = {}): Store {
         const kinds = touched.get(repoId) ?? new Set();
         touched.set(repoId, kinds.add(kind));
       };
-      const result = await db.tx(async (c) => {
+      const result = await db.tx(async (c, raw) => {
         const out = await fn(bind(c, touch));
-        if (db.provider === "postgres") {
-          for (const [repoId, kinds] of touched)
-            await c.$executeRawUnsafe(`SELECT pg_notify('${CHANNEL}', $1)`, encodeHint(repoId, kinds));
-        }
+        // PostgreSQL: the hints go out at commit, to the other instances.
+        const hints = [...touched].map(([repoId, kinds]) => encodeHint(repoId, kinds));
+        if (raw.pg && hints.length)
+          await raw.pg.query({
+            name: "cohent_notify",
+            text: `SELECT pg_notify('${CHANNEL}', h) FROM unnest($1::text[]) AS h`,
+            values: [hints],
+          });
         return out;
       });
       for (const [repoId, kinds] of touched) db.changes.committed(repoId, kinds);

@@ -118,12 +118,12 @@ export const notices = (c: PrismaTx, touch: Touch = () => {}) => ({
  * written or told, which moves the repository's `notices` stamp (this
  * instance's commits, another's NOTIFY, SQLite's data_version, the
  * backstop; store/changes). The stamp is taken before the read.
- * Inside a transaction on SQLite, a packet's "any untold?" is a prepared
- * statement (store/queue-fast).
+ * Inside a transaction, a packet's "any untold?" is a prepared
+ * statement (store/queue-fast), on either database.
  */
 export function noticeOverrides(db: Db): Overrides {
   const { changes } = db;
-  const fast = queueStatements(db);
+  const fast = queueStatements();
   const outside = (c: PrismaTx) => c === (db.prisma as unknown);
   const held = new Map<string, { stamp: number; untold: Untold }>();
   const peek = (sessionId: string, repoId: string): Untold | null => {
@@ -140,7 +140,8 @@ export function noticeOverrides(db: Db): Overrides {
               ...base,
               peekUntold: peek,
               hasUntold: async (intentId: string) => s.anyUntold(intentId),
-              tell: async (...a: Parameters<typeof base.tell>) => (s.anyUntold(a[0]) ? base.tell(...a) : []),
+              tell: async (...a: Parameters<typeof base.tell>) =>
+                (await s.anyUntold(a[0])) ? base.tell(...a) : [],
             }
           : { ...base, peekUntold: peek };
       }

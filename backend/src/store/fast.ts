@@ -1,0 +1,446 @@
+import type Database from "better-sqlite3";
+import pg from "pg";
+import type { Action, Control, IntentRecord, Usage } from "@cohent/protocol";
+import type { PeerClaim } from "../core/arbitrate.js";
+import { indexNames, type NameLookup } from "../core/resolver-index.js";
+import { commitSource, json, list, recordOf, toDecision, type IntentRow } from "./rows.js";
+
+/**
+ * Prepared statements for the writes' hot queries, on the store transaction's
+ * own connection (store/db `tx`), so they are part of that transaction and as
+ * durable as the rest of it: cached better-sqlite3 statements on SQLite,
+ * named prepared statements on PostgreSQL. Each costs microseconds (SQLite)
+ * or one round trip (PostgreSQL) where a Prisma call costs ~0.5 ms of query
+ * compilation. The schema and its migrations stay Prisma's; the columns and
+ * encodings here are Prisma's (SQLite: DateTime as ISO text with "+00:00";
+ * PostgreSQL: timestamp(3) without time zone, in UTC).
+ */
+export const sqliteTime = (d: Date) => d.toISOString().replace("Z", "+00:00");
+const date = (v: string | Date) => new Date(v);
+const dateOrNull = (v: string | Date | null) => (v === null ? null : new Date(v));
+
+type Row = Record<string, unknown>;
+type Dialect = "sqlite" | "postgres";
+
+/** Runs one statement (`?` placeholders) on the transaction's connection. */
+export interface Exec {
+  dialect: Dialect;
+  time(d: Date): unknown;
+  get(sql: string, ...args: unknown[]): Promise<Row | undefined>;
+  all(sql: string, ...args: unknown[]): Promise<Row[]>;
+  /** The number of rows changed. */
+  run(sql: string, ...args: unknown[]): Promise<number>;
+}
+
+export function sqliteExec(conn: Database.Database): Exec {
+  const cache = new Map<string, Database.Statement>();
+  // Prisma's connection returns integers as BigInt (defaultSafeIntegers); these statements want numbers.
+  const st = (sql: string) => {
+    let s = cache.get(sql);
+    if (!s) cache.set(sql, (s = conn.prepare(sql).safeIntegers(false)));
+    return s;
+  };
+  return {
+    dialect: "sqlite",
+    time: sqliteTime,
+    get: async (sql, ...args) => st(sql).get(...args) as Row | undefined,
+    all: async (sql, ...args) => st(sql).all(...args) as Row[],
+    run: async (sql, ...args) => st(sql).run(...args).changes,
+  };
+}
+
+// timestamp(3) without time zone holds UTC (Prisma's encoding); pg would read it as local time.
+const UTC_TIMESTAMP = 1114;
+const pgTypes = {
+  getTypeParser: ((oid: number, format?: "text" | "binary") =>
+    oid === UTC_TIMESTAMP
+      ? (text: string) => new Date(`${text.replace(" ", "T")}Z`)
+      : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
+};
+const pgNames = new Map<string, { name: string; text: string }>();
+/** Named once per distinct statement: pg prepares it once per connection. */
+const pgStatement = (sql: string) => {
+  let s = pgNames.get(sql);
+  if (!s) {
+    let n = 0;
+    pgNames.set(sql, (s = { name: `cohent_${pgNames.size}`, text: sql.replace(/\?/g, () => `$${++n}`) }));
+  }
+  return s;
+};
+
+export function pgExec(client: pg.PoolClient): Exec {
+  const query = (sql: string, args: unknown[]) =>
+    client.query({ ...pgStatement(sql), values: args, types: pgTypes });
+  return {
+    dialect: "postgres",
+    time: (d) => d.toISOString(),
+    get: async (sql, ...args) => (await query(sql, args)).rows[0] as Row | undefined,
+    all: async (sql, ...args) => (await query(sql, args)).rows as Row[],
+    run: async (sql, ...args) => (await query(sql, args)).rowCount ?? 0,
+  };
+}
+
+const LAST_CP: Record<Dialect, string> = {
+  sqlite: `(SELECT json_array(k."status", k."summary", k."createdAt") FROM "Checkpoint" k WHERE k."intentId" = i."id" ORDER BY k."createdAt" DESC LIMIT 1)`,
+  postgres: `(SELECT json_build_array(k."status", k."summary", to_char(k."createdAt", 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'))::text FROM "Checkpoint" k WHERE k."intentId" = i."id" ORDER BY k."createdAt" DESC LIMIT 1)`,
+};
+const intentColumns = (
+  d: Dialect,
+) => `i."id", i."repoId", i."sessionId", i."person", i."client", i."model", i."prompt", i."promptPaths", i."record", i."state", i."lastAction",
+  i."createdAt", i."updatedAt", i."closedAt", s."key" AS "sKey", s."lastSeenAt" AS "sLastSeenAt", s."control" AS "sControl", s."controlReason" AS "sControlReason",
+  c."paths" AS "claimPaths", ${LAST_CP[d]} AS "lastCp"`;
+const INTENT_FROM = `FROM "Intent" i JOIN "Session" s ON s."id" = i."sessionId" LEFT JOIN "Claim" c ON c."intentId" = i."id"`;
+
+function toIntentRow(r: Row): IntentRow {
+  const cp = r.lastCp ? (JSON.parse(r.lastCp as string) as [string, string, string]) : null;
+  return {
+    id: r.id as string,
+    repoId: r.repoId as string,
+    sessionId: r.sessionId as string,
+    person: r.person as string,
+    client: r.client as string | null,
+    model: r.model as string | null,
+    prompt: r.prompt as string,
+    promptPaths: list(r.promptPaths as string),
+    record: recordOf(r.record as string | null),
+    state: r.state as string,
+    lastAction: r.lastAction as Action,
+    createdAt: date(r.createdAt as string),
+    updatedAt: date(r.updatedAt as string),
+    closedAt: dateOrNull(r.closedAt as string | null),
+    scope: list(r.claimPaths as string | null),
+    lastCheckpoint: cp ? { status: cp[0], summary: cp[1], at: date(cp[2]).toISOString() } : null,
+    session: {
+      key: r.sKey as string,
+      lastSeenAt: date(r.sLastSeenAt as string),
+      control: r.sControl as Control,
+      controlReason: r.sControlReason as string | null,
+    },
+  };
+}
+
+export function statements(x: Exec) {
+  const { dialect, time } = x;
+  const intentsSql = (where: string, order: string) =>
+    `SELECT ${intentColumns(dialect)} ${INTENT_FROM} WHERE ${where} ${order}`;
+  /** A list parameter: a JSON array on SQLite (json_each), an array on PostgreSQL. */
+  const inList = (column: string) =>
+    dialect === "sqlite" ? `${column} IN (SELECT "value" FROM json_each(?))` : `${column} = ANY(?::text[])`;
+  const listArg = (names: string[]) => (dialect === "sqlite" ? JSON.stringify(names) : names);
+  // SQLite: the unary `+` keeps it from walking the repository's intents (it looks up the named ids).
+  const noIndex = dialect === "sqlite" ? "+" : "";
+
+  const intentsOf = async (rows: Promise<Row[]>) => (await rows).map(toIntentRow);
+  return {
+    journal: {
+      lockRow: (repoId: string) =>
+        x.run(`UPDATE "Repository" SET "claimVersion" = "claimVersion" + 1 WHERE "id" = ?`, repoId),
+      addEvent: async (e: {
+        repoId: string;
+        intentId: string;
+        kind: string;
+        summary: string;
+        peerIds: string[];
+        at: Date;
+      }) =>
+        Number(
+          (await x.get(
+            `INSERT INTO "Event" ("repoId", "intentId", "kind", "peerIds", "summary", "createdAt") VALUES (?, ?, ?, ?, ?, ?) RETURNING "seq"`,
+            e.repoId,
+            e.intentId,
+            e.kind,
+            json(e.peerIds),
+            e.summary.slice(0, 500),
+            time(e.at),
+          ))!.seq,
+        ),
+      latestSeq: async (repoId: string) =>
+        Number((await x.get(`SELECT MAX("seq") AS "seq" FROM "Event" WHERE "repoId" = ?`, repoId))?.seq ?? 0),
+      lastDecision: async (intentId: string) => {
+        const r = await x.get(
+          `SELECT "id", "intentId", "action", "peerIds", "reason", "createdAt" FROM "Decision" WHERE "intentId" = ? ORDER BY "createdAt" DESC LIMIT 1`,
+          intentId,
+        );
+        return r
+          ? toDecision({
+              ...(r as { id: string; intentId: string; action: string; peerIds: string; reason: string }),
+              createdAt: date(r.createdAt as string),
+            })
+          : null;
+      },
+      addDecision: async (d: {
+        id: string;
+        repoId: string;
+        intentId: string;
+        action: Action;
+        peerIds: string[];
+        reason: string;
+        at: Date;
+      }) => {
+        await x.run(
+          `INSERT INTO "Decision" ("id", "repoId", "intentId", "action", "peerIds", "reason", "createdAt") VALUES (?, ?, ?, ?, ?, ?, ?)`,
+          d.id,
+          d.repoId,
+          d.intentId,
+          d.action,
+          json(d.peerIds),
+          d.reason,
+          time(d.at),
+        );
+        return toDecision({ ...d, peerIds: json(d.peerIds), createdAt: d.at });
+      },
+      addPacket: async (p: {
+        id: string;
+        repoId: string;
+        intentId: string;
+        sessionId: string;
+        kind: string;
+        action: string;
+        cursor: number;
+        chars: number;
+        tokens: number;
+        peerIds: string[];
+        at: Date;
+      }) => {
+        await x.run(
+          `INSERT INTO "Packet" ("id", "repoId", "intentId", "sessionId", "kind", "action", "cursor", "chars", "tokens", "peerIds", "createdAt") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+          p.id,
+          p.repoId,
+          p.intentId,
+          p.sessionId,
+          p.kind,
+          p.action,
+          p.cursor,
+          p.chars,
+          p.tokens,
+          json(p.peerIds),
+          time(p.at),
+        );
+      },
+    },
+    sessions: {
+      setClient: async (id: string, client: string | null, model: string | null) => {
+        await x.run(`UPDATE "Session" SET "client" = ?, "model" = ? WHERE "id" = ?`, client, model, id);
+      },
+    },
+    intents: {
+      head: async (id: string) => {
+        const r = await x.get(
+          `SELECT "id", "repoId", "sessionId", "state", "closedAt", "lastAction" FROM "Intent" WHERE "id" = ?`,
+          id,
+        );
+        return r
+          ? {
+              id: r.id as string,
+              repoId: r.repoId as string,
+              sessionId: r.sessionId as string,
+              state: r.state as string,
+              closedAt: dateOrNull(r.closedAt as string | null),
+              lastAction: r.lastAction as Action,
+            }
+          : null;
+      },
+      get: async (id: string) => {
+        const r = await x.get(intentsSql(`i."id" = ?`, ""), id);
+        return r ? toIntentRow(r) : null;
+      },
+      active: (repoId: string, cutoff: Date) =>
+        intentsOf(
+          x.all(
+            intentsSql(
+              `i."repoId" = ? AND i."closedAt" IS NULL AND s."lastSeenAt" >= ?`,
+              `ORDER BY i."createdAt" ASC, i."id" ASC`,
+            ),
+            repoId,
+            time(cutoff),
+          ),
+        ),
+      /** The resolver's candidate peers through the IntentName index: active and completed, oldest first. */
+      candidates: async (repoId: string, lookup: NameLookup, cutoff: Date) => {
+        const of = (kind: string) => listArg(lookup.active.find((k) => k.kind === kind)?.names ?? []);
+        const named = (kind: string) =>
+          `SELECT "intentId" FROM "IntentName" WHERE "repoId" = ? AND "kind" = '${kind}' AND ${inList(`"name"`)}`;
+        const active = await intentsOf(
+          x.all(
+            intentsSql(
+              `${noIndex}i."repoId" = ? AND ${noIndex}i."closedAt" IS NULL AND s."lastSeenAt" >= ? AND i."id" IN (${named("output")} UNION ${named("capability")} UNION ${named("component")})`,
+              `ORDER BY i."createdAt" ASC, i."id" ASC`,
+            ),
+            repoId,
+            time(cutoff),
+            repoId,
+            of("output"),
+            repoId,
+            of("capability"),
+            repoId,
+            of("component"),
+          ),
+        );
+        const completed = lookup.completed.length
+          ? await intentsOf(
+              x.all(
+                intentsSql(
+                  `${noIndex}i."repoId" = ? AND i."state" = 'completed' AND i."id" IN (${named("output")})`,
+                  `ORDER BY i."createdAt" ASC, i."id" ASC`,
+                ),
+                repoId,
+                repoId,
+                listArg(lookup.completed),
+              ),
+            )
+          : [];
+        return [...active, ...completed];
+      },
+      completed: (repoId: string, take: number) =>
+        intentsOf(
+          x.all(
+            intentsSql(`i."repoId" = ? AND i."state" = 'completed'`, `ORDER BY i."closedAt" DESC LIMIT ?`),
+            repoId,
+            take,
+          ),
+        ),
+      openIdsOfSession: async (sessionId: string) =>
+        (
+          await x.all(`SELECT "id" FROM "Intent" WHERE "sessionId" = ? AND "closedAt" IS NULL`, sessionId)
+        ).map((r) => r.id as string),
+      create: async (i: {
+        id: string;
+        repoId: string;
+        sessionId: string;
+        person: string;
+        client: string | null;
+        model: string | null;
+        prompt: string;
+        promptPaths: string[];
+        at: Date;
+      }) => {
+        const at = time(i.at);
+        await x.run(
+          `INSERT INTO "Intent" ("id", "repoId", "sessionId", "person", "client", "model", "prompt", "promptPaths", "createdAt", "updatedAt") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+          i.id,
+          i.repoId,
+          i.sessionId,
+          i.person,
+          i.client,
+          i.model,
+          i.prompt,
+          json(i.promptPaths),
+          at,
+          at,
+        );
+      },
+      update: async (
+        id: string,
+        change: {
+          record?: IntentRecord;
+          usage?: Usage;
+          state?: string;
+          lastAction?: string;
+          updatedAt?: Date;
+          closedAt?: Date;
+        },
+      ) => {
+        const cols: string[] = [];
+        const vals: unknown[] = [];
+        for (const [k, v] of Object.entries(change)) {
+          if (v === undefined) continue;
+          cols.push(k);
+          vals.push(k === "record" || k === "usage" ? json(v) : v instanceof Date ? time(v) : v);
+        }
+        if (!cols.length) return;
+        const changed = await x.run(
+          `UPDATE "Intent" SET ${cols.map((c) => `"${c}" = ?`).join(", ")} WHERE "id" = ?`,
+          ...vals,
+          id,
+        );
+        if (changed !== 1) throw new Error(`intent ${id} not found`);
+        if (change.record) {
+          // The resolver index follows the record, in the same transaction.
+          await x.run(`DELETE FROM "IntentName" WHERE "intentId" = ?`, id);
+          const names = indexNames(change.record);
+          if (names.length) {
+            // One statement for every name: one round trip on PostgreSQL.
+            if (dialect === "sqlite")
+              await x.run(
+                `INSERT INTO "IntentName" ("repoId", "kind", "name", "intentId") SELECT i."repoId", json_extract(n."value", '$[0]'), json_extract(n."value", '$[1]'), i."id" FROM "Intent" i, json_each(?) n WHERE i."id" = ?`,
+                JSON.stringify(names.map((n) => [n.kind, n.name])),
+                id,
+              );
+            else
+              await x.run(
+                `INSERT INTO "IntentName" ("repoId", "kind", "name", "intentId") SELECT i."repoId", n.k, n.v, i."id" FROM "Intent" i, unnest(?::text[], ?::text[]) AS n(k, v) WHERE i."id" = ?`,
+                names.map((n) => n.kind),
+                names.map((n) => n.name),
+                id,
+              );
+          }
+        }
+      },
+      addCheckpoint: async (k: {
+        id: string;
+        intentId: string;
+        status: string;
+        summary: string;
+        paths: string[] | null;
+        source: string;
+        commit?: string | null;
+        at: Date;
+      }) => {
+        await x.run(
+          `INSERT INTO "Checkpoint" ("id", "intentId", "status", "summary", "paths", "source", "createdAt") VALUES (?, ?, ?, ?, ?, ?, ?)`,
+          k.id,
+          k.intentId,
+          k.status,
+          k.summary,
+          k.paths ? json(k.paths) : null,
+          k.commit ? commitSource(k.commit) : k.source,
+          time(k.at),
+        );
+      },
+    },
+    claims: {
+      pathsOf: async (intentId: string) => {
+        const r = await x.get(`SELECT "paths" FROM "Claim" WHERE "intentId" = ?`, intentId);
+        return r ? list(r.paths as string) : null;
+      },
+      peers: async (repoId: string, exceptIntentId: string): Promise<PeerClaim[]> =>
+        (
+          await x.all(
+            `SELECT c."intentId", c."paths", i."person", i."client", i."model", i."record" FROM "Claim" c JOIN "Intent" i ON i."id" = c."intentId"
+              WHERE c."repoId" = ? AND c."intentId" <> ? ORDER BY c."updatedAt" ASC`,
+            repoId,
+            exceptIntentId,
+          )
+        ).map((r) => ({
+          intentId: r.intentId as string,
+          person: r.person as string,
+          client: r.client as string | null,
+          model: r.model as string | null,
+          objective: recordOf(r.record as string | null)?.objective ?? null,
+          paths: list(r.paths as string),
+        })),
+      expired: async (repoId: string, cutoff: Date) =>
+        (
+          await x.all(
+            `SELECT c."intentId" FROM "Claim" c JOIN "Intent" i ON i."id" = c."intentId" JOIN "Session" s ON s."id" = i."sessionId"
+              WHERE c."repoId" = ? AND s."lastSeenAt" < ?`,
+            repoId,
+            time(cutoff),
+          )
+        ).map((r) => r.intentId as string),
+      set: async (c: { intentId: string; repoId: string; paths: string[]; at: Date }) => {
+        await x.run(
+          `INSERT INTO "Claim" ("intentId", "repoId", "paths", "updatedAt") VALUES (?, ?, ?, ?)
+            ON CONFLICT ("intentId") DO UPDATE SET "paths" = excluded."paths", "updatedAt" = excluded."updatedAt"`,
+          c.intentId,
+          c.repoId,
+          json(c.paths),
+          time(c.at),
+        );
+      },
+      release: async (intentId: string) =>
+        (await x.run(`DELETE FROM "Claim" WHERE "intentId" = ?`, intentId)) > 0,
+    },
+  };
+}
+export type Statements = ReturnType<typeof statements>;

@@ -176,7 +176,9 @@ describe("refusal texts", () => {
     const reason = assess({ kind: "edit" }, implicit).reason!;
     expect(reason).toContain("Meanwhile, work on files outside src/a/x.ts.");
     expect(reason).toContain("node .cohent/cohent.mjs scope --queue src/b.ts src/a/x.ts");
-    expect(reason).toContain("node .cohent/cohent.mjs scope --wait <seconds, at most 120> src/b.ts src/a/x.ts");
+    expect(reason).toContain(
+      "node .cohent/cohent.mjs scope --wait <seconds, at most 120> src/b.ts src/a/x.ts",
+    );
     expect(reason).toContain("node .cohent/cohent.mjs request-release src/a/x.ts --note '<why>'");
     expect(reason).toMatch(/a later packet says "granted"/);
     // A path the exemption's parser would not read bare is quoted in the command to copy.

@@ -77,8 +77,8 @@ export const noticeText = (notices: readonly Notice[] | undefined): string =>
 
 /**
  * What a packet's notices change in the session's local idea of its scope:
- * a granted claim is now the scope (a queued claim replaces the previous one,
- * as any claim does); a lost claim's paths leave it, and the scope stops
+ * a granted claim is now the scope (the paths waited for and what the
+ * intent held by then); a lost claim's paths leave it, and the scope stops
  * being explicit so that the next edit of them claims again (and is refused
  * if a peer took them meanwhile).
  */

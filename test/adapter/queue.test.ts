@@ -83,7 +83,7 @@ describe("scope --queue", () => {
     expect((await cli(alice, ["scope"])).code).toBe(0);
     const pre = await write(bob, "app/auth/login.ts");
     expect(pre.denied).toBeNull();
-    // The edit elsewhere queued again for both (a grant replaces the claim): the grant keeps that work.
+    // The edit elsewhere kept the place, and the grant keeps that work: the waited paths and what Bob held.
     expect(runtime(bob).scope).toEqual(["app/auth", "lib/other.ts"]);
     const post = await write(bob, "app/auth/login.ts", "PostToolUse");
     expect(post.context).toMatch(/app\/auth/);

@@ -399,6 +399,14 @@ describe.each(DATABASE_KINDS)("the claim queue (%s)", (kind) => {
     const bo = await agent("bo");
     expect((await scope(ana, ["q9"])).status).toBe(200);
     expect((await scope(bo, ["q9"], true)).status).toBe(409);
+    const epochOf = async (a: { key: string }, who: keyof typeof tokens) => {
+      const res = await fetch(`${backend.url}/api/agent/session`, {
+        headers: { authorization: `Bearer ${tokens[who]}`, "x-cohent-session": a.key },
+      });
+      return ((await res.json()) as any).meta.session.epoch as number;
+    };
+    const anaEpoch = await epochOf(ana, "ana");
+    const boEpoch = await epochOf(bo, "bo");
     backend.advance(LEASE.leaseMs + 1_000);
     // bo keeps calling; ana does not.
     expect((await sessionRead(bo, "bo")).control).toBe("active");
@@ -407,6 +415,9 @@ describe.each(DATABASE_KINDS)("the claim queue (%s)", (kind) => {
     expect(await claimOf(bo.intentId)).toEqual(["q9"]);
     // ana comes back: told once, before anything else.
     expect((await sessionRead(ana, "ana")).notices).toBeGreaterThanOrEqual(1);
+    // The lease epoch moved for ana (her claim was freed without her asking), not for bo (granted).
+    expect(await epochOf(ana, "ana")).toBe(anaEpoch + 1);
+    expect(await epochOf(bo, "bo")).toBe(boEpoch);
     const told = await notices(ana);
     expect(told.list.find((n) => n.kind === "scope-lost")).toMatchObject({
       reason: "lease-expired",

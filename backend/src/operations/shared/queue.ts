@@ -101,8 +101,10 @@ export async function loseClaim(
   if (!paths || !(await t.claims.release(intentId))) return null;
   await t.journal.addEvent({ repoId: repo.id, intentId, kind: "scope.released", summary: loss.summary, at });
   const holder = await t.queue.party(intentId);
-  if (holder)
+  if (holder) {
     await notify(t, repo.id, holder, { kind: "scope-lost", paths, peer: loss.by, reason: loss.reason }, at);
+    await t.sessions.fence(holder.sessionId, repo.id);
+  }
   await t.releaseAsks.close(
     (await t.releaseAsks.openTo(intentId)).map((a) => a.id),
     at,

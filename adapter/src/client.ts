@@ -62,11 +62,25 @@ function remember(s: SessionFile, env: Envelope<any>): void {
     (env.ok && env.data?.control
       ? { control: env.data.control, controlReason: env.data.controlReason ?? null }
       : null);
-  if (m) s.set({ control: m.control, controlReason: m.controlReason });
-  else if (!env.ok && env.error.code === "SESSION_PAUSED")
+  if (m) {
+    s.set({ control: m.control, controlReason: m.controlReason });
+    if ("epoch" in m && typeof m.epoch === "number") fenced(s, m.epoch);
+  } else if (!env.ok && env.error.code === "SESSION_PAUSED")
     s.set({ control: "paused", controlReason: env.error.message });
   else if (!env.ok && env.error.code === "SESSION_CANCELLED")
     s.set({ control: "cancelled", controlReason: env.error.message });
+}
+
+/**
+ * The lease epoch moved: the service freed this session's claims without it
+ * asking (lease expiry, a person). Whatever it thought it held is void, so
+ * the next edit claims again, and is refused if a newer holder has the path,
+ * even when the notice that says so has not been read yet.
+ */
+function fenced(s: SessionFile, epoch: number): void {
+  const known = s.state.epoch;
+  if (known === epoch) return;
+  s.set(known === undefined ? { epoch } : { epoch, scope: [], explicitScope: false, queued: undefined });
 }
 
 const clip = (v: string, n: number) => v.slice(0, n);
@@ -77,8 +91,8 @@ export const noticeText = (notices: readonly Notice[] | undefined): string =>
 
 /**
  * What a packet's notices change in the session's local idea of its scope:
- * a granted claim is now the scope (a queued claim replaces the previous one,
- * as any claim does); a lost claim's paths leave it, and the scope stops
+ * a granted claim is now the scope (the paths waited for and what the
+ * intent held by then); a lost claim's paths leave it, and the scope stops
  * being explicit so that the next edit of them claims again (and is refused
  * if a peer took them meanwhile).
  */

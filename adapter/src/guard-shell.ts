@@ -109,14 +109,10 @@ export async function guard(
   const judged = { kind };
   const wanted = checkout && s ? autoClaim(judged, snap) : null;
   if (wanted && checkout && s) {
-    const queued = s.state.queued;
+    // While queued, this claim of work elsewhere keeps the place, and the grant keeps this work (backend core/queue).
     const env = await client.claim(checkout, s, wanted, false);
     if (env.ok) snap.scope = s.state.scope;
     else snap.claimError = env.error;
-    // A new claim leaves the queue, and a grant replaces the claim: queue again for both, so that
-    // working elsewhere meanwhile keeps the wait (at the tail) and the grant keeps this work.
-    if (env.ok && queued?.length)
-      await client.claim(checkout, s, [...new Set([...queued, ...s.state.scope])], false, true);
   }
   const verdict = assess(judged, snap);
   const reported = verdict.permission === "deny" ? reportedKind(verdict, snap) : null;

@@ -43,6 +43,8 @@ export interface SessionState {
   pending?: { packetId: string; text: string; notices?: string };
   /** The paths this session's intent waits for in the claim queue (scope --queue), until granted or left. */
   queued?: string[];
+  /** The service's lease epoch for this session as last seen (client.ts fenced). */
+  epoch?: number;
   /** When the guard last polled (ms since the epoch); between polls it only reads the kill switch. */
   polledAt?: number;
   seenAt: string;

@@ -16,6 +16,8 @@ export const SessionMeta = z.strictObject({
   control: z.enum(["active", "paused", "cancelled"]),
   controlReason: z.string().nullable(),
   leaseExpiresAt: z.string(),
+  /** The lease epoch: it moves when the session's claims were freed without it asking; drop what you thought you held. */
+  epoch: z.number().int().optional(),
 });
 
 export const Meta = z

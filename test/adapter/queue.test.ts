@@ -83,7 +83,7 @@ describe("scope --queue", () => {
     expect((await cli(alice, ["scope"])).code).toBe(0);
     const pre = await write(bob, "app/auth/login.ts");
     expect(pre.denied).toBeNull();
-    // The edit elsewhere queued again for both (a grant replaces the claim): the grant keeps that work.
+    // The edit elsewhere kept the place, and the grant keeps that work: the waited paths and what Bob held.
     expect(runtime(bob).scope).toEqual(["app/auth", "lib/other.ts"]);
     const post = await write(bob, "app/auth/login.ts", "PostToolUse");
     expect(post.context).toMatch(/app\/auth/);
@@ -268,5 +268,24 @@ describe("the hook and the claim", () => {
     const again = await write(alice, "app/feed/a.ts");
     expect(again.denied).not.toMatch(/freed without you asking/);
     expect(again.denied).toMatch(/^Cohent: edit refused/);
+  });
+
+  it("the lease epoch fences a late edit even when the lost-claim notice never arrives", async () => {
+    const alice = await agent(0, "Search rework");
+    expect((await write(alice, "app/search/a.ts")).denied).toBeNull();
+    const epochBefore = runtime(alice).epoch;
+    expect(typeof epochBefore).toBe("number");
+    fx.backend.advance(11 * 60_000);
+    const bob = await agent(1, "Search page");
+    expect((await write(bob, "app/search/a.ts")).denied).toBeNull();
+    // The notice is lost (told already): only the epoch on the kill-switch read can tell Alice.
+    await fx.backend.deps.db.prisma.notice.updateMany({
+      where: { toldAt: null },
+      data: { toldAt: new Date() },
+    });
+    const late = await write(alice, "app/search/a.ts");
+    expect(late.denied).toMatch(/^Cohent: edit refused: app\/search\/a\.ts overlaps the scope of bob/);
+    expect(runtime(alice).epoch).toBe(epochBefore + 1);
+    expect(runtime(alice).scope).not.toContain("app/search/a.ts");
   });
 });

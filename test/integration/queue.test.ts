@@ -152,15 +152,35 @@ describe.each(DATABASE_KINDS)("the claim queue (%s)", (kind) => {
     expect(grants).toBe(2);
   });
 
-  it("a waiter that claims something else, or whose intent closes, leaves the queue", async () => {
+  it("work elsewhere keeps a waiter's place and its grant keeps that work; any other claim leaves the queue", async () => {
     const ana = await agent("ana");
     const bo = await agent("bo");
+    const cy = await agent("cy");
     expect((await scope(ana, ["q3"])).status).toBe(200);
     expect((await scope(bo, ["q3/x"], true)).status).toBe(409);
+    const place = (await queued(bo.intentId))!;
+    // An edit elsewhere meanwhile (what the hook claims: everything held, plus the new target) keeps the place.
     expect((await scope(bo, ["q3-elsewhere"])).status).toBe(200);
+    expect(await queued(bo.intentId)).toMatchObject({ id: place.id, createdAt: place.createdAt });
+    // Asking again for the waited path beside that work contends for nothing new: still the same place.
+    const again = await scope(bo, ["q3/x", "q3-elsewhere"], true);
+    expect(again.body.error.details.queued.place).toBe(1);
+    expect(await queued(bo.intentId)).toMatchObject({ createdAt: place.createdAt });
+    expect((await scope(cy, ["q3/x"], true)).body.error.details.queued.place).toBe(2);
+    // The grant: the paths waited for and what Bo held by then.
+    expect((await scope(ana, [])).status).toBe(200);
+    expect(await claimOf(bo.intentId)).toEqual(["q3/x", "q3-elsewhere"]);
     expect(await queued(bo.intentId)).toBeNull();
-    expect((await scope(bo, ["q3/x"], true)).status).toBe(409);
-    // The adapter's SessionEnd: scope with no paths releases and leaves the queue.
+    expect(await queued(cy.intentId)).not.toBeNull(); // behind Bo's grant now
+    expect((await scope(cy, [])).status).toBe(200);
+
+    // A claim that drops what it held is a change of plan: it leaves the queue.
+    expect((await scope(ana, ["q5"])).status).toBe(200);
+    expect((await scope(bo, ["q5/x"], true)).status).toBe(409);
+    expect((await scope(bo, ["q5-other"])).status).toBe(200);
+    expect(await queued(bo.intentId)).toBeNull();
+    // So does one that names the waited path (refused or not), and the adapter's SessionEnd: scope with no paths.
+    expect((await scope(bo, ["q5/x"], true)).status).toBe(409);
     expect((await scope(bo, [])).status).toBe(200);
     expect(await queued(bo.intentId)).toBeNull();
     expect((await scope(ana, [])).status).toBe(200);
@@ -379,6 +399,14 @@ describe.each(DATABASE_KINDS)("the claim queue (%s)", (kind) => {
     const bo = await agent("bo");
     expect((await scope(ana, ["q9"])).status).toBe(200);
     expect((await scope(bo, ["q9"], true)).status).toBe(409);
+    const epochOf = async (a: { key: string }, who: keyof typeof tokens) => {
+      const res = await fetch(`${backend.url}/api/agent/session`, {
+        headers: { authorization: `Bearer ${tokens[who]}`, "x-cohent-session": a.key },
+      });
+      return ((await res.json()) as any).meta.session.epoch as number;
+    };
+    const anaEpoch = await epochOf(ana, "ana");
+    const boEpoch = await epochOf(bo, "bo");
     backend.advance(LEASE.leaseMs + 1_000);
     // bo keeps calling; ana does not.
     expect((await sessionRead(bo, "bo")).control).toBe("active");
@@ -387,6 +415,9 @@ describe.each(DATABASE_KINDS)("the claim queue (%s)", (kind) => {
     expect(await claimOf(bo.intentId)).toEqual(["q9"]);
     // ana comes back: told once, before anything else.
     expect((await sessionRead(ana, "ana")).notices).toBeGreaterThanOrEqual(1);
+    // The lease epoch moved for ana (her claim was freed without her asking), not for bo (granted).
+    expect(await epochOf(ana, "ana")).toBe(anaEpoch + 1);
+    expect(await epochOf(bo, "bo")).toBe(boEpoch);
     const told = await notices(ana);
     expect(told.list.find((n) => n.kind === "scope-lost")).toMatchObject({
       reason: "lease-expired",

@@ -2,6 +2,9 @@ import { describe, expect, it } from "vitest";
 import { scopeOverlap } from "@cohent/protocol";
 import type { PeerClaim } from "../../backend/src/core/arbitrate.js";
 import {
+  grantedPaths,
+  keepsPlace,
+  keepsWait,
   grantOrder,
   queuePlace,
   samePaths,
@@ -201,5 +204,42 @@ describe("the claim queue's grant order (core/queue)", () => {
   it("same paths in another order keep the place; other paths do not", () => {
     expect(samePaths(["b", "a"], ["a", "b"])).toBe(true);
     expect(samePaths(["a"], ["a", "b"])).toBe(false);
+  });
+});
+
+describe("a waiter's own claims while it waits", () => {
+  const keeps: [
+    previous: string[] | null,
+    paths: string[],
+    waiting: string[],
+    keeps: boolean,
+    why: string,
+  ][] = [
+    [null, ["lib/x.ts"], ["app/auth"], true, "first work elsewhere"],
+    [["lib/x.ts"], ["lib/x.ts", "lib/y.ts"], ["app/auth"], true, "more work elsewhere (the hook's claim)"],
+    [["lib/x.ts"], ["lib/y.ts"], ["app/auth"], false, "drops what it held: another plan"],
+    [null, ["app/auth/a.ts"], ["app/auth"], false, "names a waited path"],
+    [null, ["app"], ["app/auth/a.ts"], false, "covers a waited path"],
+    [["lib/x.ts"], [], ["app/auth"], false, "a release"],
+    [null, ["APP/Auth"], ["app/auth"], true, "case-sensitive repository: another path"],
+  ];
+  for (const [previous, paths, waiting, expected, why] of keeps)
+    it(`keepsWait: ${why}`, () => expect(keepsWait(previous, paths, waiting)).toBe(expected));
+  it("keepsWait on a case-insensitive repository", () =>
+    expect(keepsWait(null, ["APP/Auth"], ["app/auth"], { caseInsensitive: true })).toBe(false));
+
+  const places: [waited: string[], contested: string[], keeps: boolean][] = [
+    [["app/auth"], ["app/auth"], true],
+    [["app/auth", "lib/x.ts"], ["app/auth"], true],
+    [["app/auth"], ["app/auth", "app/billing"], false],
+    [["app/auth"], [], true],
+  ];
+  for (const [waited, contested, expected] of places)
+    it(`keepsPlace: waited ${waited.join(",")}, refused on ${contested.join(",") || "nothing"}`, () =>
+      expect(keepsPlace(waited, contested)).toBe(expected));
+
+  it("grantedPaths: the waited paths first, then what is held, once each", () => {
+    expect(grantedPaths(["app/auth"], ["lib/x.ts", "app/auth"])).toEqual(["app/auth", "lib/x.ts"]);
+    expect(grantedPaths(["app/auth"], null)).toEqual(["app/auth"]);
   });
 });

@@ -91,3 +91,37 @@ export function waitersOn(
 /** True when two path lists hold the same paths, in any order: a re-queue with the same paths keeps its place. */
 export const samePaths = (a: readonly string[], b: readonly string[]): boolean =>
   a.length === b.length && [...a].sort().join("\n") === [...b].sort().join("\n");
+
+/**
+ * Does a successful claim keep the intent's place in the queue? Only work
+ * done meanwhile does: a claim that keeps everything it held (it adds to its
+ * scope, as the hook's claim of a new edit target does) and names none of
+ * the paths it waits for. Any other claim (a different scope, a release,
+ * a claim of a waited path) is a change of plan and leaves the queue.
+ */
+export function keepsWait(
+  previous: readonly string[] | null,
+  paths: readonly string[],
+  waitingFor: readonly string[],
+  opts: MatchOptions = {},
+): boolean {
+  if (!paths.length) return false;
+  const now = new Set(paths);
+  if (previous && !previous.every((p) => now.has(p))) return false;
+  return scopeOverlap(paths, waitingFor, opts).length === 0;
+}
+
+/** A queued claim's grant: the paths it waited for, and what it holds by then (work done meanwhile stays its own). */
+export const grantedPaths = (waited: readonly string[], held: readonly string[] | null): string[] => [
+  ...new Set([...waited, ...(held ?? [])]),
+];
+
+/**
+ * Does a repeated queued claim keep its place? When every path it is refused
+ * on was already waited for: it may add paths it can hold, or drop some, but
+ * it contends for nothing new.
+ */
+export const keepsPlace = (waited: readonly string[], contested: readonly string[]): boolean => {
+  const before = new Set(waited);
+  return contested.every((p) => before.has(p));
+};

@@ -23,6 +23,8 @@ export interface Caller {
     control: Control;
     controlReason: string | null;
     lastSeenAt: Date;
+    /** The lease epoch (store/sessions fence). */
+    epoch: number;
   };
   /** The sub-agent this call is for (x-cohent-agent); its work is the session's, tagged where it is recorded. */
   agentId?: string | null;

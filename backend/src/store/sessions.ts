@@ -86,6 +86,11 @@ export const sessions = (c: PrismaTx, touch: Touch = () => {}) => ({
     touch(row.repoId, "control");
     return row;
   },
+  /** Raises the session's lease epoch (its claims were freed without it asking); its next call learns it. */
+  fence: async (id: string, repoId: string) => {
+    await c.session.update({ where: { id }, data: { epoch: { increment: 1 } } });
+    touch(repoId, "control");
+  },
   ofRepo: async (repoId: string) =>
     (
       await c.session.findMany({

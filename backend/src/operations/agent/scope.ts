@@ -21,7 +21,17 @@ export async function scope(deps: Deps, caller: Caller, req: ScopeRequest): Prom
     const { conflicts, replaced } = await claimPaths(t, deps, caller, intentId, paths);
     if (conflicts.length)
       return req.queue
-        ? { conflicts, queued: await queueClaim(t, caller, intentId, paths, deps.clock()) }
+        ? {
+            conflicts,
+            queued: await queueClaim(
+              t,
+              caller,
+              intentId,
+              paths,
+              [...new Set(conflicts.flatMap((c) => c.paths))],
+              deps.clock(),
+            ),
+          }
         : { conflicts };
     const packet = await issuePacket(t, deps, caller, {
       kind: "scope",

@@ -52,17 +52,19 @@ export async function authenticate(
       control: session.control,
       controlReason: session.controlReason,
       lastSeenAt: session.lastSeenAt,
+      epoch: session.epoch,
     },
   };
 }
 
 /** The session part of every response's meta: how the session reads its control commands. */
 export function sessionMeta(deps: Deps, caller: Caller) {
-  const { id, control, controlReason, lastSeenAt } = caller.session;
+  const { id, control, controlReason, lastSeenAt, epoch } = caller.session;
   return {
     id,
     control,
     controlReason,
     leaseExpiresAt: new Date(lastSeenAt.getTime() + deps.lease.leaseMs).toISOString(),
+    epoch,
   };
 }

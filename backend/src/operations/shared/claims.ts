@@ -1,6 +1,6 @@
 import { CohentError, type QueuePlace, type ScopeConflict, type ScopeRefusal } from "@cohent/protocol";
 import { arbitrate, describeConflicts } from "../../core/arbitrate.js";
-import { samePaths } from "../../core/queue.js";
+import { keepsWait, samePaths } from "../../core/queue.js";
 import { newId } from "../../ids.js";
 import type { Tx } from "../../store/index.js";
 import type { Caller, Deps } from "../deps.js";
@@ -15,12 +15,15 @@ import { freeExpired, grantQueue, settleAsks, type Refusal } from "./queue.js";
  * The claim queue rides along under the same lock: expired scopes are freed
  * (their holders told) and the queue granted before the claim is decided,
  * so a waiter gets a freed path before a newcomer does; a claim that
- * succeeds takes its intent out of the queue; one that narrows or releases
+ * succeeds takes its intent out of the queue unless it only adds work
+ * elsewhere (keepsWait); one that narrows or releases
  * settles the release requests made of it and grants the queue again.
  * A plain claim on paths free right now is granted even when an earlier
  * waiter waits for them too: the queue orders waiters, it does not reserve
  * free paths.
  */
+const matchingOf = (caller: Caller) => ({ caseInsensitive: caller.repo.caseInsensitive });
+
 export async function claimPaths(
   t: Tx,
   deps: Deps,
@@ -49,7 +52,9 @@ export async function claimPaths(
     summary: paths.length ? `claimed ${paths.join(", ")}` : "released its scope",
     at: now,
   });
-  await t.queue.leave(intentId);
+  // Work done meanwhile keeps the wait (core/queue keepsWait); any other claim leaves the queue.
+  const entry = (await t.queue.any(repoId)) ? await t.queue.of(intentId) : null;
+  if (entry && !keepsWait(previous, paths, entry.paths, matchingOf(caller))) await t.queue.leave(intentId);
   if (previous && !samePaths(previous, paths)) {
     await settleAsks(t, caller.repo, intentId, paths, now);
     await grantQueue(t, deps, caller.repo, now);

@@ -8,7 +8,7 @@ import {
 } from "@cohent/protocol";
 import type { PeerClaim } from "../../core/arbitrate.js";
 import { leaseCutoff } from "../../core/lease.js";
-import { grantOrder, queuePlace, samePaths, waitersOn } from "../../core/queue.js";
+import { grantedPaths, grantOrder, keepsPlace, queuePlace, samePaths, waitersOn } from "../../core/queue.js";
 import { renderNotice, type NoticeParts } from "../../core/render.js";
 import { newId } from "../../ids.js";
 import type { Tx } from "../../store/index.js";
@@ -101,8 +101,10 @@ export async function loseClaim(
   if (!paths || !(await t.claims.release(intentId))) return null;
   await t.journal.addEvent({ repoId: repo.id, intentId, kind: "scope.released", summary: loss.summary, at });
   const holder = await t.queue.party(intentId);
-  if (holder)
+  if (holder) {
     await notify(t, repo.id, holder, { kind: "scope-lost", paths, peer: loss.by, reason: loss.reason }, at);
+    await t.sessions.fence(holder.sessionId, repo.id);
+  }
   await t.releaseAsks.close(
     (await t.releaseAsks.openTo(intentId)).map((a) => a.id),
     at,
@@ -151,7 +153,7 @@ export async function freeExpired(t: Tx, deps: Deps, repo: RepoRef, at: Date): P
  * Walks the repository's queue after a release (core/queue grantOrder):
  * drops waiters whose lease expired, then grants, in order, each waiter
  * whose paths are all free and that overtakes no earlier waiter. A grant
- * sets the waiter's claim (replacing its previous one), takes it out of the
+ * sets the waiter's claim to those paths and what it holds by then, takes it out of the
  * queue, and tells it (`scope-granted`). Returns the granted intents.
  */
 export async function grantQueue(t: Tx, deps: Deps, repo: RepoRef, at: Date): Promise<string[]> {
@@ -164,8 +166,9 @@ export async function grantQueue(t: Tx, deps: Deps, repo: RepoRef, at: Date): Pr
   const waiters = all.filter((w) => w.party.lastSeenAt >= cutoff);
   if (!waiters.length) return [];
   const { granted } = grantOrder(await t.claims.peers(repo.id, ""), waiters, matching(repo));
-  for (const g of granted) {
-    const w = waiters.find((x) => x.id === g.id)!;
+  for (const granted1 of granted) {
+    const w = waiters.find((x) => x.id === granted1.id)!;
+    const g = { ...granted1, paths: grantedPaths(granted1.paths, await t.claims.pathsOf(granted1.intentId)) };
     await t.claims.set({ intentId: g.intentId, repoId: repo.id, paths: g.paths, at });
     await t.queue.remove(g.intentId);
     await t.journal.addEvent({
@@ -194,8 +197,9 @@ export async function grantQueue(t: Tx, deps: Deps, repo: RepoRef, at: Date): Pr
 
 /**
  * Puts a refused claim in the queue: the intent's single entry, kept in
- * place when it asks for the same paths again, else written anew at the
- * tail. A new or moved entry tells each holder it waits behind
+ * place when it asks again contending for nothing new (`contested`, the
+ * paths it is refused on, were all waited for: core/queue keepsPlace),
+ * else written anew at the tail. A new or moved entry tells each holder it waits behind
  * (`scope-waiter`). Returns where it stands.
  */
 export async function queueClaim(
@@ -203,20 +207,26 @@ export async function queueClaim(
   caller: Caller,
   intentId: string,
   paths: string[],
+  contested: string[],
   at: Date,
 ): Promise<QueuePlace> {
   const repo = caller.repo;
   const opts = matching(repo);
   const prior = await t.queue.of(intentId);
   let entry = prior;
-  if (!entry || !samePaths(entry.paths, paths)) {
+  let moved = false;
+  if (entry && !samePaths(entry.paths, paths) && keepsPlace(entry.paths, contested)) {
+    // The same contention with other paths beside it (work done meanwhile): the place stays.
+    entry = { ...entry, paths };
+    await t.queue.put({ id: entry.id, repoId: repo.id, intentId, paths, at: entry.createdAt });
+  } else if (!entry || !samePaths(entry.paths, paths)) {
     // Strictly after the tail: first come, first served, even within one millisecond.
     const tail = await t.queue.tailAt(repo.id);
     const since = tail && tail >= at ? new Date(tail.getTime() + 1) : at;
     entry = { id: newId("qw"), intentId, paths, createdAt: since };
     await t.queue.put({ id: entry.id, repoId: repo.id, intentId, paths, at: since });
+    moved = true;
   }
-  const moved = entry !== prior;
   const waiters = await t.queue.list(repo.id);
   const holders = await t.queue.holders(repo.id);
   const claims: PeerClaim[] = holders;

@@ -117,6 +117,43 @@ describe.each(DATABASE_KINDS)("the hot path's caches (%s)", (kind) => {
     expect(await stored()).toBe(third.session.lastSeenAt.getTime());
   });
 
+  it("a peer's new intent that names nothing the caller looks up takes the quick path; one that does, the full path", async () => {
+    const issued = await Promise.all(
+      ["gil", "hal", "ivy"].map((person) => issueToken(deps(adminStore), { repo: "acme/hot", person })),
+    );
+    const d = deps(serverStore);
+    const a = await authenticate(d, `Bearer ${issued[0]!.token}`, "names-a");
+    const { intentId } = await declared(d, a, "search", { objective: "search api", outputs: ["search-api"] });
+    const first = await poll(d, a, { intentId, cursor: "0" });
+    // Count the caller's transactions: the full path resolves in one, the quick path runs none.
+    const tx = serverStore.tx;
+    let full = 0;
+    serverStore.tx = ((fn: Parameters<typeof tx>[0]) => (full++, tx.call(serverStore, fn))) as typeof tx;
+    try {
+      const h = await authenticate(deps(adminStore), `Bearer ${issued[1]!.token}`, "names-h");
+      await declared(deps(adminStore), h, "billing", { objective: "billing", outputs: ["billing"] });
+      const quick = await eventually(
+        () => poll(d, a, { intentId, cursor: first.cursor }),
+        (r) => Number(r.cursor) > Number(first.cursor),
+      );
+      expect([quick.packet, full]).toEqual([null, 0]);
+
+      const i = await authenticate(deps(adminStore), `Bearer ${issued[2]!.token}`, "names-i");
+      const peer = await declared(deps(adminStore), i, "search ui", {
+        objective: "search ui",
+        dependsOn: ["Search-API"],
+      });
+      const seen = await eventually(
+        () => poll(d, a, { intentId, cursor: quick.cursor }),
+        (r) => r.packet !== null,
+      );
+      expect(seen.packet?.changes.some((c) => c.intentId === peer.intentId)).toBe(true);
+      expect(full).toBeGreaterThan(0);
+    } finally {
+      serverStore.tx = tx;
+    }
+  });
+
   it("a poll after the caller's own checkpoint takes the quick path: no packet, the cursor past it; a peer's change still reaches it", async () => {
     const { token: ta } = await issueToken(deps(adminStore), { repo: "acme/hot", person: "dee" });
     const { token: tb } = await issueToken(deps(adminStore), { repo: "acme/hot", person: "eli" });

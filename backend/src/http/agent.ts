@@ -145,7 +145,10 @@ export function agentRoutes(deps: Deps): Router {
         // unrelated write) needs no poll, except every RECHECK_MS for what only time changes: a lapsed lease.
         const moved = (await changes.cursor(caller.repo.id)) > Number(answer.cursor);
         if (!moved && !controlMoved && Date.now() - polledAt < RECHECK_MS) continue;
-        const session = await deps.store.sessions.get(caller.session.id);
+        // The session row only when its control may have moved (a hint, or the periodic recheck): 200 waiters
+        // woken by one peer's write must not each read it.
+        const recheck = Date.now() - polledAt >= RECHECK_MS;
+        const session = controlMoved || recheck ? await deps.store.sessions.get(caller.session.id) : null;
         if (
           session &&
           (session.control !== caller.session.control ||

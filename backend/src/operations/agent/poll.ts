@@ -1,6 +1,7 @@
 import { BOUNDS, type Decision, type PeerView, type PollRequest, type PollResponse } from "@cohent/protocol";
 import { leaseCutoff } from "../../core/lease.js";
 import { isRelevant, relatedPeers } from "../../core/relevance.js";
+import { indexNames, lookupOf } from "../../core/resolver-index.js";
 import { toChange } from "../../core/render.js";
 import type { Store } from "../../store/index.js";
 import type { Caller, Deps } from "../deps.js";
@@ -38,10 +39,51 @@ const KEEPS_DECISIONS = new Set([
  * (core/relevance), true of the room as of the change-log position `at`.
  * Per store, in memory; lost on restart (the next poll takes the full path).
  */
-const known = new WeakMap<
-  Store,
-  Map<string, { related: ReadonlySet<string>; stoodDown: ReadonlySet<string>; at: number }>
->();
+interface Learned {
+  related: ReadonlySet<string>;
+  stoodDown: ReadonlySet<string>;
+  /** The folded names the caller's record looks up (core/resolver-index), and the peers they reached. */
+  lookup: ReadonlySet<string>;
+  candidates: ReadonlySet<string>;
+  at: number;
+}
+const known = new WeakMap<Store, Map<string, Learned>>();
+
+/**
+ * A peer's folded names as of at least change-log position `seq`, shared by
+ * every waiter that meets the same event (one read per event, not one per
+ * waiter); null when the peer is gone.
+ */
+const peerNames = new WeakMap<Store, Map<string, Promise<ReadonlySet<string> | null>>>();
+function namesAfter(store: Store, intentId: string, seq: number): Promise<ReadonlySet<string> | null> {
+  let m = peerNames.get(store);
+  if (!m) peerNames.set(store, (m = new Map()));
+  if (m.size >= 5_000) m.clear();
+  const key = `${intentId}@${seq}`;
+  let names = m.get(key);
+  if (!names) {
+    names = store.intents
+      .get(intentId)
+      .then((r) => (r?.record ? new Set(indexNames(r.record).map((n) => n.name)) : null));
+    m.set(key, names);
+  }
+  return names;
+}
+
+/**
+ * Can a peer's new intent move the caller's decision? Only through a name
+ * the caller looks up (the resolver loads no other peer: core/resolver-index,
+ * and its property test). A peer that was no candidate at the last full poll,
+ * is not related, and whose record now names nothing the caller looks up,
+ * cannot: its event needs no resolve. Anything unknown takes the full path.
+ */
+async function reaches(store: Store, learned: Learned, peerId: string, seq: number): Promise<boolean> {
+  if (learned.candidates.has(peerId) || learned.related.has(peerId)) return true;
+  const names = await namesAfter(store, peerId, seq);
+  if (!names) return true;
+  for (const n of names) if (learned.lookup.has(n)) return true;
+  return false;
+}
 /** A decision event's summary starts with its action (shared/decide). */
 const STANDS_DOWN = /^(duplicate|handoff)\b/;
 const knownOf = (store: Store) => {
@@ -76,7 +118,13 @@ async function quiet(deps: Deps, caller: Caller, intentId: string, cursor: numbe
     const tail = await store.journal.tailAfter(repoId, Math.min(cursor, learned.at), TAIL);
     if (tail.length >= TAIL) return null;
     for (const e of tail) {
-      if (!KEEPS_DECISIONS.has(e.kind)) return null;
+      if (!KEEPS_DECISIONS.has(e.kind)) {
+        // A peer's intent declared, changed or closed, that no name of ours reaches: the common case of a busy room.
+        const declared = e.kind.startsWith("intent.") && e.intentId !== intentId;
+        if (!declared || (await reaches(store, learned, e.intentId, e.seq))) return null;
+        next = Math.max(next, e.seq);
+        continue;
+      }
       // A peer standing down, or taking its outputs back, changes who produces them (core/resolver).
       if (
         e.kind === "decision" &&
@@ -109,6 +157,8 @@ export async function poll(deps: Deps, caller: Caller, req: PollRequest): Promis
     const me = await ownIntent(t, caller, req.intentId, { open: false });
     let related = new Set<string>();
     let stoodDown = new Set<string>();
+    let lookup = new Set<string>();
+    let candidates = new Set<string>();
     let decision: Decision | null = null;
     let action = me.lastAction;
     let reason = "Changes since your cursor.";
@@ -123,10 +173,17 @@ export async function poll(deps: Deps, caller: Caller, req: PollRequest): Promis
       related = relatedPeers({ ...me, record: me.record }, d.others, d.resolution.peerIds, {
         caseInsensitive: caller.repo.caseInsensitive,
       });
+      const l = lookupOf(me.record);
+      lookup = new Set([...l.active.flatMap((k) => k.names), ...l.completed]);
+      candidates = new Set(
+        d.others
+          .filter((o) => o.record && indexNames(o.record).some((n) => lookup.has(n.name)))
+          .map((o) => o.id),
+      );
     }
     const learned = knownOf(deps.store);
     if (learned.size >= 20_000) learned.clear(); // memory, not state: start over rather than grow
-    learned.set(me.id, { related, stoodDown, at });
+    learned.set(me.id, { related, stoodDown, lookup, candidates, at });
 
     const events = await t.journal.eventsAfter(caller.repo.id, cursor, SCAN);
     const relevant = events.filter((e) => isRelevant(e, me.id, related));

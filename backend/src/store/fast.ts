@@ -4,6 +4,7 @@ import type { Action, Control, IntentRecord, Usage } from "@cohent/protocol";
 import type { PeerClaim } from "../core/arbitrate.js";
 import { indexNames, type NameLookup } from "../core/resolver-index.js";
 import { commitSource, json, list, recordOf, toDecision, type IntentRow } from "./rows.js";
+import { rawOf } from "./shell.js";
 
 /**
  * Prepared statements for the writes' hot queries, on the store transaction's
@@ -116,6 +117,22 @@ function toIntentRow(r: Row): IntentRow {
       control: r.sControl as Control,
       controlReason: r.sControlReason as string | null,
     },
+  };
+}
+
+/**
+ * Statements built by `make` on a store transaction's own connection, once per
+ * connection; null for a handle outside any transaction (Prisma answers there).
+ */
+export function onConnection<S>(make: (x: Exec) => S): (c: object) => S | null {
+  const built = new WeakMap<object, S>();
+  return (c) => {
+    const raw = rawOf(c);
+    const conn = raw?.sqlite ?? raw?.pg;
+    if (!conn) return null;
+    let s = built.get(conn);
+    if (!s) built.set(conn, (s = make(raw!.sqlite ? sqliteExec(raw!.sqlite) : pgExec(raw!.pg!))));
+    return s;
   };
 }
 

@@ -4,8 +4,7 @@ import type { Overrides, Touch } from "./index.js";
 import { journal } from "./journal.js";
 import { claims } from "./claims.js";
 import { sessions, tokens } from "./sessions.js";
-import { pgExec, sqliteExec, statements, type Statements } from "./fast.js";
-import { rawOf } from "./shell.js";
+import { onConnection, statements, type Statements } from "./fast.js";
 
 /**
  * The hot path's memory: what the agent calls read on every call, held here
@@ -52,15 +51,7 @@ export function hotOverrides(db: Db): Overrides {
     { stamp: number; tail: Awaited<ReturnType<ReturnType<typeof journal>["tailAfter"]>> }
   >();
   // Inside a store transaction: prepared statements on its own connection (store/fast).
-  const prepared = new WeakMap<object, Statements>();
-  const fast = (c: PrismaTx): Statements | null => {
-    const raw = rawOf(c);
-    const conn = raw?.sqlite ?? raw?.pg;
-    if (!conn) return null;
-    let s = prepared.get(conn);
-    if (!s) prepared.set(conn, (s = statements(raw!.sqlite ? sqliteExec(raw!.sqlite) : pgExec(raw!.pg!))));
-    return s;
-  };
+  const fast = onConnection(statements);
   const namedCache = bounded<
     string,
     { stamp: number; named: { named: string[]; oldestSeen: Date | null } }

@@ -1,9 +1,8 @@
 import type { PrismaTx } from "./db.js";
-import { pgExec, sqliteExec, type Exec } from "./fast.js";
+import { onConnection, type Exec } from "./fast.js";
 import type { Overrides } from "./index.js";
 import { queue } from "./queue.js";
 import { releaseAsks } from "./release-asks.js";
-import { rawOf } from "./shell.js";
 
 /**
  * The claim queue's checks that every claim runs (is anyone queued, leave
@@ -31,17 +30,7 @@ function statements(x: Exec) {
 export type QueueStatements = ReturnType<typeof statements>;
 
 /** The statements for a handle: inside a store transaction, on its connection; else null (Prisma answers). */
-export function queueStatements(): (c: PrismaTx) => QueueStatements | null {
-  const prepared = new WeakMap<object, QueueStatements>();
-  return (c) => {
-    const raw = rawOf(c);
-    const conn = raw?.sqlite ?? raw?.pg;
-    if (!conn) return null;
-    let s = prepared.get(conn);
-    if (!s) prepared.set(conn, (s = statements(raw!.sqlite ? sqliteExec(raw!.sqlite) : pgExec(raw!.pg!))));
-    return s;
-  };
-}
+export const queueStatements = () => onConnection(statements);
 
 export function queueOverrides(): Overrides {
   const fast = queueStatements();

@@ -262,12 +262,24 @@ function appRefusedOutsideScope(c: Ctx, r: RunResult, row: RowId, stepId: string
   );
 }
 
+/** What bob, the peer, works on: his session, prompt and intent record (objective, output, component). */
+interface PeerWork {
+  session: string;
+  prompt: string;
+  record: [objective: string, output: string, component: string];
+}
+const SHARED_HELPERS: PeerWork = {
+  session: "bob-session-1",
+  prompt: "Rework the shared helpers",
+  record: ["Rework the shared helpers", "shared-helpers", "shared"],
+};
+
 /** bob, a peer driven over HTTP, publishes an intent and claims `paths`; returns his client and intent. */
-async function peerHolds(c: Ctx, row: RowId, ...paths: string[]) {
-  const bob = agentClient(c.ws.backend.url, c.ws.bobToken, "bob-session-1");
+async function peerHolds(c: Ctx, row: RowId, paths: string[], work: PeerWork = SHARED_HELPERS) {
+  const bob = agentClient(c.ws.backend.url, c.ws.bobToken, work.session);
   const pub = await bob.post({
     type: "publish",
-    prompt: "Rework the shared helpers",
+    prompt: work.prompt,
     paths: [],
     clientName: "Claude Code",
   });
@@ -275,7 +287,7 @@ async function peerHolds(c: Ctx, row: RowId, ...paths: string[]) {
   const int = await bob.post({
     type: "intent",
     intentId,
-    intent: JSON.parse(intentRecord("Rework the shared helpers", "shared-helpers", "shared")),
+    intent: JSON.parse(intentRecord(...work.record)),
   });
   const claim = await bob.post({ type: "scope", intentId, paths });
   c.check.expect(
@@ -361,7 +373,7 @@ export const SCENARIOS: Scenario[] = [
     title: "a peer session holds src/shared; the agent's overlapping edit is blocked and the peer named",
     rows: ["peerOverlap"],
     async body(c) {
-      await peerHolds(c, "peerOverlap", "src/shared");
+      await peerHolds(c, "peerOverlap", ["src/shared"]);
       const r = await c.run([
         sh("intent", intentCmd()),
         write("overlap", "src/shared/util.ts"),
@@ -388,7 +400,7 @@ export const SCENARIOS: Scenario[] = [
       "a peer holds src/shared; the agent is refused there, queues with the command the refusal gave it (Codex: relayed from the sandbox), works elsewhere meanwhile; the peer completes and the agent's next edit there lands, the grant told to the model",
     rows: ["claimQueue"],
     async body(c) {
-      const { bob, intentId } = await peerHolds(c, "claimQueue", "src/shared");
+      const { bob, intentId } = await peerHolds(c, "claimQueue", ["src/shared"]);
       let completed: { status: number; body: unknown } | null = null;
       let refusedExisted = true;
       const r = await c.run([
@@ -850,26 +862,11 @@ SCENARIOS.push({
     "a peer's staged, unstaged and new files in the tree: the agent's sweeping git commit is refused; commit -m lands only its own file",
   rows: ["gitSweepRefused", "commitOwn"],
   async body(c) {
-    const bob = agentClient(c.ws.backend.url, c.ws.bobToken, "bob-session-git");
-    const pub = await bob.post({
-      type: "publish",
+    await peerHolds(c, "gitSweepRefused", ["docs/guide.md", "src/shared"], {
+      session: "bob-session-git",
       prompt: "Rework the guide and the shared helpers",
-      paths: [],
-      clientName: "Claude Code",
+      record: ["Rework the guide", "guide", "docs"],
     });
-    const intentId = pub.body?.data?.intentId as string;
-    const int = await bob.post({
-      type: "intent",
-      intentId,
-      intent: JSON.parse(intentRecord("Rework the guide", "guide", "docs")),
-    });
-    const claim = await bob.post({ type: "scope", intentId, paths: ["docs/guide.md", "src/shared"] });
-    c.check.expect(
-      "gitSweepRefused",
-      "peer published and claimed docs/guide.md and src/shared over HTTP",
-      pub.status === 200 && int.status === 200 && claim.status === 200,
-      JSON.stringify([pub, int, claim]).slice(0, 600),
-    );
     // Bob's work in the shared tree: a staged change with an unstaged one on top, and a new file.
     const git = (...args: string[]) =>
       spawnSync("git", args, {

@@ -70,7 +70,10 @@ export async function benchAgents(db: Db, instances: number, baseline: AgentsRes
   const token = await cohent(db, "token", "issue", "--repo", repo, "--person", "bench", "--client", "bench");
   const servers: Proc[] = [];
   try {
-    for (let i = 0; i < instances; i++) servers.push(await startCohent(db));
+    // BENCH_AGENTS_CPU_PROF=<dir>: each server writes a V8 CPU profile there (node --cpu-prof).
+    const prof = process.env.BENCH_AGENTS_CPU_PROF;
+    const flags = prof ? ["--cpu-prof", `--cpu-prof-dir=${prof}`] : [];
+    for (let i = 0; i < instances; i++) servers.push(await startCohent(db, flags));
     const r = await generate(
       servers.map((s) => s.url),
       servers.map((s) => s.pid),

@@ -8,6 +8,7 @@ import { PrismaClient as SqliteClient } from "../generated/sqlite/client.js";
 import { PrismaClient as PostgresClient } from "../generated/postgres/client.js";
 import { PgJoins, SqliteTurns, type Adapter } from "./adapters.js";
 import { CHANNEL, createChanges, type ChangeSource, type Changes } from "./changes.js";
+import { counting, pgExec, sqliteExec, type Exec } from "./fast.js";
 import { lazyPrisma, type Raw } from "./shell.js";
 
 /**
@@ -30,6 +31,11 @@ export interface Db {
    * inside of a transaction Prisma holds open on its own connection.
    */
   side: Database.Database | null;
+  /**
+   * Prepared statements outside any transaction (store/outside): on SQLite
+   * the side connection, on PostgreSQL the pool. `count`: statements run.
+   */
+  read: Exec & { readonly count: number };
   /** SQLite only: the connection Prisma's transactions run on (null before Prisma connects), for prepared statements inside them. */
   connection(): Database.Database | null;
   /**
@@ -148,6 +154,7 @@ export async function openDb(url: string): Promise<Db> {
   let side: Database.Database | null = null;
   let source: ChangeSource;
   let connection = (): Database.Database | null => null;
+  let read: Exec;
   let tx: Db["tx"];
   let end = async () => {};
   if (provider === "sqlite") {
@@ -163,16 +170,20 @@ export async function openDb(url: string): Promise<Db> {
     connection = () => (factory.connection?.open ? factory.connection : null);
     tx = sqliteTx(prisma, turns, connection);
     const s = (side = sqliteSide(file));
+    read = sqliteExec(s);
     const latest = s.prepare<[string], { seq: number | null }>(
       `SELECT MAX("seq") AS seq FROM "Event" WHERE "repoId" = ?`,
     );
     let version: unknown = null;
+    // Prepared once per connection: `pragma()` prepares a statement on every call (store/changes probes once per turn).
+    let probing: { conn: Database.Database; st: Database.Statement } | null = null;
     source = {
       latestSeq: async (repoId) => Number(latest.get(repoId)?.seq ?? 0),
       probe: () => {
         const c = factory.connection;
         if (!c?.open) return true;
-        const now = c.pragma("data_version", { simple: true });
+        if (probing?.conn !== c) probing = { conn: c, st: c.prepare("PRAGMA data_version").pluck() };
+        const now = probing.st.get();
         const changed = now !== version;
         version = now;
         return changed;
@@ -184,6 +195,7 @@ export async function openDb(url: string): Promise<Db> {
     const joins = new PgJoins();
     const client = new PostgresClient({ adapter: new JoinablePg(pool, joins) });
     prisma = client as unknown as Prisma;
+    read = pgExec(pool);
     tx = pgTx(prisma, pool, joins);
     source = pgSource(url, prisma);
     end = () => pool.end();
@@ -195,6 +207,7 @@ export async function openDb(url: string): Promise<Db> {
     prisma,
     changes,
     side,
+    read: counting(read),
     connection: () => connection(),
     tx,
     close: async () => {

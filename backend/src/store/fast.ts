@@ -21,7 +21,7 @@ const date = (v: string | Date) => new Date(v);
 const dateOrNull = (v: string | Date | null) => (v === null ? null : new Date(v));
 
 type Row = Record<string, unknown>;
-type Dialect = "sqlite" | "postgres";
+export type Dialect = "sqlite" | "postgres";
 
 /** Runs one statement (`?` placeholders) on the transaction's connection. */
 export interface Exec {
@@ -50,6 +50,21 @@ export function sqliteExec(conn: Database.Database): Exec {
   };
 }
 
+/** An Exec that counts the statements it ran: a test proves a read path runs none while nothing changed. */
+export function counting(x: Exec): Exec & { readonly count: number } {
+  let count = 0;
+  return {
+    dialect: x.dialect,
+    time: x.time,
+    get count() {
+      return count;
+    },
+    get: (sql, ...args) => (count++, x.get(sql, ...args)),
+    all: (sql, ...args) => (count++, x.all(sql, ...args)),
+    run: (sql, ...args) => (count++, x.run(sql, ...args)),
+  };
+}
+
 // timestamp(3) without time zone holds UTC (Prisma's encoding); pg would read it as local time.
 const UTC_TIMESTAMP = 1114;
 const pgTypes = {
@@ -69,7 +84,8 @@ const pgStatement = (sql: string) => {
   return s;
 };
 
-export function pgExec(client: pg.PoolClient): Exec {
+/** A transaction's client, or (outside any transaction) the pool: each statement on whichever client is free. */
+export function pgExec(client: pg.PoolClient | pg.Pool): Exec {
   const query = (sql: string, args: unknown[]) =>
     client.query({ ...pgStatement(sql), values: args, types: pgTypes });
   return {
@@ -136,14 +152,18 @@ export function onConnection<S>(make: (x: Exec) => S): (c: object) => S | null {
   };
 }
 
+/** A list parameter: a JSON array on SQLite (json_each), an array on PostgreSQL. */
+export const inListSql = (dialect: Dialect, column: string) =>
+  dialect === "sqlite" ? `${column} IN (SELECT "value" FROM json_each(?))` : `${column} = ANY(?::text[])`;
+export const listParam = (dialect: Dialect, names: string[]) =>
+  dialect === "sqlite" ? JSON.stringify(names) : names;
+
 export function statements(x: Exec) {
   const { dialect, time } = x;
   const intentsSql = (where: string, order: string) =>
     `SELECT ${intentColumns(dialect)} ${INTENT_FROM} WHERE ${where} ${order}`;
-  /** A list parameter: a JSON array on SQLite (json_each), an array on PostgreSQL. */
-  const inList = (column: string) =>
-    dialect === "sqlite" ? `${column} IN (SELECT "value" FROM json_each(?))` : `${column} = ANY(?::text[])`;
-  const listArg = (names: string[]) => (dialect === "sqlite" ? JSON.stringify(names) : names);
+  const inList = (column: string) => inListSql(dialect, column);
+  const listArg = (names: string[]) => listParam(dialect, names);
   // SQLite: the unary `+` keeps it from walking the repository's intents (it looks up the named ids).
   const noIndex = dialect === "sqlite" ? "+" : "";
 

@@ -5,6 +5,7 @@ import { journal } from "./journal.js";
 import { claims } from "./claims.js";
 import { sessions, tokens } from "./sessions.js";
 import { onConnection, statements, type Statements } from "./fast.js";
+import { outsideStatements } from "./outside.js";
 
 /**
  * The hot path's memory: what the agent calls read on every call, held here
@@ -46,12 +47,18 @@ export function hotOverrides(db: Db): Overrides {
   const tokenCache = bounded<string, { row: TokenRow; stamp: number }>();
   const sessionCache = bounded<string, { row: SessionRow; stamp: number; writtenAt: number }>();
   const ownerCache = bounded<string, { repoId: string; sessionId: string }>();
-  const tailCache = bounded<
-    string,
-    { stamp: number; tail: Awaited<ReturnType<ReturnType<typeof journal>["tailAfter"]>> }
-  >();
-  // Inside a store transaction: prepared statements on its own connection (store/fast).
+  type Tail = Awaited<ReturnType<ReturnType<typeof journal>["tailAfter"]>>;
+  /**
+   * Per repository, the change log after `from` as of one events stamp: a
+   * write wakes every long-poll of the repository at once, and they all ask
+   * for the tail after nearly the same cursor. A window answers only when
+   * complete: its read returned fewer events than it asked for.
+   */
+  const windows = bounded<string, { stamp: number; from: number; events: Promise<Tail> }>();
+  // Inside a store transaction: prepared statements on its own connection (store/fast); outside, on the read connection.
   const fast = onConnection(statements);
+  const out = outsideStatements(db.read);
+  const read = statements(db.read);
   const namedCache = bounded<
     string,
     { stamp: number; named: { named: string[]; oldestSeen: Date | null } }
@@ -107,18 +114,19 @@ export function hotOverrides(db: Db): Overrides {
             const at = s.at.getTime();
             const held = sessionCache.get(key);
             const stamp = changes.stamp(s.repoId, "control");
-            if (
-              held &&
-              held.stamp === stamp &&
-              at >= held.writtenAt &&
-              at - held.writtenAt < (s.renewEveryMs ?? 0)
-            ) {
-              return { ...held.row, lastSeenAt: s.at };
+            const due = !held || at < held.writtenAt || at - held.writtenAt >= (s.renewEveryMs ?? 0);
+            if (!due && held.stamp === stamp) return { ...held.row, lastSeenAt: s.at };
+            // Not due, but the control may have moved: read the row again, write nothing.
+            const reread = due ? null : await out.session(s.tokenId, s.key);
+            if (reread) {
+              sessionCache.set(key, { row: reread, stamp, writtenAt: held!.writtenAt });
+              return { ...reread, lastSeenAt: s.at };
             }
             const row = await base.renew(s);
             sessionCache.set(key, { row, stamp, writtenAt: at });
             return row;
           },
+          get: async (id: string) => out.sessionById(id),
         }),
       });
     },
@@ -139,10 +147,11 @@ export function hotOverrides(db: Db): Overrides {
         }),
         cached: () => ({
           ...base,
+          get: async (id: string) => read.intents.get(id),
           owner: async (id: string) => {
             const held = ownerCache.get(id);
             if (held) return held;
-            const row = await base.owner(id);
+            const row = await out.owner(id);
             if (row) ownerCache.set(id, row);
             return row;
           },
@@ -150,7 +159,7 @@ export function hotOverrides(db: Db): Overrides {
             const stamp = changes.stamp(repoId, "events");
             const held = namedCache.get(intentId);
             if (held && held.stamp === stamp) return held.named;
-            const named = await base.namedPeers(intentId, repoId);
+            const named = await out.namedPeers(intentId, repoId);
             namedCache.set(intentId, { stamp, named });
             return named;
           },
@@ -189,12 +198,25 @@ export function hotOverrides(db: Db): Overrides {
           latestSeq: (repoId: string) => changes.cursor(repoId),
           tailAfter: async (repoId: string, after: number, take: number) => {
             const stamp = changes.stamp(repoId, "events");
-            const key = `${repoId}|${after}|${take}`;
-            const held = tailCache.get(key);
-            if (held && held.stamp === stamp) return held.tail;
-            const tail = await base.tailAfter(repoId, after, take);
-            tailCache.set(key, { stamp, tail });
-            return tail;
+            const held = windows.get(repoId);
+            const past = (events: Tail) => events.filter((e) => e.seq > after).slice(0, take);
+            if (held?.stamp === stamp && after >= held.from) {
+              const events = await held.events;
+              if (events.length < take) return past(events);
+            }
+            // From where the last window started (the waiters' cursors move together), so the ones behind share it too.
+            const from = Math.min(after, held?.from ?? after);
+            const w = { stamp, from, events: out.tailAfter(repoId, from, take) };
+            // Set before the read resolves: the crowd woken with this caller reaches here in the same turn.
+            windows.set(repoId, w);
+            const events = await w.events.catch((err: unknown) => {
+              if (windows.get(repoId) === w) windows.delete(repoId);
+              throw err;
+            });
+            if (events.length < take) return past(events);
+            // Too far back for one window: the next one starts at the next caller's cursor.
+            if (windows.get(repoId) === w) windows.delete(repoId);
+            return from === after ? events : out.tailAfter(repoId, after, take);
           },
         }),
       });

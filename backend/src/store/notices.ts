@@ -1,6 +1,7 @@
 import { NoticePeer, type Notice, type NoticeKind } from "@cohent/protocol";
 import type { Db, PrismaTx } from "./db.js";
 import type { Overrides, Touch } from "./index.js";
+import { outsideStatements } from "./outside.js";
 import { queueStatements } from "./queue-fast.js";
 import { json, list } from "./rows.js";
 
@@ -124,6 +125,7 @@ export const notices = (c: PrismaTx, touch: Touch = () => {}) => ({
 export function noticeOverrides(db: Db): Overrides {
   const { changes } = db;
   const fast = queueStatements();
+  const out = outsideStatements(db.read);
   const outside = (c: PrismaTx) => c === (db.prisma as unknown);
   const held = new Map<string, { stamp: number; untold: Untold }>();
   const peek = (sessionId: string, repoId: string): Untold | null => {
@@ -152,7 +154,7 @@ export function noticeOverrides(db: Db): Overrides {
           const stamp = changes.stamp(repoId, "notices");
           const h = held.get(sessionId);
           if (h && h.stamp === stamp) return h.untold;
-          const untold = await base.untold(sessionId, repoId);
+          const untold = await out.untold(sessionId);
           if (held.size >= 20_000) held.clear(); // a cache, not a store
           held.set(sessionId, { stamp, untold });
           return untold;

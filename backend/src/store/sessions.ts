@@ -76,7 +76,9 @@ export const sessions = (c: PrismaTx, touch: Touch = () => {}) => ({
   },
   get: async (id: string) => {
     const row = await c.session.findUnique({ where: { id }, include: { repo: { select: { name: true } } } });
-    return row && { ...asSession(row), repoName: row.repo.name };
+    if (!row) return null;
+    const { repo, ...session } = row;
+    return { ...asSession(session), repoName: repo.name };
   },
   setClient: async (id: string, client: string | null, model: string | null) => {
     await c.session.update({ where: { id }, data: { client, model } });

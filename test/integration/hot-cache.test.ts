@@ -67,6 +67,8 @@ describe.each(DATABASE_KINDS)("the hot path's caches (%s)", (kind) => {
     return v;
   };
 
+  const nextTurn = () => new Promise((r) => setImmediate(r));
+
   beforeAll(async () => {
     handles = await openTwoHandles(kind);
     [serverStore, adminStore] = handles.stores;
@@ -80,7 +82,9 @@ describe.each(DATABASE_KINDS)("the hot path's caches (%s)", (kind) => {
     expect(await call()).toBe("ok");
     expect(await call()).toBe("ok"); // from memory now
     await revokeToken(deps(adminStore), tokenId);
-    if (kind === "sqlite") expect(await call()).toBe("UNAUTHENTICATED"); // data_version is probed on every read
+    // SQLite: data_version is probed at the first read of each event-loop turn.
+    await nextTurn();
+    if (kind === "sqlite") expect(await call()).toBe("UNAUTHENTICATED");
     expect(await eventually(call, (c) => c === "UNAUTHENTICATED")).toBe("UNAUTHENTICATED");
   });
 
@@ -95,6 +99,7 @@ describe.each(DATABASE_KINDS)("the hot path's caches (%s)", (kind) => {
       actor: "lead",
       reason: "hold on",
     });
+    await nextTurn();
     if (kind === "sqlite") expect((await read()).session.control).toBe("paused");
     expect((await eventually(read, (c) => c.session.control === "paused")).session).toMatchObject({
       control: "paused",

@@ -128,7 +128,7 @@ export function agentRoutes(deps: Deps): Router {
     try {
       const repo = [caller.repo.id];
       const changes = deps.store.changes;
-      const controlStamp = () => changes.stamp(caller.repo.id, "control");
+      const controlStamp = () => changes.peek(caller.repo.id, "control");
       // The stamp is taken before each read: a hint that arrives during the read is not waited for.
       let stamp = stampOf(changes, repo);
       let control = controlStamp();

@@ -28,7 +28,10 @@ export function nextChange(
   });
 }
 
-/** The stamps of `repoIds` (store/changes): taken before a read, an unchanged value after it means no hint arrived meanwhile. */
+/**
+ * The stamps of `repoIds` (store/changes): taken before a read, an unchanged value after it means no hint
+ * arrived meanwhile. Not probed: a waiter learns of another process's commit from the prober.
+ */
 export function stampOf(changes: Changes, repoIds: Iterable<string>): string {
-  return [...repoIds].map((r) => `${changes.stamp(r, "events")}.${changes.stamp(r, "control")}`).join(",");
+  return [...repoIds].map((r) => `${changes.peek(r, "events")}.${changes.peek(r, "control")}`).join(",");
 }

@@ -9,14 +9,14 @@
  *  (b) other processes: on SQLite `PRAGMA data_version` of the server's own
  *      connection (it changes when any other connection commits: the admin
  *      CLI, another `cohent serve`, this process's side connection), probed
- *      synchronously before every cached read and every PROBE_MS for waiters;
+ *      synchronously before the first cached read of each event-loop turn and every PROBE_MS for waiters;
  *      on PostgreSQL a LISTEN on CHANNEL (one NOTIFY per writing transaction
  *      per repository, sent inside the transaction so it is delivered at commit);
  *  (c) a backstop: every BACKSTOP_MS everything counts as changed.
  *
  * The bound (how long another process's write can stay invisible to a cache
- * held here): SQLite, none for reads (probed on every read), PROBE_MS to wake
- * a waiter; PostgreSQL, the NOTIFY's delivery (milliseconds), and BACKSTOP_MS
+ * held here): SQLite, for reads the current turn of the event loop (probed
+ * at the first read of each turn), PROBE_MS to wake a waiter; PostgreSQL, the NOTIFY's delivery (milliseconds), and BACKSTOP_MS
  * when a notification is lost (listener connection down).
  */
 
@@ -56,6 +56,13 @@ export interface Changes {
    * still s. Take the stamp BEFORE reading the value.
    */
   stamp(repoId: string, kind: ChangeKind): number;
+  /**
+   * The stamp without probing for other processes' commits: for waiters'
+   * bookkeeping, which the prober wakes within PROBE_MS (a woken crowd of
+   * long-polls would otherwise probe thousands of times per write).
+   * Never to validate a cached value.
+   */
+  peek(repoId: string, kind: ChangeKind): number;
   /** The repository's high-water cursor, from memory while nothing changed. */
   cursor(repoId: string): Promise<number>;
   /** Calls `fn` on every hint that may concern the repository. Returns the unsubscribe. */
@@ -101,15 +108,23 @@ export async function createChanges(
     everythingAt = ++tick;
     for (const subs of [...subscribers.values()]) notify(subs);
   };
+  // At most once per turn of the event loop: a write wakes every long-poll of the repository in one turn,
+  // and each asks several stamps; one probe answers them all (the bound for reads: one turn).
+  let probed = false;
+  const reset = () => (probed = false);
   const probe = () => {
-    if (source.probe?.()) bumpAll();
+    if (probed || !source.probe) return;
+    probed = true;
+    setImmediate(reset).unref();
+    if (source.probe()) bumpAll();
   };
 
   const changes: Changes = {
     stamp(repoId, kind) {
       probe();
-      return Math.max(everythingAt, changedAt.get(`${kind}|${repoId}`) ?? 0);
+      return changes.peek(repoId, kind);
     },
+    peek: (repoId, kind) => Math.max(everythingAt, changedAt.get(`${kind}|${repoId}`) ?? 0),
     async cursor(repoId) {
       const stamp = changes.stamp(repoId, "events");
       const held = cursors.get(repoId);

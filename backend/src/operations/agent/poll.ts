@@ -45,6 +45,8 @@ interface Learned {
   /** The folded names the caller's record looks up (core/resolver-index), and the peers they reached. */
   lookup: ReadonlySet<string>;
   candidates: ReadonlySet<string>;
+  /** The peers its decision named (a lapse of one of them can change the answer); null: ask the store. */
+  named: readonly string[] | null;
   at: number;
 }
 const known = new WeakMap<Store, Map<string, Learned>>();
@@ -112,12 +114,14 @@ async function quiet(deps: Deps, caller: Caller, intentId: string, cursor: numbe
   // Untold notices make a packet (from memory while none was written or told: store/notices).
   if ((await store.notices.untold(caller.session.id, repoId)).get(intentId)) return null;
   let next = cursor;
+  const learned = knownOf(store).get(intentId);
   if ((await store.changes.cursor(repoId)) > cursor) {
-    const learned = knownOf(store).get(intentId);
     if (!learned) return null;
     const tail = await store.journal.tailAfter(repoId, Math.min(cursor, learned.at), TAIL);
     if (tail.length >= TAIL) return null;
     for (const e of tail) {
+      // Its own decision made elsewhere (intent, context) since the last full poll: what it named may have moved.
+      if (e.kind === "decision" && e.intentId === intentId && e.seq > learned.at) return null;
       if (!KEEPS_DECISIONS.has(e.kind)) {
         // A peer's intent declared, changed or closed, that no name of ours reaches: the common case of a busy room.
         const declared = e.kind.startsWith("intent.") && e.intentId !== intentId;
@@ -135,9 +139,17 @@ async function quiet(deps: Deps, caller: Caller, intentId: string, cursor: numbe
       if (e.seq > cursor && isRelevant(e, intentId, learned.related)) return null;
       next = Math.max(next, e.seq);
     }
+    // Nothing up to here moved what the full poll learned: it holds as of here too, so the next
+    // quick path reads only what comes after (and a busy room never pushes it past TAIL).
+    const last = tail[tail.length - 1]?.seq ?? learned.at;
+    const m = knownOf(store);
+    if (last > learned.at && m.get(intentId) === learned) m.set(intentId, { ...learned, at: last });
   }
-  const { named, oldestSeen } = await store.intents.namedPeers(intentId, repoId);
-  if (named.length && oldestSeen && oldestSeen < leaseCutoff(deps.clock(), deps.lease)) return null;
+  // A lapse of a peer its decision named can change the answer; when it named none (the usual case), no read.
+  if (learned?.named?.length !== 0) {
+    const { named, oldestSeen } = await store.intents.namedPeers(intentId, repoId);
+    if (named.length && oldestSeen && oldestSeen < leaseCutoff(deps.clock(), deps.lease)) return null;
+  }
   return next;
 }
 
@@ -159,6 +171,7 @@ export async function poll(deps: Deps, caller: Caller, req: PollRequest): Promis
     let stoodDown = new Set<string>();
     let lookup = new Set<string>();
     let candidates = new Set<string>();
+    let named: string[] | null = null;
     let decision: Decision | null = null;
     let action = me.lastAction;
     let reason = "Changes since your cursor.";
@@ -166,6 +179,7 @@ export async function poll(deps: Deps, caller: Caller, req: PollRequest): Promis
     if (!me.closedAt && me.record) {
       const d = await decide(t, deps, caller, me.id, { all: true });
       ({ action, reason } = d.resolution);
+      named = d.resolution.peerIds; // recorded as the last decision when it changed, equal to it when not
       if (d.changed) ({ decision, completed } = d);
       stoodDown = new Set(
         d.others.filter((o) => o.lastAction === "duplicate" || o.lastAction === "handoff").map((o) => o.id),
@@ -183,7 +197,7 @@ export async function poll(deps: Deps, caller: Caller, req: PollRequest): Promis
     }
     const learned = knownOf(deps.store);
     if (learned.size >= 20_000) learned.clear(); // memory, not state: start over rather than grow
-    learned.set(me.id, { related, stoodDown, lookup, candidates, at });
+    learned.set(me.id, { related, stoodDown, lookup, candidates, named, at });
 
     const events = await t.journal.eventsAfter(caller.repo.id, cursor, SCAN);
     const relevant = events.filter((e) => isRelevant(e, me.id, related));

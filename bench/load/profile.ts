@@ -1,4 +1,4 @@
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
+import { copyFileSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { cannon, CONNECTIONS, ROOT, SECONDS, startCohent, type Db } from "./procs.js";
@@ -88,7 +88,8 @@ export function summarize(
 /** Runs the loads against a profiled server; returns the group and top-entry tables. */
 export async function benchProfile(db: Db): Promise<{ title: string; groups: Row[]; top: Row[] }[]> {
   const out: { title: string; groups: Row[]; top: Row[] }[] = [];
-  for (const load of ["empty poll", "checkpoint"]) {
+  const loads = process.env.BENCH_PROFILE_LOADS?.split(",") ?? ["empty poll", "checkpoint"];
+  for (const load of loads) {
     const dir = mkdtempSync(path.join(os.tmpdir(), "cohent-prof-"));
     try {
       const server = await startCohent(db, ["--cpu-prof", `--cpu-prof-dir=${dir}`]);
@@ -112,6 +113,9 @@ export async function benchProfile(db: Db): Promise<{ title: string; groups: Row
       const main = files
         .map((f) => path.join(dir, f))
         .sort((a, b) => statSync(b).size - statSync(a).size)[0]!;
+      // BENCH_PROFILE_KEEP=<dir>: keep the profile (open it in Chrome's DevTools, or any .cpuprofile viewer).
+      const keep = process.env.BENCH_PROFILE_KEEP;
+      if (keep) copyFileSync(main, path.join(keep, `${db.kind}-${load.replace(/ /g, "-")}.cpuprofile`));
       const profile = JSON.parse(readFileSync(main, "utf8")) as CpuProfile;
       const inside = window[0] >= profile.startTime && window[1] <= profile.endTime;
       const { groups, items, totalMs } = summarize(profile, inside ? window : undefined);

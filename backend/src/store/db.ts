@@ -33,7 +33,7 @@ export interface Db {
   side: Database.Database | null;
   /**
    * Prepared statements outside any transaction (store/outside): on SQLite
-   * the side connection, on PostgreSQL the pool. `count`: statements run.
+   * the side connection, on PostgreSQL a pool of its own. `count`: statements run.
    */
   read: Exec & { readonly count: number };
   /** SQLite only: the connection Prisma's transactions run on (null before Prisma connects), for prepared statements inside them. */
@@ -104,11 +104,10 @@ function sqliteSide(file: string): Database.Database {
   return side;
 }
 
-function pgSource(url: string, prisma: Prisma): ChangeSource {
+function pgSource(url: string, read: Exec): ChangeSource {
   return {
     latestSeq: async (repoId) =>
-      (await prisma.event.findFirst({ where: { repoId }, orderBy: { seq: "desc" }, select: { seq: true } }))
-        ?.seq ?? 0,
+      Number((await read.get(`SELECT MAX("seq") AS "seq" FROM "Event" WHERE "repoId" = ?`, repoId))?.seq ?? 0),
     listen: async (hint, lost) => {
       let client: pg.Client | null = null;
       let stopped = false;
@@ -195,10 +194,17 @@ export async function openDb(url: string): Promise<Db> {
     const joins = new PgJoins();
     const client = new PostgresClient({ adapter: new JoinablePg(pool, joins) });
     prisma = client as unknown as Prisma;
-    read = pgExec(pool);
+    // Reads outside a transaction get their own clients: a write waiting for a repository's row lock
+    // holds its client, and 200 agents' kill-switch reads must not queue behind those.
+    const reads = new pg.Pool({ connectionString: url, max: 10 });
+    reads.on("error", () => {});
+    read = pgExec(reads);
     tx = pgTx(prisma, pool, joins);
-    source = pgSource(url, prisma);
-    end = () => pool.end();
+    source = pgSource(url, read);
+    end = async () => {
+      await pool.end();
+      await reads.end();
+    };
   }
   const changes = await createChanges(source);
   return {

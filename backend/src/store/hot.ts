@@ -59,6 +59,16 @@ export function hotOverrides(db: Db): Overrides {
   const fast = onConnection(statements);
   const out = outsideStatements(db.read);
   const read = statements(db.read);
+  /**
+   * The renewal's write outside the operation's transaction: on PostgreSQL on the read pool (committed
+   * on its own; the transactions' clients may all be waiting for a repository's row lock), on SQLite
+   * in the one connection's turn (a write on the side connection would wait for the write lock).
+   */
+  const outsideOn = onConnection(outsideStatements);
+  const renewed = (tokenId: string, key: string, at: Date) =>
+    db.provider === "postgres"
+      ? out.renew(tokenId, key, at)
+      : db.tx(async (c) => outsideOn(c)!.renew(tokenId, key, at));
   const namedCache = bounded<
     string,
     { stamp: number; named: { named: string[]; oldestSeen: Date | null } }
@@ -95,7 +105,7 @@ export function hotOverrides(db: Db): Overrides {
             // The stamp is taken before the read; the first read cannot know the repository yet, so it is kept unstamped (-1 never matches).
             const stamp = held ? changes.stamp(held.row.repoId, "control") : -1;
             if (held && held.stamp === stamp) return held.row;
-            const row = await base.byHash(tokenHash);
+            const row = await out.token(tokenHash);
             if (row) tokenCache.set(tokenHash, { row, stamp: held?.row.repoId === row.repoId ? stamp : -1 });
             else tokenCache.delete(tokenHash);
             return row;
@@ -122,7 +132,8 @@ export function hotOverrides(db: Db): Overrides {
               sessionCache.set(key, { row: reread, stamp, writtenAt: held!.writtenAt });
               return { ...reread, lastSeenAt: s.at };
             }
-            const row = await base.renew(s);
+            // One statement, not Prisma's two; the first call of a session creates it (Prisma).
+            const row = (await renewed(s.tokenId, s.key, s.at)) ?? (await base.renew(s));
             sessionCache.set(key, { row, stamp, writtenAt: at });
             return row;
           },

@@ -15,7 +15,23 @@ import { list } from "./rows.js";
  */
 const date = (v: unknown) => new Date(v as string | Date);
 
-const SESSION_COLUMNS = `s."id", s."repoId", s."tokenId", s."key", s."client", s."model", s."control", s."controlReason", s."epoch", s."createdAt", s."lastSeenAt"`;
+const sessionColumns = (p: string) =>
+  [
+    "id",
+    "repoId",
+    "tokenId",
+    "key",
+    "client",
+    "model",
+    "control",
+    "controlReason",
+    "epoch",
+    "createdAt",
+    "lastSeenAt",
+  ]
+    .map((c) => `${p}"${c}"`)
+    .join(", ");
+const SESSION_COLUMNS = sessionColumns("s.");
 const toSession = (r: Record<string, unknown>) => ({
   id: r.id as string,
   repoId: r.repoId as string,
@@ -78,6 +94,44 @@ export function outsideStatements(x: Exec) {
           )
         ).map((r) => [r.intentId as string, Number(r.n)]),
       ),
+    /** A lease renewal: one statement, committed on its own (null: no such session yet). */
+    renew: async (tokenId: string, key: string, at: Date) => {
+      const r = await x.get(
+        `UPDATE "Session" SET "lastSeenAt" = ? WHERE "tokenId" = ? AND "key" = ? RETURNING ${sessionColumns("")}`,
+        x.time(at),
+        tokenId,
+        key,
+      );
+      return r ? toSession(r) : null;
+    },
+    /** An agent token by the hash of its secret, with its repository (store/sessions `tokens.byHash`). */
+    token: async (tokenHash: string) => {
+      const r = await x.get(
+        `SELECT t."id", t."repoId", t."person", t."client", t."tokenHash", t."createdAt", t."lastUsedAt", t."revokedAt",
+          r."name" AS "rName", r."goal" AS "rGoal", r."caseInsensitive" AS "rCaseInsensitive", r."claimVersion" AS "rClaimVersion", r."createdAt" AS "rCreatedAt"
+          FROM "AgentToken" t JOIN "Repository" r ON r."id" = t."repoId" WHERE t."tokenHash" = ?`,
+        tokenHash,
+      );
+      if (!r) return null;
+      return {
+        id: r.id as string,
+        repoId: r.repoId as string,
+        person: r.person as string,
+        client: r.client as string | null,
+        tokenHash: r.tokenHash as string,
+        createdAt: date(r.createdAt),
+        lastUsedAt: r.lastUsedAt === null ? null : date(r.lastUsedAt),
+        revokedAt: r.revokedAt === null ? null : date(r.revokedAt),
+        repo: {
+          id: r.repoId as string,
+          name: r.rName as string,
+          goal: r.rGoal as string,
+          caseInsensitive: Boolean(r.rCaseInsensitive), // SQLite stores 0 or 1
+          claimVersion: Number(r.rClaimVersion),
+          createdAt: date(r.rCreatedAt),
+        },
+      };
+    },
     session: async (tokenId: string, key: string) => {
       const r = await x.get(
         `SELECT ${SESSION_COLUMNS} FROM "Session" s WHERE s."tokenId" = ? AND s."key" = ?`,

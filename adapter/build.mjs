@@ -7,9 +7,11 @@
 // bundle's sha256 (adapter/src/code-cache.ts). Node 20 has no module compile cache of its own.
 import { build } from "esbuild";
 import { createHash } from "node:crypto";
-import { mkdirSync, readFileSync, statSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import { brotliCompressSync, constants } from "node:zlib";
 
 const here = dirname(fileURLToPath(import.meta.url));
 export const OUTFILE = join(here, "..", "dist", "adapter", "cohent.mjs");
@@ -93,6 +95,37 @@ async function adapterSource(logLevel) {
   return { source, hash: createHash("sha256").update(source).digest("hex") };
 }
 
+/**
+ * mcp-server/src/schemas.ts's generatedSchemas() (every operation's and tool's JSON Schemas), run
+ * here from a bundle of the source with zod whole: the MCP bundle's COHENT_SCHEMAS, so that file
+ * needs no JSON Schema generator. Brotli and base64: as JSON they are 70 KB (each operation's
+ * output repeats the failure envelope and the packets), compressed 3 KB.
+ */
+async function generatedSchemas(logLevel) {
+  const r = await build({
+    bundle: true,
+    platform: "node",
+    target: "node20",
+    logLevel,
+    format: "esm",
+    write: false,
+    stdin: {
+      contents: 'export { generatedSchemas } from "./schemas.ts";',
+      resolveDir: join(here, "..", "mcp-server", "src"),
+      loader: "ts",
+    },
+  });
+  const dir = mkdtempSync(join(tmpdir(), "cohent-schemas-"));
+  try {
+    const file = join(dir, "schemas.mjs");
+    writeFileSync(file, r.outputFiles[0].text);
+    const json = JSON.stringify((await import(pathToFileURL(file).href)).generatedSchemas());
+    return brotliCompressSync(json, { params: { [constants.BROTLI_PARAM_QUALITY]: 11 } }).toString("base64");
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 export async function buildAdapter({ quiet = false, outfile = OUTFILE } = {}) {
   mkdirSync(dirname(outfile), { recursive: true });
   const logLevel = quiet ? "silent" : "warning";
@@ -118,6 +151,7 @@ export async function buildAdapter({ quiet = false, outfile = OUTFILE } = {}) {
     entryPoints: [join(here, "..", "mcp-server", "src", "entry.ts")],
     outfile: mcpfile,
     plugins: [trimMcp],
+    define: { COHENT_SCHEMAS: JSON.stringify(await generatedSchemas(logLevel)) },
     banner: { js: header(MCP_FILE, "the Cohent MCP server and agent CLI, loaded by cohent.mjs on demand.") },
   });
   if (!quiet)

@@ -42,6 +42,9 @@ export function header(file, what, extra = []) {
  *   uses either (the compiler is installed only by `import "zod/compile"`); the stand-ins throw;
  * - the SDK's default JSON Schema validator (ajv): the server constructs it but uses it only to
  *   check a client's elicitation answer, and Cohent's server never elicits. The stand-in throws.
+ * - zod's JSON Schema generator (22 KB): Cohent's schemas are generated at build time
+ *   (generatedSchemas), and the SDK's own conversion (toJsonSchemaCompat) serves only McpServer's
+ *   tools, which the low-level Server does not use. See jsonSchemaStub.
  * test/mcp and the inspector test run the trimmed file.
  */
 export const trimMcp = {
@@ -66,6 +69,13 @@ export const trimMcp = {
       loader: "js",
     }));
     b.onLoad(
+      {
+        filter:
+          /[\\/]zod[\\/]v4[\\/]core[\\/](json-schema-processors|to-json-schema|json-schema-generator)\.js$/,
+      },
+      jsonSchemaStub,
+    );
+    b.onLoad(
       { filter: /[\\/]@modelcontextprotocol[\\/]sdk[\\/]dist[\\/]esm[\\/]validation[\\/]ajv-provider\.js$/ },
       () => ({
         contents:
@@ -75,6 +85,34 @@ export const trimMcp = {
     );
   },
 };
+
+/**
+ * The stand-in for one of zod's JSON Schema modules, with the real module's export names: each
+ * throws when called or constructed, save two. zod calls createStandardJSONSchemaMethod whenever
+ * a schema's `~standard` is read (Standard Schema validation), so it and createToJSONSchemaMethod
+ * return the throwing function. aggregateChecks is the real one (the module again as `?real`, of
+ * which the bundle keeps only it): zod's string, number and date schemas read their bounds
+ * through it (.minLength, .maxValue).
+ */
+async function jsonSchemaStub(args) {
+  if (args.suffix === "?real") return undefined;
+  const real = ["aggregateChecks"];
+  const names = Object.keys(await import(pathToFileURL(args.path).href));
+  const file = `./${args.path.split(/[\\/]/).pop()}?real`;
+  return {
+    contents: [
+      `const absent = function () { throw new Error("zod's JSON Schema generator is not bundled in Cohent's MCP file."); };`,
+      "const method = () => absent;",
+      ...names.map((n) =>
+        real.includes(n)
+          ? `export { ${n} } from ${JSON.stringify(file)};`
+          : `export { ${/^create\w*Method$/.test(n) ? "method" : "absent"} as ${n} };`,
+      ),
+    ].join("\n"),
+    loader: "js",
+    resolveDir: dirname(args.path),
+  };
+}
 
 const common = { bundle: true, platform: "node", target: "node20", minify: true, legalComments: "none" };
 

@@ -7,9 +7,11 @@
 // bundle's sha256 (adapter/src/code-cache.ts). Node 20 has no module compile cache of its own.
 import { build } from "esbuild";
 import { createHash } from "node:crypto";
-import { mkdirSync, readFileSync, statSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import { brotliCompressSync, constants } from "node:zlib";
 
 const here = dirname(fileURLToPath(import.meta.url));
 export const OUTFILE = join(here, "..", "dist", "adapter", "cohent.mjs");
@@ -40,6 +42,9 @@ export function header(file, what, extra = []) {
  *   uses either (the compiler is installed only by `import "zod/compile"`); the stand-ins throw;
  * - the SDK's default JSON Schema validator (ajv): the server constructs it but uses it only to
  *   check a client's elicitation answer, and Cohent's server never elicits. The stand-in throws.
+ * - zod's JSON Schema generator (22 KB): Cohent's schemas are generated at build time
+ *   (generatedSchemas), and the SDK's own conversion (toJsonSchemaCompat) serves only McpServer's
+ *   tools, which the low-level Server does not use. See jsonSchemaStub.
  * test/mcp and the inspector test run the trimmed file.
  */
 export const trimMcp = {
@@ -64,6 +69,13 @@ export const trimMcp = {
       loader: "js",
     }));
     b.onLoad(
+      {
+        filter:
+          /[\\/]zod[\\/]v4[\\/]core[\\/](json-schema-processors|to-json-schema|json-schema-generator)\.js$/,
+      },
+      jsonSchemaStub,
+    );
+    b.onLoad(
       { filter: /[\\/]@modelcontextprotocol[\\/]sdk[\\/]dist[\\/]esm[\\/]validation[\\/]ajv-provider\.js$/ },
       () => ({
         contents:
@@ -73,6 +85,34 @@ export const trimMcp = {
     );
   },
 };
+
+/**
+ * The stand-in for one of zod's JSON Schema modules, with the real module's export names: each
+ * throws when called or constructed, save two. zod calls createStandardJSONSchemaMethod whenever
+ * a schema's `~standard` is read (Standard Schema validation), so it and createToJSONSchemaMethod
+ * return the throwing function. aggregateChecks is the real one (the module again as `?real`, of
+ * which the bundle keeps only it): zod's string, number and date schemas read their bounds
+ * through it (.minLength, .maxValue).
+ */
+async function jsonSchemaStub(args) {
+  if (args.suffix === "?real") return undefined;
+  const real = ["aggregateChecks"];
+  const names = Object.keys(await import(pathToFileURL(args.path).href));
+  const file = `./${args.path.split(/[\\/]/).pop()}?real`;
+  return {
+    contents: [
+      `const absent = function () { throw new Error("zod's JSON Schema generator is not bundled in Cohent's MCP file."); };`,
+      "const method = () => absent;",
+      ...names.map((n) =>
+        real.includes(n)
+          ? `export { ${n} } from ${JSON.stringify(file)};`
+          : `export { ${/^create\w*Method$/.test(n) ? "method" : "absent"} as ${n} };`,
+      ),
+    ].join("\n"),
+    loader: "js",
+    resolveDir: dirname(args.path),
+  };
+}
 
 const common = { bundle: true, platform: "node", target: "node20", minify: true, legalComments: "none" };
 
@@ -91,6 +131,37 @@ async function adapterSource(logLevel) {
   });
   const source = `(function(require,module,__cohent_url){"use strict";${r.outputFiles[0].text}\n})`;
   return { source, hash: createHash("sha256").update(source).digest("hex") };
+}
+
+/**
+ * mcp-server/src/schemas.ts's generatedSchemas() (every operation's and tool's JSON Schemas), run
+ * here from a bundle of the source with zod whole: the MCP bundle's COHENT_SCHEMAS, so that file
+ * needs no JSON Schema generator. Brotli and base64: as JSON they are 70 KB (each operation's
+ * output repeats the failure envelope and the packets), compressed 3 KB.
+ */
+async function generatedSchemas(logLevel) {
+  const r = await build({
+    bundle: true,
+    platform: "node",
+    target: "node20",
+    logLevel,
+    format: "esm",
+    write: false,
+    stdin: {
+      contents: 'export { generatedSchemas } from "./schemas.ts";',
+      resolveDir: join(here, "..", "mcp-server", "src"),
+      loader: "ts",
+    },
+  });
+  const dir = mkdtempSync(join(tmpdir(), "cohent-schemas-"));
+  try {
+    const file = join(dir, "schemas.mjs");
+    writeFileSync(file, r.outputFiles[0].text);
+    const json = JSON.stringify((await import(pathToFileURL(file).href)).generatedSchemas());
+    return brotliCompressSync(json, { params: { [constants.BROTLI_PARAM_QUALITY]: 11 } }).toString("base64");
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 }
 
 export async function buildAdapter({ quiet = false, outfile = OUTFILE } = {}) {
@@ -118,6 +189,7 @@ export async function buildAdapter({ quiet = false, outfile = OUTFILE } = {}) {
     entryPoints: [join(here, "..", "mcp-server", "src", "entry.ts")],
     outfile: mcpfile,
     plugins: [trimMcp],
+    define: { COHENT_SCHEMAS: JSON.stringify(await generatedSchemas(logLevel)) },
     banner: { js: header(MCP_FILE, "the Cohent MCP server and agent CLI, loaded by cohent.mjs on demand.") },
   });
   if (!quiet)

@@ -1,3 +1,4 @@
+import { createRequire } from "node:module";
 import { z } from "zod";
 import { OPERATIONS, type Operation } from "@cohent/adapter/operations.js";
 import {
@@ -21,7 +22,8 @@ import {
  * operation, built from the protocol's own schemas. Strict at every level:
  * an unknown field is INVALID_INPUT. The JSON Schemas that `agent schema`
  * prints and that tools/list publishes are generated from these same
- * objects, and the transports validate with them.
+ * objects (in the MCP bundle, at build time: COHENT_SCHEMAS below), and the
+ * transports validate with them.
  */
 
 export { isOperation, OPERATIONS, type Operation } from "@cohent/adapter/operations.js";
@@ -133,14 +135,19 @@ export const RESPONSE_DATA = {
 } as const satisfies Record<Operation, z.ZodType>;
 
 export type JsonSchema = { [k: string]: unknown };
+export type OperationSchema = { version: 1; operation: Operation; input: JsonSchema; output: JsonSchema };
+export type ToolSchemas = { inputSchema: JsonSchema; outputSchema: JsonSchema };
+export type GeneratedSchemas = {
+  operations: Record<Operation, OperationSchema>;
+  tools: Record<Operation, ToolSchemas>;
+};
 
 /** The full contract of one operation: strict input, and the success or failure alternatives (draft 7). */
-export function operationSchema(op: Operation): {
-  version: 1;
-  operation: Operation;
-  input: JsonSchema;
-  output: JsonSchema;
-} {
+export function operationSchema(op: Operation): OperationSchema {
+  return typeof COHENT_SCHEMAS !== "undefined" ? built().operations[op] : generateOperationSchema(op);
+}
+
+function generateOperationSchema(op: Operation): OperationSchema {
   const output = z.union([successEnvelope(RESPONSE_DATA[op]), FailureEnvelope]);
   return {
     version: 1,
@@ -220,11 +227,42 @@ export function listingSchema<T>(node: T): T {
   return out as T;
 }
 
-export function toolSchemas(op: Operation): { inputSchema: JsonSchema; outputSchema: JsonSchema } {
+export function toolSchemas(op: Operation): ToolSchemas {
+  return typeof COHENT_SCHEMAS !== "undefined" ? built().tools[op] : generateToolSchemas(op);
+}
+
+function generateToolSchemas(op: Operation): ToolSchemas {
   return {
     inputSchema: listingSchema(
       compactSchema(z.toJSONSchema(MCP_INPUTS[op], { target: "draft-7", io: "input" }) as JsonSchema),
     ),
     outputSchema: compactSchema(z.toJSONSchema(McpOutput, { target: "draft-7", io: "output" }) as JsonSchema),
   };
+}
+
+/**
+ * In the MCP bundle, generatedSchemas()'s result as adapter/build.mjs computed
+ * it at build time (JSON, brotli, base64: 70 KB of JSON, 3 KB in the file), so
+ * the bundle needs no JSON Schema generator (trimMcp leaves zod's out). Where
+ * it is defined, the conditionals above fold and the generating code drops
+ * out of the bundle. Undefined when the source runs as is (tsx, tests): then
+ * the schemas are generated on each call.
+ */
+declare const COHENT_SCHEMAS: string;
+
+let prebuilt: GeneratedSchemas | undefined;
+/** COHENT_SCHEMAS, decoded on first use; node:zlib loads only then (a static import would be paid by every `agent` call). */
+function built(): GeneratedSchemas {
+  if (!prebuilt) {
+    const zlib = createRequire(import.meta.url)("node:zlib") as typeof import("node:zlib");
+    prebuilt = JSON.parse(zlib.brotliDecompressSync(Buffer.from(COHENT_SCHEMAS, "base64")).toString());
+  }
+  return prebuilt!;
+}
+
+/** Every operation's and tool's schemas: what adapter/build.mjs precomputes for the MCP bundle. */
+export function generatedSchemas(): GeneratedSchemas {
+  const each = <T>(f: (op: Operation) => T) =>
+    Object.fromEntries(OPERATIONS.map((op) => [op, f(op)])) as Record<Operation, T>;
+  return { operations: each(operationSchema), tools: each(toolSchemas) };
 }

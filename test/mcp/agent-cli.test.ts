@@ -1,6 +1,7 @@
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { operationSchema, type Operation } from "../../mcp-server/src/schemas.js";
 import type { TestBackend } from "../helpers/backend.js";
 import {
   git,
@@ -28,10 +29,12 @@ const agent = (args: string[], opts: Parameters<typeof runAdapter>[2] = {}) =>
   });
 
 describe("agent CLI", () => {
-  it("prints each operation's full schemas without a server", async () => {
+  it("prints each operation's full schemas without a server, exactly as the source generates them", async () => {
     for (const op of TOOL_NAMES) {
       const r = await runAdapter(repo, ["agent", "schema", "--task", op]);
       expect(r.code).toBe(0);
+      // The bundle carries them as adapter/build.mjs generated them; the source generates them here.
+      expect(r.stdout).toBe(JSON.stringify(operationSchema(op as Operation)) + "\n");
       const s = oneJson(r.stdout);
       expect(s).toMatchObject({
         version: 1,

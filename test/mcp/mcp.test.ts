@@ -2,6 +2,7 @@ import { readFileSync, writeFileSync, mkdirSync } from "node:fs";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { toolSchemas, type Operation } from "../../mcp-server/src/schemas.js";
 import type { TestBackend } from "../helpers/backend.js";
 import { claude, hook } from "../adapter/helpers.js";
 import { connect, git, hangingService, makeRepo, startFixture, TOOL_NAMES, type Repo } from "./helpers.js";
@@ -36,6 +37,10 @@ describe("MCP server", () => {
         expect(t.outputSchema?.required).toEqual(["version", "ok", "operation", "warnings", "meta"]);
         expect(t.annotations?.openWorldHint).toBe(true);
         expect(t.annotations?.destructiveHint ?? false).toBe(false);
+        // Generated at build time into the bundle; the same as the source generates here.
+        expect({ inputSchema: t.inputSchema, outputSchema: t.outputSchema }).toEqual(
+          toolSchemas(t.name as Operation),
+        );
       }
       const ctx = list.tools.find((t) => t.name === "context")!;
       expect(ctx.annotations).toMatchObject({ readOnlyHint: true, idempotentHint: true });

@@ -112,4 +112,48 @@ describe("the hook path stays lean", () => {
       expect(mcpFile).toContain(marker);
     }
   });
+
+  it("the second file carries Cohent's schemas generated at build time, not zod's JSON Schema generator", async () => {
+    const { builtAdapter } = await import("../adapter/helpers.js");
+    const { MCP_FILE, trimMcp } = await import("../../adapter/build.mjs");
+    const mcpFile = readFileSync(path.join(path.dirname(await builtAdapter()), MCP_FILE), "utf8");
+    // The generator writes these; the precomputed schemas in the file are compressed.
+    expect(mcpFile).not.toContain("json-schema.org");
+    expect(mcpFile).not.toContain("draft-2020-12");
+    // zod trimmed the same way still builds schemas, validates and reads their bounds; only generating throws.
+    const { build } = await import("esbuild");
+    const r = await build({
+      bundle: true,
+      platform: "node",
+      format: "esm",
+      write: false,
+      logLevel: "silent",
+      plugins: [trimMcp],
+      stdin: {
+        resolveDir: path.join(import.meta.dirname, "..", "..", "mcp-server", "src"),
+        contents: `import { z } from "zod";
+          const s = z.string().min(2).max(5), n = z.number().int().max(3);
+          const attempt = (f) => { try { f(); return "generated"; } catch (e) { return e.message; } };
+          export default {
+            parsed: [s.safeParse("abc").success, s.safeParse("a").success, n.safeParse(4).success],
+            bounds: [s.minLength, s.maxLength, n.maxValue, n.isInt],
+            standard: typeof s["~standard"].validate,
+            generate: [
+              () => z.toJSONSchema(s),
+              () => s.toJSONSchema(),
+              () => s["~standard"].jsonSchema.input({ target: "draft-07" }),
+              () => new z.core.JSONSchemaGenerator(),
+            ].map(attempt),
+          };`,
+      },
+    });
+    const trimmed = (await import(`data:text/javascript,${encodeURIComponent(r.outputFiles[0]!.text)}`))
+      .default;
+    expect(trimmed).toEqual({
+      parsed: [true, false, false],
+      bounds: [2, 5, 3, true],
+      standard: "function",
+      generate: Array(4).fill("zod's JSON Schema generator is not bundled in Cohent's MCP file."),
+    });
+  });
 });

@@ -107,7 +107,9 @@ function sqliteSide(file: string): Database.Database {
 function pgSource(url: string, read: Exec): ChangeSource {
   return {
     latestSeq: async (repoId) =>
-      Number((await read.get(`SELECT MAX("seq") AS "seq" FROM "Event" WHERE "repoId" = ?`, repoId))?.seq ?? 0),
+      Number(
+        (await read.get(`SELECT MAX("seq") AS "seq" FROM "Event" WHERE "repoId" = ?`, repoId))?.seq ?? 0,
+      ),
     listen: async (hint, lost) => {
       let client: pg.Client | null = null;
       let stopped = false;

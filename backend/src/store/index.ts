@@ -1,6 +1,8 @@
+import { batcher } from "./batch.js";
 import { encodeHint, CHANNEL, type ChangeKind, type Changes } from "./changes.js";
 import { claims } from "./claims.js";
 import { openDb, type Db, type PrismaTx, type Provider } from "./db.js";
+import type { Raw } from "./shell.js";
 import { hotOverrides } from "./hot.js";
 import { intents } from "./intents.js";
 import { journal } from "./journal.js";
@@ -48,8 +50,12 @@ export interface Store extends Tx {
   provider: Provider;
   /** Change hints and the high-water cursor of each repository. */
   changes: Changes;
-  /** Runs `fn` as one transaction. Every operation that writes is one. */
-  tx<T>(fn: (t: Tx) => Promise<T>): Promise<T>;
+  /**
+   * Runs `fn` as one transaction. Every operation that writes is one. With
+   * `batch` (a repository's id), it may share its transaction with other
+   * writes to that repository, in a savepoint of its own (store/batch).
+   */
+  tx<T>(fn: (t: Tx) => Promise<T>, opts?: { batch?: string }): Promise<T>;
   /** One round trip to the database, for readiness: throws when it cannot be reached. */
   ping(): Promise<void>;
 }
@@ -74,6 +80,7 @@ export function createStore(db: Db, overrides: Overrides = {}): Store {
   } as Record<string, (c: PrismaTx, touch: Touch) => unknown>;
   const bind = (c: PrismaTx, touch: Touch) =>
     Object.fromEntries(Object.entries(factories).map(([k, make]) => [k, make(c, touch)])) as Tx;
+  const batches = batcher(db);
   // Outside a transaction each statement commits on its own.
   const direct: Touch = (repoId, kind) => db.changes.committed(repoId, [kind]);
   return {
@@ -83,15 +90,15 @@ export function createStore(db: Db, overrides: Overrides = {}): Store {
     ping: async () => {
       await db.prisma.$queryRawUnsafe("SELECT 1");
     },
-    tx: async (fn) => {
+    tx: async (fn, opts) => {
       const touched = new Map<string, Set<ChangeKind>>();
       const touch: Touch = (repoId, kind) => {
         const kinds = touched.get(repoId) ?? new Set();
         touched.set(repoId, kinds.add(kind));
       };
-      const result = await db.tx(async (c, raw) => {
+      const body = async (c: PrismaTx, raw: Raw) => {
         const out = await fn(bind(c, touch));
-        // PostgreSQL: the hints go out at commit, to the other instances.
+        // PostgreSQL: the hints go out at commit, to the other instances (a rolled-back savepoint's never do).
         const hints = [...touched].map(([repoId, kinds]) => encodeHint(repoId, kinds));
         if (raw.pg && hints.length)
           await raw.pg.query({
@@ -100,7 +107,8 @@ export function createStore(db: Db, overrides: Overrides = {}): Store {
             values: [hints],
           });
         return out;
-      });
+      };
+      const result = opts?.batch ? await batches.run(opts.batch, body) : await db.tx(body);
       for (const [repoId, kinds] of touched) db.changes.committed(repoId, kinds);
       return result;
     },

@@ -1,0 +1,77 @@
+import type { Db, PrismaTx } from "./db.js";
+import type { Raw } from "./shell.js";
+
+/**
+ * Group commit: writes to one repository that arrive while one of its
+ * transactions runs wait for it, then run together as one transaction, each
+ * in a savepoint of its own. Each still commits or fails alone (a failure
+ * rolls back to its savepoint, and its caller gets the error); all answer
+ * after the one COMMIT, so an acknowledged write is as durable as before.
+ *
+ * Why: every write takes the repository's lock (store/journal `lock`: it
+ * orders claims and the change log), and on PostgreSQL holds it through the
+ * commit's WAL flush, so one repository's writes went one flush at a time.
+ * A batch pays one BEGIN, one lock wait and one flush for all of them.
+ */
+const MAX_BATCH = 16;
+
+interface Member {
+  fn: (c: PrismaTx, raw: Raw) => Promise<unknown>;
+  done: (outcome: { ok: true; value: unknown } | { ok: false; error: unknown }) => void;
+}
+
+const savepoint = async (raw: Raw, sql: string) => {
+  if (raw.sqlite) raw.sqlite.exec(sql);
+  else await raw.pg!.query(sql);
+};
+
+export function batcher(db: Db) {
+  const queues = new Map<string, Member[]>();
+
+  async function drain(key: string, queue: Member[]) {
+    while (queue.length) {
+      const batch = queue.splice(0, MAX_BATCH);
+      const outcomes: Parameters<Member["done"]>[0][] = [];
+      try {
+        await db.tx(async (c, raw) => {
+          for (const m of batch) {
+            await savepoint(raw, "SAVEPOINT cohent_member");
+            try {
+              const value = await m.fn(c, raw);
+              await savepoint(raw, "RELEASE SAVEPOINT cohent_member");
+              outcomes.push({ ok: true, value });
+            } catch (error) {
+              // Its own work undone; the batch goes on (a failure to roll back fails the whole batch).
+              await savepoint(raw, "ROLLBACK TO SAVEPOINT cohent_member");
+              await savepoint(raw, "RELEASE SAVEPOINT cohent_member");
+              outcomes.push({ ok: false, error });
+            }
+          }
+        });
+      } catch (error) {
+        // Nothing committed: every member fails with the batch's error.
+        for (const m of batch) m.done({ ok: false, error });
+        continue;
+      }
+      batch.forEach((m, i) => m.done(outcomes[i]!));
+    }
+    queues.delete(key);
+  }
+
+  return {
+    /** Runs `fn` as its own savepoint in the next transaction of `key`'s batch. */
+    run<T>(key: string, fn: (c: PrismaTx, raw: Raw) => Promise<T>): Promise<T> {
+      return new Promise<T>((resolve, reject) => {
+        const member: Member = {
+          fn,
+          done: (o) => (o.ok ? resolve(o.value as T) : reject(o.error)),
+        };
+        const queue = queues.get(key);
+        if (queue) return void queue.push(member);
+        const fresh = [member];
+        queues.set(key, fresh);
+        void drain(key, fresh);
+      });
+    },
+  };
+}

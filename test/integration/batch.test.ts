@@ -1,0 +1,120 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createStore, migrate, openDb, type Db, type Store } from "@cohent/backend";
+import { freshDatabaseUrl } from "../helpers/backend.js";
+import { DATABASE_KINDS } from "../helpers/kinds.js";
+import { batcher } from "../../backend/src/store/batch.js";
+import type { Raw } from "../../backend/src/store/shell.js";
+
+/**
+ * Group commit (store/batch): writes to one repository that meet share one
+ * transaction, each in its own savepoint. Each still stands or falls alone,
+ * and every one answers only after the shared COMMIT.
+ */
+describe.each(DATABASE_KINDS)("batched writes (%s)", (kind) => {
+  let db: Db;
+  let store: Store;
+  let drop: () => Promise<void>;
+  let transactions = 0;
+  const repoId = "rep_batch";
+
+  beforeAll(async () => {
+    const fresh = await freshDatabaseUrl(kind);
+    drop = fresh.drop;
+    await migrate(fresh.url);
+    db = await openDb(fresh.url);
+    const tx = db.tx.bind(db);
+    db.tx = (fn) => (transactions++, tx(fn)); // counts the real transactions the store opens
+    store = createStore(db);
+    await db.prisma.repository.create({ data: { id: repoId, name: "acme/batch", createdAt: new Date() } });
+    await db.prisma.agentToken.create({
+      data: { id: "tok_b", repoId, person: "ana", client: null, tokenHash: "h", createdAt: new Date() },
+    });
+    await db.prisma.session.create({
+      data: {
+        id: "ses_b",
+        repoId,
+        tokenId: "tok_b",
+        key: "k",
+        createdAt: new Date(),
+        lastSeenAt: new Date(),
+      },
+    });
+  });
+  afterAll(async () => {
+    await db?.close();
+    await drop?.();
+  });
+
+  const write = (i: number, fail: boolean, batch: boolean) =>
+    store.tx(
+      async (t) => {
+        await t.journal.lock(repoId);
+        await t.journal.addEvent({
+          repoId,
+          intentId: `int_${i}`,
+          kind: "checkpoint",
+          summary: `w${i}`,
+          at: new Date(),
+        });
+        if (fail) throw new Error(`member ${i} fails`);
+        return i;
+      },
+      batch ? { batch: repoId } : undefined,
+    );
+  const summaries = async () =>
+    (await db.prisma.event.findMany({ where: { repoId }, orderBy: { seq: "asc" } })).map((e) => e.summary);
+
+  it("twelve writes that meet share transactions; the one that fails leaves nothing, the others all land", async () => {
+    transactions = 0;
+    const outcomes = await Promise.allSettled(Array.from({ length: 12 }, (_, i) => write(i, i === 5, true)));
+    expect(outcomes.map((o) => o.status)).toEqual(
+      Array.from({ length: 12 }, (_, i) => (i === 5 ? "rejected" : "fulfilled")),
+    );
+    expect((outcomes[5] as PromiseRejectedResult).reason.message).toBe("member 5 fails");
+    expect(outcomes.flatMap((o) => (o.status === "fulfilled" ? [o.value] : []))).toEqual([
+      0, 1, 2, 3, 4, 6, 7, 8, 9, 10, 11,
+    ]);
+    // The first runs alone; the eleven that arrived meanwhile run as one batch.
+    expect(transactions).toBe(2);
+    expect(await summaries()).toEqual(["w0", "w1", "w2", "w3", "w4", "w6", "w7", "w8", "w9", "w10", "w11"]);
+  });
+
+  it("without a batch key each write is a transaction of its own", async () => {
+    transactions = 0;
+    await Promise.all(Array.from({ length: 5 }, (_, i) => write(100 + i, false, false)));
+    expect(transactions).toBe(5);
+  });
+
+  it("a batch whose COMMIT fails fails every member, and none of them lands", async () => {
+    // A constraint checked only at COMMIT (SQLite: a deferred foreign key, no parent 3;
+    // PostgreSQL: a deferred unique key, 2 twice): each member's own statements succeed.
+    const ddl =
+      kind === "sqlite"
+        ? [
+            `CREATE TABLE "BatchParent" ("id" INTEGER PRIMARY KEY)`,
+            `INSERT INTO "BatchParent" ("id") VALUES (1)`,
+            `CREATE TABLE "BatchChild" ("p" INTEGER REFERENCES "BatchParent"("id") DEFERRABLE INITIALLY DEFERRED)`,
+          ]
+        : [`CREATE TABLE "BatchChild" ("p" INTEGER UNIQUE DEFERRABLE INITIALLY DEFERRED)`];
+    for (const sql of ddl) await db.prisma.$executeRawUnsafe(sql);
+    const insert = async (raw: Raw, p: number) => {
+      if (raw.sqlite) raw.sqlite.prepare(`INSERT INTO "BatchChild" ("p") VALUES (?)`).run(p);
+      else await raw.pg!.query(`INSERT INTO "BatchChild" ("p") VALUES ($1)`, [p]);
+    };
+    const batches = batcher(db);
+    transactions = 0;
+    const first = batches.run("k", async (_c, raw) => insert(raw, 1)); // alone
+    const together = [
+      batches.run("k", async (_c, raw) => insert(raw, kind === "sqlite" ? 1 : 2)),
+      batches.run("k", async (_c, raw) => insert(raw, kind === "sqlite" ? 3 : 2)),
+    ];
+    const settled = Promise.allSettled(together); // attached now: they may fail while `first` is awaited
+    await first;
+    expect((await settled).map((o) => o.status)).toEqual(["rejected", "rejected"]);
+    expect(transactions).toBe(2);
+    const rows = (await db.prisma.$queryRawUnsafe<{ p: number }[]>(`SELECT "p" FROM "BatchChild"`)).map((r) =>
+      Number(r.p),
+    );
+    expect(rows).toEqual([1]);
+  });
+});

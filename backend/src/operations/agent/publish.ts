@@ -18,51 +18,54 @@ export async function publish(deps: Deps, caller: Caller, req: PublishRequest): 
   const promptPaths = normalizeRepoPaths(req.paths);
   const now = deps.clock();
   const { repo, session } = caller;
-  return deps.store.tx(async (t) => {
-    await t.journal.lock(repo.id);
-    for (const id of await t.intents.openIdsOfSession(session.id))
-      await closeIntent(t, deps, caller, id, "superseded", "superseded by a new prompt");
+  return deps.store.tx(
+    async (t) => {
+      await t.journal.lock(repo.id);
+      for (const id of await t.intents.openIdsOfSession(session.id))
+        await closeIntent(t, deps, caller, id, "superseded", "superseded by a new prompt");
 
-    const client = req.clientName ?? session.client ?? caller.token.client;
-    const model = req.model ?? session.model;
-    if (client !== session.client || model !== session.model)
-      await t.sessions.setClient(session.id, client, model);
-    const id = newId("wki");
-    await t.intents.create({
-      id,
-      repoId: repo.id,
-      sessionId: session.id,
-      person: caller.token.person,
-      client,
-      model,
-      prompt: req.prompt,
-      promptPaths,
-      at: now,
-    });
-    await t.journal.addEvent({
-      repoId: repo.id,
-      intentId: id,
-      kind: "intent.published",
-      summary: `${caller.token.person} published a prompt`,
-      at: now,
-    });
+      const client = req.clientName ?? session.client ?? caller.token.client;
+      const model = req.model ?? session.model;
+      if (client !== session.client || model !== session.model)
+        await t.sessions.setClient(session.id, client, model);
+      const id = newId("wki");
+      await t.intents.create({
+        id,
+        repoId: repo.id,
+        sessionId: session.id,
+        person: caller.token.person,
+        client,
+        model,
+        prompt: req.prompt,
+        promptPaths,
+        at: now,
+      });
+      await t.journal.addEvent({
+        repoId: repo.id,
+        intentId: id,
+        kind: "intent.published",
+        summary: `${caller.token.person} published a prompt`,
+        at: now,
+      });
 
-    const peers = (await t.intents.active(repo.id, leaseCutoff(now, deps.lease)))
-      .filter((i) => i.id !== id)
-      .sort((a, b) => b.updatedAt.getTime() - a.updatedAt.getTime())
-      .slice(0, BOUNDS.packetPeers)
-      .map((i) => toPeerView(i, deps));
-    const packet = await issuePacket(t, deps, caller, {
-      kind: "plan",
-      intentId: id,
-      action: "plan",
-      reason: "Prompt published.",
-      goal: repo.goal || null,
-      peers,
-      decisions: [],
-      changes: [],
-      instruction: PUBLISH_INSTRUCTION,
-    });
-    return { intentId: id, action: "plan", packet };
-  });
+      const peers = (await t.intents.active(repo.id, leaseCutoff(now, deps.lease)))
+        .filter((i) => i.id !== id)
+        .sort((a, b) => b.updatedAt.getTime() - a.updatedAt.getTime())
+        .slice(0, BOUNDS.packetPeers)
+        .map((i) => toPeerView(i, deps));
+      const packet = await issuePacket(t, deps, caller, {
+        kind: "plan",
+        intentId: id,
+        action: "plan",
+        reason: "Prompt published.",
+        goal: repo.goal || null,
+        peers,
+        decisions: [],
+        changes: [],
+        instruction: PUBLISH_INSTRUCTION,
+      });
+      return { intentId: id, action: "plan", packet };
+    },
+    { batch: caller.repo.id },
+  );
 }

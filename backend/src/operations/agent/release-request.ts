@@ -71,62 +71,65 @@ export async function releaseRequest(
   const note = releaseNote(req.note);
   const repo = caller.repo;
   const opts = { caseInsensitive: repo.caseInsensitive };
-  return deps.store.tx(async (t) => {
-    await ownHead(t, caller, intentId);
-    await t.journal.lock(repo.id);
-    const now = deps.clock();
-    if (await freeExpired(t, deps, repo, now)) await grantQueue(t, deps, repo, now);
-    const holders = (await t.queue.holders(repo.id)).filter((h) => h.intentId !== intentId);
-    const conflicts = arbitrate(paths, holders, opts);
-    if (!conflicts.length)
-      throw new CohentError("NOT_HELD", `No peer holds any of ${paths.join(", ")}.`, { paths });
-    const from = noticePeer({
-      intentId,
-      person: caller.token.person,
-      client: caller.session.client ?? caller.token.client,
-      model: caller.session.model,
-    });
-    for (const c of conflicts) {
-      const holder = holders.find((h) => h.intentId === c.intentId)!;
-      await t.releaseAsks.add({
-        id: newId("rra"),
+  return deps.store.tx(
+    async (t) => {
+      await ownHead(t, caller, intentId);
+      await t.journal.lock(repo.id);
+      const now = deps.clock();
+      if (await freeExpired(t, deps, repo, now)) await grantQueue(t, deps, repo, now);
+      const holders = (await t.queue.holders(repo.id)).filter((h) => h.intentId !== intentId);
+      const conflicts = arbitrate(paths, holders, opts);
+      if (!conflicts.length)
+        throw new CohentError("NOT_HELD", `No peer holds any of ${paths.join(", ")}.`, { paths });
+      const from = noticePeer({
+        intentId,
+        person: caller.token.person,
+        client: caller.session.client ?? caller.token.client,
+        model: caller.session.model,
+      });
+      for (const c of conflicts) {
+        const holder = holders.find((h) => h.intentId === c.intentId)!;
+        await t.releaseAsks.add({
+          id: newId("rra"),
+          repoId: repo.id,
+          fromIntentId: intentId,
+          toIntentId: holder.intentId,
+          paths: c.paths,
+          note,
+          at: now,
+        });
+        await notify(
+          t,
+          repo.id,
+          holder,
+          {
+            kind: "release-requested",
+            paths: c.paths,
+            peer: from,
+            note: note || null,
+            keep: holder.paths.filter((p) => scopeOverlap([p], paths, opts).length === 0),
+          },
+          now,
+        );
+      }
+      await t.journal.addEvent({
         repoId: repo.id,
-        fromIntentId: intentId,
-        toIntentId: holder.intentId,
-        paths: c.paths,
-        note,
+        intentId,
+        kind: "release.requested",
+        summary: `asked ${conflicts.map((c) => c.intentId).join(", ")} to release ${paths.join(", ")}`,
         at: now,
       });
-      await notify(
-        t,
-        repo.id,
-        holder,
-        {
-          kind: "release-requested",
+      return {
+        intentId,
+        asked: conflicts.map((c) => ({
+          intentId: c.intentId,
+          person: c.person,
+          client: c.client,
+          model: c.model,
           paths: c.paths,
-          peer: from,
-          note: note || null,
-          keep: holder.paths.filter((p) => scopeOverlap([p], paths, opts).length === 0),
-        },
-        now,
-      );
-    }
-    await t.journal.addEvent({
-      repoId: repo.id,
-      intentId,
-      kind: "release.requested",
-      summary: `asked ${conflicts.map((c) => c.intentId).join(", ")} to release ${paths.join(", ")}`,
-      at: now,
-    });
-    return {
-      intentId,
-      asked: conflicts.map((c) => ({
-        intentId: c.intentId,
-        person: c.person,
-        client: c.client,
-        model: c.model,
-        paths: c.paths,
-      })),
-    };
-  });
+        })),
+      };
+    },
+    { batch: caller.repo.id },
+  );
 }

@@ -101,7 +101,7 @@ export async function withClaim<T>(
   intentId: string,
   fn: (t: Tx) => Promise<T | Refusal>,
 ): Promise<T> {
-  const result = await deps.store.tx(fn);
+  const result = await deps.store.tx(fn, { batch: caller.repo.id });
   if (result && typeof result === "object" && "conflicts" in result)
     return refuseClaim(deps, caller, intentId, result.conflicts, result.queued);
   return result;

@@ -114,6 +114,39 @@ async function jsonSchemaStub(args) {
   };
 }
 
+/**
+ * The loader's Node built-ins without ESM imports: importing a built-in builds a facade of all its
+ * exports, and reading node:fs's exports loads its streams (≈2 ms of a hook that then exits). Each
+ * import becomes the module itself from process.getBuiltinModule (Node ≥ 20.16; a dynamic import
+ * before), behind one small function per export the loader calls (unused ones are tree-shaken).
+ */
+export const builtinsDirect = {
+  name: "builtins-direct",
+  setup(b) {
+    b.onResolve({ filter: /^node:/ }, (args) =>
+      args.kind === "dynamic-import"
+        ? { path: args.path, external: true }
+        : { path: args.path, namespace: "builtin" },
+    );
+    b.onLoad({ filter: /.*/, namespace: "builtin" }, async (args) => {
+      const real = await import(args.path);
+      const id = JSON.stringify(args.path);
+      const names = Object.keys(real).filter((n) => n !== "default" && typeof real[n] === "function");
+      return {
+        contents: [
+          `const m = process.getBuiltinModule ? process.getBuiltinModule(${id}) : await import(${id});`,
+          "export default m;",
+          // new.target: vm's Script is constructed.
+          ...names.map(
+            (n) => `export function ${n}(...a) { return new.target ? new m.${n}(...a) : m.${n}(...a); }`,
+          ),
+        ].join("\n"),
+        loader: "js",
+      };
+    });
+  },
+};
+
 const common = { bundle: true, platform: "node", target: "node20", minify: true, legalComments: "none" };
 
 /**
@@ -174,6 +207,7 @@ export async function buildAdapter({ quiet = false, outfile = OUTFILE } = {}) {
     format: "esm",
     entryPoints: [join(here, "src", "loader.ts")],
     outfile,
+    plugins: [builtinsDirect],
     define: { COHENT_BUNDLE: JSON.stringify(source), COHENT_BUNDLE_HASH: JSON.stringify(hash) },
     banner: {
       js: header("cohent.mjs", "the Cohent adapter (hook and CLI), one self-contained file.", [

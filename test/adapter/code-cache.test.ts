@@ -54,6 +54,21 @@ describe("the bundle's header", () => {
   });
 });
 
+describe("the loader's built-ins", () => {
+  it("come from process.getBuiltinModule, and from an import where Node has none (before 20.16)", async () => {
+    const co = await makeCheckout(null);
+    const withIt = await help(co);
+    expect(withIt.code).toBe(0);
+    const bundle = readFileSync(co.script, "utf8");
+    expect(bundle).toContain('process.getBuiltinModule("node:fs")');
+    expect(bundle).not.toMatch(/^import\b.*from\s*"node:/m); // no static import of a built-in (adapter/build builtinsDirect)
+    const without = await help(co, {
+      NODE_OPTIONS: "--import=data:text/javascript,delete%20process.getBuiltinModule",
+    });
+    expect(without).toMatchObject({ code: 0, stdout: withIt.stdout });
+  });
+});
+
 describe("the V8 code cache", () => {
   it("is written on the first run, keyed by the bundle's hash, and used as is on the next", async () => {
     const co = await makeCheckout(null);

@@ -6,24 +6,18 @@ import type { Envelope, ReleaseRequestResponse } from "@cohent/protocol";
 import { noticeText, queuePlace } from "./client.js";
 import { failFrom } from "./envelope.js";
 import { contestedPaths, describeConflicts, describeQueue, queueAdvice } from "./guard.js";
-import type { Inputs, Operation } from "./operations.js";
+import { OPERATIONS, type Inputs, type Operation } from "./operations.js";
 import { waitSeconds, type WaitOutcome } from "./scope-wait.js";
 
 /**
- * The human CLI transport (intent, scope, checkpoint, context, commit): arguments to
+ * The human CLI transport (intent, scope, checkpoint, context, commit, request-release): arguments to
  * an operation's input, and an envelope to text. It parses and renders
  * only; main.ts runs it over the operation layer, and so does the hook when
  * it relays a sandboxed command.
  */
 
-export const HUMAN_COMMANDS: ReadonlySet<string> = new Set([
-  "intent",
-  "scope",
-  "checkpoint",
-  "context",
-  "commit",
-  "request-release",
-]);
+/** Every operation but publish: the prompt reaches the backend through the UserPromptSubmit hook, not a command. */
+export const HUMAN_COMMANDS: ReadonlySet<string> = new Set(OPERATIONS.filter((op) => op !== "publish"));
 
 export const COMMIT_USAGE = "usage: node .cohent/cohent.mjs commit -m <message> [--path <unclaimed path>…]";
 

@@ -20,7 +20,8 @@ interface Member {
   done: (outcome: { ok: true; value: unknown } | { ok: false; error: unknown }) => void;
 }
 
-const savepoint = async (raw: Raw, sql: string) => {
+/** One statement on the batch's connection (SAVEPOINT, RELEASE, ROLLBACK TO). */
+const exec = async (raw: Raw, sql: string) => {
   if (raw.sqlite) raw.sqlite.exec(sql);
   else await raw.pg!.query(sql);
 };
@@ -35,15 +36,15 @@ export function batcher(db: Db) {
       try {
         await db.tx(async (c, raw) => {
           for (const m of batch) {
-            await savepoint(raw, "SAVEPOINT cohent_member");
+            await exec(raw, "SAVEPOINT cohent_member");
             try {
               const value = await m.fn(c, raw);
-              await savepoint(raw, "RELEASE SAVEPOINT cohent_member");
+              await exec(raw, "RELEASE SAVEPOINT cohent_member");
               outcomes.push({ ok: true, value });
             } catch (error) {
               // Its own work undone; the batch goes on (a failure to roll back fails the whole batch).
-              await savepoint(raw, "ROLLBACK TO SAVEPOINT cohent_member");
-              await savepoint(raw, "RELEASE SAVEPOINT cohent_member");
+              await exec(raw, "ROLLBACK TO SAVEPOINT cohent_member");
+              await exec(raw, "RELEASE SAVEPOINT cohent_member");
               outcomes.push({ ok: false, error });
             }
           }

@@ -98,11 +98,6 @@ export const intents = (c: PrismaTx, _touch?: unknown) => {
       });
       return { named, oldestSeen: seen._min.lastSeenAt };
     },
-    /** How many of these unfinished intents belong to sessions last seen before `cutoff`. */
-    countLapsed: (ids: string[], cutoff: Date) =>
-      c.intent.count({
-        where: { id: { in: ids }, state: { not: "completed" }, session: { lastSeenAt: { lt: cutoff } } },
-      }),
     create: async ({
       at,
       promptPaths,

@@ -62,8 +62,6 @@ export const journal = (c: PrismaTx, touch: Touch = () => {}) => {
           select: { seq: true, intentId: true, kind: true, peerIds: true, summary: true },
         })
       ).map((e) => ({ ...e, peerIds: list(e.peerIds) })),
-    hasEventAfter: async (repoId: string, seq: number) =>
-      !!(await c.event.findFirst({ where: { repoId, seq: { gt: seq } }, select: { seq: true } })),
     eventsAfter: async (repoId: string, seq: number, take: number) =>
       (await c.event.findMany({ where: { repoId, seq: { gt: seq } }, orderBy: { seq: "asc" }, take })).map(
         (e) => ({ ...e, peerIds: list(e.peerIds) }),

@@ -15,6 +15,7 @@ import { benchRequests, type Row } from "./requests.js";
 const argv = process.argv.slice(2);
 const only = argv.includes("--only") ? argv[argv.indexOf("--only") + 1] : undefined;
 const kinds = (process.env.BENCH_LOAD_DB ?? "sqlite,postgres").split(",");
+const rowNames = process.env.BENCH_LOAD_ROWS?.split(",");
 
 async function withDb<T>(kind: string, fn: (db: Db) => Promise<T>): Promise<T | null> {
   const db = kind === "postgres" ? await postgresDb() : sqliteDb();
@@ -40,7 +41,8 @@ const bare = await startBareKoa();
 try {
   if (!only || only === "requests") {
     const rows = [];
-    for (const kind of kinds) rows.push(...((await withDb(kind, (db) => benchRequests(db, bare))) ?? []));
+    for (const kind of kinds)
+      rows.push(...((await withDb(kind, (db) => benchRequests(db, bare, rowNames))) ?? []));
     table(
       `Hot-path requests, ${process.env.BENCH_LOAD_CONNECTIONS ?? 8} connections from a separate autocannon process, ${process.env.BENCH_LOAD_SECONDS ?? 5} s each`,
       rows,

@@ -120,6 +120,7 @@ export function agentRoutes(deps: Deps): Router {
     req: PollRequest,
     waitMs: number,
   ): Promise<PollResponse> {
+    if (waitMs <= 0) return poll(deps, caller, req);
     const deadline = Date.now() + waitMs;
     const closed = new AbortController();
     const onClose = () => closed.abort();

@@ -443,14 +443,19 @@ describe.each(DATABASE_KINDS)("the claim queue (%s)", (kind) => {
     try {
       expect((await sessionRead(ana, "ana")).notices).toBe(0);
       await notices(ana);
-      reads = 0;
-      const before = prepared();
-      for (let i = 0; i < 5; i++) {
-        expect((await sessionRead(ana, "ana")).notices).toBe(0);
-        expect((await notices(ana)).packet).toBeNull();
+      // A window with no query at all, out of three: the 2 s backstop, or a late NOTIFY of the
+      // previous test's writes, rightly invalidates every cache once, and may fall inside one window.
+      const windows: number[] = [];
+      for (let attempt = 0; attempt < 3 && windows.at(-1) !== 0; attempt++) {
+        reads = 0;
+        const before = prepared();
+        for (let i = 0; i < 5; i++) {
+          expect((await sessionRead(ana, "ana")).notices).toBe(0);
+          expect((await notices(ana)).packet).toBeNull();
+        }
+        windows.push(reads + prepared() - before);
       }
-      expect(reads).toBe(0);
-      expect(prepared()).toBe(before);
+      expect(windows.at(-1)).toBe(0);
     } finally {
       delegate.findMany = original;
     }

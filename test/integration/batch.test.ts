@@ -15,6 +15,8 @@ describe.each(DATABASE_KINDS)("batched writes (%s)", (kind) => {
   let store: Store;
   let drop: () => Promise<void>;
   let transactions = 0;
+  let statements: string[] = [];
+  const counted = new WeakSet<object>();
   const repoId = "rep_batch";
 
   beforeAll(async () => {
@@ -23,7 +25,22 @@ describe.each(DATABASE_KINDS)("batched writes (%s)", (kind) => {
     await migrate(fresh.url);
     db = await openDb(fresh.url);
     const tx = db.tx.bind(db);
-    db.tx = (fn) => (transactions++, tx(fn)); // counts the real transactions the store opens
+    // Counts the real transactions the store opens, and on PostgreSQL each statement sent in them.
+    db.tx = (fn) => (
+      transactions++,
+      tx((c, raw) => {
+        if (raw.pg && !counted.has(raw.pg)) {
+          counted.add(raw.pg); // a pool's client comes back: wrap it once
+          const query = raw.pg.query.bind(raw.pg) as (...a: unknown[]) => unknown;
+          raw.pg.query = ((...a: unknown[]) => {
+            const q = a[0] as string | { text: string };
+            statements.push(typeof q === "string" ? q : q.text);
+            return query(...a);
+          }) as typeof raw.pg.query;
+        }
+        return fn(c, raw);
+      })
+    );
     store = createStore(db);
     await db.prisma.repository.create({ data: { id: repoId, name: "acme/batch", createdAt: new Date() } });
     await db.prisma.agentToken.create({
@@ -79,6 +96,31 @@ describe.each(DATABASE_KINDS)("batched writes (%s)", (kind) => {
     expect(await summaries()).toEqual(["w0", "w1", "w2", "w3", "w4", "w6", "w7", "w8", "w9", "w10", "w11"]);
   });
 
+  it.runIf(kind === "postgres")(
+    "a batch takes the repository's lock once and sends one NOTIFY; after a member that took it fails, the next takes it again",
+    async () => {
+      const count = (re: RegExp) => statements.filter((q) => re.test(q)).length;
+      const locks = /UPDATE "Repository" SET "claimVersion"/;
+      const notifies = /pg_notify/;
+      statements = [];
+      const first = write(200, false, true); // alone: no savepoint
+      const together = [201, 202, 203].map((i) => write(i, false, true));
+      await Promise.all([first, ...together]);
+      expect(count(/SAVEPOINT/)).toBe(6); // three members, SAVEPOINT and RELEASE each; none for the lone write
+      expect(count(locks)).toBe(2);
+      expect(count(notifies)).toBe(2);
+      statements = [];
+      const lone = write(300, false, true);
+      const after = [write(301, true, true), write(302, false, true), write(303, false, true)];
+      const settled = await Promise.allSettled([lone, ...after]);
+      expect(settled.map((o) => o.status)).toEqual(["fulfilled", "rejected", "fulfilled", "fulfilled"]);
+      // 301 took the lock and failed: its rollback released it, so 302 takes it again.
+      expect(count(locks)).toBe(3);
+      expect(count(notifies)).toBe(2);
+      expect((await summaries()).filter((x) => /^w3\d\d$/.test(x!))).toEqual(["w300", "w302", "w303"]);
+    },
+  );
+
   it("without a batch key each write is a transaction of its own", async () => {
     transactions = 0;
     await Promise.all(Array.from({ length: 5 }, (_, i) => write(100 + i, false, false)));
@@ -101,7 +143,7 @@ describe.each(DATABASE_KINDS)("batched writes (%s)", (kind) => {
       if (raw.sqlite) raw.sqlite.prepare(`INSERT INTO "BatchChild" ("p") VALUES (?)`).run(p);
       else await raw.pg!.query(`INSERT INTO "BatchChild" ("p") VALUES ($1)`, [p]);
     };
-    const batches = batcher(db);
+    const batches = batcher(db, async () => {});
     transactions = 0;
     const first = batches.run("k", async (_c, raw) => insert(raw, 1)); // alone
     const together = [

@@ -11,7 +11,8 @@ import type { Raw } from "./shell.js";
  * Why: every write takes the repository's lock (store/journal `lock`: it
  * orders claims and the change log), and on PostgreSQL holds it through the
  * commit's WAL flush, so one repository's writes went one flush at a time.
- * A batch pays one BEGIN, one lock wait and one flush for all of them.
+ * A batch pays one BEGIN, one lock wait, one NOTIFY and one flush for all
+ * of them; the members after the first find the repository's lock held.
  */
 const MAX_BATCH = 16;
 
@@ -26,7 +27,7 @@ const exec = async (raw: Raw, sql: string) => {
   else await raw.pg!.query(sql);
 };
 
-export function batcher(db: Db) {
+export function batcher(db: Db, beforeCommit: (raw: Raw) => Promise<void>) {
   const queues = new Map<string, Member[]>();
 
   async function drain(key: string, queue: Member[]) {
@@ -35,19 +36,28 @@ export function batcher(db: Db) {
       const outcomes: Parameters<Member["done"]>[0][] = [];
       try {
         await db.tx(async (c, raw) => {
-          for (const m of batch) {
-            await exec(raw, "SAVEPOINT cohent_member");
-            try {
-              const value = await m.fn(c, raw);
-              await exec(raw, "RELEASE SAVEPOINT cohent_member");
-              outcomes.push({ ok: true, value });
-            } catch (error) {
-              // Its own work undone; the batch goes on (a failure to roll back fails the whole batch).
-              await exec(raw, "ROLLBACK TO SAVEPOINT cohent_member");
-              await exec(raw, "RELEASE SAVEPOINT cohent_member");
-              outcomes.push({ ok: false, error });
+          // Alone, a write is the transaction: its failure rolls the transaction back (two round trips fewer).
+          if (batch.length === 1) outcomes.push({ ok: true, value: await batch[0]!.fn(c, raw) });
+          else
+            for (const m of batch) {
+              // What the members share (the lock held, the hints) as it was before this one.
+              const held = new Set(raw.held);
+              const hints = new Set(raw.hints);
+              await exec(raw, "SAVEPOINT cohent_member");
+              try {
+                const value = await m.fn(c, raw);
+                await exec(raw, "RELEASE SAVEPOINT cohent_member");
+                outcomes.push({ ok: true, value });
+              } catch (error) {
+                // Its own work undone, a row lock it took released with it; the batch goes on
+                // (a failure to roll back fails the whole batch).
+                await exec(raw, "ROLLBACK TO SAVEPOINT cohent_member");
+                await exec(raw, "RELEASE SAVEPOINT cohent_member");
+                Object.assign(raw, { held, hints });
+                outcomes.push({ ok: false, error });
+              }
             }
-          }
+          await beforeCommit(raw);
         });
       } catch (error) {
         // Nothing committed: every member fails with the batch's error.

@@ -6,6 +6,7 @@ import { claims } from "./claims.js";
 import { sessions, tokens } from "./sessions.js";
 import { onConnection, statements, type Statements } from "./fast.js";
 import { outsideStatements } from "./outside.js";
+import { rawOf } from "./shell.js";
 
 /**
  * The hot path's memory: what the agent calls read on every call, held here
@@ -181,12 +182,18 @@ export function hotOverrides(db: Db): Overrides {
       const base = journal(c, touch);
       return on(c, base, {
         prepared: ({ journal: j }) => {
-          // The same lock as journal.lock (once per transaction); under it this transaction appends the repository's latest events.
+          // The same lock as journal.lock (once per transaction, shared by a batch's members); under it this
+          // transaction appends the repository's latest events.
+          const raw = rawOf(c)!;
           let locked: string | null = null;
           let appended = 0;
           const lock = async (repoId: string) => {
             if (locked) return;
-            await j.lockRow(repoId);
+            const held = (raw.held ??= new Set());
+            if (!held.has(repoId)) {
+              await j.lockRow(repoId);
+              held.add(repoId);
+            }
             locked = repoId;
             touch(repoId, "events");
           };

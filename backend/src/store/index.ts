@@ -80,7 +80,17 @@ export function createStore(db: Db, overrides: Overrides = {}): Store {
   } as Record<string, (c: PrismaTx, touch: Touch) => unknown>;
   const bind = (c: PrismaTx, touch: Touch) =>
     Object.fromEntries(Object.entries(factories).map(([k, make]) => [k, make(c, touch)])) as Tx;
-  const batches = batcher(db);
+  /** One NOTIFY per transaction, with every hint its work (every member of a batch) collected. */
+  const notify = async (raw: Raw) => {
+    if (!raw.pg || !raw.hints?.size) return;
+    await raw.pg.query({
+      name: "cohent_notify",
+      text: `SELECT pg_notify('${CHANNEL}', h) FROM unnest($1::text[]) AS h`,
+      values: [[...raw.hints]],
+    });
+    raw.hints.clear();
+  };
+  const batches = batcher(db, notify);
   // Outside a transaction each statement commits on its own.
   const direct: Touch = (repoId, kind) => db.changes.committed(repoId, [kind]);
   return {
@@ -99,16 +109,17 @@ export function createStore(db: Db, overrides: Overrides = {}): Store {
       const body = async (c: PrismaTx, raw: Raw) => {
         const out = await fn(bind(c, touch));
         // PostgreSQL: the hints go out at commit, to the other instances (a rolled-back savepoint's never do).
-        const hints = [...touched].map(([repoId, kinds]) => encodeHint(repoId, kinds));
-        if (raw.pg && hints.length)
-          await raw.pg.query({
-            name: "cohent_notify",
-            text: `SELECT pg_notify('${CHANNEL}', h) FROM unnest($1::text[]) AS h`,
-            values: [hints],
-          });
+        if (raw.pg)
+          for (const [repoId, kinds] of touched) (raw.hints ??= new Set()).add(encodeHint(repoId, kinds));
         return out;
       };
-      const result = opts?.batch ? await batches.run(opts.batch, body) : await db.tx(body);
+      const result = opts?.batch
+        ? await batches.run(opts.batch, body)
+        : await db.tx(async (c, raw) => {
+            const out = await body(c, raw);
+            await notify(raw);
+            return out;
+          });
       for (const [repoId, kinds] of touched) db.changes.committed(repoId, kinds);
       return result;
     },

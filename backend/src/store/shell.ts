@@ -6,6 +6,10 @@ import type { Prisma, PrismaTx } from "./db.js";
 export interface Raw {
   sqlite?: Database.Database;
   pg?: pg.PoolClient;
+  /** Repositories whose row lock (store/journal `lock`) this transaction holds: a batch's members share it. */
+  held?: Set<string>;
+  /** PostgreSQL: change hints to NOTIFY once, just before this transaction commits. */
+  hints?: Set<string>;
 }
 const RAW = Symbol("cohent.raw");
 

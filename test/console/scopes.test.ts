@@ -1,3 +1,5 @@
+import path from "node:path";
+import Database from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Metrics, ScopesView } from "@cohent/protocol";
 import type { Page } from "playwright-core";
@@ -158,4 +160,37 @@ describe("Scopes page", () => {
     await page.screenshot({ path: screenshotPath("scopes-metrics") });
     expect(await page.evaluate(() => (window as unknown as { __stay?: number }).__stay)).toBe(1);
   }, 180_000);
+
+  it("marks a claim whose holder went silent as lapsed, and only that one", async () => {
+    const repo = "acme/lapsed";
+    cohent(["repo", "add", repo], serve.dataDir);
+    const claimant = async (person: string, file: string) => {
+      const token = cohent(["token", "issue", "--repo", repo, "--person", person], serve.dataDir).trim();
+      const a = agentClient(serve.url, token, `${person}-s1`);
+      const p = await publish(a, `Work on ${file}`);
+      await declare(a, p.intentId, `Work on ${file}`);
+      expect((await a.post({ type: "scope", intentId: p.intentId, paths: [file] })).status).toBe(200);
+    };
+    await claimant("cy", "lib/cy.ts");
+    await claimant("dee", "lib/dee.ts");
+    // Cy's last call three minutes ago: past the 2-minute silent mark, well inside the 10-minute lease.
+    const db = new Database(path.join(serve.dataDir, "cohent.sqlite"));
+    try {
+      const then = new Date(Date.now() - 3 * 60_000).toISOString().replace("Z", "+00:00");
+      const moved = db.prepare(`UPDATE "Session" SET "lastSeenAt" = ? WHERE "key" = 'cy-s1'`).run(then);
+      expect(moved.changes).toBe(1);
+    } finally {
+      db.close();
+    }
+    await page.goto(`${serve.url}/repos/${repo}/scopes`);
+    const cy = page.locator('[data-testid="scope-claim"][data-person="cy"]');
+    const dee = page.locator('[data-testid="scope-claim"][data-person="dee"]');
+    await cy.waitFor({ timeout: 5_000 });
+    await dee.waitFor({ timeout: 5_000 });
+    expect(await cy.getByTestId("lapsed").innerText()).toBe("lapsed · silent");
+    expect(await dee.getByTestId("lapsed").count()).toBe(0);
+    // Still held: a lapsed claim frees only at the lease's expiry.
+    expect(await cy.innerText()).toContain("lib/cy.ts");
+    await page.screenshot({ path: screenshotPath("scopes-lapsed") });
+  }, 60_000);
 });

@@ -241,6 +241,22 @@ describe.each(DATABASE_KINDS)("bad input gets a 4xx with a stable code, never a 
     expect(((await res.json()) as any).error.code).toBe("INVALID_CURSOR");
   });
 
+  it("the agent routes: a trailing slash and HEAD as GET; another method 405 with Allow, OPTIONS 200 with it", async () => {
+    const headers = { authorization: `Bearer ${token}`, "x-cohent-session": "bad-input" };
+    const at = (method: string, path: string) => fetch(`${backend.url}${path}`, { method, headers });
+    const slash = await at("GET", "/api/agent/session/");
+    expect([slash.status, ((await slash.json()) as any).operation]).toEqual([200, "session"]);
+    const head = await at("HEAD", "/api/agent/session");
+    expect([head.status, await head.text()]).toEqual([200, ""]);
+    const wrong = await at("DELETE", "/api/agent/session");
+    expect([wrong.status, ((await wrong.json()) as any).error.code]).toEqual([405, "METHOD_NOT_ALLOWED"]);
+    expect(wrong.headers.get("allow")).toBe("GET, HEAD");
+    const options = await at("OPTIONS", "/api/agent");
+    expect([options.status, options.headers.get("allow")]).toEqual([200, "POST, GET, HEAD"]);
+    const unknown = await at("GET", "/api/agent/sessions");
+    expect([unknown.status, ((await unknown.json()) as any).error.code]).toEqual([404, "NOT_FOUND"]);
+  });
+
   it("a revoked token stops working at once", async () => {
     const { admin } = await import("@cohent/backend");
     const issued = await admin.issueToken(backend.deps, { repo: "acme/shop", person: "temp" });

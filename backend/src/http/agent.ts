@@ -1,5 +1,5 @@
-import Router from "@koa/router";
-import type { Context, Next } from "koa";
+import type { Context, Middleware, Next } from "koa";
+import compose from "koa-compose";
 import {
   AgentHeader,
   CohentError,
@@ -26,12 +26,26 @@ const isOperation = (t: unknown): t is AgentOperation =>
 /** A waiting long-poll re-polls at least this often with no hint of a change: a peer's lease lapsing changes answers without an event. */
 const RECHECK_MS = 10_000;
 
-/** /api/agent: a thin transport. Authenticate once, parse, call the operation, render the envelope. */
-export function agentRoutes(deps: Deps): Router {
-  const router = new Router({ prefix: "/api/agent" });
+/**
+ * /api/agent: a thin transport. Authenticate once, parse, call the operation, render the envelope.
+ * Three routes, every guarded tool call among them: a table, not a router (matching them took a tenth
+ * of a kill-switch read). Paths match with or without a trailing slash, HEAD as GET; a known path
+ * with another method answers 405 with Allow (OPTIONS: 200 with Allow); an unknown one goes on (404).
+ */
+export function agentRoutes(deps: Deps): Middleware {
+  const routes = new Map<string, Map<string, Middleware>>();
+  const route = (method: string, path: string, ...chain: Middleware[]) => {
+    const methods = routes.get(path) ?? new Map<string, Middleware>();
+    routes.set(path, methods.set(method, compose(chain)));
+  };
   /** Agent authentication, one middleware: resolves the caller and renews its lease, for every agent route. */
   const authenticated = async (ctx: Context, next: Next) => {
-    const caller = await authenticate(deps, ctx.get("authorization"), ctx.get("x-cohent-session"));
+    const caller = await authenticate(
+      deps,
+      ctx.get("authorization"),
+      ctx.get("x-cohent-session"),
+      ctx.state.secretHash as string | undefined,
+    );
     const agent = ctx.get("x-cohent-agent");
     if (agent && !AgentHeader.safeParse(agent).success)
       throw new CohentError(
@@ -44,8 +58,9 @@ export function agentRoutes(deps: Deps): Router {
   };
   const callerOf = (ctx: Context) => ctx.state.caller as Caller;
 
-  router.post(
-    "/",
+  route(
+    "POST",
+    "/api/agent",
     async (ctx, next) => {
       if (!ctx.is("application/json")) throw new CohentError("UNSUPPORTED_MEDIA_TYPE");
       const body = ctx.request.body as { type?: unknown } | undefined;
@@ -70,14 +85,14 @@ export function agentRoutes(deps: Deps): Router {
   );
 
   // The kill-switch read for hooks: renews the lease, reports control and the count of untold notices (from memory while none was written or told).
-  router.get("/session", named("session"), authenticated, async (ctx) => {
+  route("GET", "/api/agent/session", named("session"), authenticated, async (ctx) => {
     const { session, repo } = callerOf(ctx);
     let notices = 0;
     for (const n of (await deps.store.notices.untold(session.id, repo.id)).values()) notices += n;
     reply(deps, ctx, "session", { control: session.control, controlReason: session.controlReason, notices });
   });
 
-  router.get("/", named("poll"), authenticated, async (ctx) => {
+  route("GET", "/api/agent", named("poll"), authenticated, async (ctx) => {
     const parsed = PollRequest.safeParse({
       intentId: ctx.get("x-cohent-intent"),
       cursor: ctx.get("x-cohent-cursor") || undefined,
@@ -174,5 +189,16 @@ export function agentRoutes(deps: Deps): Router {
     }
   }
 
-  return router;
+  return (ctx, next) => {
+    const path = ctx.path.length > 1 && ctx.path.endsWith("/") ? ctx.path.slice(0, -1) : ctx.path;
+    const methods = routes.get(path);
+    if (!methods) return next();
+    const handler = methods.get(ctx.method === "HEAD" ? "GET" : ctx.method);
+    if (handler) return handler(ctx, next);
+    ctx.set("Allow", [...methods.keys(), ...(methods.has("GET") ? ["HEAD"] : [])].join(", "));
+    if (ctx.method === "OPTIONS") {
+      ctx.status = 200;
+      ctx.body = "";
+    } else ctx.status = 405; // the error envelope answers METHOD_NOT_ALLOWED
+  };
 }

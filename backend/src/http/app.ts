@@ -78,14 +78,14 @@ export function createApp(
   const body = bodyParser({ enableTypes: ["json"], jsonLimit: BOUNDS.bodyBytes, encoding: "utf-8" });
   // Agent calls (every guarded tool call) take their own short chain: no other router is matched first.
   const agent = agentRoutes(deps);
-  const agentChain = compose<Koa.ParameterizedContext>([
-    // Before the body is read: a flood from one token is refused without parsing or a query.
-    rateLimited(runtime.limits?.token, byBearer),
-    body,
-    refuseNul,
-    agent.routes() as Koa.Middleware,
-    agent.allowedMethods({ throw: false }) as Koa.Middleware,
-  ]);
+  // Before the body is read: a flood from one token is refused without parsing or a query.
+  const limit = rateLimited(runtime.limits?.token, byBearer);
+  const withBody = compose<Koa.ParameterizedContext>([body, refuseNul, agent]);
+  // A GET or HEAD has no body to read or check.
+  const agentChain = (ctx: Koa.ParameterizedContext, next: Koa.Next) =>
+    limit(ctx, () =>
+      ctx.method === "GET" || ctx.method === "HEAD" ? agent(ctx, next) : withBody(ctx, next),
+    );
   app.use((ctx, next) => (ctx.path.startsWith("/api/agent") ? agentChain(ctx, next) : next()));
   app.use(body);
   const health = new Router();

@@ -1,6 +1,8 @@
 import { createHash } from "node:crypto";
 import type { Context, Next } from "koa";
 import { CohentError } from "@cohent/protocol";
+import { hashToken } from "../ids.js";
+import { bearerSecret } from "../operations/agent/session.js";
 
 /**
  * Token buckets, per key (an agent token, a pairing request, a client
@@ -95,8 +97,14 @@ export function rateLimited(limit: RateLimit | undefined, keyOf: KeyOf) {
   };
 }
 
-/** Agent calls: per bearer secret, hashed so the map holds no secret. */
+/**
+ * Agent calls: per bearer secret, hashed so the map holds no secret. A bearer token's key is its
+ * stored hash (ids hashToken), left in ctx.state.secretHash for authentication to reuse.
+ */
 export const byBearer: KeyOf = (ctx) => {
   const auth = ctx.get("authorization");
-  return auth ? createHash("sha256").update(auth).digest("base64url") : null;
+  if (!auth) return null;
+  const secret = bearerSecret(auth);
+  if (secret) return (ctx.state.secretHash = hashToken(secret));
+  return createHash("sha256").update(auth).digest("base64url");
 };

@@ -4,6 +4,9 @@ import type { Caller, Deps } from "../deps.js";
 
 const BEARER = /^Bearer\s+(\S+)$/i;
 
+/** The agent token an Authorization header carries, if it is a bearer header. */
+export const bearerSecret = (authorization: string | undefined) => authorization?.match(BEARER)?.[1];
+
 /**
  * How often a session's lease renewal is written: at most every 15 s, and
  * never less often than an eighth of the silent time. In between the store
@@ -24,12 +27,14 @@ export async function authenticate(
   deps: Deps,
   authorization: string | undefined,
   sessionKey: string | undefined,
+  /** The secret's hash, when the transport computed it already (its rate limit's key). */
+  secretHash?: string,
 ): Promise<Caller> {
-  const secret = authorization?.match(BEARER)?.[1];
+  const secret = bearerSecret(authorization);
   if (!secret) throw new CohentError("UNAUTHENTICATED", "Send Authorization: Bearer <agent token>.");
   const key = SessionHeader.safeParse(sessionKey);
   if (!key.success) throw new CohentError("INVALID_SESSION");
-  const token = await deps.store.tokens.byHash(hashToken(secret));
+  const token = await deps.store.tokens.byHash(secretHash ?? hashToken(secret));
   if (!token || token.revokedAt)
     throw new CohentError("UNAUTHENTICATED", "The agent token is unknown or revoked.");
   const session = await deps.store.sessions.renew({

@@ -91,8 +91,9 @@ describe.each(DATABASE_KINDS)("batched writes (%s)", (kind) => {
     expect(outcomes.flatMap((o) => (o.status === "fulfilled" ? [o.value] : []))).toEqual([
       0, 1, 2, 3, 4, 6, 7, 8, 9, 10, 11,
     ]);
-    // The first runs alone; the eleven that arrived meanwhile run as one batch.
-    expect(transactions).toBe(2);
+    // PostgreSQL: the first runs alone, the eleven that arrived meanwhile as one batch. SQLite: a batch
+    // starts after the turn's I/O, so all twelve, sent in one turn, run as one.
+    expect(transactions).toBe(kind === "sqlite" ? 1 : 2);
     expect(await summaries()).toEqual(["w0", "w1", "w2", "w3", "w4", "w6", "w7", "w8", "w9", "w10", "w11"]);
   });
 
@@ -146,6 +147,7 @@ describe.each(DATABASE_KINDS)("batched writes (%s)", (kind) => {
     const batches = batcher(db, async () => {});
     transactions = 0;
     const first = batches.run("k", async (_c, raw) => insert(raw, 1)); // alone
+    if (kind === "sqlite") await first; // SQLite gathers one turn's writes: this one's turn is over first
     const together = [
       batches.run("k", async (_c, raw) => insert(raw, kind === "sqlite" ? 1 : 2)),
       batches.run("k", async (_c, raw) => insert(raw, kind === "sqlite" ? 3 : 2)),

@@ -81,7 +81,10 @@ export function batcher(db: Db, beforeCommit: (raw: Raw) => Promise<void>) {
         if (queue) return void queue.push(member);
         const fresh = [member];
         queues.set(key, fresh);
-        void drain(key, fresh);
+        // SQLite runs a whole transaction within one turn, so writes never meet while one runs: the batch
+        // starts after the turn's other I/O, with every write that arrived with it.
+        if (db.provider === "sqlite") setImmediate(() => void drain(key, fresh));
+        else void drain(key, fresh);
       });
     },
   };

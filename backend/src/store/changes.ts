@@ -112,11 +112,14 @@ export async function createChanges(
   // and each asks several stamps; one probe answers them all (the bound for reads: one turn).
   let probed = false;
   const reset = () => (probed = false);
+  const probeNow = () => {
+    if (source.probe?.()) bumpAll();
+  };
   const probe = () => {
     if (probed || !source.probe) return;
     probed = true;
     setImmediate(reset).unref();
-    if (source.probe()) bumpAll();
+    probeNow();
   };
 
   const changes: Changes = {
@@ -207,7 +210,9 @@ export async function createChanges(
   };
 
   // Waiters need the other processes' writes without a read to trigger the probe.
-  const prober = setInterval(probe, opts.probeMs ?? PROBE_MS);
+  // Not the reads' once-per-turn probe: a turn whose timers ran this one then waits for I/O, and a
+  // request that arrives meanwhile, sent after another process's commit, must still probe.
+  const prober = setInterval(probeNow, opts.probeMs ?? PROBE_MS);
   prober.unref();
   const backstop = setInterval(bumpAll, opts.backstopMs ?? BACKSTOP_MS);
   backstop.unref();

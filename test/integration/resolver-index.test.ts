@@ -155,6 +155,31 @@ describe.each(DATABASE_KINDS)("resolver index (%s)", (kind) => {
     expect(matched).toBeGreaterThan(cases / 4); // the rooms exercise the rules, not just "proceed"
   }, 180_000); // a few hundred cases; PostgreSQL through Prisma takes ~45 s of it
 
+  it("the newest active intents (a publish packet's peers), prepared and through Prisma, are the scan's", async () => {
+    let seen = 0;
+    for (let r = 0; r < 10; r++) {
+      const { repoId } = await room(ROOMS + r);
+      // The scan as publish did it: every active intent, newest first, ties oldest first (a stable sort).
+      const scanned = (await store.intents.active(repoId, cutoff))
+        .sort((a, b) => b.updatedAt.getTime() - a.updatedAt.getTime())
+        .map((i) => i.id);
+      seen += scanned.length;
+      for (const take of [1, 2, scanned.length + 5]) {
+        const prepared = await store.tx((t) => t.intents.recent(repoId, cutoff, take));
+        const prisma = await store.intents.recent(repoId, cutoff, take);
+        expect(
+          prepared.map((i) => i.id),
+          `room ${r}, ${take}`,
+        ).toEqual(scanned.slice(0, take));
+        expect(
+          prisma.map((i) => i.id),
+          `room ${r}, ${take}`,
+        ).toEqual(scanned.slice(0, take));
+      }
+    }
+    expect(seen).toBeGreaterThan(15); // the rooms hold active intents to order
+  });
+
   it("the migration's SQL backfill rebuilds exactly the rows the server writes", async () => {
     const rows = async () =>
       (

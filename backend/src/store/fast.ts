@@ -292,6 +292,19 @@ export function statements(x: Exec) {
             time(cutoff),
           ),
         ),
+      /** The `take` most recently updated active intents, newest first: the ids first, so only those load. */
+      recent: (repoId: string, cutoff: Date, take: number) =>
+        intentsOf(
+          x.all(
+            intentsSql(
+              `i."id" IN (SELECT j."id" FROM "Intent" j JOIN "Session" t ON t."id" = j."sessionId" WHERE j."repoId" = ? AND j."closedAt" IS NULL AND t."lastSeenAt" >= ? ORDER BY j."updatedAt" DESC, j."createdAt" ASC, j."id" ASC LIMIT ?)`,
+              `ORDER BY i."updatedAt" DESC, i."createdAt" ASC, i."id" ASC`,
+            ),
+            repoId,
+            time(cutoff),
+            take,
+          ),
+        ),
       /** The resolver's candidate peers through the IntentName index: active and completed, oldest first. */
       candidates: async (repoId: string, lookup: NameLookup, cutoff: Date) => {
         const of = (kind: string) => listArg(lookup.active.find((k) => k.kind === kind)?.names ?? []);

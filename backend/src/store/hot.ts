@@ -150,6 +150,7 @@ export function hotOverrides(db: Db): Overrides {
           head: async (id: string) => i.head(id),
           get: async (id: string) => i.get(id),
           active: async (repoId: string, cutoff: Date) => i.active(repoId, cutoff),
+          recent: async (repoId: string, cutoff: Date, take: number) => i.recent(repoId, cutoff, take),
           completed: async (repoId: string, take: number) => i.completed(repoId, take),
           candidates: async (...a: Parameters<typeof base.candidates>) => i.candidates(...a),
           openIdsOfSession: async (sessionId: string) => i.openIdsOfSession(sessionId),

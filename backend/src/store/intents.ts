@@ -39,6 +39,13 @@ export const intents = (c: PrismaTx, _touch?: unknown) => {
         where: { repoId, closedAt: null, session: { lastSeenAt: { gte: cutoff } } },
         orderBy: oldestFirst,
       }),
+    /** The `take` most recently updated active intents, newest first (a publish packet's peers). */
+    recent: (repoId: string, cutoff: Date, take: number) =>
+      many({
+        where: { repoId, closedAt: null, session: { lastSeenAt: { gte: cutoff } } },
+        orderBy: [{ updatedAt: "desc" }, ...oldestFirst],
+        take,
+      }),
     /** Every open intent, live or not, oldest first. */
     open: (repoId: string) => many({ where: { repoId, closedAt: null }, orderBy: oldestFirst }),
     openOfToken: (repoId: string, tokenId: string) =>

@@ -48,9 +48,9 @@ export async function publish(deps: Deps, caller: Caller, req: PublishRequest): 
         at: now,
       });
 
-      const peers = (await t.intents.active(repo.id, leaseCutoff(now, deps.lease)))
+      // The newest first, one more than needed: this intent, just written, is likely among them.
+      const peers = (await t.intents.recent(repo.id, leaseCutoff(now, deps.lease), BOUNDS.packetPeers + 1))
         .filter((i) => i.id !== id)
-        .sort((a, b) => b.updatedAt.getTime() - a.updatedAt.getTime())
         .slice(0, BOUNDS.packetPeers)
         .map((i) => toPeerView(i, deps));
       const packet = await issuePacket(t, deps, caller, {

@@ -48,7 +48,8 @@ export const sessions = (c: PrismaTx, touch: Touch = () => {}) => ({
     tokenId: string;
     key: string;
     client: string | null;
-    newId: string;
+    /** The id of a session seen for the first time: asked only then, not on every call. */
+    newId: () => string;
     at: Date;
     renewEveryMs?: number;
   }) => {
@@ -61,7 +62,7 @@ export const sessions = (c: PrismaTx, touch: Touch = () => {}) => ({
       : await c.session
           .create({
             data: {
-              id: s.newId,
+              id: s.newId(),
               repoId: s.repoId,
               tokenId,
               key,

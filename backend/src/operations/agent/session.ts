@@ -42,7 +42,7 @@ export async function authenticate(
     tokenId: token.id,
     key: key.data,
     client: token.client,
-    newId: newId("ses"),
+    newId: () => newId("ses"),
     at: deps.clock(),
     renewEveryMs: renewEvery(deps),
   });

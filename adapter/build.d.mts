@@ -1,5 +1,7 @@
 export const OUTFILE: string;
 export const MCP_FILE: string;
+/** The adapter itself beside OUTFILE's entry: what the hooks run. */
+export const ADAPTER_FILE: string;
 /** The adapter's version (adapter/package.json), written into both files' headers. */
 export const VERSION: string;
 /** The command that regenerates both files in a checkout, as their headers name it. */

@@ -1,8 +1,10 @@
-// Two bundles, split by entry point: adapter/src/main.ts into one dependency-free ESM file,
-// dist/adapter/cohent.mjs (the hook and the CLI), and mcp-server/src/entry.ts into the lazily
+// Two bundles, split by entry point: adapter/src/main.ts into one dependency-free CommonJS file,
+// dist/adapter/cohent.cjs (the hook and the CLI), and mcp-server/src/entry.ts into the lazily
 // loaded second file next to it, cohent-mcp.mjs (the MCP server and the JSON agent CLI: SDK and zod).
+// Beside them, cohent.mjs: the two-line ES module entry that people and agents run, which requires
+// cohent.cjs. The hooks run cohent.cjs itself: Node's ES module loader costs a process ~8 ms.
 //
-// cohent.mjs is a small loader (adapter/src/loader.ts) that carries main.ts's bundle as a string and
+// cohent.cjs is a small loader (adapter/src/loader.ts) that carries main.ts's bundle as a string and
 // compiles it through vm.Script with a V8 code cache in the user's cache folder, keyed by the
 // bundle's sha256 (adapter/src/code-cache.ts). Node 20 has no module compile cache of its own.
 import { build } from "esbuild";
@@ -15,6 +17,8 @@ import { brotliCompressSync, constants } from "node:zlib";
 
 const here = dirname(fileURLToPath(import.meta.url));
 export const OUTFILE = join(here, "..", "dist", "adapter", "cohent.mjs");
+/** The adapter itself, next to cohent.mjs: what the hooks run and what cohent.mjs requires. */
+export const ADAPTER_FILE = "cohent.cjs";
 /** The second file, next to cohent.mjs: MCP server and agent CLI (SDK and zod), never parsed by a hook. */
 export const MCP_FILE = "cohent-mcp.mjs";
 /** The adapter's version, written into both files' headers: the product version (protocol/src/version.ts, also in project.json). */
@@ -114,39 +118,6 @@ async function jsonSchemaStub(args) {
   };
 }
 
-/**
- * The loader's Node built-ins without ESM imports: importing a built-in builds a facade of all its
- * exports, and reading node:fs's exports loads its streams (≈2 ms of a hook that then exits). Each
- * import becomes the module itself from process.getBuiltinModule (Node ≥ 20.16; a dynamic import
- * before), behind one small function per export the loader calls (unused ones are tree-shaken).
- */
-export const builtinsDirect = {
-  name: "builtins-direct",
-  setup(b) {
-    b.onResolve({ filter: /^node:/ }, (args) =>
-      args.kind === "dynamic-import"
-        ? { path: args.path, external: true }
-        : { path: args.path, namespace: "builtin" },
-    );
-    b.onLoad({ filter: /.*/, namespace: "builtin" }, async (args) => {
-      const real = await import(args.path);
-      const id = JSON.stringify(args.path);
-      const names = Object.keys(real).filter((n) => n !== "default" && typeof real[n] === "function");
-      return {
-        contents: [
-          `const m = process.getBuiltinModule ? process.getBuiltinModule(${id}) : await import(${id});`,
-          "export default m;",
-          // new.target: vm's Script is constructed.
-          ...names.map(
-            (n) => `export function ${n}(...a) { return new.target ? new m.${n}(...a) : m.${n}(...a); }`,
-          ),
-        ].join("\n"),
-        loader: "js",
-      };
-    });
-  },
-};
-
 const common = { bundle: true, platform: "node", target: "node20", minify: true, legalComments: "none" };
 
 /**
@@ -197,24 +168,34 @@ async function generatedSchemas(logLevel) {
   }
 }
 
+/** cohent.mjs: the entry people and agents type, which runs cohent.cjs beside it (no import: no module facade to build). */
+export function entrySource() {
+  return [
+    header("cohent.mjs", `the Cohent adapter's entry; the adapter itself is ${ADAPTER_FILE} beside it.`),
+    `process.getBuiltinModule("node:module").createRequire(import.meta.url)("./${ADAPTER_FILE}");`,
+    "",
+  ].join("\n");
+}
+
 export async function buildAdapter({ quiet = false, outfile = OUTFILE } = {}) {
   mkdirSync(dirname(outfile), { recursive: true });
   const logLevel = quiet ? "silent" : "warning";
   const { source, hash } = await adapterSource(logLevel);
+  const adapterFile = join(dirname(outfile), ADAPTER_FILE);
   await build({
     ...common,
     logLevel,
-    format: "esm",
+    format: "cjs",
     entryPoints: [join(here, "src", "loader.ts")],
-    outfile,
-    plugins: [builtinsDirect],
+    outfile: adapterFile,
     define: { COHENT_BUNDLE: JSON.stringify(source), COHENT_BUNDLE_HASH: JSON.stringify(hash) },
     banner: {
-      js: header("cohent.mjs", "the Cohent adapter (hook and CLI), one self-contained file.", [
+      js: header(ADAPTER_FILE, "the Cohent adapter (hook and CLI), one self-contained file.", [
         `bundle sha256:${hash}; Codex trust is keyed to the hook commands, not to this file.`,
       ]),
     },
   });
+  writeFileSync(outfile, entrySource());
   const mcpfile = join(dirname(outfile), MCP_FILE);
   await build({
     ...common,
@@ -228,7 +209,7 @@ export async function buildAdapter({ quiet = false, outfile = OUTFILE } = {}) {
   });
   if (!quiet)
     process.stderr.write(
-      `built ${outfile} (${statSync(outfile).size} bytes) and ${mcpfile} (${statSync(mcpfile).size} bytes)\n`,
+      `built ${adapterFile} (${statSync(adapterFile).size} bytes), its entry ${outfile} and ${mcpfile} (${statSync(mcpfile).size} bytes)\n`,
     );
   return outfile;
 }

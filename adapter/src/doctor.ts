@@ -6,7 +6,7 @@ import { childProcess } from "./builtins.js";
 import { connection, openCheckout } from "./client.js";
 import { health, postAgent } from "./http.js";
 import { readRuntime } from "./runtime.js";
-import { declaredHooks, hookTrust, parseCodexTrust, type HookTrust } from "./trust.js";
+import { declaredHooks, hookTrust, isCohentHook, parseCodexTrust, type HookTrust } from "./trust.js";
 import { adapterVersionVerdict, recordedVersionVerdict } from "./version.js";
 
 /**
@@ -26,7 +26,6 @@ interface Check {
 
 const CLAUDE_EVENTS = ["SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "Stop"];
 const CODEX_EVENTS = ["SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "Stop"];
-const MARK = ".cohent/cohent.mjs";
 
 function readJson(file: string): any {
   return JSON.parse(readFileSync(file, "utf8"));
@@ -85,7 +84,7 @@ export function codexReport(root: string): { report: CodexReport | null; checks:
     key: h.key,
     event: h.event,
     command: h.command,
-    ours: h.command.includes(MARK),
+    ours: isCohentHook(h.command),
     trust: hookTrust(h, store),
     expected: h.hash,
     recorded: store.hookState[h.key]?.trusted_hash ?? null,
@@ -131,11 +130,7 @@ export function codexReport(root: string): { report: CodexReport | null; checks:
 
 /** A PreToolUse handler that turns any failure of the adapter into a refusal: `… || { echo reason >&2; exit 2; }`. */
 export function wrapsFailure(command: unknown): boolean {
-  return (
-    typeof command === "string" &&
-    command.includes(MARK) &&
-    /\|\|\s*\{[^}]*>&2;\s*exit 2;?\s*\}/.test(command)
-  );
+  return isCohentHook(command) && /\|\|\s*\{[^}]*>&2;\s*exit 2;?\s*\}/.test(command);
 }
 
 /**
@@ -151,7 +146,7 @@ export function failClosedChecks(root: string): Check[] {
       const groups = readJson(join(root, file))?.hooks?.PreToolUse;
       return (Array.isArray(groups) ? groups : [])
         .flatMap((g: any) => (Array.isArray(g?.hooks) ? g.hooks : []))
-        .filter((h: any) => typeof h?.command === "string" && h.command.includes(MARK));
+        .filter((h: any) => isCohentHook(h?.command));
     } catch {
       return [];
     }
@@ -238,10 +233,7 @@ export function claudeCheck(root: string): Check {
       return (
         all &&
         Array.isArray(g?.hooks) &&
-        g.hooks.some(
-          (h: any) =>
-            typeof h?.command === "string" && h.command.includes(MARK) && /\bhook\b/.test(h.command),
-        )
+        g.hooks.some((h: any) => isCohentHook(h?.command) && /\bhook\b/.test(h.command))
       );
     });
   });

@@ -1,15 +1,18 @@
 import type { IncomingMessage, RequestOptions } from "node:http";
 import { http, https } from "./builtins.js";
+import { leanExchange, leanTarget, type Attempt } from "./tcp.js";
+import { requestText, type WireResponse } from "./wire.js";
 import { WAIT_HEADER } from "@cohent/protocol/bounds";
 import type { Envelope } from "@cohent/protocol";
 import { fail } from "./envelope.js";
 import { adapterVersionVerdict } from "./version.js";
 
 /**
- * The agent API over node:http rather than fetch: Node 20 loads undici
- * lazily on the first fetch, and that costs a hook more than the whole
- * round trip to a local server. Any transport failure, a non-JSON answer
- * or a 5xx without an envelope becomes CONTROL_PLANE_UNREACHABLE.
+ * The agent API over the lean transport (tcp.ts) or node:http, never fetch:
+ * Node 20 loads undici lazily on the first fetch, and that costs a hook more
+ * than the whole round trip to a local server. Any transport failure, a
+ * non-JSON answer or a 5xx without an envelope becomes
+ * CONTROL_PLANE_UNREACHABLE.
  */
 
 export interface AgentConnection {
@@ -26,6 +29,54 @@ export interface AgentConnection {
 export const DEFAULT_TIMEOUT_MS =
   Number(process.env.COHENT_TIMEOUT_MS) > 0 ? Number(process.env.COHENT_TIMEOUT_MS) : 8_000;
 
+/** The same exchange through node:http or node:https: any URL, any Node. */
+function nodeExchange(
+  target: URL,
+  method: string,
+  headers: Record<string, string>,
+  payload?: string,
+): Attempt {
+  const request = target.protocol === "https:" ? https().request : http().request;
+  const opts: RequestOptions = {
+    method,
+    headers: {
+      ...headers,
+      ...(payload !== undefined ? { "content-length": String(Buffer.byteLength(payload)) } : {}),
+    },
+  };
+  let req: ReturnType<typeof request> | undefined;
+  const done = new Promise<WireResponse>((resolve, reject) => {
+    req = request(target, opts, (res: IncomingMessage) => {
+      const chunks: Buffer[] = [];
+      res.on("data", (c: Buffer) => chunks.push(c));
+      res.on("error", reject);
+      res.on("end", () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks) }));
+    });
+    req.on("error", reject);
+    req.end(payload);
+  });
+  return { done, abort: () => req?.destroy() };
+}
+
+/**
+ * One attempt: the lean transport (tcp.ts) where it serves this URL, else
+ * node:http. A refusal at `localhost`, which the lean one tries as 127.0.0.1
+ * only, goes again through node:http, which also tries ::1.
+ */
+function exchange(target: URL, method: string, headers: Record<string, string>, payload?: string): Attempt {
+  const where = leanTarget(target);
+  const lean = where && leanExchange(where, requestText(method, target, headers, payload));
+  if (!lean) return nodeExchange(target, method, headers, payload);
+  if (target.hostname !== "localhost") return lean;
+  let current = lean;
+  const done = lean.done.catch((err: NodeJS.ErrnoException) => {
+    if (err.code !== "ECONNREFUSED") throw err;
+    current = nodeExchange(target, method, headers, payload);
+    return current.done;
+  });
+  return { done, abort: () => current.abort() };
+}
+
 export async function requestJson(
   method: "GET" | "POST",
   url: string,
@@ -37,71 +88,56 @@ export async function requestJson(
 ): Promise<Envelope<any>> {
   const target = new URL(url);
   const payload = body === undefined ? undefined : JSON.stringify(body);
-  const opts: RequestOptions = {
-    method,
-    headers: {
-      accept: "application/json",
-      ...headers,
-      ...(payload
-        ? { "content-type": "application/json", "content-length": String(Buffer.byteLength(payload)) }
-        : {}),
-    },
+  const all = {
+    accept: "application/json",
+    ...headers,
+    ...(payload !== undefined ? { "content-type": "application/json" } : {}),
   };
-  const request = target.protocol === "https:" ? https().request : http().request;
   const unreachable = (why: string) =>
     fail(
       operation,
       "CONTROL_PLANE_UNREACHABLE",
       `The Cohent service at ${target.origin} cannot be reached (${why}). Start it or fix the service URL in .cohent/project.json; edits and shell commands stay blocked until then.`,
     );
-  return new Promise<Envelope<any>>((resolve) => {
-    let settled = false;
-    const done = (e: Envelope<any>) => {
-      if (!settled) {
-        settled = true;
-        clearTimeout(timer);
-        signal?.removeEventListener("abort", onAbort);
-        resolve(e);
-      }
-    };
-    let req: ReturnType<typeof request>;
-    function onAbort() {
-      req.destroy();
-      done(
-        fail(
-          operation,
-          "CANCELLED",
-          "The operation was cancelled; the request to the Cohent service was aborted.",
-        ),
-      );
-    }
-    try {
-      req = request(target, opts, (res: IncomingMessage) => {
-        const chunks: Buffer[] = [];
-        res.on("data", (c: Buffer) => chunks.push(c));
-        res.on("error", (err) => done(unreachable(err.message)));
-        res.on("end", () => {
-          try {
-            const env = JSON.parse(Buffer.concat(chunks).toString("utf8")) as Envelope<any>;
-            if (env && env.version === 1 && typeof env.ok === "boolean") return done(versionWarning(env));
-          } catch {
-            /* fall through */
-          }
-          done(unreachable(`HTTP ${res.statusCode} without a Cohent envelope`));
-        });
-      });
-    } catch (err) {
-      return done(unreachable((err as Error).message));
-    }
-    const timer = setTimeout(() => {
-      req.destroy();
-      done(unreachable(`no answer within ${timeoutMs} ms`));
-    }, timeoutMs);
-    if (signal?.aborted) return onAbort();
+  if (signal?.aborted) return cancelled(operation);
+  let attempt: Attempt;
+  try {
+    attempt = exchange(target, method, all, payload);
+  } catch (err) {
+    return unreachable((err as Error).message);
+  }
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let onAbort: (() => void) | undefined;
+  const stop = new Promise<Envelope<any>>((resolve) => {
+    timer = setTimeout(() => resolve(unreachable(`no answer within ${timeoutMs} ms`)), timeoutMs);
+    onAbort = () => resolve(cancelled(operation));
     signal?.addEventListener("abort", onAbort, { once: true });
-    req.on("error", (err: NodeJS.ErrnoException) => done(unreachable(err.code ?? err.message)));
-    req.end(payload);
   });
+  const answered = attempt.done.then(
+    ({ status, body }) => {
+      try {
+        const env = JSON.parse(body.toString("utf8")) as Envelope<any>;
+        if (env && env.version === 1 && typeof env.ok === "boolean") return versionWarning(env);
+      } catch {
+        /* fall through */
+      }
+      return unreachable(`HTTP ${status} without a Cohent envelope`);
+    },
+    (err: NodeJS.ErrnoException) => unreachable(err.code ?? err.message),
+  );
+  // A timeout or a cancel drops the connection; a whole answer leaves it (node:http may keep it alive).
+  const env = await Promise.race([answered, stop.then((e) => (attempt.abort(), e))]);
+  clearTimeout(timer);
+  if (onAbort) signal?.removeEventListener("abort", onAbort);
+  return env;
+}
+
+function cancelled(operation: string): Envelope<any> {
+  return fail(
+    operation,
+    "CANCELLED",
+    "The operation was cancelled; the request to the Cohent service was aborted.",
+  );
 }
 
 /**

@@ -1,18 +1,23 @@
 import { readFileSync } from "node:fs";
+import { pathToFileURL } from "node:url";
 import { Script } from "node:vm";
 import { codeCacheFile, readCodeCache, writeCodeCache } from "./code-cache.js";
 import { needsNoDecision } from "./fast-path.js";
 import type { LoaderHandoff } from "./loader-handoff.js";
 
 /**
- * cohent.mjs itself: a small ES module that carries the adapter (main.ts,
- * bundled as one function expression) as a string, and compiles it with
- * vm.Script against the V8 code cache kept in the user's cache folder, so
- * that a hook deserializes its code instead of parsing and compiling 90 KB.
- * One file, no install: the bundle, its hash and this loader travel
- * together. Without a usable cache the bundle compiles as usual, and the
- * cache is written when the process exits, with every function the run
- * compiled.
+ * cohent.cjs itself: a small CommonJS module that carries the adapter
+ * (main.ts, bundled as one function expression) as a string, and compiles it
+ * with vm.Script against the V8 code cache kept in the user's cache folder,
+ * so that a hook deserializes its code instead of parsing and compiling
+ * 90 KB. The bundle, its hash and this loader travel together. Without a
+ * usable cache the bundle compiles as usual, and the cache is written when
+ * the process exits, with every function the run compiled.
+ *
+ * CommonJS because Node's ES module loader costs a process about 8 ms
+ * before the first line runs (bench/adapter-coldstart.ts), a fifth of a
+ * hook's whole budget. The hooks run this file; cohent.mjs, the name that
+ * people and agents type, is a two-line ES module that requires it.
  */
 
 declare const COHENT_BUNDLE: string;
@@ -33,12 +38,14 @@ function readHookStdin(): string | null {
   }
 }
 
-function run(stdin: string | null, require: Require): void {
+const selfUrl = pathToFileURL(__filename).href;
+
+function run(stdin: string | null): void {
   const handoff: LoaderHandoff = { import: (url) => import(url), ...(stdin !== null ? { stdin } : {}) };
   (globalThis as { cohentLoader?: LoaderHandoff }).cohentLoader = handoff;
   const file = codeCacheFile(COHENT_BUNDLE_HASH);
   const cachedData = file ? readCodeCache(file, COHENT_BUNDLE_HASH) : undefined;
-  const script = new Script(COHENT_BUNDLE, { filename: import.meta.url, cachedData });
+  const script = new Script(COHENT_BUNDLE, { filename: selfUrl, cachedData });
   if (file && (!cachedData || script.cachedDataRejected)) {
     process.once("exit", () => {
       try {
@@ -48,16 +55,13 @@ function run(stdin: string | null, require: Require): void {
       }
     });
   }
+  // The bundle's require, for Node built-ins only.
   (script.runInThisContext() as (require: Require, module: { exports: unknown }, url: string) => void)(
-    require,
+    require as Require,
     { exports: {} },
-    import.meta.url,
+    selfUrl,
   );
 }
 
 const stdin = process.argv[2] === "hook" ? readHookStdin() : null;
-if (stdin === null || !needsNoDecision(stdin)) {
-  // The bundle's require, for Node built-ins only; Node before 20.16 has no getBuiltinModule.
-  const builtin = (process as { getBuiltinModule?: Require }).getBuiltinModule;
-  run(stdin, builtin ? (id) => builtin(id) : (await import("node:module")).createRequire(import.meta.url));
-}
+if (stdin === null || !needsNoDecision(stdin)) run(stdin);

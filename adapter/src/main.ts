@@ -221,16 +221,18 @@ export async function main(argv: string[]): Promise<number> {
   }
 }
 
-process.once("SIGINT", () => {
-  // agent cancels its request, prints CANCELLED and exits 130 itself.
-  if (process.argv[2] === "agent") return;
-  const json = process.argv.includes("--json");
-  if (json)
-    process.stdout.write(
-      JSON.stringify(fail(process.argv[2] ?? "cohent", "CANCELLED", "Interrupted.")) + "\n",
-    );
-  process.exit(130);
-});
+// A hook is ended by its client, not by a terminal: no signal handler to install (signal_wrap) on every tool call.
+if (process.argv[2] !== "hook")
+  process.once("SIGINT", () => {
+    // agent cancels its request, prints CANCELLED and exits 130 itself.
+    if (process.argv[2] === "agent") return;
+    const json = process.argv.includes("--json");
+    if (json)
+      process.stdout.write(
+        JSON.stringify(fail(process.argv[2] ?? "cohent", "CANCELLED", "Interrupted.")) + "\n",
+      );
+    process.exit(130);
+  });
 
 main(process.argv.slice(2)).then(
   (code) => {

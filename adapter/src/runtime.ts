@@ -4,7 +4,7 @@ import {
   openSync,
   readFileSync,
   renameSync,
-  rmSync,
+  unlinkSync,
   statSync,
   writeFileSync,
 } from "node:fs";
@@ -121,17 +121,26 @@ function sleep(ms: number) {
   Atomics.wait(sleeper, 0, 0, ms);
 }
 
+/** unlinkSync, not rmSync: rmSync loads node's rimraf module, a cost on every hook call. */
+function removeFile(file: string): void {
+  try {
+    unlinkSync(file);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== "ENOENT") throw err;
+  }
+}
+
 function lock(file: string): () => void {
   const lockFile = `${file}.lock`;
   const deadline = Date.now() + 5_000;
   for (;;) {
     try {
       closeSync(openSync(lockFile, "wx"));
-      return () => rmSync(lockFile, { force: true });
+      return () => removeFile(lockFile);
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw err;
       try {
-        if (Date.now() - statSync(lockFile).mtimeMs > LOCK_STALE_MS) rmSync(lockFile, { force: true });
+        if (Date.now() - statSync(lockFile).mtimeMs > LOCK_STALE_MS) removeFile(lockFile);
       } catch {
         /* it went away */
       }

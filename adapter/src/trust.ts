@@ -1,6 +1,14 @@
 import { crypto } from "./builtins.js";
 
 /**
+ * A hook handler of Cohent's: its command runs this checkout's adapter,
+ * cohent.cjs since the hooks skip the ES module entry, cohent.mjs before.
+ */
+export function isCohentHook(command: unknown): command is string {
+  return typeof command === "string" && /\.cohent\/cohent\.[cm]js\b/.test(command);
+}
+
+/**
  * Codex hook trust, as measured (FACTS.md): each hook handler is trusted by
  * a hash recorded in $CODEX_HOME/config.toml under
  * [hooks.state."<abs hooks.json>:<event label>:<group index>:<handler index>"].

@@ -17,14 +17,16 @@ import { REGENERATE, VERSION } from "../../adapter/build.mjs";
 import { builtAdapter, makeCheckout, run, type Checkout } from "./helpers.js";
 
 /**
- * cohent.mjs compiles its bundle through vm.Script with a V8 code cache in
+ * cohent.cjs compiles its bundle through vm.Script with a V8 code cache in
  * the user's cache folder. V8 in Node 20 aborts the process on a damaged
  * cache (a hook that aborts fails open), so every kind of bad cache here
  * must be ignored, and the command must answer as without one.
  */
 
+/** The adapter beside an entry: cohent.cjs, which carries the bundle and its hash. */
+const adapterOf = (script: string) => script.replace(/\.mjs$/, ".cjs");
 const hashOf = (script: string) =>
-  /bundle sha256:([0-9a-f]{64})/.exec(readFileSync(script, "utf8").slice(0, 600))![1]!;
+  /bundle sha256:([0-9a-f]{64})/.exec(readFileSync(adapterOf(script), "utf8").slice(0, 600))![1]!;
 
 function cacheOf(co: Checkout): string {
   return path.join(
@@ -39,13 +41,14 @@ function cacheOf(co: Checkout): string {
 const help = (co: Checkout, env: Record<string, string> = {}) => run(co, ["help"], { env });
 
 describe("the bundle's header", () => {
-  it("both files name their version and the command that regenerates them", async () => {
+  it("every file names its version and the command that regenerates it", async () => {
     const bundle = await builtAdapter();
     const pkg = JSON.parse(
       readFileSync(path.join(import.meta.dirname, "../../adapter/package.json"), "utf8"),
     );
     expect(VERSION).toBe(pkg.version);
-    for (const file of [bundle, path.join(path.dirname(bundle), "cohent-mcp.mjs")]) {
+    for (const name of ["cohent.mjs", "cohent.cjs", "cohent-mcp.mjs"]) {
+      const file = path.join(path.dirname(bundle), name);
       const head = readFileSync(file, "utf8").split("\n").slice(0, 3).join("\n");
       expect(head).toContain(`${path.basename(file)} ${pkg.version}`);
       expect(head).toContain(`Regenerate: ${REGENERATE}`);
@@ -54,18 +57,19 @@ describe("the bundle's header", () => {
   });
 });
 
-describe("the loader's built-ins", () => {
-  it("come from process.getBuiltinModule, and from an import where Node has none (before 20.16)", async () => {
+describe("the entry and the adapter", () => {
+  it("cohent.mjs runs cohent.cjs, the CommonJS adapter the hooks run directly: the same answers", async () => {
     const co = await makeCheckout(null);
-    const withIt = await help(co);
-    expect(withIt.code).toBe(0);
-    const bundle = readFileSync(co.script, "utf8");
-    expect(bundle).toContain('process.getBuiltinModule("node:fs")');
-    expect(bundle).not.toMatch(/^import\b.*from\s*"node:/m); // no static import of a built-in (adapter/build builtinsDirect)
-    const without = await help(co, {
-      NODE_OPTIONS: "--import=data:text/javascript,delete%20process.getBuiltinModule",
-    });
-    expect(without).toMatchObject({ code: 0, stdout: withIt.stdout });
+    const entry = readFileSync(co.script, "utf8");
+    expect(entry.split("\n").filter((l) => l && !l.startsWith("//"))).toEqual([
+      'process.getBuiltinModule("node:module").createRequire(import.meta.url)("./cohent.cjs");',
+    ]);
+    const viaEntry = await help(co);
+    expect(viaEntry.code).toBe(0);
+    const direct = await run({ ...co, script: adapterOf(co.script) }, ["help"]);
+    expect(direct).toMatchObject({ code: 0, stdout: viaEntry.stdout, stderr: "" });
+    // CommonJS: no ES module syntax at its top level, or Node would refuse it (or pay the ES loader).
+    expect(readFileSync(adapterOf(co.script), "utf8")).not.toMatch(/^(import|export)\b/m);
   });
 });
 

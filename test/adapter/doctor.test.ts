@@ -31,11 +31,11 @@ const VECTORS: { label: string; matcher?: string; handler: object; preimage: str
     matcher: "*",
     handler: {
       type: "command",
-      command: `sh -c 'node .cohent/cohent.mjs hook 2>/dev/null || { echo "Cohent: the guard hook failed (adapter missing, crashed or no node on PATH), so this tool call is refused. Repair: npx cohent init, then node .cohent/cohent.mjs doctor" >&2; exit 2; }'`,
+      command: `sh -c 'node .cohent/cohent.cjs hook 2>/dev/null || { echo "Cohent: the guard hook failed (adapter missing, crashed or no node on PATH), so this tool call is refused. Repair: npx cohent init, then node .cohent/cohent.mjs doctor" >&2; exit 2; }'`,
       timeout: 30,
     },
-    preimage: `{"event_name":"pre_tool_use","hooks":[{"async":false,"command":"sh -c 'node .cohent/cohent.mjs hook 2>/dev/null || { echo \\"Cohent: the guard hook failed (adapter missing, crashed or no node on PATH), so this tool call is refused. Repair: npx cohent init, then node .cohent/cohent.mjs doctor\\" >&2; exit 2; }'","timeout":30,"type":"command"}],"matcher":"*"}`,
-    hash: "sha256:c3ff12f19327381c2b64700aa7bb02d7b82fcfcd65235ea91f0ec413fd892628",
+    preimage: `{"event_name":"pre_tool_use","hooks":[{"async":false,"command":"sh -c 'node .cohent/cohent.cjs hook 2>/dev/null || { echo \\"Cohent: the guard hook failed (adapter missing, crashed or no node on PATH), so this tool call is refused. Repair: npx cohent init, then node .cohent/cohent.mjs doctor\\" >&2; exit 2; }'","timeout":30,"type":"command"}],"matcher":"*"}`,
+    hash: "sha256:567d9769c809f3a1428388725bd39530f4e835abf7c1c84cb9bd608f2403ebd4",
   },
   {
     // stop takes no matcher: a matcher present in the file is left out of the hash.
@@ -129,7 +129,7 @@ describe("doctor", () => {
     const codexHome = path.join(co.home, "codex");
     mkdirSync(codexHome);
     const hooksFile = path.join(co.root, ".codex", "hooks.json");
-    const ours = { type: "command", command: "node .cohent/cohent.mjs hook", timeout: 30 };
+    const ours = { type: "command", command: "node .cohent/cohent.cjs hook", timeout: 30 };
     const toml = [
       `[projects.${JSON.stringify(co.root)}]`,
       'trust_level = "trusted"',
@@ -186,7 +186,7 @@ describe("doctor", () => {
         trustHash("post_tool_use", "*", { ...ours, timeout: 10 }),
         trustHash("post_tool_use", "*", ours),
       ) +
-        `\n[hooks.state.${JSON.stringify(`${hooksFile}:stop:0:0`)}]\ntrusted_hash = "${VECTORS[2]!.hash}"\n`,
+        `\n[hooks.state.${JSON.stringify(`${hooksFile}:stop:0:0`)}]\ntrusted_hash = "${trustHash("stop", undefined, ours)}"\n`,
     );
     utimesSync(path.join(codexHome, "config.toml"), old, old);
     utimesSync(hooksFile, new Date(), new Date());

@@ -3,7 +3,8 @@ import { copyFileSync, mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { buildAdapter, MCP_FILE } from "../../adapter/build.mjs";
+import { buildAdapter } from "../../adapter/build.mjs";
+import { ADAPTER_FILES } from "../../adapter/src/init.js";
 
 /**
  * End-to-end helpers: the adapter is built with esbuild exactly as shipped,
@@ -40,12 +41,11 @@ export async function makeCheckout(service: string | null, repository = "acme/sh
       path.join(root, ".cohent", "project.json"),
       JSON.stringify({ version: 1, service, repository }),
     );
-  const script = path.join(root, ".cohent", "cohent.mjs");
   const bundle = await builtAdapter();
-  copyFileSync(bundle, script);
-  // The second file (MCP server, agent CLI), as `cohent init` installs it next to the first.
-  copyFileSync(path.join(path.dirname(bundle), MCP_FILE), path.join(root, ".cohent", MCP_FILE));
-  return { root, home, script };
+  // The entry, the adapter and the MCP file, as `cohent init` installs them.
+  for (const name of ADAPTER_FILES)
+    copyFileSync(path.join(path.dirname(bundle), name), path.join(root, ".cohent", name));
+  return { root, home, script: path.join(root, ".cohent", "cohent.mjs") };
 }
 
 export interface Run {
@@ -66,14 +66,18 @@ export interface RunOptions {
   keepStdinOpen?: boolean;
 }
 
-/** Runs the checkout's cohent.mjs with args, HOME the checkout's own, and collects its output. */
+/**
+ * Runs the checkout's adapter with args, HOME the checkout's own, and collects its output: a hook
+ * as init wires it (cohent.cjs), anything else as people and agents type it (cohent.mjs).
+ */
 export function run(co: Checkout, args: string[], opts: RunOptions = {}): Promise<Run> {
   const env: Record<string, string> = {};
   for (const [k, v] of Object.entries({ PATH: process.env.PATH, HOME: co.home, ...opts.env }))
     if (v !== undefined) env[k] = v;
   return new Promise((resolve, reject) => {
     const start = performance.now();
-    const child = spawn(process.execPath, [...(opts.nodeArgs ?? []), co.script, ...args], {
+    const script = args[0] === "hook" ? co.script.replace(/\.mjs$/, ".cjs") : co.script;
+    const child = spawn(process.execPath, [...(opts.nodeArgs ?? []), script, ...args], {
       cwd: opts.cwd ?? co.root,
       env,
       stdio: ["pipe", "pipe", "pipe"],

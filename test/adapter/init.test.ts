@@ -9,6 +9,7 @@ import { startBackend, type TestBackend } from "../helpers/backend.js";
 import {
   CLAUDE_GUARD_COMMAND,
   CODEX_GUARD_COMMAND,
+  CODEX_HOOK_COMMAND,
   FAIL_CLOSED_REASON,
   mergeHooks,
   mergeSection,
@@ -165,6 +166,7 @@ describe("npx cohent init", () => {
     expect(statuses).toEqual({
       ".cohent/project.json": "created",
       ".cohent/cohent.mjs": "created",
+      ".cohent/cohent.cjs": "created",
       ".cohent/cohent-mcp.mjs": "created",
       ".gitignore": "updated",
       ".gitattributes": "created",
@@ -195,7 +197,7 @@ describe("npx cohent init", () => {
       hooks: [{ type: "command", command: CLAUDE_GUARD_COMMAND, timeout: 30, onFailure: "block" }],
     });
     expect(claude.hooks.Stop).toEqual([
-      { hooks: [{ type: "command", command: 'node "$CLAUDE_PROJECT_DIR/.cohent/cohent.mjs" hook' }] },
+      { hooks: [{ type: "command", command: 'node "$CLAUDE_PROJECT_DIR/.cohent/cohent.cjs" hook' }] },
     ]);
     expect(Object.keys(claude.hooks)).toEqual([
       "PreToolUse",
@@ -222,7 +224,7 @@ describe("npx cohent init", () => {
     });
     expect(codex.hooks.UserPromptSubmit[0].hooks[0]).toEqual({
       type: "command",
-      command: "node .cohent/cohent.mjs hook",
+      command: "node .cohent/cohent.cjs hook",
       timeout: 30,
     });
     expect(envelope.data.retrust).toEqual([
@@ -259,11 +261,19 @@ describe("npx cohent init", () => {
     writeFileSync(path.join(root, ".codex", "hooks.json"), JSON.stringify(old));
     const r = await sh(root, `node ${CLI} init --server ${server.url} --json`);
     expect(r.code).toBe(0);
-    expect(JSON.parse(r.stdout).data.retrust).toEqual(["PreToolUse"]);
+    // That release ran the cohent.mjs entry: every hook now runs cohent.cjs, so every entry changed.
+    expect(JSON.parse(r.stdout).data.retrust).toEqual([
+      "SessionStart",
+      "UserPromptSubmit",
+      "PreToolUse",
+      "PostToolUse",
+      "Stop",
+    ]);
     const codex = JSON.parse(readFileSync(path.join(root, ".codex", "hooks.json"), "utf8"));
-    // In place: the group index, and so every trust key, stays.
+    // In place: the group index, and so every trust key, stays; no second Cohent entry is added.
     expect(codex.hooks.PreToolUse[0].hooks[0].command).toBe("./lint.sh");
-    expect(codex.hooks.PreToolUse[1].hooks[0]).toEqual({ ...plain, command: CODEX_GUARD_COMMAND });
+    expect(codex.hooks.PreToolUse[1].hooks).toEqual([{ ...plain, command: CODEX_GUARD_COMMAND }]);
+    expect(codex.hooks.Stop).toEqual([{ hooks: [{ ...plain, command: CODEX_HOOK_COMMAND }] }]);
     const again = await sh(root, `node ${CLI} init --server ${server.url}`);
     expect(again.stdout).not.toContain("trusts them (again)");
     const fresh = scratchRepo();
@@ -272,7 +282,7 @@ describe("npx cohent init", () => {
     writeFileSync(path.join(fresh, ".codex", "hooks.json"), JSON.stringify(old));
     const text = await sh(fresh, `node ${CLI} init --server ${server.url}`);
     expect(text.stdout).toContain(
-      "Codex skips these hooks until a person trusts them (again) in the Codex TUI here: PreToolUse.",
+      "Codex skips these hooks until a person trusts them (again) in the Codex TUI here: SessionStart, UserPromptSubmit, PreToolUse, PostToolUse, Stop.",
     );
   }, 60_000);
 

@@ -1,4 +1,5 @@
 import { readFileSync } from "node:fs";
+import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { ERRORS } from "@cohent/protocol/codes";
 import { fail } from "../../adapter/src/envelope.js";
@@ -294,8 +295,8 @@ describe("the adapter speaks the protocol's codes", () => {
 });
 
 describe("the hook bundle", () => {
-  it("keeps zod and the MCP SDK out of cohent.mjs", async () => {
-    const bundle = readFileSync(await builtAdapter(), "utf8");
+  it("keeps zod and the MCP SDK out of cohent.cjs", async () => {
+    const bundle = readFileSync(path.join(path.dirname(await builtAdapter()), "cohent.cjs"), "utf8");
     expect(bundle).not.toMatch(/ZodError|\$ZodType|zod/i);
     expect(bundle).not.toMatch(/modelcontextprotocol|McpServer|StdioServerTransport/);
     expect(bundle).toContain("braceExpand"); // minimatch is in: a real matcher, not a copy

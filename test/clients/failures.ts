@@ -9,20 +9,22 @@ import { join } from "node:path";
 
 export type AdapterFailure = "missing" | "throws" | "hangs";
 
-const ADAPTER = ".cohent/cohent.mjs";
-const SAVED = ".cohent/cohent.mjs.saved";
-const REAL = ".cohent/cohent-real.mjs";
+/** What the hooks run (init's wiring): the adapter itself, not the cohent.mjs entry. */
+const ADAPTER = ".cohent/cohent.cjs";
+const SAVED = ".cohent/cohent.cjs.saved";
+const REAL = ".cohent/cohent-real.cjs";
 
 /** A broken bundle: throws at load with a stack trace and an absolute path, which must never reach the model. */
-const THROWS = `throw new Error("cohent test: broken bundle at " + new URL(import.meta.url).pathname);\n`;
+const THROWS = `throw new Error("cohent test: broken bundle at " + __filename);\n`;
 
-/** The real adapter, loaded after node:http is replaced by requests that never answer and never time out. */
-const HANGS = `import { createRequire } from "node:module";
-import { PassThrough } from "node:stream";
-const require = createRequire(import.meta.url);
-process.env.COHENT_TIMEOUT_MS = "3600000";
-require("node:http").request = () => new PassThrough();
-await import("./cohent-real.mjs");
+/**
+ * The real adapter, loaded after every TCP connect is made one that never completes (under
+ * node:http and the lean transport alike), with no transport timeout to end it.
+ */
+const HANGS = `process.env.COHENT_TIMEOUT_MS = "3600000";
+const { TCP } = process.binding("tcp_wrap");
+TCP.prototype.connect = TCP.prototype.connect6 = () => 0;
+require("./cohent-real.cjs");
 `;
 
 export function breakAdapter(repo: string, how: AdapterFailure): void {

@@ -91,7 +91,8 @@ function startServe() {
 }
 
 function hook(payload, token) {
-  const r = spawnSync(process.execPath, [path.join(repo, ".cohent", "cohent.mjs"), "hook"], {
+  // As init wires the hooks: the adapter itself, not the cohent.mjs entry.
+  const r = spawnSync(process.execPath, [path.join(repo, ".cohent", "cohent.cjs"), "hook"], {
     cwd: repo,
     input: JSON.stringify(payload),
     encoding: "utf8",
@@ -191,9 +192,8 @@ try {
   const init = timed(cohent, ["init", "--server", server.url, "--repo", "acme/shop"], { cwd: repo });
   check(init.status === 0, "cohent init in a scratch repository", init.stderr);
   check(
-    existsSync(path.join(repo, ".cohent", "cohent.mjs")) &&
-      existsSync(path.join(repo, ".cohent", "cohent-mcp.mjs")),
-    "init wrote both adapter files",
+    ["cohent.mjs", "cohent.cjs", "cohent-mcp.mjs"].every((f) => existsSync(path.join(repo, ".cohent", f))),
+    "init wrote the adapter's three files",
   );
   const project = JSON.parse(readFileSync(path.join(repo, ".cohent", "project.json"), "utf8"));
   check(

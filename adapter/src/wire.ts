@@ -1,0 +1,84 @@
+/**
+ * HTTP/1.1 on the wire, for the adapter's lean transport (tcp.ts): the
+ * request's bytes and the parse of a whole response. Pure, so the table
+ * tests hold every case a server or a proxy may send.
+ */
+
+/** What node:http refuses in a header value (its checkInvalidHeaderChar): a CR or LF would split the request. */
+const INVALID_HEADER_VALUE = /[^\t\x20-\x7e\x80-\xff]/;
+const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+
+export class WireError extends Error {}
+
+/**
+ * The request head and body as one string. The connection closes after the
+ * answer, so the response ends at EOF at the latest. Throws WireError on a
+ * header that node:http would refuse too.
+ */
+export function requestText(
+  method: string,
+  target: URL,
+  headers: Record<string, string>,
+  body: string | undefined,
+): string {
+  const lines = [`${method} ${target.pathname}${target.search} HTTP/1.1`, `host: ${target.host}`];
+  for (const [name, value] of Object.entries(headers)) {
+    if (!TOKEN.test(name)) throw new WireError(`Invalid header name ["${name}"]`);
+    if (INVALID_HEADER_VALUE.test(value))
+      throw new WireError(`Invalid character in header content ["${name}"]`);
+    lines.push(`${name}: ${value}`);
+  }
+  if (body !== undefined) lines.push(`content-length: ${Buffer.byteLength(body)}`);
+  lines.push("connection: close", "", "");
+  return lines.join("\r\n") + (body ?? "");
+}
+
+export interface WireResponse {
+  status: number;
+  body: Buffer;
+}
+
+/** Chunked transfer coding's body, or null when the chunks end early. */
+function dechunk(raw: Buffer): Buffer | null {
+  const parts: Buffer[] = [];
+  let at = 0;
+  for (;;) {
+    const eol = raw.indexOf("\r\n", at);
+    if (eol === -1) return null;
+    const size = parseInt(raw.toString("latin1", at, eol).split(";")[0]!.trim(), 16);
+    if (!Number.isFinite(size) || size < 0) throw new WireError("bad chunk size");
+    if (size === 0) return Buffer.concat(parts);
+    const start = eol + 2;
+    if (raw.length < start + size + 2) return null;
+    parts.push(raw.subarray(start, start + size));
+    at = start + size + 2;
+  }
+}
+
+/**
+ * A response received until the server closed the connection. Throws
+ * WireError when it is not HTTP/1.x or ends before its declared length
+ * (node:http's "socket hang up").
+ */
+export function parseResponse(raw: Buffer): WireResponse {
+  const end = raw.indexOf("\r\n\r\n");
+  if (end === -1) throw new WireError("socket hang up");
+  const [statusLine, ...fields] = raw.toString("latin1", 0, end).split("\r\n");
+  const m = /^HTTP\/1\.[01] (\d{3})(?: |$)/.exec(statusLine!);
+  if (!m) throw new WireError("not an HTTP/1.x response");
+  const header = (name: string) => {
+    const f = fields.find((f) => f.slice(0, f.indexOf(":")).trim().toLowerCase() === name);
+    return f?.slice(f.indexOf(":") + 1).trim();
+  };
+  const rest = raw.subarray(end + 4);
+  if (/\bchunked\b/i.test(header("transfer-encoding") ?? "")) {
+    const body = dechunk(rest);
+    if (!body) throw new WireError("socket hang up");
+    return { status: Number(m[1]), body };
+  }
+  const declared = header("content-length");
+  if (declared === undefined) return { status: Number(m[1]), body: rest };
+  const length = Number(declared);
+  if (!/^\d+$/.test(declared) || rest.length < length) throw new WireError("socket hang up");
+  return { status: Number(m[1]), body: rest.subarray(0, length) };
+}

@@ -1,0 +1,308 @@
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { createServer as createHttpServer, type IncomingMessage, type ServerResponse } from "node:http";
+import { createServer as createNetServer, type AddressInfo, type Server, type Socket } from "node:net";
+import os from "node:os";
+import path from "node:path";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { admin } from "@cohent/backend";
+import { backendForFile } from "../helpers/backend.js";
+import { codex, hook, intentJson, makeCheckout, run } from "./helpers.js";
+import type { Envelope } from "@cohent/protocol";
+import { requestJson } from "../../adapter/src/http.js";
+import { leanTarget } from "../../adapter/src/tcp.js";
+import { parseResponse, requestText, WireError } from "../../adapter/src/wire.js";
+
+/**
+ * The adapter's lean transport (adapter/src/tcp.ts over wire.ts): the
+ * request's bytes and the response's parse as tables, then whole exchanges
+ * against real servers on loopback, one of them misbehaving on purpose as a
+ * broken server or proxy would, through both transports.
+ */
+
+const b = (s: string) => Buffer.from(s, "latin1");
+
+describe("requestText", () => {
+  it("writes the head, the byte length of a UTF-8 body, and closes the connection", () => {
+    const t = requestText(
+      "POST",
+      new URL("http://127.0.0.1:8080/api/agent?x=1"),
+      { accept: "a" },
+      '{"s":"é"}',
+    );
+    expect(t).toBe(
+      'POST /api/agent?x=1 HTTP/1.1\r\nhost: 127.0.0.1:8080\r\naccept: a\r\ncontent-length: 10\r\nconnection: close\r\n\r\n{"s":"é"}',
+    );
+    expect(requestText("GET", new URL("http://[::1]/x"), {}, undefined)).toBe(
+      "GET /x HTTP/1.1\r\nhost: [::1]\r\nconnection: close\r\n\r\n",
+    );
+  });
+
+  it.each([
+    ["a CR LF in a value (a session id that would add a header)", { "x-cohent-session": "s\r\nx-evil: 1" }],
+    ["a bare LF", { "x-cohent-session": "s\nx" }],
+    ["a NUL", { "x-cohent-session": "s\0" }],
+    ["a name with a space", { "x bad": "v" }],
+    ["a name with a colon", { "x:bad": "v" }],
+  ])("refuses %s, as node:http does", (_, headers) => {
+    expect(() => requestText("GET", new URL("http://127.0.0.1/"), headers, undefined)).toThrow(WireError);
+  });
+});
+
+describe("parseResponse", () => {
+  it.each<[string, string, number, string]>([
+    ["content-length", "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\n{}", 200, "{}"],
+    ["bytes past the length ignored", "HTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\n{}xyz", 200, "{}"],
+    ["no length: until EOF", "HTTP/1.0 503 Busy\r\nX: y\r\n\r\nbody", 503, "body"],
+    ["a status without a reason", "HTTP/1.1 204\r\n\r\n", 204, ""],
+    [
+      "chunked, with an extension and a trailer",
+      "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n3;x=y\r\nabc\r\n2\r\nde\r\n0\r\nT: 1\r\n\r\n",
+      200,
+      "abcde",
+    ],
+    [
+      "chunked in upper case",
+      "HTTP/1.1 200 OK\r\ntransfer-encoding: CHUNKED\r\n\r\nA\r\n0123456789\r\n0\r\n\r\n",
+      200,
+      "0123456789",
+    ],
+  ])("%s", (_, raw, status, body) => {
+    const r = parseResponse(b(raw));
+    expect({ status: r.status, body: r.body.toString("latin1") }).toEqual({ status, body });
+  });
+
+  it.each([
+    ["nothing", ""],
+    ["a head cut short", "HTTP/1.1 200 OK\r\nContent-Le"],
+    ["a body shorter than its length", "HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\n{}"],
+    ["a length that is no number", "HTTP/1.1 200 OK\r\nContent-Length: 1e3\r\n\r\n{}"],
+    ["chunks that end early", "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nab"],
+    [
+      "a chunk size that is no number",
+      "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\nab\r\n0\r\n\r\n",
+    ],
+    ["not HTTP", "SSH-2.0-OpenSSH\r\n\r\n"],
+  ])("refuses %s", (_, raw) => {
+    expect(() => parseResponse(b(raw))).toThrow(WireError);
+  });
+});
+
+describe("leanTarget", () => {
+  it.each<[string, ReturnType<typeof leanTarget>]>([
+    ["http://127.0.0.1:3000/x", { host: "127.0.0.1", port: 3000, v6: false }],
+    ["http://localhost:3000", { host: "127.0.0.1", port: 3000, v6: false }],
+    ["http://[::1]:3000", { host: "::1", port: 3000, v6: true }],
+    ["http://10.1.2.3", { host: "10.1.2.3", port: 80, v6: false }],
+    ["https://127.0.0.1:3000", null], // TLS: node:https
+    ["http://cohent.internal:3000", null], // a name to resolve: node:http
+  ])("%s", (url, want) => {
+    expect(leanTarget(new URL(url))).toEqual(want);
+  });
+});
+
+/** The envelope a Cohent server answers with, as far as the transport cares. */
+const envelope = (data: unknown) => JSON.stringify({ version: 1, ok: true, data });
+
+describe("requestJson over both transports", () => {
+  let server: ReturnType<typeof createHttpServer>;
+  let url = "";
+  const seen: { connection?: string; session?: string; body: string }[] = [];
+  beforeAll(async () => {
+    server = createHttpServer((req: IncomingMessage, res: ServerResponse) => {
+      let body = "";
+      req.setEncoding("utf8");
+      req.on("data", (c: string) => (body += c));
+      req.on("end", () => {
+        seen.push({
+          connection: req.headers.connection,
+          session: req.headers["x-cohent-session"] as string,
+          body,
+        });
+        res.setHeader("content-type", "application/json");
+        if (req.url === "/chunked") {
+          // No length: node:http answers chunked, as a proxy may.
+          res.write('{"version":1,"ok":true,');
+          setTimeout(() => res.end(`"data":${JSON.stringify({ echo: body })}}`), 20);
+        } else if (req.url === "/slow") setTimeout(() => res.end(envelope("late")), 2_000);
+        else if (req.url === "/html") res.writeHead(502).end("<html>bad gateway</html>");
+        else res.end(envelope({ echo: body }));
+      });
+    });
+    await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  afterAll(() => new Promise((r) => server.close(r)));
+  afterEach(() => {
+    delete process.env.COHENT_TRANSPORT;
+    seen.length = 0;
+  });
+
+  for (const transport of ["lean", "node"] as const) {
+    describe(transport, () => {
+      const use = () => {
+        if (transport === "node") process.env.COHENT_TRANSPORT = "node";
+      };
+
+      it("carries a UTF-8 body both ways, whole or chunked", async () => {
+        use();
+        const body = { text: "ünïcødé ✓ " + "x".repeat(70_000) }; // larger than one read
+        for (const path of ["/agent", "/chunked"]) {
+          const env = await requestJson("POST", url + path, { "x-cohent-session": "s1" }, body, "t");
+          expect(env.ok && env.data.echo, JSON.stringify(env).slice(0, 300)).toBe(JSON.stringify(body));
+        }
+        // The lean transport closes each connection; node:http keeps them alive.
+        expect(seen.map((s) => s.connection)).toEqual(
+          transport === "lean" ? ["close", "close"] : ["keep-alive", "keep-alive"],
+        );
+      });
+
+      it("an answer without an envelope, a timeout, a cancel and a CR LF header are failures with their reason", async () => {
+        use();
+        const failure = async (p: Promise<Envelope<any>>) => {
+          const env = await p;
+          return env.ok ? { code: "OK", message: "" } : env.error;
+        };
+        const html = await failure(requestJson("GET", url + "/html", {}, undefined, "t"));
+        expect(html.code).toBe("CONTROL_PLANE_UNREACHABLE");
+        expect(html.message).toContain("(HTTP 502 without a Cohent envelope)");
+        const slow = await failure(requestJson("GET", url + "/slow", {}, undefined, "t", 200));
+        expect(slow.message).toContain("(no answer within 200 ms)");
+        const ac = new AbortController();
+        setTimeout(() => ac.abort(), 100);
+        const cancelled = await failure(
+          requestJson("GET", url + "/slow", {}, undefined, "t", 5_000, ac.signal),
+        );
+        expect(cancelled.code).toBe("CANCELLED");
+        const injected = await failure(
+          requestJson("GET", url, { "x-cohent-session": "s\r\nx-evil: 1" }, undefined, "t"),
+        );
+        expect(injected.code).toBe("CONTROL_PLANE_UNREACHABLE");
+        expect(injected.message).toMatch(/Invalid character in header content/);
+        expect(seen.some((s) => s.session?.includes("evil"))).toBe(false);
+      });
+    });
+  }
+});
+
+describe("the lean transport against a broken peer", () => {
+  let raw: Server;
+  let port = 0;
+  const sockets = new Set<Socket>();
+  let behave: (s: Socket) => void = () => undefined;
+  beforeAll(async () => {
+    raw = createNetServer((s) => {
+      sockets.add(s);
+      s.on("close", () => sockets.delete(s));
+      s.once("data", () => behave(s));
+    });
+    await new Promise<void>((r) => raw.listen(0, "127.0.0.1", r));
+    port = (raw.address() as AddressInfo).port;
+  });
+  afterAll(() => {
+    for (const s of sockets) s.destroy();
+    return new Promise((r) => raw.close(r));
+  });
+
+  it.each<[string, (s: Socket) => void, RegExp]>([
+    ["closes before any answer", (s) => s.end(), /\(socket hang up\)/],
+    [
+      "closes in the middle of the body",
+      (s) => s.end("HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\n{"),
+      /\(socket hang up\)/,
+    ],
+    ["resets the connection", (s) => s.resetAndDestroy(), /\(ECONNRESET\)/],
+    [
+      "answers something that is not HTTP",
+      (s) => s.end("SSH-2.0-x\r\n\r\n"),
+      /\(not an HTTP\/1\.x response\)/,
+    ],
+  ])("%s: CONTROL_PLANE_UNREACHABLE with the reason", async (_, how, reason) => {
+    behave = how;
+    const env = await requestJson("GET", `http://127.0.0.1:${port}/`, {}, undefined, "t", 3_000);
+    expect(env.ok ? null : env.error).toMatchObject({ code: "CONTROL_PLANE_UNREACHABLE", message: reason });
+  });
+
+  it("a refused connection says ECONNREFUSED (what the resend looks for)", async () => {
+    const closed = createNetServer();
+    await new Promise<void>((r) => closed.listen(0, "127.0.0.1", r));
+    const free = (closed.address() as AddressInfo).port;
+    await new Promise((r) => closed.close(r));
+    const env = await requestJson("GET", `http://127.0.0.1:${free}/`, {}, undefined, "t");
+    expect(env.ok ? "" : env.error.message).toContain("(ECONNREFUSED)");
+  });
+
+  it("localhost served on ::1 only: refused at 127.0.0.1, then asked as node:http asks (same answer either way)", async () => {
+    const v6 = createHttpServer((_req, res) => res.end(envelope("v6")));
+    try {
+      await new Promise<void>((r, j) => v6.once("error", j).listen(0, "::1", r));
+    } catch {
+      return; // no IPv6 loopback on this machine
+    }
+    try {
+      const url = `http://localhost:${(v6.address() as AddressInfo).port}/`;
+      const lean = await requestJson("GET", url, {}, undefined, "t");
+      process.env.COHENT_TRANSPORT = "node";
+      const node = await requestJson("GET", url, {}, undefined, "t");
+      delete process.env.COHENT_TRANSPORT;
+      // Where localhost resolves to ::1 both reach it; where only to 127.0.0.1, both are refused.
+      expect(lean.ok ? lean.data : lean.error.message).toEqual(node.ok ? node.data : node.error.message);
+    } finally {
+      await new Promise((r) => v6.close(r));
+    }
+  });
+});
+
+describe("in a hook process", () => {
+  const fx = backendForFile("acme/wire", "", ["alice", "Codex"]);
+  // Preloaded: which of Node's modules and bindings the hook loaded beyond Node's own start.
+  const dir = mkdtempSync(path.join(os.tmpdir(), "cohent-wire-"));
+  const probe = path.join(dir, "modules.cjs");
+  writeFileSync(
+    probe,
+    `const base = new Set(process.moduleLoadList);
+process.on("exit", () => require("fs").writeFileSync(process.env.MODULES_OUT, process.moduleLoadList.filter((m) => !base.has(m)).join("\\n")));`,
+  );
+
+  it("an edit's decision goes over the TCP handle, without node:net or node:http; with --pending-deprecation over node:http, and no warning", async () => {
+    const co = await makeCheckout(fx.backend.url, "acme/wire");
+    const env = { COHENT_AGENT_TOKEN: fx.tokens[0], COHENT_USAGE_LOG: "0" };
+    const S = "wire-1";
+    expect((await hook(co, codex.prompt(S, co.root, "wire"), env)).code).toBe(0);
+    const cli = { env: { ...env, COHENT_SESSION: S } };
+    expect((await run(co, ["intent", intentJson({ objective: "Wire", outputs: ["w"] })], cli)).code).toBe(0);
+    expect((await run(co, ["scope", "src"], cli)).code).toBe(0);
+    const edit = JSON.stringify(
+      codex.patch(S, co.root, "*** Begin Patch\n*** Update File: src/a.ts\n*** End Patch\n"),
+    );
+    const decide = async (extra: Record<string, string>) => {
+      const out = path.join(dir, `modules-${Math.random()}.txt`);
+      const r = await run(co, ["hook"], {
+        stdin: edit,
+        nodeArgs: ["--require", probe],
+        env: { ...env, MODULES_OUT: out, ...extra },
+      });
+      return { ...r, modules: readFileSync(out, "utf8").split("\n") };
+    };
+    const lean = await decide({});
+    expect(lean).toMatchObject({ code: 0, stdout: "", stderr: "" });
+    expect(lean.modules).toContain("Internal Binding tcp_wrap");
+    expect(lean.modules.filter((m) => /^NativeModule (net|http|_http_\w+|stream)$/.test(m))).toEqual([]);
+
+    const warned = await decide({ NODE_OPTIONS: "--pending-deprecation" });
+    expect(warned).toMatchObject({ code: 0, stdout: "", stderr: "" });
+    expect(warned.modules).toContain("NativeModule http");
+
+    // A paused session is refused over either transport: the kill switch is read, not assumed.
+    const ses = (await admin.listSessions(fx.backend.deps, "acme/wire")).find((x) => x.key === S)!;
+    await admin.controlSession(fx.backend.deps, {
+      sessionId: ses.id,
+      kind: "pause",
+      actor: "test",
+      reason: "wire",
+    });
+    for (const extra of [{}, { COHENT_TRANSPORT: "node" }] as Record<string, string>[]) {
+      const paused = await decide(extra);
+      expect(paused.stdout, JSON.stringify(extra)).toMatch(/"permissionDecision":"deny"/);
+    }
+  });
+});

@@ -20,12 +20,22 @@ const MAGIC = "cohent-code-cache/1";
 /** Fixed header size: the data starts 8-byte aligned. */
 const HEADER = 128;
 
-/** Where the cache of the bundle with this hash lives; null when turned off (COHENT_CODE_CACHE=0) or without a home (never relative to the checkout). */
-export function codeCacheFile(hash: string, env: NodeJS.ProcessEnv = process.env): string | null {
+/**
+ * Where the cache of the bundle with this hash lives for one code path (a
+ * hook event and tool kind, or "cli": fast-path.ts), whose first run wrote
+ * it with the functions it compiled; null when turned off
+ * (COHENT_CODE_CACHE=0) or without a home (never relative to the checkout).
+ */
+export function codeCacheFile(
+  hash: string,
+  path = "cli",
+  env: NodeJS.ProcessEnv = process.env,
+): string | null {
   if (/^(0|false|off|no)$/i.test(env.COHENT_CODE_CACHE?.trim() ?? "")) return null;
   const dir = cohentCacheDir(env);
+  const safe = /^[A-Za-z-]{1,64}$/.test(path) ? path : "other";
   return isAbsolute(dir)
-    ? join(dir, "code-cache", `${hash.slice(0, 32)}-${process.versions.v8}-${process.arch}.bin`)
+    ? join(dir, "code-cache", `${hash.slice(0, 32)}-${safe}-${process.versions.v8}-${process.arch}.bin`)
     : null;
 }
 

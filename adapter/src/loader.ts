@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { pathToFileURL } from "node:url";
 import { Script } from "node:vm";
 import { codeCacheFile, readCodeCache, writeCodeCache } from "./code-cache.js";
-import { needsNoDecision } from "./fast-path.js";
+import { previewHook, type HookPreview } from "./fast-path.js";
 import type { LoaderHandoff } from "./loader-handoff.js";
 
 /**
@@ -40,10 +40,10 @@ function readHookStdin(): string | null {
 
 const selfUrl = pathToFileURL(__filename).href;
 
-function run(stdin: string | null): void {
+function run(stdin: string | null, path: string): void {
   const handoff: LoaderHandoff = { import: (url) => import(url), ...(stdin !== null ? { stdin } : {}) };
   (globalThis as { cohentLoader?: LoaderHandoff }).cohentLoader = handoff;
-  const file = codeCacheFile(COHENT_BUNDLE_HASH);
+  const file = codeCacheFile(COHENT_BUNDLE_HASH, path);
   const cachedData = file ? readCodeCache(file, COHENT_BUNDLE_HASH) : undefined;
   const script = new Script(COHENT_BUNDLE, { filename: selfUrl, cachedData });
   if (file && (!cachedData || script.cachedDataRejected)) {
@@ -64,4 +64,6 @@ function run(stdin: string | null): void {
 }
 
 const stdin = process.argv[2] === "hook" ? readHookStdin() : null;
-if (stdin === null || !needsNoDecision(stdin)) run(stdin);
+const preview: HookPreview | null = stdin === null ? null : previewHook(stdin);
+if (!preview?.needsNoDecision)
+  run(stdin, preview?.path ?? (process.argv[2] === "hook" ? "hook-other" : "cli"));

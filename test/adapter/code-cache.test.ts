@@ -12,7 +12,7 @@ import path from "node:path";
 import { Script } from "node:vm";
 import { describe, expect, it } from "vitest";
 import { codeCacheFile, readCodeCache, STALE_MS, writeCodeCache } from "../../adapter/src/code-cache.js";
-import { needsNoDecision } from "../../adapter/src/fast-path.js";
+import { needsNoDecision, previewHook } from "../../adapter/src/fast-path.js";
 import { REGENERATE, VERSION } from "../../adapter/build.mjs";
 import { builtAdapter, makeCheckout, run, type Checkout } from "./helpers.js";
 
@@ -34,7 +34,7 @@ function cacheOf(co: Checkout): string {
     ".cache",
     "cohent",
     "code-cache",
-    `${hashOf(co.script).slice(0, 32)}-${process.versions.v8}-${process.arch}.bin`,
+    `${hashOf(co.script).slice(0, 32)}-cli-${process.versions.v8}-${process.arch}.bin`,
   );
 }
 
@@ -158,9 +158,9 @@ describe("the V8 code cache", () => {
     );
     mkdirSync(dir, { recursive: true });
     const env = { HOME: dir, XDG_CACHE_HOME: "relative/ignored" };
-    const file = codeCacheFile("a".repeat(64), env)!;
+    const file = codeCacheFile("a".repeat(64), "cli", env)!;
     expect(file.startsWith(path.join(dir, ".cache", "cohent", "code-cache"))).toBe(true);
-    expect(codeCacheFile("a".repeat(64), { ...env, COHENT_CODE_CACHE: "off" })).toBeNull();
+    expect(codeCacheFile("a".repeat(64), "cli", { ...env, COHENT_CODE_CACHE: "off" })).toBeNull();
     mkdirSync(path.dirname(file), { recursive: true });
     const stale = path.join(path.dirname(file), "old-bundle.bin");
     const fresh = path.join(path.dirname(file), "other-checkout.bin");
@@ -175,10 +175,53 @@ describe("the V8 code cache", () => {
     chmodSync(file, 0o666); // others may write it: not code to run
     expect(readCodeCache(file, "a".repeat(64))).toBeUndefined();
     chmodSync(file, 0o600);
-    expect(codeCacheFile("a".repeat(64), { XDG_CACHE_HOME: "relative" })).toBeNull(); // no HOME: never relative to the checkout
+    expect(codeCacheFile("a".repeat(64), "cli", { XDG_CACHE_HOME: "relative" })).toBeNull(); // no HOME: never relative to the checkout
+    expect(path.basename(codeCacheFile("a".repeat(64), "../../x", env)!)).toMatch(/^a{32}-other-/); // a path is never a path
     expect(existsSync(stale)).toBe(false);
     expect(existsSync(fresh)).toBe(true);
     expect(readdirSync(path.dirname(file)).some((f) => f.endsWith(".tmp"))).toBe(false);
+  });
+});
+
+describe("a code cache per code path", () => {
+  const call = (event: string, tool?: string) =>
+    JSON.stringify({
+      session_id: "s1",
+      cwd: "/tmp",
+      hook_event_name: event,
+      tool_name: tool,
+      tool_input: {},
+    });
+
+  it.each<[string, string]>([
+    [call("PreToolUse", "apply_patch"), "hook-PreToolUse-edit"],
+    [call("PreToolUse", "Write"), "hook-PreToolUse-edit"],
+    [call("PreToolUse", "Bash"), "hook-PreToolUse-shell"],
+    [call("PreToolUse", "Agent"), "hook-PreToolUse-other"],
+    [call("PostToolUse", "Edit"), "hook-PostToolUse-edit"],
+    [call("UserPromptSubmit"), "hook-UserPromptSubmit"],
+    [call("Stop"), "hook-Stop"],
+    [call("../../etc"), "hook-other"],
+    ["{not json", "hook-other"],
+    ["null", "hook-other"],
+  ])("%s → %s", (stdin, want) => {
+    expect(previewHook(stdin).path).toBe(want);
+  });
+
+  it("an edit's decision writes and then reads its own cache, which a prompt's run leaves alone", async () => {
+    const co = await makeCheckout("http://127.0.0.1:9");
+    const dir = path.dirname(cacheOf(co));
+    const fileOf = (p: string) => path.basename(cacheOf(co)).replace("-cli-", `-${p}-`);
+    const edit = call("PreToolUse", "apply_patch");
+    expect((await run(co, ["hook"], { stdin: edit })).code).toBe(0);
+    expect(readdirSync(dir)).toEqual([fileOf("hook-PreToolUse-edit")]);
+    const written = statSync(path.join(dir, fileOf("hook-PreToolUse-edit"))).mtimeMs;
+    expect((await run(co, ["hook"], { stdin: call("UserPromptSubmit") })).code).toBe(0);
+    expect((await run(co, ["hook"], { stdin: edit })).code).toBe(0);
+    expect(readdirSync(dir).sort()).toEqual(
+      [fileOf("hook-PreToolUse-edit"), fileOf("hook-UserPromptSubmit")].sort(),
+    );
+    expect(statSync(path.join(dir, fileOf("hook-PreToolUse-edit"))).mtimeMs).toBe(written); // read, not rewritten
   });
 });
 

@@ -194,6 +194,36 @@ export function failClosedChecks(root: string): Check[] {
 }
 
 /**
+ * Whether the hooks run cohent.cjs, as init wires them now, or the cohent.mjs
+ * entry of earlier releases: that works, but Node's ES module loader costs
+ * each hook process ~8 ms (bench/adapter-coldstart.ts).
+ */
+export function hookEntryCheck(root: string): Check {
+  const old: string[] = [];
+  for (const file of [".codex/hooks.json", ".claude/settings.json"]) {
+    try {
+      const hooks = readJson(join(root, file))?.hooks ?? {};
+      const commands = Object.values(hooks)
+        .flatMap((groups: any) => (Array.isArray(groups) ? groups : []))
+        .flatMap((g: any) => (Array.isArray(g?.hooks) ? g.hooks : []))
+        .map((h: any) => h?.command)
+        .filter(isCohentHook);
+      // The runner, not the wrapper's refusal text (which names `node .cohent/cohent.mjs doctor`).
+      if (commands.some((c) => /\.cohent\/cohent\.mjs"? hook\b/.test(c))) old.push(file);
+    } catch {
+      /* a missing or broken file is the other checks' to report */
+    }
+  }
+  return old.length
+    ? {
+        name: "hook entry",
+        status: "warn",
+        detail: `${old.join(" and ")} run .cohent/cohent.mjs, the entry of earlier releases: it works, but costs every tool call ~8 ms more than .cohent/cohent.cjs. Run cohent init --upgrade (then trust the changed Codex hooks in the Codex TUI).`,
+      }
+    : { name: "hook entry", status: "ok", detail: "the hooks run .cohent/cohent.cjs." };
+}
+
+/**
  * Cohent's MCP server for Codex. Measured (0.169.0, 0.171.0): Codex starts
  * MCP servers outside its workspace-write sandbox, so the server reaches the
  * service even where the agent's own shell has no network.
@@ -346,7 +376,7 @@ export async function doctor(_args: string[], json: boolean, scriptUrl: string):
     codex = c.report;
     checks.push(...c.checks);
     checks.push(claudeCheck(root));
-    checks.push(...failClosedChecks(root));
+    checks.push(...failClosedChecks(root), hookEntryCheck(root));
     const mcp = codexMcpCheck(root);
     if (mcp) checks.push(mcp);
     const rt = readRuntime(root);

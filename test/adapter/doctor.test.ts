@@ -176,6 +176,7 @@ describe("doctor", () => {
       credential: "ok",
       "codex project trust": "ok",
       "claude hooks": "ok",
+      "hook entry": "ok",
       "node in a login shell": "ok",
     });
 
@@ -253,6 +254,13 @@ describe("doctor", () => {
     );
     expect(open.checks).toContainEqual(
       expect.objectContaining({ name: "claude fails closed", status: "fail" }),
+    );
+    expect(open.checks).toContainEqual(
+      expect.objectContaining({
+        name: "hook entry",
+        status: "warn",
+        detail: expect.stringContaining(".codex/hooks.json and .claude/settings.json run .cohent/cohent.mjs"),
+      }),
     );
     expect(r.code).toBe(1);
   });

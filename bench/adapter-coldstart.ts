@@ -9,7 +9,8 @@ import { benchCheckout, median, percentile } from "./lib.js";
  * Cold start of the adapter's hook: the p50 of a whole `node cohent.cjs
  * hook` process (as init wires it) answering a PreToolUse call against a
  * local server, divided by the p50 of `node -e 0` measured in the same run.
- * Goals (issue 10): an in-scope edit ≤ 1.25×, a Read ≤ 1.15×. The "before"
+ * Goals (issue 10), through the fail-closed wrapper init writes: an in-scope
+ * edit ≤ 1.25×, a Read ≤ 1.15×. The "before"
  * of each change is measured beside it: without the V8 code cache
  * (COHENT_CODE_CACHE=0), over node:http instead of the lean transport
  * (COHENT_TRANSPORT=node), and through the cohent.mjs entry, which hooks ran
@@ -17,6 +18,8 @@ import { benchCheckout, median, percentile } from "./lib.js";
  */
 
 export const GOALS = { edit: 1.25, read: 1.15 };
+const WRAPPED_EDIT = "wrapped as init writes it: PreToolUse apply_patch in scope (session read)";
+const WRAPPED_READ = "wrapped as init writes it: PreToolUse Read (no decision needed)";
 
 const RUNS = Number(process.env.COHENT_BENCH_RUNS ?? 30);
 
@@ -72,8 +75,11 @@ export async function benchAdapter(): Promise<Record<string, string | number>[]>
     const shell = { hook_event_name: "PreToolUse", tool_name: "Bash", tool_input: { command: "git status" } };
     const noCache = { ...env, COHENT_CODE_CACHE: "0" };
     const read = { hook_event_name: "PreToolUse", tool_name: "Read", tool_input: { file_path: "x" } };
+    // The goals hold for the wiring as init writes it, the fail-closed wrapper (sh -c '… || …') included.
     const cases: [string, () => Promise<number>][] = [
       ["node -e 0", () => once(["-e", "0"], root, env)],
+      [WRAPPED_READ, () => wrapped(root, env, payloadOf(read))],
+      [WRAPPED_EDIT, () => wrapped(root, env, payloadOf(patch))],
       ["hook PreToolUse Read (no decision needed)", () => hook(read)],
       ["  Read, through the cohent.mjs entry (the hooks' wiring before)", () => hookIn(env, read, entry)],
       ["hook PreToolUse apply_patch in scope (session read)", () => hook(patch)],
@@ -110,6 +116,7 @@ export async function benchAdapter(): Promise<Record<string, string | number>[]>
         p50_ms: +median(t).toFixed(1),
         p90_ms: +percentile(t, 90).toFixed(1),
         ratio: +(median(t) / floor).toFixed(2),
+        goal: name === WRAPPED_EDIT ? `≤ ${GOALS.edit}` : name === WRAPPED_READ ? `≤ ${GOALS.read}` : "",
         bundle_kb: +(statSync(script).size / 1024).toFixed(1),
       };
     });
@@ -123,8 +130,8 @@ if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.me
   const { table } = await import("./lib.js");
   table("Adapter cold start (PreToolUse hook vs node -e 0)", rows);
   const ratio = (name: string) => Number(rows.find((r) => r.case === name)!.ratio);
-  const edit = ratio("hook PreToolUse apply_patch in scope (session read)");
-  const read = ratio("hook PreToolUse Read (no decision needed)");
+  const edit = ratio(WRAPPED_EDIT);
+  const read = ratio(WRAPPED_READ);
   console.log(
     `\ngoal: in-scope edit ≤ ${GOALS.edit} × node -e 0: ${edit} ${edit <= GOALS.edit ? "met" : "NOT met"}; Read ≤ ${GOALS.read} ×: ${read} ${read <= GOALS.read ? "met" : "NOT met"}`,
   );

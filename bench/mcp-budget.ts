@@ -3,7 +3,7 @@ import { statSync } from "node:fs";
 import path from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { MCP_FILE } from "../adapter/build.mjs";
+import { ADAPTER_FILE, MCP_FILE } from "../adapter/build.mjs";
 import { benchCheckout, median } from "./lib.js";
 
 /**
@@ -75,8 +75,8 @@ export async function benchMcp(): Promise<Record<string, string | number>[]> {
         ok: "-",
       },
       {
-        measure: "cohent.mjs (hook path)",
-        value: `${statSync(bundle).size} bytes`,
+        measure: `${ADAPTER_FILE} (hook path)`,
+        value: `${statSync(path.join(path.dirname(bundle), ADAPTER_FILE)).size} bytes`,
         budget: "no MCP SDK",
         ok: "-",
       },

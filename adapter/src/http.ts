@@ -1,6 +1,6 @@
 import type { IncomingMessage, RequestOptions } from "node:http";
 import { http, https } from "./builtins.js";
-import { leanExchange, leanTarget, type Attempt } from "./tcp.js";
+import { leanExchange, leanTarget, MAX_RESPONSE_BYTES, type Attempt } from "./tcp.js";
 import { requestText, type WireResponse } from "./wire.js";
 import { WAIT_HEADER } from "@cohent/protocol/bounds";
 import type { Envelope } from "@cohent/protocol";
@@ -48,7 +48,15 @@ function nodeExchange(
   const done = new Promise<WireResponse>((resolve, reject) => {
     req = request(target, opts, (res: IncomingMessage) => {
       const chunks: Buffer[] = [];
-      res.on("data", (c: Buffer) => chunks.push(c));
+      let received = 0;
+      res.on("data", (c: Buffer) => {
+        chunks.push(c);
+        received += c.length;
+        if (received > MAX_RESPONSE_BYTES) {
+          reject(new Error(`an answer larger than ${MAX_RESPONSE_BYTES} bytes`));
+          req?.destroy();
+        }
+      });
       res.on("error", reject);
       res.on("end", () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks) }));
     });

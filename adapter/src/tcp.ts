@@ -92,6 +92,9 @@ export function leanTarget(target: URL): { host: string; port: number; v6: boole
   return null;
 }
 
+/** A service's answer is kilobytes; a peer that sends more than this is not one, and is not read to the end. */
+export const MAX_RESPONSE_BYTES = 16 * 1024 * 1024;
+
 /** libuv's end of stream, the same number on every platform. */
 const UV_EOF = -4095;
 
@@ -114,6 +117,7 @@ export function leanExchange(
   if (!b) return null;
   let handle: Handle | null = new b.TCP(b.SOCKET);
   const chunks: Buffer[] = [];
+  let received = 0;
   let settle: { resolve(r: WireResponse): void; reject(e: Error): void };
   const done = new Promise<WireResponse>((resolve, reject) => (settle = { resolve, reject }));
   const close = () => {
@@ -134,6 +138,9 @@ export function leanExchange(
       const n = b.state[b.kRead]!;
       if (n > 0 && buf) {
         chunks.push(Buffer.from(Buffer.from(buf, b.state[b.kOffset]!, n)));
+        received += n;
+        if (received > MAX_RESPONSE_BYTES)
+          fail(new WireError(`an answer larger than ${MAX_RESPONSE_BYTES} bytes`));
         return;
       }
       if (n === 0) return;

@@ -216,10 +216,44 @@ describe("the lean transport against a broken peer", () => {
       (s) => s.end("SSH-2.0-x\r\n\r\n"),
       /\(not an HTTP\/1\.x response\)/,
     ],
+    [
+      "streams an endless answer",
+      (s) => {
+        s.on("error", () => undefined);
+        s.write("HTTP/1.1 200 OK\r\n\r\n");
+        const mb = Buffer.alloc(1024 * 1024, 120);
+        const more = () => {
+          while (!s.destroyed && s.write(mb));
+          if (!s.destroyed) s.once("drain", more);
+        };
+        more();
+      },
+      /\(an answer larger than 16777216 bytes\)/,
+    ],
   ])("%s: CONTROL_PLANE_UNREACHABLE with the reason", async (_, how, reason) => {
     behave = how;
     const env = await requestJson("GET", `http://127.0.0.1:${port}/`, {}, undefined, "t", 3_000);
     expect(env.ok ? null : env.error).toMatchObject({ code: "CONTROL_PLANE_UNREACHABLE", message: reason });
+  });
+
+  it("an endless answer is cut over node:http too", async () => {
+    behave = (s) => {
+      s.on("error", () => undefined);
+      s.write("HTTP/1.1 200 OK\r\n\r\n");
+      const mb = Buffer.alloc(1024 * 1024, 120);
+      const more = () => {
+        while (!s.destroyed && s.write(mb));
+        if (!s.destroyed) s.once("drain", more);
+      };
+      more();
+    };
+    process.env.COHENT_TRANSPORT = "node";
+    try {
+      const env = await requestJson("GET", `http://127.0.0.1:${port}/`, {}, undefined, "t", 5_000);
+      expect(env.ok ? "" : env.error.message).toContain("(an answer larger than 16777216 bytes)");
+    } finally {
+      delete process.env.COHENT_TRANSPORT;
+    }
   });
 
   it("a refused connection says ECONNREFUSED (what the resend looks for)", async () => {

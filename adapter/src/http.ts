@@ -46,20 +46,25 @@ function nodeExchange(
   };
   let req: ReturnType<typeof request> | undefined;
   const done = new Promise<WireResponse>((resolve, reject) => {
-    req = request(target, opts, (res: IncomingMessage) => {
-      const chunks: Buffer[] = [];
-      let received = 0;
-      res.on("data", (c: Buffer) => {
-        chunks.push(c);
-        received += c.length;
-        if (received > MAX_RESPONSE_BYTES) {
-          reject(new Error(`an answer larger than ${MAX_RESPONSE_BYTES} bytes`));
-          req?.destroy();
-        }
+    try {
+      req = request(target, opts, (res: IncomingMessage) => {
+        const chunks: Buffer[] = [];
+        let received = 0;
+        res.on("data", (c: Buffer) => {
+          chunks.push(c);
+          received += c.length;
+          if (received > MAX_RESPONSE_BYTES) {
+            reject(new Error(`an answer larger than ${MAX_RESPONSE_BYTES} bytes`));
+            req?.destroy();
+          }
+        });
+        res.on("error", reject);
+        res.on("end", () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks) }));
       });
-      res.on("error", reject);
-      res.on("end", () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks) }));
-    });
+    } catch (err) {
+      // Refused before sending (an invalid header): its message, as the lean transport reports it.
+      return reject(new Error((err as Error).message));
+    }
     req.on("error", reject);
     req.end(payload);
   });

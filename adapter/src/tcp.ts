@@ -1,5 +1,5 @@
 import { util } from "./builtins.js";
-import { parseResponse, WireError, type WireResponse } from "./wire.js";
+import { expectedLength, lastChunkIn, parseResponse, WireError, type WireResponse } from "./wire.js";
 
 /**
  * The lean transport: one HTTP/1.1 exchange over Node's own TCP handle
@@ -95,6 +95,9 @@ export function leanTarget(target: URL): { host: string; port: number; v6: boole
 /** A service's answer is kilobytes; a peer that sends more than this is not one, and is not read to the end. */
 export const MAX_RESPONSE_BYTES = 16 * 1024 * 1024;
 
+/** node:http allows a 16 KiB head; one four times that is no answer of the service's. */
+const MAX_HEAD_BYTES = 64 * 1024;
+
 /** libuv's end of stream, the same number on every platform. */
 const UV_EOF = -4095;
 
@@ -118,6 +121,7 @@ export function leanExchange(
   let handle: Handle | null = new b.TCP(b.SOCKET);
   const chunks: Buffer[] = [];
   let received = 0;
+  let expect: ReturnType<typeof expectedLength> = null;
   let settle: { resolve(r: WireResponse): void; reject(e: Error): void };
   const done = new Promise<WireResponse>((resolve, reject) => (settle = { resolve, reject }));
   const close = () => {
@@ -128,6 +132,14 @@ export function leanExchange(
   const fail = (e: Error) => {
     close();
     settle.reject(e);
+  };
+  const finish = () => {
+    close();
+    try {
+      settle.resolve(parseResponse(Buffer.concat(chunks)));
+    } catch (err) {
+      settle.reject(err instanceof WireError ? err : new Error(String(err)));
+    }
   };
   const connect = new b.TCPConnectWrap();
   connect.oncomplete = (status: number) => {
@@ -140,18 +152,27 @@ export function leanExchange(
         chunks.push(Buffer.from(Buffer.from(buf, b.state[b.kOffset]!, n)));
         received += n;
         if (received > MAX_RESPONSE_BYTES)
-          fail(new WireError(`an answer larger than ${MAX_RESPONSE_BYTES} bytes`));
+          return fail(new WireError(`an answer larger than ${MAX_RESPONSE_BYTES} bytes`));
+        // Whole already (its length, its last chunk): no wait for the close, which a proxy may hold back.
+        try {
+          expect ??= expectedLength(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks));
+        } catch (err) {
+          return fail(err as Error);
+        }
+        if (expect === null && received > MAX_HEAD_BYTES)
+          return fail(new WireError(`a response head larger than ${MAX_HEAD_BYTES} bytes`));
+        if (
+          typeof expect === "number"
+            ? received >= expect
+            : expect === "chunked" && lastChunkIn(chunks.at(-1)!)
+        )
+          finish();
         return;
       }
       if (n === 0) return;
       // EOF (UV_EOF) ends the response, the server having closed; any other negative is an error.
       if (n !== UV_EOF) return fail(errorOf(n));
-      close();
-      try {
-        settle.resolve(parseResponse(Buffer.concat(chunks)));
-      } catch (err) {
-        settle.reject(err instanceof WireError ? err : new Error(String(err)));
-      }
+      finish();
     };
     const write = new b.WriteWrap();
     write.handle = handle;

@@ -55,14 +55,12 @@ function dechunk(raw: Buffer): Buffer | null {
   }
 }
 
-/**
- * A response received until the server closed the connection. Throws
- * WireError when it is not HTTP/1.x or ends before its declared length
- * (node:http's "socket hang up").
- */
-export function parseResponse(raw: Buffer): WireResponse {
+/** The status line and the header fields, once the head is whole; null before. */
+function head(
+  raw: Buffer,
+): { status: number; header(name: string): string | undefined; body: number } | null {
   const end = raw.indexOf("\r\n\r\n");
-  if (end === -1) throw new WireError("socket hang up");
+  if (end === -1) return null;
   const [statusLine, ...fields] = raw.toString("latin1", 0, end).split("\r\n");
   const m = /^HTTP\/1\.[01] (\d{3})(?: |$)/.exec(statusLine!);
   if (!m) throw new WireError("not an HTTP/1.x response");
@@ -70,15 +68,45 @@ export function parseResponse(raw: Buffer): WireResponse {
     const f = fields.find((f) => f.slice(0, f.indexOf(":")).trim().toLowerCase() === name);
     return f?.slice(f.indexOf(":") + 1).trim();
   };
-  const rest = raw.subarray(end + 4);
-  if (/\bchunked\b/i.test(header("transfer-encoding") ?? "")) {
+  return { status: Number(m[1]), header, body: end + 4 };
+}
+
+/**
+ * How many bytes the whole response takes, once its head is in: a number
+ * (the head and a declared length), "chunked" (whole at its last chunk), or
+ * "eof" (whole when the server closes). null while the head is incomplete.
+ * The connection is asked to close, but a response known to be whole is
+ * taken without waiting for that.
+ */
+export function expectedLength(raw: Buffer): number | "chunked" | "eof" | null {
+  const h = head(raw);
+  if (!h) return null;
+  if (/\bchunked\b/i.test(h.header("transfer-encoding") ?? "")) return "chunked";
+  const declared = h.header("content-length");
+  return declared !== undefined && /^\d+$/.test(declared) ? h.body + Number(declared) : "eof";
+}
+
+/** Whether a chunked body has reached its last chunk (no trailers: with them, the close ends it). */
+export const lastChunkIn = (raw: Buffer) =>
+  raw.length >= 5 && raw.subarray(raw.length - 5).toString("latin1") === "0\r\n\r\n";
+
+/**
+ * A response received whole (its declared length, its last chunk) or until
+ * the server closed the connection. Throws WireError when it is not HTTP/1.x
+ * or ends before its declared length (node:http's "socket hang up").
+ */
+export function parseResponse(raw: Buffer): WireResponse {
+  const h = head(raw);
+  if (!h) throw new WireError("socket hang up");
+  const rest = raw.subarray(h.body);
+  if (/\bchunked\b/i.test(h.header("transfer-encoding") ?? "")) {
     const body = dechunk(rest);
     if (!body) throw new WireError("socket hang up");
-    return { status: Number(m[1]), body };
+    return { status: h.status, body };
   }
-  const declared = header("content-length");
-  if (declared === undefined) return { status: Number(m[1]), body: rest };
+  const declared = h.header("content-length");
+  if (declared === undefined) return { status: h.status, body: rest };
   const length = Number(declared);
   if (!/^\d+$/.test(declared) || rest.length < length) throw new WireError("socket hang up");
-  return { status: Number(m[1]), body: rest.subarray(0, length) };
+  return { status: h.status, body: rest.subarray(0, length) };
 }

@@ -10,7 +10,13 @@ import { codex, hook, intentJson, makeCheckout, run } from "./helpers.js";
 import type { Envelope } from "@cohent/protocol";
 import { requestJson } from "../../adapter/src/http.js";
 import { leanTarget } from "../../adapter/src/tcp.js";
-import { parseResponse, requestText, WireError } from "../../adapter/src/wire.js";
+import {
+  expectedLength,
+  lastChunkIn,
+  parseResponse,
+  requestText,
+  WireError,
+} from "../../adapter/src/wire.js";
 
 /**
  * The adapter's lean transport (adapter/src/tcp.ts over wire.ts): the
@@ -84,6 +90,23 @@ describe("parseResponse", () => {
     ["not HTTP", "SSH-2.0-OpenSSH\r\n\r\n"],
   ])("refuses %s", (_, raw) => {
     expect(() => parseResponse(b(raw))).toThrow(WireError);
+  });
+});
+
+describe("expectedLength and lastChunkIn", () => {
+  it.each<[string, string, ReturnType<typeof expectedLength>]>([
+    ["a head cut short", "HTTP/1.1 200 OK\r\nContent-Len", null],
+    ["a declared length", "HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\n{}", 49],
+    ["chunked", "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n", "chunked"],
+    ["neither: until the close", "HTTP/1.0 200 OK\r\n\r\nbody", "eof"],
+    ["a length that is no number: until the close", "HTTP/1.1 200 OK\r\nContent-Length: x\r\n\r\n", "eof"],
+  ])("%s", (_, raw, want) => {
+    expect(expectedLength(b(raw))).toEqual(want);
+  });
+  it("refuses a head that is not HTTP, and finds the last chunk only at the end", () => {
+    expect(() => expectedLength(b("SSH-2.0-x\r\n\r\n"))).toThrow(WireError);
+    expect(lastChunkIn(b("3\r\nabc\r\n0\r\n\r\n"))).toBe(true);
+    expect(lastChunkIn(b("10\r\n0\r\n\r\nabcdefghij\r\n"))).toBe(false);
   });
 });
 
@@ -254,6 +277,20 @@ describe("the lean transport against a broken peer", () => {
     } finally {
       delete process.env.COHENT_TRANSPORT;
     }
+  });
+
+  it("an answer whole by its length is taken without waiting for the close; a head without end is refused", async () => {
+    behave = (s) =>
+      s.write(`HTTP/1.1 200 OK\r\nContent-Length: ${envelope("kept").length}\r\n\r\n${envelope("kept")}`);
+    // The connection stays open: waiting for its close would end in the 3 s timeout.
+    const kept = await requestJson("GET", `http://127.0.0.1:${port}/`, {}, undefined, "t", 3_000);
+    expect(kept).toMatchObject({ ok: true, data: "kept" });
+    behave = (s) => {
+      s.on("error", () => undefined);
+      s.write("HTTP/1.1 200 OK\r\n" + "X: y\r\n".repeat(20_000));
+    };
+    const endless = await requestJson("GET", `http://127.0.0.1:${port}/`, {}, undefined, "t", 3_000);
+    expect(endless.ok ? "" : endless.error.message).toContain("(a response head larger than 65536 bytes)");
   });
 
   it("a refused connection says ECONNREFUSED (what the resend looks for)", async () => {

@@ -35,13 +35,13 @@ export { FAIL_CLOSED_REASON };
 const failClosed = (inner: string) =>
   `sh -c '${inner} 2>/dev/null || { echo "${FAIL_CLOSED_REASON}" >&2; exit 2; }'`;
 export const CODEX_GUARD_COMMAND = failClosed(CODEX_HOOK_COMMAND);
+export const CLAUDE_GUARD_COMMAND = failClosed(CLAUDE_HOOK_COMMAND);
 /**
  * What init copies into .cohent/: the entry people and agents run, the
  * adapter (the hooks' entry, which the first requires), and the MCP server
  * and agent CLI, loaded only by `mcp` and `agent`.
  */
 export const ADAPTER_FILES = ["cohent.mjs", "cohent.cjs", "cohent-mcp.mjs"] as const;
-export const CLAUDE_GUARD_COMMAND = failClosed(CLAUDE_HOOK_COMMAND);
 /** The client's hook timeout in seconds; the adapter's own deadline stays below it. */
 export const HOOK_TIMEOUT = 30;
 const BEGIN = "<!-- cohent:begin (managed by `npx cohent init`; edits inside are replaced) -->";

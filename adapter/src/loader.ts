@@ -10,7 +10,7 @@ import type { LoaderHandoff } from "./loader-handoff.js";
  * (main.ts, bundled as one function expression) as a string, and compiles it
  * with vm.Script against the V8 code cache kept in the user's cache folder,
  * so that a hook deserializes its code instead of parsing and compiling
- * 90 KB. The bundle, its hash and this loader travel together. Without a
+ * 150 KB. The bundle, its hash and this loader travel together. Without a
  * usable cache the bundle compiles as usual, and the cache is written when
  * the process exits, with every function the run compiled.
  *

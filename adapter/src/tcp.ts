@@ -161,12 +161,17 @@ export function leanExchange(
         }
         if (expect === null && received > MAX_HEAD_BYTES)
           return fail(new WireError(`a response head larger than ${MAX_HEAD_BYTES} bytes`));
-        if (
-          typeof expect === "number"
-            ? received >= expect
-            : expect === "chunked" && lastChunkIn(chunks.at(-1)!)
-        )
-          finish();
+        if (typeof expect === "number" && received >= expect) finish();
+        else if (expect === "chunked" && lastChunkIn(chunks.at(-1)!)) {
+          let whole: WireResponse;
+          try {
+            whole = parseResponse(Buffer.concat(chunks));
+          } catch {
+            return; // a chunk's data that only ends like the last chunk: read on
+          }
+          close();
+          settle.resolve(whole);
+        }
         return;
       }
       if (n === 0) return;

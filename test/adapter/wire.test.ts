@@ -293,6 +293,19 @@ describe("the lean transport against a broken peer", () => {
     expect(endless.ok ? "" : endless.error.message).toContain("(a response head larger than 65536 bytes)");
   });
 
+  it("a chunk whose data only ends like the last chunk is not taken for the end", async () => {
+    // JSON allows CR LF between tokens: the first chunk's bytes end in "0\r\n", then its own CR LF.
+    const first = '{"version":1,"ok":true,"data":10\r\n';
+    behave = (s) => {
+      s.write(
+        `HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n${first.length.toString(16)}\r\n${first}\r\n`,
+      );
+      setTimeout(() => s.end("1\r\n}\r\n0\r\n\r\n"), 50);
+    };
+    const env = await requestJson("GET", `http://127.0.0.1:${port}/`, {}, undefined, "t", 3_000);
+    expect(env).toMatchObject({ ok: true, data: 10 });
+  });
+
   it("a refused connection says ECONNREFUSED (what the resend looks for)", async () => {
     const closed = createNetServer();
     await new Promise<void>((r) => closed.listen(0, "127.0.0.1", r));

@@ -207,6 +207,18 @@ describe("requestJson over both transports", () => {
   }
 });
 
+/** A peer that answers 200 and then sends a megabyte after another, as long as the socket is open. */
+function endless(s: Socket): void {
+  s.on("error", () => undefined);
+  s.write("HTTP/1.1 200 OK\r\n\r\n");
+  const mb = Buffer.alloc(1024 * 1024, 120);
+  const more = () => {
+    while (!s.destroyed && s.write(mb));
+    if (!s.destroyed) s.once("drain", more);
+  };
+  more();
+}
+
 describe("the lean transport against a broken peer", () => {
   let raw: Server;
   let port = 0;
@@ -239,20 +251,7 @@ describe("the lean transport against a broken peer", () => {
       (s) => s.end("SSH-2.0-x\r\n\r\n"),
       /\(not an HTTP\/1\.x response\)/,
     ],
-    [
-      "streams an endless answer",
-      (s) => {
-        s.on("error", () => undefined);
-        s.write("HTTP/1.1 200 OK\r\n\r\n");
-        const mb = Buffer.alloc(1024 * 1024, 120);
-        const more = () => {
-          while (!s.destroyed && s.write(mb));
-          if (!s.destroyed) s.once("drain", more);
-        };
-        more();
-      },
-      /\(an answer larger than 16777216 bytes\)/,
-    ],
+    ["streams an endless answer", endless, /\(an answer larger than 16777216 bytes\)/],
   ])("%s: CONTROL_PLANE_UNREACHABLE with the reason", async (_, how, reason) => {
     behave = how;
     const env = await requestJson("GET", `http://127.0.0.1:${port}/`, {}, undefined, "t", 3_000);
@@ -260,16 +259,7 @@ describe("the lean transport against a broken peer", () => {
   });
 
   it("an endless answer is cut over node:http too", async () => {
-    behave = (s) => {
-      s.on("error", () => undefined);
-      s.write("HTTP/1.1 200 OK\r\n\r\n");
-      const mb = Buffer.alloc(1024 * 1024, 120);
-      const more = () => {
-        while (!s.destroyed && s.write(mb));
-        if (!s.destroyed) s.once("drain", more);
-      };
-      more();
-    };
+    behave = endless;
     process.env.COHENT_TRANSPORT = "node";
     try {
       const env = await requestJson("GET", `http://127.0.0.1:${port}/`, {}, undefined, "t", 5_000);

@@ -52,8 +52,3 @@ export function previewHook(stdin: string): HookPreview {
     return { needsNoDecision: false, path: "hook-other" }; // not JSON: the bundle refuses it with its reason
   }
 }
-
-/** previewHook's first answer alone. */
-export function needsNoDecision(stdin: string): boolean {
-  return previewHook(stdin).needsNoDecision;
-}

@@ -12,7 +12,9 @@ import path from "node:path";
 import { Script } from "node:vm";
 import { describe, expect, it } from "vitest";
 import { codeCacheFile, readCodeCache, STALE_MS, writeCodeCache } from "../../adapter/src/code-cache.js";
-import { needsNoDecision, previewHook } from "../../adapter/src/fast-path.js";
+import { previewHook } from "../../adapter/src/fast-path.js";
+
+const needsNoDecision = (stdin: string) => previewHook(stdin).needsNoDecision;
 import { REGENERATE, VERSION } from "../../adapter/build.mjs";
 import { builtAdapter, makeCheckout, run, type Checkout } from "./helpers.js";
 

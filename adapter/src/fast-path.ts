@@ -36,15 +36,15 @@ export function previewHook(stdin: string): HookPreview {
       p && typeof p.hook_event_name === "string" && EVENT.test(p.hook_event_name)
         ? p.hook_event_name
         : "other";
-    const kind = p && typeof p.tool_name === "string" ? (toolKind(p.tool_name) ?? "other") : "other";
-    const path = `hook-${event}${event === "PreToolUse" || event === "PostToolUse" ? `-${kind}` : ""}`;
+    const tool = p && typeof p.tool_name === "string" ? p.tool_name : null;
+    const kind = tool === null ? null : toolKind(tool);
+    const path = `hook-${event}${event === "PreToolUse" || event === "PostToolUse" ? `-${kind ?? "other"}` : ""}`;
     return {
       needsNoDecision:
-        !!p &&
         event === "PreToolUse" &&
-        typeof p.tool_name === "string" &&
-        toolKind(p.tool_name) === null &&
-        !isSpawn(p.tool_name, agentIdOf(p)) &&
+        tool !== null &&
+        kind === null &&
+        !isSpawn(tool, agentIdOf(p!)) &&
         !usageTarget().file,
       path,
     };

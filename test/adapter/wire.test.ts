@@ -1,3 +1,4 @@
+import { lookup } from "node:dns/promises";
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { createServer as createHttpServer, type IncomingMessage, type ServerResponse } from "node:http";
 import { createServer as createNetServer, type AddressInfo, type Server, type Socket } from "node:net";
@@ -305,21 +306,25 @@ describe("the lean transport against a broken peer", () => {
     expect(env.ok ? "" : env.error.message).toContain("(ECONNREFUSED)");
   });
 
-  it("localhost served on ::1 only: refused at 127.0.0.1, then asked as node:http asks (same answer either way)", async () => {
+  // Where localhost resolves to 127.0.0.1 only (as on this project's CI machine), node:http cannot reach
+  // a server on ::1 either, and there is no fallback to tell apart: the case is skipped, not passed.
+  const localhostHasV6 = lookup("localhost", { all: true }).then(
+    (a) => a.some((x) => x.address === "::1"),
+    () => false,
+  );
+  it("localhost served on ::1 only: refused at 127.0.0.1, then reached through node:http", async (t) => {
+    if (!(await localhostHasV6)) return t.skip();
     const v6 = createHttpServer((_req, res) => res.end(envelope("v6")));
+    await new Promise<void>((r, j) => v6.once("error", j).listen(0, "::1", r));
     try {
-      await new Promise<void>((r, j) => v6.once("error", j).listen(0, "::1", r));
-    } catch {
-      return; // no IPv6 loopback on this machine
-    }
-    try {
-      const url = `http://localhost:${(v6.address() as AddressInfo).port}/`;
-      const lean = await requestJson("GET", url, {}, undefined, "t");
-      process.env.COHENT_TRANSPORT = "node";
-      const node = await requestJson("GET", url, {}, undefined, "t");
-      delete process.env.COHENT_TRANSPORT;
-      // Where localhost resolves to ::1 both reach it; where only to 127.0.0.1, both are refused.
-      expect(lean.ok ? lean.data : lean.error.message).toEqual(node.ok ? node.data : node.error.message);
+      const env = await requestJson(
+        "GET",
+        `http://localhost:${(v6.address() as AddressInfo).port}/`,
+        {},
+        undefined,
+        "t",
+      );
+      expect(env).toMatchObject({ ok: true, data: "v6" });
     } finally {
       await new Promise((r) => v6.close(r));
     }

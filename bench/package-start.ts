@@ -41,7 +41,7 @@ export async function benchPackage(): Promise<Record<string, string | number>[]>
   const data = mkdtempSync(path.join(os.tmpdir(), "cohent-bench-package-"));
   // Built inside the workspace (dist/), so the two drivers resolve from its node_modules as from the package's.
   const { dir } = await buildPackage(path.join(process.cwd(), "dist", `package-bench-${process.pid}`));
-  const bin = path.join(dir, "bin", "cohent.mjs");
+  const bin = path.join(dir, "bin", "cohent.cjs");
   const env = { PATH: process.env.PATH, HOME: data, COHENT_DATA_DIR: data, COHENT_LOG_LEVEL: "warn" };
   try {
     await once([bin, "repo", "add", "bench/package"], env);

@@ -1,9 +1,10 @@
 // `npm run pack`: builds the one publishable package, `cohent`, into dist/package and packs it
 // into ./cohent-<version>.tgz. The workspace stays private; this is what a team installs.
 //
-//   bin/cohent.mjs        the bin (package/bin/cohent.mjs)
+//   bin/cohent.cjs        the bin (package/bin/cohent.cjs)
 //   lib/*.mjs             the server and admin CLI, compiled by esbuild (no tsx, no TypeScript at run time),
-//                         split so that --help loads commander only and each command imports what it uses
+//                         split so that each command imports what it uses
+//   lib/help.txt          `cohent --help`, rendered here by the compiled CLI, so the bin prints it unloaded
 //   adapter/*.mjs         the adapter bundles `cohent init` copies into a checkout (adapter/build.mjs)
 //   console/build         the built Control Room (scripts/prepare.mjs builds it)
 //   prisma/*/migrations   both migration folders; the server applies them at start
@@ -25,7 +26,7 @@ import {
   writeFileSync,
 } from "node:fs";
 import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { build } from "esbuild";
 import { buildAdapter } from "../adapter/build.mjs";
 
@@ -99,8 +100,9 @@ export async function buildPackage(out = defaultOut) {
     },
   });
 
+  writeFileSync(join(out, "lib", "help.txt"), renderHelp(join(out, "lib", "cli.mjs")));
   cpSync(join(root, "package", "bin"), join(out, "bin"), { recursive: true });
-  chmodSync(join(out, "bin", "cohent.mjs"), 0o755);
+  chmodSync(join(out, "bin", "cohent.cjs"), 0o755);
   cpSync(join(root, "README.md"), join(out, "README.md"));
 
   const manifest = JSON.parse(readFileSync(join(root, "package", "package.json"), "utf8"));
@@ -108,6 +110,33 @@ export async function buildPackage(out = defaultOut) {
   manifest.dependencies = Object.fromEntries(RUNTIME_DEPENDENCIES.map((name) => [name, lockedVersion(name)]));
   writeFileSync(join(out, "package.json"), JSON.stringify(manifest, null, 2) + "\n");
   return { dir: out, version };
+}
+
+/**
+ * The top-level help as the compiled CLI renders it at 80 columns. Commander wraps a description
+ * to the terminal's width; the text is the same at any width from 80 up only if nothing wraps at
+ * 80, which is checked here (the bin asks commander itself below 80 columns).
+ */
+function renderHelp(cli) {
+  const at = (width) =>
+    execFileSync(
+      process.execPath,
+      [
+        "--input-type=module",
+        "-e",
+        `const { buildCli } = await import(${JSON.stringify(pathToFileURL(cli).href)});
+         let text = "";
+         const program = buildCli().configureOutput({ getOutHelpWidth: () => ${width}, writeOut: (s) => (text += s) });
+         program.outputHelp();
+         process.stdout.write(text);`,
+      ],
+      { encoding: "utf8", env: { PATH: process.env.PATH } },
+    );
+  const text = at(80);
+  if (!/^Usage: cohent/.test(text)) throw new Error(`cohent --help rendered no usage:\n${text}`);
+  if (text !== at(200))
+    throw new Error(`cohent --help wraps at 80 columns; shorten the description:\n${text}`);
+  return text;
 }
 
 /** Packs dist/package into ./cohent-<version>.tgz; returns its path. */

@@ -11,6 +11,8 @@ import type { Deps } from "./operations/deps.js";
  * Only commander and the configuration load up front: `--help` and
  * `--version` never parse the server, Prisma or the store (the package's
  * start-up budget is 2× `node -e 0`); each action imports what it uses.
+ * The package prints the top-level help from a file rendered by this code
+ * at pack time; no command description may wrap at 80 columns there.
  */
 
 /** A subcommand that opens the store: every one takes --data-dir. */
@@ -48,7 +50,7 @@ export function buildCli(): Command {
     .description("Cohent: a coordination bus for coding agents")
     .version(COHENT_VERSION, "-V, --version")
     .showHelpAfterError();
-  // `init` is the adapter's; bin/cohent.mjs hands it over before this parser runs.
+  // `init` is the adapter's; the bins hand it over before this parser runs.
   program.addHelpText(
     "after",
     "\nIn a Git checkout:\n  cohent init --server <url> [--repo owner/name] [--mcp-write] [--json]   set it up for Cohent\n  cohent init --upgrade [--json]                                          rewrite its Cohent files with this version",
@@ -190,7 +192,7 @@ export function buildCli(): Command {
     });
 
   storeCommand(program, "signin-link")
-    .description("print a new one-time local admin sign-in link for the Control Room")
+    .description("print a one-time admin sign-in link to the Control Room")
     .option(
       "--url <base>",
       "the server's address",
@@ -203,7 +205,7 @@ export function buildCli(): Command {
     });
 
   storeCommand(program, "recap")
-    .description("a deterministic account of a time window: completed, blocked and waiting work")
+    .description("an account of a time window: done, blocked, waiting")
     .requiredOption("--repo <name>", "owner/name")
     .option("--since <duration>", "the window: 30m, 24h, 7d, …", "24h")
     .option("--json", "print JSON")

@@ -80,6 +80,23 @@ export function createStore(db: Db, overrides: Overrides = {}): Store {
   } as Record<string, (c: PrismaTx, touch: Touch) => unknown>;
   const bind = (c: PrismaTx, touch: Touch) =>
     Object.fromEntries(Object.entries(factories).map(([k, make]) => [k, make(c, touch)])) as Tx;
+  /**
+   * A transaction's concerns, each built on its first use: a write uses three or four of the
+   * twelve, and building them all (a few hundred closures) cost more than an empty transaction.
+   */
+  class Bound {
+    readonly built: Record<string, unknown> = {};
+    constructor(
+      readonly c: PrismaTx,
+      readonly touch: Touch,
+    ) {}
+  }
+  for (const [k, make] of Object.entries(factories))
+    Object.defineProperty(Bound.prototype, k, {
+      get(this: Bound) {
+        return (this.built[k] ??= make(this.c, this.touch));
+      },
+    });
   /** One NOTIFY per transaction, with every hint its work (every member of a batch) collected. */
   const notify = async (raw: Raw) => {
     if (!raw.pg || !raw.hints?.size) return;
@@ -107,7 +124,7 @@ export function createStore(db: Db, overrides: Overrides = {}): Store {
         touched.set(repoId, kinds.add(kind));
       };
       const body = async (c: PrismaTx, raw: Raw) => {
-        const out = await fn(bind(c, touch));
+        const out = await fn(new Bound(c, touch) as unknown as Tx);
         // PostgreSQL: the hints go out at commit, to the other instances (a rolled-back savepoint's never do).
         if (raw.pg)
           for (const [repoId, kinds] of touched) (raw.hints ??= new Set()).add(encodeHint(repoId, kinds));

@@ -88,11 +88,11 @@ export function hotOverrides(db: Db): Overrides {
       return on(c, base, {
         prepared: ({ claims: k }) => ({
           ...base, // methods without a prepared statement run through the transaction's Prisma handle
-          pathsOf: async (intentId: string) => k.pathsOf(intentId),
-          peers: async (repoId: string, except: string) => k.peers(repoId, except),
-          expired: async (repoId: string, cutoff: Date) => k.expired(repoId, cutoff),
-          set: async (row: Parameters<typeof base.set>[0]) => k.set(row),
-          release: async (intentId: string) => k.release(intentId),
+          pathsOf: k.pathsOf,
+          peers: k.peers,
+          expired: k.expired,
+          set: k.set,
+          release: k.release,
         }),
       });
     },
@@ -145,18 +145,19 @@ export function hotOverrides(db: Db): Overrides {
     intents: (c: PrismaTx, touch: Touch) => {
       const base = intents(c, touch);
       return on(c, base, {
+        // The connection's statements themselves: no closure per transaction.
         prepared: ({ intents: i }) => ({
           ...base,
-          head: async (id: string) => i.head(id),
-          get: async (id: string) => i.get(id),
-          active: async (repoId: string, cutoff: Date) => i.active(repoId, cutoff),
-          recent: async (repoId: string, cutoff: Date, take: number) => i.recent(repoId, cutoff, take),
-          completed: async (repoId: string, take: number) => i.completed(repoId, take),
-          candidates: async (...a: Parameters<typeof base.candidates>) => i.candidates(...a),
-          openIdsOfSession: async (sessionId: string) => i.openIdsOfSession(sessionId),
-          create: async (row: Parameters<typeof base.create>[0]) => i.create(row),
-          update: async (id: string, change: Parameters<typeof base.update>[1]) => i.update(id, change),
-          addCheckpoint: async (k: Parameters<typeof base.addCheckpoint>[0]) => i.addCheckpoint(k),
+          head: i.head,
+          get: i.get,
+          active: i.active,
+          recent: i.recent,
+          completed: i.completed,
+          candidates: i.candidates,
+          openIdsOfSession: i.openIdsOfSession,
+          create: i.create,
+          update: i.update,
+          addCheckpoint: i.addCheckpoint,
         }),
         cached: () => ({
           ...base,
@@ -207,9 +208,9 @@ export function hotOverrides(db: Db): Overrides {
             },
             latestSeq: async (repoId: string) =>
               appended && locked === repoId ? appended : j.latestSeq(repoId),
-            lastDecision: async (intentId: string) => j.lastDecision(intentId),
-            addDecision: async (d: Parameters<typeof base.addDecision>[0]) => j.addDecision(d),
-            addPacket: async (p: Parameters<typeof base.addPacket>[0]) => j.addPacket(p),
+            lastDecision: j.lastDecision,
+            addDecision: j.addDecision,
+            addPacket: j.addPacket,
           };
         },
         cached: () => ({

@@ -55,7 +55,11 @@ export async function startServer(opts: {
   /** How often the lease sweeper runs; default from the lease (COHENT_SWEEP_MS overrides). */
   sweepMs?: number;
 }): Promise<RunningServer> {
-  const { db, store, applied } = await openStore(opts.databaseUrl);
+  const { db, store, applied } = await openStore(opts.databaseUrl, {
+    walCheckpointer: true,
+    onWalCheckpointerError: (err) =>
+      opts.log.warn({ err: err.message }, "SQLite checkpoints fall back to the writes: the worker failed"),
+  });
   if (applied.length) opts.log.info({ applied }, "migrations applied");
   const base: Deps = {
     store,

@@ -10,6 +10,7 @@ import { PgJoins, SqliteTurns, type Adapter } from "./adapters.js";
 import { CHANNEL, createChanges, type ChangeSource, type Changes } from "./changes.js";
 import { counting, pgExec, sqliteExec, type Exec } from "./fast.js";
 import { lazyPrisma, type Raw } from "./shell.js";
+import { BACKSTOP_PAGES, startWalCheckpointer, type WalCheckpointer } from "./wal-checkpointer.js";
 
 /**
  * The two generated clients share one model set, so one type serves both.
@@ -149,7 +150,14 @@ function pgSource(url: string, read: Exec): ChangeSource {
   };
 }
 
-export async function openDb(url: string): Promise<Db> {
+export interface OpenOptions {
+  /** SQLite: checkpoint the log in a worker thread (store/wal-checkpointer); the server's choice, not a short command's. */
+  walCheckpointer?: boolean;
+  /** Told when that worker fails (the checkpoints then happen in the writes again). */
+  onWalCheckpointerError?: (err: Error) => void;
+}
+
+export async function openDb(url: string, opts: OpenOptions = {}): Promise<Db> {
   const provider = providerOf(url);
   let prisma: Prisma;
   let side: Database.Database | null = null;
@@ -158,6 +166,7 @@ export async function openDb(url: string): Promise<Db> {
   let read: Exec;
   let tx: Db["tx"];
   let end = async () => {};
+  let checkpointer: WalCheckpointer | null = null;
   if (provider === "sqlite") {
     const file = sqlitePath(url);
     mkdirSync(path.dirname(file), { recursive: true });
@@ -168,6 +177,8 @@ export async function openDb(url: string): Promise<Db> {
     await prisma.$queryRawUnsafe("PRAGMA journal_mode = WAL");
     await prisma.$executeRawUnsafe("PRAGMA foreign_keys = ON");
     await prisma.$executeRawUnsafe("PRAGMA synchronous = NORMAL");
+    checkpointer = opts.walCheckpointer ? startWalCheckpointer(file, opts.onWalCheckpointerError) : null;
+    if (checkpointer) await prisma.$queryRawUnsafe(`PRAGMA wal_autocheckpoint = ${BACKSTOP_PAGES}`);
     connection = () => (factory.connection?.open ? factory.connection : null);
     tx = sqliteTx(prisma, turns, connection);
     const s = (side = sqliteSide(file));
@@ -222,6 +233,7 @@ export async function openDb(url: string): Promise<Db> {
       await changes.close();
       side?.close();
       await prisma.$disconnect();
+      await checkpointer?.stop();
       await end();
     },
   };

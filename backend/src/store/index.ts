@@ -1,7 +1,7 @@
 import { batcher } from "./batch.js";
 import { encodeHint, CHANNEL, type ChangeKind, type Changes } from "./changes.js";
 import { claims } from "./claims.js";
-import { openDb, type Db, type PrismaTx, type Provider } from "./db.js";
+import { openDb, type Db, type OpenOptions, type PrismaTx, type Provider } from "./db.js";
 import type { Raw } from "./shell.js";
 import { hotOverrides } from "./hot.js";
 import { intents } from "./intents.js";
@@ -144,8 +144,11 @@ export function createStore(db: Db, overrides: Overrides = {}): Store {
 }
 
 /** Applies pending migrations, then opens the database and its store: what `cohent serve` and every admin command do first. */
-export async function openStore(url: string): Promise<{ db: Db; store: Store; applied: string[] }> {
+export async function openStore(
+  url: string,
+  opts: OpenOptions = {},
+): Promise<{ db: Db; store: Store; applied: string[] }> {
   const applied = await migrate(url);
-  const db = await openDb(url);
+  const db = await openDb(url, opts);
   return { db, store: createStore(db), applied };
 }

@@ -7,7 +7,7 @@ import { Worker } from "node:worker_threads";
  * 1,000 pages, fsyncs included, inside that write (~15 % of a write's time
  * under load). Here a worker thread, on a connection of its own, runs a
  * PASSIVE checkpoint every `everyMs`: it blocks neither writers nor readers.
- * The writing connection keeps an automatic checkpoint at `backstopPages`:
+ * The writing connection keeps an automatic checkpoint at BACKSTOP_PAGES:
  * it bounds the log if the worker falls behind or is gone, and, since the
  * worker has copied nearly everything by then, it is the cheap checkpoint
  * that lets the log start over. Durability is unchanged: a commit is in

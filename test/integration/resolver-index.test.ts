@@ -115,9 +115,12 @@ describe.each(DATABASE_KINDS)("resolver index (%s)", (kind) => {
           at,
         });
         if (rnd() < 0.1) return; // no record yet
-        await t.intents.update(id, { record: recordOf(rnd), state: "working", updatedAt: at });
-        // Some revise their record: the index must follow the latest.
-        if (rnd() < 0.3) await t.intents.update(id, { record: recordOf(rnd), updatedAt: at });
+        let record = recordOf(rnd);
+        await t.intents.update(id, { record, state: "working", updatedAt: at });
+        // Some revise their record: the index must follow the latest, with new names or the same ones.
+        if (rnd() < 0.3) await t.intents.update(id, { record: (record = recordOf(rnd)), updatedAt: at });
+        if (rnd() < 0.3)
+          await t.intents.update(id, { record: { ...record, objective: "revised" }, updatedAt: at });
         const lastAction = LAST_ACTIONS[Math.floor(rnd() * LAST_ACTIONS.length)]!;
         if (fate < 0.2) await t.intents.update(id, { state: "completed", closedAt: at, lastAction });
         else if (fate < 0.3) await t.intents.update(id, { state: "abandoned", closedAt: at, lastAction });

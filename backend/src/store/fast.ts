@@ -168,6 +168,15 @@ export function statements(x: Exec) {
   const noIndex = dialect === "sqlite" ? "+" : "";
 
   const intentsOf = async (rows: Promise<Row[]>) => (await rows).map(toIntentRow);
+  /** Whether the intent's indexed names are exactly `names`. */
+  const sameNames = async (intentId: string, names: { kind: string; name: string }[]) => {
+    const held = await x.all(`SELECT "kind", "name" FROM "IntentName" WHERE "intentId" = ?`, intentId);
+    const wanted = new Set(names.map((n) => `${n.kind}\u0000${n.name}`));
+    return (
+      held.length === wanted.size &&
+      held.every((r) => wanted.has(`${r.kind as string}\u0000${r.name as string}`))
+    );
+  };
   return {
     journal: {
       // SQLite: the transaction's BEGIN IMMEDIATE already holds the database's write lock, and the
@@ -298,28 +307,74 @@ export function statements(x: Exec) {
           ),
         ),
       /** The `take` most recently updated active intents, newest first: the ids first, so only those load. */
-      recent: (repoId: string, cutoff: Date, take: number) =>
-        intentsOf(
-          x.all(
-            intentsSql(
-              `i."id" IN (SELECT j."id" FROM "Intent" j JOIN "Session" t ON t."id" = j."sessionId" WHERE j."repoId" = ? AND j."closedAt" IS NULL AND t."lastSeenAt" >= ? ORDER BY j."updatedAt" DESC, j."createdAt" ASC, j."id" ASC LIMIT ?)`,
-              `ORDER BY i."updatedAt" DESC, i."createdAt" ASC, i."id" ASC`,
+      recent: async (repoId: string, cutoff: Date, take: number) => {
+        const newest = `SELECT j."id" FROM "Intent" j JOIN "Session" t ON t."id" = j."sessionId" WHERE j."repoId" = ? AND j."closedAt" IS NULL AND t."lastSeenAt" >= ? ORDER BY j."updatedAt" DESC, j."createdAt" ASC, j."id" ASC LIMIT ?`;
+        if (dialect === "postgres")
+          return intentsOf(
+            x.all(
+              intentsSql(
+                `i."id" IN (${newest})`,
+                `ORDER BY i."updatedAt" DESC, i."createdAt" ASC, i."id" ASC`,
+              ),
+              repoId,
+              time(cutoff),
+              take,
             ),
-            repoId,
-            time(cutoff),
-            take,
-          ),
-        ),
+          );
+        // SQLite: two statements cost less than the one with the subquery (measured 68-106 µs against
+        // 88-171 with 17 active intents), and a round trip is nothing there; the ids give the order.
+        const ids = (await x.all(newest, repoId, time(cutoff), take)).map((r) => r.id as string);
+        if (!ids.length) return [];
+        const rows = await intentsOf(x.all(intentsSql(inList(`i."id"`), ""), listArg(ids)));
+        return rows.sort((a, b) => ids.indexOf(a.id) - ids.indexOf(b.id));
+      },
       /** The resolver's candidate peers through the IntentName index: active and completed, oldest first. */
       candidates: async (repoId: string, lookup: NameLookup, cutoff: Date) => {
+        const order = `ORDER BY i."createdAt" ASC, i."id" ASC`;
+        if (dialect === "sqlite") {
+          // Each (kind, name) looked up in the index, the list driving the join (CROSS JOIN keeps that
+          // order): one UNION of three IN lists, each merged through temporary B-trees, took ~145 µs
+          // with nothing found; this takes ~13.
+          const named = `SELECT n."intentId" FROM json_each(?) j CROSS JOIN "IntentName" n ON n."repoId" = ? AND n."kind" = json_extract(j."value", '$[0]') AND n."name" = json_extract(j."value", '$[1]')`;
+          const pairs = (kinds: { kind: string; names: string[] }[]) =>
+            JSON.stringify(kinds.flatMap((k) => k.names.map((name) => [k.kind, name])));
+          const active = lookup.active.length
+            ? await intentsOf(
+                x.all(
+                  intentsSql(
+                    `${noIndex}i."repoId" = ? AND ${noIndex}i."closedAt" IS NULL AND s."lastSeenAt" >= ? AND i."id" IN (${named})`,
+                    order,
+                  ),
+                  repoId,
+                  time(cutoff),
+                  pairs(lookup.active),
+                  repoId,
+                ),
+              )
+            : [];
+          const completed = lookup.completed.length
+            ? await intentsOf(
+                x.all(
+                  intentsSql(
+                    `${noIndex}i."repoId" = ? AND i."state" = 'completed' AND i."id" IN (${named})`,
+                    order,
+                  ),
+                  repoId,
+                  pairs([{ kind: "output", names: lookup.completed }]),
+                  repoId,
+                ),
+              )
+            : [];
+          return [...active, ...completed];
+        }
         const of = (kind: string) => listArg(lookup.active.find((k) => k.kind === kind)?.names ?? []);
         const named = (kind: string) =>
           `SELECT "intentId" FROM "IntentName" WHERE "repoId" = ? AND "kind" = '${kind}' AND ${inList(`"name"`)}`;
         const active = await intentsOf(
           x.all(
             intentsSql(
-              `${noIndex}i."repoId" = ? AND ${noIndex}i."closedAt" IS NULL AND s."lastSeenAt" >= ? AND i."id" IN (${named("output")} UNION ${named("capability")} UNION ${named("component")})`,
-              `ORDER BY i."createdAt" ASC, i."id" ASC`,
+              `i."repoId" = ? AND i."closedAt" IS NULL AND s."lastSeenAt" >= ? AND i."id" IN (${named("output")} UNION ${named("capability")} UNION ${named("component")})`,
+              order,
             ),
             repoId,
             time(cutoff),
@@ -335,8 +390,8 @@ export function statements(x: Exec) {
           ? await intentsOf(
               x.all(
                 intentsSql(
-                  `${noIndex}i."repoId" = ? AND i."state" = 'completed' AND i."id" IN (${named("output")})`,
-                  `ORDER BY i."createdAt" ASC, i."id" ASC`,
+                  `i."repoId" = ? AND i."state" = 'completed' AND i."id" IN (${named("output")})`,
+                  order,
                 ),
                 repoId,
                 repoId,
@@ -409,10 +464,12 @@ export function statements(x: Exec) {
           id,
         );
         if (changed !== 1) throw new Error(`intent ${id} not found`);
-        if (change.record) {
-          // The resolver index follows the record, in the same transaction.
+        // The resolver index follows the record, in the same transaction. A record whose names are
+        // those already indexed (a new state or objective, the common update) leaves its rows alone:
+        // a read instead of a delete and an insert that would rewrite the same index pages.
+        const names = change.record ? indexNames(change.record) : null;
+        if (names && !(await sameNames(id, names))) {
           await x.run(`DELETE FROM "IntentName" WHERE "intentId" = ?`, id);
-          const names = indexNames(change.record);
           if (names.length) {
             // One statement for every name: one round trip on PostgreSQL.
             if (dialect === "sqlite")

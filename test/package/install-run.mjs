@@ -142,14 +142,17 @@ try {
     "cohent --help",
     help.stderr,
   );
-  // The bin prints help.txt; commander renders the same text for `cohent help`.
+  // The bin prints help.txt (without it, commander would answer both and this could not fail);
+  // commander renders the same text for `cohent help`.
   const rendered = timed(cohent, ["help"]);
   check(
-    rendered.status === 0 && rendered.stdout === help.stdout,
+    existsSync(path.join(prefix, "lib", "node_modules", "cohent", "lib", "help.txt")) &&
+      rendered.status === 0 &&
+      rendered.stdout === help.stdout,
     "cohent --help (rendered at pack time) is what commander prints",
     rendered.stdout,
   );
-  // Start-up figures only: the 2x goal is checked by `npm run bench`, where nothing else runs
+  // Start-up figures only: `npm run bench` reports them against the 2x goal, where nothing else runs
   // beside it (here the real-client suite does, and a timed assertion would fail on its noise).
   figures.help = ratio(["--help"]);
   figures.version_ = ratio(["--version"]);

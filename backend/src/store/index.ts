@@ -78,11 +78,10 @@ export function createStore(db: Db, overrides: Overrides = {}): Store {
     ...noticeOverrides(db),
     ...overrides,
   } as Record<string, (c: PrismaTx, touch: Touch) => unknown>;
-  const bind = (c: PrismaTx, touch: Touch) =>
-    Object.fromEntries(Object.entries(factories).map(([k, make]) => [k, make(c, touch)])) as Tx;
   /**
-   * A transaction's concerns, each built on its first use: a write uses three or four of the
-   * twelve, and building them all (a few hundred closures) cost more than an empty transaction.
+   * The concerns on one handle (the store's own, outside any transaction, or a transaction's), each
+   * built on its first use: a write uses three or four of the twelve, and building them all (a few
+   * hundred closures) cost more than an empty transaction.
    */
   class Bound {
     readonly built: Record<string, unknown> = {};
@@ -110,8 +109,7 @@ export function createStore(db: Db, overrides: Overrides = {}): Store {
   const batches = batcher(db, notify);
   // Outside a transaction each statement commits on its own.
   const direct: Touch = (repoId, kind) => db.changes.committed(repoId, [kind]);
-  return {
-    ...bind(db.prisma, direct),
+  const store: Omit<Store, keyof Tx> = {
     provider: db.provider,
     changes: db.changes,
     ping: async () => {
@@ -141,6 +139,7 @@ export function createStore(db: Db, overrides: Overrides = {}): Store {
       return result;
     },
   };
+  return Object.assign(new Bound(db.prisma, direct), store) as unknown as Store;
 }
 
 /** Applies pending migrations, then opens the database and its store: what `cohent serve` and every admin command do first. */

@@ -6,14 +6,14 @@ import { Worker } from "node:worker_threads";
  * that commits copies the log back into the database file once it passes
  * 1,000 pages, fsyncs included, inside that write (~15 % of a write's time
  * under load). Here a worker thread, on a connection of its own, runs a
- * PASSIVE checkpoint every `everyMs`: it blocks neither writers nor readers.
+ * PASSIVE checkpoint every 200 ms: it blocks neither writers nor readers.
  * The writing connection keeps an automatic checkpoint at BACKSTOP_PAGES:
  * it bounds the log if the worker falls behind or is gone, and, since the
  * worker has copied nearly everything by then, it is the cheap checkpoint
  * that lets the log start over. Durability is unchanged: a commit is in
  * the log before it is acknowledged, and the log is what recovery replays.
  */
-export const CHECKPOINT_EVERY_MS = 200;
+const EVERY_MS = 200;
 export const BACKSTOP_PAGES = 8_000;
 
 // CommonJS, evaluated in the worker: no file of its own to bundle or resolve.
@@ -46,12 +46,11 @@ export interface WalCheckpointer {
 export function startWalCheckpointer(
   file: string,
   onError: (err: Error) => void = () => {},
-  everyMs = CHECKPOINT_EVERY_MS,
 ): WalCheckpointer | null {
   let worker: Worker;
   try {
     const driver = createRequire(import.meta.url).resolve("better-sqlite3");
-    worker = new Worker(SOURCE, { eval: true, workerData: { driver, file, everyMs } });
+    worker = new Worker(SOURCE, { eval: true, workerData: { driver, file, everyMs: EVERY_MS } });
   } catch (err) {
     onError(err as Error);
     return null;

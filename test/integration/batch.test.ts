@@ -122,6 +122,53 @@ describe.each(DATABASE_KINDS)("batched writes (%s)", (kind) => {
     },
   );
 
+  // On PostgreSQL these writes are sent without waiting for their answers (store/fast `later`,
+  // pipelined): a failure must still fail its own member, with its own error, and only that member.
+  const failing = (i: number, how: "check" | "constraint" | null, batch = true) =>
+    store.tx(
+      async (t) => {
+        await t.journal.lock(repoId);
+        await t.journal.addEvent({
+          repoId,
+          intentId: `int_${i}`,
+          kind: "checkpoint",
+          summary: `w${i}`,
+          at: new Date(),
+        });
+        // No such intent: the update changes no row (the transaction goes on); the checkpoint breaks a foreign key.
+        if (how === "check") await t.intents.update("int_missing", { state: "working" });
+        if (how === "constraint")
+          await t.intents.addCheckpoint({
+            id: `chk_${i}`,
+            intentId: "int_missing",
+            status: "working",
+            summary: "nothing",
+            paths: null,
+            source: "provided-unverified",
+            at: new Date(),
+          });
+        // A read after it: on PostgreSQL it fails only because the transaction is aborted.
+        await t.intents.get("int_missing");
+        return i;
+      },
+      batch ? { batch: repoId } : undefined,
+    );
+
+  it("a write whose answer nobody waits for still fails its own member, with its own error", async () => {
+    const lone = failing(400, null);
+    const members = [failing(401, "check"), failing(402, "constraint"), failing(403, null)];
+    const settled = await Promise.allSettled([lone, ...members]);
+    expect(settled.map((o) => o.status)).toEqual(["fulfilled", "rejected", "rejected", "fulfilled"]);
+    expect((settled[1] as PromiseRejectedResult).reason.message).toMatch(
+      /0 rows changed where 1 should have/,
+    );
+    expect((settled[2] as PromiseRejectedResult).reason.message).toMatch(/foreign key/i);
+    const alone = await Promise.allSettled([failing(404, "check", false), failing(405, "constraint", false)]);
+    expect(alone.map((o) => o.status)).toEqual(["rejected", "rejected"]);
+    expect((alone[1] as PromiseRejectedResult).reason.message).toMatch(/foreign key/i);
+    expect((await summaries()).filter((x) => /^w4\d\d$/.test(x!))).toEqual(["w400", "w403"]);
+  });
+
   it("without a batch key each write is a transaction of its own", async () => {
     transactions = 0;
     await Promise.all(Array.from({ length: 5 }, (_, i) => write(100 + i, false, false)));

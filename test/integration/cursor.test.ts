@@ -41,13 +41,14 @@ describe.each(DATABASE_KINDS)("the change log's cursor (%s)", (kind) => {
     const written = await Promise.all(
       Array.from({ length: WRITERS }, (_, i) =>
         backends[i % backends.length]!.deps.store.tx(async (t) => {
-          const seq = await t.journal.addEvent({
+          await t.journal.addEvent({
             repoId,
             intentId: `wki_w${i}`,
             kind: "test",
             summary: `writer ${i}`,
             at: new Date(),
           });
+          const seq = await t.journal.latestSeq(repoId);
           await sleep(30 + ((i * 37) % 50)); // linger: a later writer may commit first
           return seq;
         }),

@@ -1,4 +1,5 @@
 import type { Db, PrismaTx } from "./db.js";
+import { sendLater, settle } from "./fast.js";
 import type { Raw } from "./shell.js";
 
 /**
@@ -21,10 +22,19 @@ interface Member {
   done: (outcome: { ok: true; value: unknown } | { ok: false; error: unknown }) => void;
 }
 
-/** One statement on the batch's connection (SAVEPOINT, RELEASE, ROLLBACK TO). */
+/** One statement on the batch's connection (ROLLBACK TO, RELEASE after it). */
 const exec = async (raw: Raw, sql: string) => {
   if (raw.sqlite) raw.sqlite.exec(sql);
   else await raw.pg!.query(sql);
+};
+/** The same, without waiting for the answer on PostgreSQL: it shares the round trip of what follows. */
+const send = (raw: Raw, sql: string) => {
+  if (raw.sqlite) raw.sqlite.exec(sql);
+  else sendLater(raw.pg!, sql);
+};
+/** PostgreSQL: whether the member's writes sent without waiting all succeeded (store/fast `later`). */
+const settled = async (raw: Raw) => {
+  if (raw.pg) await settle(raw.pg);
 };
 
 export function batcher(db: Db, beforeCommit: (raw: Raw) => Promise<void>) {
@@ -43,14 +53,18 @@ export function batcher(db: Db, beforeCommit: (raw: Raw) => Promise<void>) {
               // What the members share (the lock held, the hints) as it was before this one.
               const held = new Set(raw.held);
               const hints = new Set(raw.hints);
-              await exec(raw, "SAVEPOINT cohent_member");
+              send(raw, "SAVEPOINT cohent_member");
               try {
                 const value = await m.fn(c, raw);
-                await exec(raw, "RELEASE SAVEPOINT cohent_member");
+                // Its writes checked before the savepoint goes (a write can fail its check without
+                // aborting the transaction); RELEASE then shares the next statement's round trip.
+                await settled(raw);
+                send(raw, "RELEASE SAVEPOINT cohent_member");
                 outcomes.push({ ok: true, value });
               } catch (error) {
                 // Its own work undone, a row lock it took released with it; the batch goes on
                 // (a failure to roll back fails the whole batch).
+                await settled(raw).catch(() => {});
                 await exec(raw, "ROLLBACK TO SAVEPOINT cohent_member");
                 await exec(raw, "RELEASE SAVEPOINT cohent_member");
                 Object.assign(raw, { held, hints });

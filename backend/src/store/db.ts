@@ -8,7 +8,7 @@ import { PrismaClient as SqliteClient } from "../generated/sqlite/client.js";
 import { PrismaClient as PostgresClient } from "../generated/postgres/client.js";
 import { PgJoins, SqliteTurns, type Adapter } from "./adapters.js";
 import { CHANNEL, createChanges, type ChangeSource, type Changes } from "./changes.js";
-import { counting, pgExec, sqliteExec, type Exec } from "./fast.js";
+import { counting, pgExec, settle, sqliteExec, type Exec } from "./fast.js";
 import { lazyPrisma, type Raw } from "./shell.js";
 import { BACKSTOP_PAGES, startWalCheckpointer, type WalCheckpointer } from "./wal-checkpointer.js";
 
@@ -202,7 +202,8 @@ export async function openDb(url: string, opts: OpenOptions = {}): Promise<Db> {
       },
     };
   } else {
-    const pool = new pg.Pool({ connectionString: url, max: 10 });
+    // Pipelined: the writes a transaction sends without waiting (store/fast `later`) share round trips.
+    const pool = new pg.Pool({ connectionString: url, max: 10, pipeline: true } as pg.PoolConfig);
     pool.on("error", () => {}); // an idle client lost: the pool replaces it
     const joins = new PgJoins();
     const client = new PostgresClient({ adapter: new JoinablePg(pool, joins) });
@@ -304,10 +305,13 @@ function pgTx(prisma: Prisma, pool: pg.Pool, joins: PgJoins): Db["tx"] {
       );
       const out = await fn(shell.client, raw);
       await shell.close();
+      // COMMIT in an aborted transaction answers ROLLBACK, not an error: every write must have succeeded first.
+      await settle(client);
       await client.query("COMMIT");
       return out;
     } catch (e) {
       await shell?.close();
+      await settle(client).catch(() => {});
       await client.query("ROLLBACK").catch(() => (broken = true));
       throw e;
     } finally {

@@ -31,6 +31,19 @@ export interface Exec {
   all(sql: string, ...args: unknown[]): Promise<Row[]>;
   /** The number of rows changed. */
   run(sql: string, ...args: unknown[]): Promise<number>;
+  /**
+   * A write whose answer the caller does not need. Inside a PostgreSQL
+   * transaction it is sent without waiting (the client pipelines it behind
+   * the statements before it) and `settle` reports its failure; elsewhere it
+   * runs as `run` does. `changed`: the rows it must change, else it fails.
+   */
+  later(sql: string, args: unknown[], changed?: number): Promise<void>;
+  /**
+   * A statement whose answer is needed later, if at all: sent like `later`
+   * (its failure reported by `settle` even when `row` is never awaited), and
+   * `row` is its first row. On SQLite it has run, or thrown, on return.
+   */
+  ahead(sql: string, args: unknown[]): { row: Promise<Row | undefined> };
 }
 
 export function sqliteExec(conn: Database.Database): Exec {
@@ -47,8 +60,15 @@ export function sqliteExec(conn: Database.Database): Exec {
     get: async (sql, ...args) => st(sql).get(...args) as Row | undefined,
     all: async (sql, ...args) => st(sql).all(...args) as Row[],
     run: async (sql, ...args) => st(sql).run(...args).changes,
+    later: async (sql, args, changed) => expect(sql, st(sql).run(...args).changes, changed),
+    ahead: (sql, args) => ({ row: Promise.resolve(st(sql).get(...args) as Row | undefined) }),
   };
 }
+
+const expect = (sql: string, got: number, want: number | undefined) => {
+  if (want !== undefined && got !== want)
+    throw new Error(`${got} rows changed where ${want} should have: ${sql.slice(0, 60)}`);
+};
 
 /** An Exec that counts the statements it ran: a test proves a read path runs none while nothing changed. */
 export function counting(x: Exec): Exec & { readonly count: number } {
@@ -62,6 +82,8 @@ export function counting(x: Exec): Exec & { readonly count: number } {
     get: (sql, ...args) => (count++, x.get(sql, ...args)),
     all: (sql, ...args) => (count++, x.all(sql, ...args)),
     run: (sql, ...args) => (count++, x.run(sql, ...args)),
+    later: (sql, args, changed) => (count++, x.later(sql, args, changed)),
+    ahead: (sql, args) => (count++, x.ahead(sql, args)),
   };
 }
 
@@ -84,16 +106,76 @@ const pgStatement = (sql: string) => {
   return s;
 };
 
+/**
+ * The writes a transaction's client has sent without waiting (Exec `later`),
+ * until `settle`. The client pipelines (store/db), so a member of a batch
+ * pays one round trip for each answer it waits for, not one per statement.
+ */
+interface InFlight {
+  sent: Promise<void>[];
+  /** The first of them to fail: the transaction is aborted from there on. */
+  failed: unknown;
+}
+const inFlight = new WeakMap<pg.PoolClient, InFlight>();
+
+/** Waits for the writes sent without waiting on `client`; throws the first failure among them. */
+export async function settle(client: pg.PoolClient): Promise<void> {
+  const f = inFlight.get(client);
+  if (!f) return;
+  inFlight.delete(client);
+  await Promise.all(f.sent);
+  if (f.failed !== undefined) throw f.failed;
+}
+
+/** Sends `sql` on a transaction's client without waiting for its answer (SAVEPOINT and the like, store/batch). */
+export function sendLater(client: pg.PoolClient, sql: string, args?: unknown[]): void {
+  track(client, client.query(args ? { ...pgStatement(sql), values: args, types: pgTypes } : sql));
+}
+
+function track<T>(client: pg.PoolClient, p: Promise<T>, check?: (r: T) => void): Promise<T> {
+  let f = inFlight.get(client);
+  if (!f) inFlight.set(client, (f = { sent: [], failed: undefined }));
+  const held = f;
+  const checked = p.then((r) => (check?.(r), r));
+  held.sent.push(checked.then(() => {}).catch((e: unknown) => void (held.failed ??= e)));
+  return checked;
+}
+
 /** A transaction's client, or (outside any transaction) the pool: each statement on whichever client is free. */
 export function pgExec(client: pg.PoolClient | pg.Pool): Exec {
-  const query = (sql: string, args: unknown[]) =>
+  const inTx = !(client instanceof pg.Pool);
+  const send = (sql: string, args: unknown[]) =>
     client.query({ ...pgStatement(sql), values: args, types: pgTypes });
+  // A statement after a failed one sent without waiting fails only because the transaction is
+  // aborted: report the cause.
+  const query = !inTx
+    ? send
+    : async (sql: string, args: unknown[]) => {
+        try {
+          return await send(sql, args);
+        } catch (e) {
+          const f = inFlight.get(client);
+          if (f) await Promise.all(f.sent);
+          throw f?.failed ?? e;
+        }
+      };
   return {
     dialect: "postgres",
     time: (d) => d.toISOString(),
     get: async (sql, ...args) => (await query(sql, args)).rows[0] as Row | undefined,
     all: async (sql, ...args) => (await query(sql, args)).rows as Row[],
     run: async (sql, ...args) => (await query(sql, args)).rowCount ?? 0,
+    later: async (sql, args, changed) => {
+      if (!inTx) return expect(sql, (await send(sql, args)).rowCount ?? 0, changed);
+      void track(client, send(sql, args), (r) => expect(sql, r.rowCount ?? 0, changed)).catch(() => {});
+    },
+    ahead: (sql, args) => {
+      const row = (inTx ? track(client, send(sql, args)) : send(sql, args)).then(
+        (r) => r.rows[0] as Row | undefined,
+      );
+      row.catch(() => {}); // awaiting `row` is optional: its failure reaches `settle` (or the pool caller) anyway
+      return { row };
+    },
   };
 }
 
@@ -185,26 +267,25 @@ export function statements(x: Exec) {
         dialect === "sqlite"
           ? async (_repoId: string) => 0
           : (repoId: string) =>
-              x.run(`UPDATE "Repository" SET "claimVersion" = "claimVersion" + 1 WHERE "id" = ?`, repoId),
-      addEvent: async (e: {
+              x.later(`UPDATE "Repository" SET "claimVersion" = "claimVersion" + 1 WHERE "id" = ?`, [repoId]),
+      /** Appends an event; `seq` is its number, sent ahead on PostgreSQL (nothing waits for it but the packet's cursor). */
+      addEvent: (e: {
         repoId: string;
         intentId: string;
         kind: string;
         summary: string;
         peerIds: string[];
         at: Date;
-      }) =>
-        Number(
-          (await x.get(
+      }) => {
+        const seq = x
+          .ahead(
             `INSERT INTO "Event" ("repoId", "intentId", "kind", "peerIds", "summary", "createdAt") VALUES (?, ?, ?, ?, ?, ?) RETURNING "seq"`,
-            e.repoId,
-            e.intentId,
-            e.kind,
-            json(e.peerIds),
-            e.summary.slice(0, 500),
-            time(e.at),
-          ))!.seq,
-        ),
+            [e.repoId, e.intentId, e.kind, json(e.peerIds), e.summary.slice(0, 500), time(e.at)],
+          )
+          .row.then((r) => Number(r!.seq));
+        seq.catch(() => {}); // reported by `settle`
+        return { seq };
+      },
       latestSeq: async (repoId: string) =>
         Number((await x.get(`SELECT MAX("seq") AS "seq" FROM "Event" WHERE "repoId" = ?`, repoId))?.seq ?? 0),
       lastDecision: async (intentId: string) => {
@@ -228,15 +309,9 @@ export function statements(x: Exec) {
         reason: string;
         at: Date;
       }) => {
-        await x.run(
+        await x.later(
           `INSERT INTO "Decision" ("id", "repoId", "intentId", "action", "peerIds", "reason", "createdAt") VALUES (?, ?, ?, ?, ?, ?, ?)`,
-          d.id,
-          d.repoId,
-          d.intentId,
-          d.action,
-          json(d.peerIds),
-          d.reason,
-          time(d.at),
+          [d.id, d.repoId, d.intentId, d.action, json(d.peerIds), d.reason, time(d.at)],
         );
         return toDecision({ ...d, peerIds: json(d.peerIds), createdAt: d.at });
       },
@@ -253,25 +328,27 @@ export function statements(x: Exec) {
         peerIds: string[];
         at: Date;
       }) => {
-        await x.run(
+        await x.later(
           `INSERT INTO "Packet" ("id", "repoId", "intentId", "sessionId", "kind", "action", "cursor", "chars", "tokens", "peerIds", "createdAt") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-          p.id,
-          p.repoId,
-          p.intentId,
-          p.sessionId,
-          p.kind,
-          p.action,
-          p.cursor,
-          p.chars,
-          p.tokens,
-          json(p.peerIds),
-          time(p.at),
+          [
+            p.id,
+            p.repoId,
+            p.intentId,
+            p.sessionId,
+            p.kind,
+            p.action,
+            p.cursor,
+            p.chars,
+            p.tokens,
+            json(p.peerIds),
+            time(p.at),
+          ],
         );
       },
     },
     sessions: {
       setClient: async (id: string, client: string | null, model: string | null) => {
-        await x.run(`UPDATE "Session" SET "client" = ?, "model" = ? WHERE "id" = ?`, client, model, id);
+        await x.later(`UPDATE "Session" SET "client" = ?, "model" = ? WHERE "id" = ?`, [client, model, id]);
       },
     },
     intents: {
@@ -370,7 +447,8 @@ export function statements(x: Exec) {
         const of = (kind: string) => listArg(lookup.active.find((k) => k.kind === kind)?.names ?? []);
         const named = (kind: string) =>
           `SELECT "intentId" FROM "IntentName" WHERE "repoId" = ? AND "kind" = '${kind}' AND ${inList(`"name"`)}`;
-        const active = await intentsOf(
+        // Both sent before either answer is awaited: one round trip.
+        const active = intentsOf(
           x.all(
             intentsSql(
               `i."repoId" = ? AND i."closedAt" IS NULL AND s."lastSeenAt" >= ? AND i."id" IN (${named("output")} UNION ${named("capability")} UNION ${named("component")})`,
@@ -387,7 +465,7 @@ export function statements(x: Exec) {
           ),
         );
         const completed = lookup.completed.length
-          ? await intentsOf(
+          ? intentsOf(
               x.all(
                 intentsSql(
                   `i."repoId" = ? AND i."state" = 'completed' AND i."id" IN (${named("output")})`,
@@ -398,8 +476,9 @@ export function statements(x: Exec) {
                 listArg(lookup.completed),
               ),
             )
-          : [];
-        return [...active, ...completed];
+          : Promise.resolve([]);
+        const [a, b] = await Promise.all([active, completed]);
+        return [...a, ...b];
       },
       completed: (repoId: string, take: number) =>
         intentsOf(
@@ -425,18 +504,9 @@ export function statements(x: Exec) {
         at: Date;
       }) => {
         const at = time(i.at);
-        await x.run(
+        await x.later(
           `INSERT INTO "Intent" ("id", "repoId", "sessionId", "person", "client", "model", "prompt", "promptPaths", "createdAt", "updatedAt") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-          i.id,
-          i.repoId,
-          i.sessionId,
-          i.person,
-          i.client,
-          i.model,
-          i.prompt,
-          json(i.promptPaths),
-          at,
-          at,
+          [i.id, i.repoId, i.sessionId, i.person, i.client, i.model, i.prompt, json(i.promptPaths), at, at],
         );
       },
       update: async (
@@ -458,32 +528,28 @@ export function statements(x: Exec) {
           vals.push(k === "record" || k === "usage" ? json(v) : v instanceof Date ? time(v) : v);
         }
         if (!cols.length) return;
-        const changed = await x.run(
+        await x.later(
           `UPDATE "Intent" SET ${cols.map((c) => `"${c}" = ?`).join(", ")} WHERE "id" = ?`,
-          ...vals,
-          id,
+          [...vals, id],
+          1,
         );
-        if (changed !== 1) throw new Error(`intent ${id} not found`);
         // The resolver index follows the record, in the same transaction. A record whose names are
         // those already indexed (a new state or objective, the common update) leaves its rows alone:
         // a read instead of a delete and an insert that would rewrite the same index pages.
         const names = change.record ? indexNames(change.record) : null;
         if (names && !(await sameNames(id, names))) {
-          await x.run(`DELETE FROM "IntentName" WHERE "intentId" = ?`, id);
+          await x.later(`DELETE FROM "IntentName" WHERE "intentId" = ?`, [id]);
           if (names.length) {
             // One statement for every name: one round trip on PostgreSQL.
             if (dialect === "sqlite")
-              await x.run(
+              await x.later(
                 `INSERT INTO "IntentName" ("repoId", "kind", "name", "intentId") SELECT i."repoId", json_extract(n."value", '$[0]'), json_extract(n."value", '$[1]'), i."id" FROM "Intent" i, json_each(?) n WHERE i."id" = ?`,
-                JSON.stringify(names.map((n) => [n.kind, n.name])),
-                id,
+                [JSON.stringify(names.map((n) => [n.kind, n.name])), id],
               );
             else
-              await x.run(
+              await x.later(
                 `INSERT INTO "IntentName" ("repoId", "kind", "name", "intentId") SELECT i."repoId", n.k, n.v, i."id" FROM "Intent" i, unnest(?::text[], ?::text[]) AS n(k, v) WHERE i."id" = ?`,
-                names.map((n) => n.kind),
-                names.map((n) => n.name),
-                id,
+                [names.map((n) => n.kind), names.map((n) => n.name), id],
               );
           }
         }
@@ -498,15 +564,17 @@ export function statements(x: Exec) {
         commit?: string | null;
         at: Date;
       }) => {
-        await x.run(
+        await x.later(
           `INSERT INTO "Checkpoint" ("id", "intentId", "status", "summary", "paths", "source", "createdAt") VALUES (?, ?, ?, ?, ?, ?, ?)`,
-          k.id,
-          k.intentId,
-          k.status,
-          k.summary,
-          k.paths ? json(k.paths) : null,
-          k.commit ? commitSource(k.commit) : k.source,
-          time(k.at),
+          [
+            k.id,
+            k.intentId,
+            k.status,
+            k.summary,
+            k.paths ? json(k.paths) : null,
+            k.commit ? commitSource(k.commit) : k.source,
+            time(k.at),
+          ],
         );
       },
     },
@@ -541,13 +609,10 @@ export function statements(x: Exec) {
           )
         ).map((r) => r.intentId as string),
       set: async (c: { intentId: string; repoId: string; paths: string[]; at: Date }) => {
-        await x.run(
+        await x.later(
           `INSERT INTO "Claim" ("intentId", "repoId", "paths", "updatedAt") VALUES (?, ?, ?, ?)
             ON CONFLICT ("intentId") DO UPDATE SET "paths" = excluded."paths", "updatedAt" = excluded."updatedAt"`,
-          c.intentId,
-          c.repoId,
-          json(c.paths),
-          time(c.at),
+          [c.intentId, c.repoId, json(c.paths), time(c.at)],
         );
       },
       release: async (intentId: string) =>

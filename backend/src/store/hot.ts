@@ -188,7 +188,7 @@ export function hotOverrides(db: Db): Overrides {
           // transaction appends the repository's latest events.
           const raw = rawOf(c)!;
           let locked: string | null = null;
-          let appended = 0;
+          let appended: Promise<number> | null = null;
           const lock = async (repoId: string) => {
             if (locked) return;
             const held = (raw.held ??= new Set());
@@ -204,7 +204,8 @@ export function hotOverrides(db: Db): Overrides {
             lock,
             addEvent: async (e: Parameters<typeof base.addEvent>[0]) => {
               await lock(e.repoId);
-              return (appended = await j.addEvent({ ...e, peerIds: e.peerIds ?? [] }));
+              // Not waited for: the statements after it share its round trip (PostgreSQL).
+              appended = j.addEvent({ ...e, peerIds: e.peerIds ?? [] }).seq;
             },
             latestSeq: async (repoId: string) =>
               appended && locked === repoId ? appended : j.latestSeq(repoId),

@@ -44,7 +44,6 @@ export const journal = (c: PrismaTx, touch: Touch = () => {}) => {
         select: { seq: true },
       });
       appended = { repoId: e.repoId, seq: row.seq };
-      return row.seq;
     },
     // Under the lock, the event this transaction appended last is the repository's latest: no re-read.
     latestSeq: async (repoId: string) =>

@@ -34,13 +34,14 @@ export async function claimPaths(
   const repoId = caller.repo.id;
   await t.journal.lock(repoId);
   const now = deps.clock();
-  // An expired lease frees its scopes: peers may claim those paths again, waiters first.
-  if (await freeExpired(t, deps, caller.repo, now)) await grantQueue(t, deps, caller.repo, now);
-  const previous = await t.claims.pathsOf(intentId);
+  const held = () => Promise.all([t.claims.pathsOf(intentId), t.claims.peers(repoId, intentId)]);
+  // An expired lease frees its scopes: peers may claim those paths again, waiters first. The claims
+  // are read together with the expiry check (one round trip on PostgreSQL), and again if it freed any.
+  const [freed, first] = await Promise.all([freeExpired(t, deps, caller.repo, now), held()]);
+  if (freed) await grantQueue(t, deps, caller.repo, now);
+  const [previous, peers] = freed ? await held() : first;
   const replaced = previous ?? [];
-  const conflicts = arbitrate(paths, await t.claims.peers(repoId, intentId), {
-    caseInsensitive: caller.repo.caseInsensitive,
-  });
+  const conflicts = arbitrate(paths, peers, { caseInsensitive: caller.repo.caseInsensitive });
   if (conflicts.length) return { conflicts, replaced };
 
   if (paths.length) await t.claims.set({ intentId, repoId, paths, at: now });
@@ -120,8 +121,8 @@ export async function closeIntent(
   const repoId = caller.repo.id;
   await t.journal.lock(repoId);
   await t.intents.update(intentId, { state, closedAt: now, updatedAt: now });
-  const released = await t.claims.release(intentId);
-  await t.queue.leave(intentId);
+  // Together: on PostgreSQL the two statements share one round trip.
+  const [released] = await Promise.all([t.claims.release(intentId), t.queue.leave(intentId)]);
   await t.journal.addEvent({ repoId, intentId, kind: `intent.${state}`, summary, at: now });
   if (released)
     await t.journal.addEvent({

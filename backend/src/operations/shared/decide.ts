@@ -23,7 +23,8 @@ export async function decide(
   { force = false, all = false } = {},
 ) {
   const repoId = caller.repo.id;
-  const me = await t.intents.get(intentId);
+  // Together: on PostgreSQL the two reads share one round trip.
+  const [me, last] = await Promise.all([t.intents.get(intentId), t.journal.lastDecision(intentId)]);
   if (!me) throw new Error(`intent ${intentId} vanished inside its transaction`);
   const cutoff = leaseCutoff(deps.clock(), deps.lease);
   // Only the peers sharing a name with my record can match a rule (the IntentName index);
@@ -42,7 +43,6 @@ export async function decide(
     ids.flatMap((id) => (byId.has(id) ? [toPeerView(byId.get(id)!, deps)] : []));
   const onCompleted = resolution.rule === "completed-dependency";
 
-  const last = await t.journal.lastDecision(intentId);
   const changed = !last || last.action !== resolution.action || !sameIds(last.peerIds, resolution.peerIds);
   let decision = last;
   if (force || changed) {

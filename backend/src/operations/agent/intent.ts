@@ -31,6 +31,7 @@ export async function intent(deps: Deps, caller: Caller, req: IntentRequest): Pr
       });
       const { resolution, decision, peers, completed } = await decide(t, deps, caller, intentId, {
         force: true,
+        record,
       });
       if (record.state === "completed" || record.state === "abandoned") {
         await closeIntent(t, deps, caller, intentId, record.state, `${record.state} by its intent`);

@@ -1,4 +1,4 @@
-import type { PeerView } from "@cohent/protocol";
+import type { IntentRecord, PeerView } from "@cohent/protocol";
 import { leaseCutoff } from "../../core/lease.js";
 import { resolve } from "../../core/resolver.js";
 import { lookupOf } from "../../core/resolver-index.js";
@@ -20,17 +20,32 @@ export async function decide(
   deps: Deps,
   caller: Caller,
   intentId: string,
-  { force = false, all = false } = {},
+  {
+    force = false,
+    all = false,
+    record,
+  }: {
+    force?: boolean;
+    all?: boolean;
+    /** The intent's record, when the caller has just written it: its candidates are read with the intent. */
+    record?: IntentRecord;
+  } = {},
 ) {
   const repoId = caller.repo.id;
-  // Together: on PostgreSQL the two reads share one round trip.
-  const [me, last] = await Promise.all([t.intents.get(intentId), t.journal.lastDecision(intentId)]);
-  if (!me) throw new Error(`intent ${intentId} vanished inside its transaction`);
   const cutoff = leaseCutoff(deps.clock(), deps.lease);
   // Only the peers sharing a name with my record can match a rule (the IntentName index);
   // `all` loads every active intent too, for callers that relate peers by paths as well.
   // Completed peers come from the index either way, so both paths see the same completed work.
-  const found = me.record ? await t.intents.candidates(repoId, lookupOf(me.record), cutoff) : [];
+  const candidates = (r: IntentRecord) => t.intents.candidates(repoId, lookupOf(r), cutoff);
+  // The reads that do not wait for each other go together (one round trip on PostgreSQL). Forced, the
+  // answer is recorded whatever the last one was.
+  const [me, last, early] = await Promise.all([
+    t.intents.get(intentId),
+    force ? null : t.journal.lastDecision(intentId),
+    record ? candidates(record) : null,
+  ]);
+  if (!me) throw new Error(`intent ${intentId} vanished inside its transaction`);
+  const found = early ?? (me.record ? await candidates(me.record) : []);
   const others = (
     all
       ? [...(await t.intents.active(repoId, cutoff)), ...found.filter((i) => i.state === "completed")]

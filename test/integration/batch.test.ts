@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createStore, migrate, openDb, type Db, type Store } from "@cohent/backend";
+import { createStore, migrate, openDb, type Db, type Store, type Tx } from "@cohent/backend";
 import { freshDatabaseUrl } from "../helpers/backend.js";
 import { DATABASE_KINDS } from "../helpers/kinds.js";
 import { batcher } from "../../backend/src/store/batch.js";
@@ -62,17 +62,21 @@ describe.each(DATABASE_KINDS)("batched writes (%s)", (kind) => {
     await drop?.();
   });
 
+  /** Write i's event, under the repository's lock. */
+  const append = async (t: Tx, i: number) => {
+    await t.journal.lock(repoId);
+    await t.journal.addEvent({
+      repoId,
+      intentId: `int_${i}`,
+      kind: "checkpoint",
+      summary: `w${i}`,
+      at: new Date(),
+    });
+  };
   const write = (i: number, fail: boolean, batch: boolean) =>
     store.tx(
       async (t) => {
-        await t.journal.lock(repoId);
-        await t.journal.addEvent({
-          repoId,
-          intentId: `int_${i}`,
-          kind: "checkpoint",
-          summary: `w${i}`,
-          at: new Date(),
-        });
+        await append(t, i);
         if (fail) throw new Error(`member ${i} fails`);
         return i;
       },
@@ -127,14 +131,7 @@ describe.each(DATABASE_KINDS)("batched writes (%s)", (kind) => {
   const failing = (i: number, how: "check" | "constraint" | null, batch = true) =>
     store.tx(
       async (t) => {
-        await t.journal.lock(repoId);
-        await t.journal.addEvent({
-          repoId,
-          intentId: `int_${i}`,
-          kind: "checkpoint",
-          summary: `w${i}`,
-          at: new Date(),
-        });
+        await append(t, i);
         // No such intent: the update changes no row (the transaction goes on); the checkpoint breaks a foreign key.
         if (how === "check") await t.intents.update("int_missing", { state: "working" });
         if (how === "constraint")

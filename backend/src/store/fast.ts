@@ -112,19 +112,20 @@ const pgStatement = (sql: string) => {
  * pays one round trip for each answer it waits for, not one per statement.
  */
 interface InFlight {
-  sent: Promise<void>[];
-  /** The first of them to fail: the transaction is aborted from there on. */
-  failed: unknown;
+  /** In the order sent, each one's failure (or undefined): after the first, the transaction is aborted. */
+  sent: Promise<unknown>[];
 }
 const inFlight = new WeakMap<pg.PoolClient, InFlight>();
+const firstFailure = async (sent: Promise<unknown>[]) =>
+  (await Promise.all(sent)).find((e) => e !== undefined);
 
 /** Waits for the writes sent without waiting on `client`; throws the first failure among them. */
 export async function settle(client: pg.PoolClient): Promise<void> {
   const f = inFlight.get(client);
   if (!f) return;
   inFlight.delete(client);
-  await Promise.all(f.sent);
-  if (f.failed !== undefined) throw f.failed;
+  const failed = await firstFailure(f.sent);
+  if (failed !== undefined) throw failed;
 }
 
 /** Sends `sql` on a transaction's client without waiting for its answer (SAVEPOINT and the like, store/batch). */
@@ -134,10 +135,14 @@ export function sendLater(client: pg.PoolClient, sql: string, args?: unknown[]):
 
 function track<T>(client: pg.PoolClient, p: Promise<T>, check?: (r: T) => void): Promise<T> {
   let f = inFlight.get(client);
-  if (!f) inFlight.set(client, (f = { sent: [], failed: undefined }));
-  const held = f;
+  if (!f) inFlight.set(client, (f = { sent: [] }));
   const checked = p.then((r) => (check?.(r), r));
-  held.sent.push(checked.then(() => {}).catch((e: unknown) => void (held.failed ??= e)));
+  f.sent.push(
+    checked.then(
+      () => undefined,
+      (e: unknown) => e ?? new Error("a statement failed"),
+    ),
+  );
   return checked;
 }
 
@@ -146,17 +151,17 @@ export function pgExec(client: pg.PoolClient | pg.Pool): Exec {
   const inTx = !(client instanceof pg.Pool);
   const send = (sql: string, args: unknown[]) =>
     client.query({ ...pgStatement(sql), values: args, types: pgTypes });
-  // A statement after a failed one sent without waiting fails only because the transaction is
-  // aborted: report the cause.
+  // A statement behind a failed one sent without waiting fails only because the transaction is
+  // aborted: report the cause (the first failure among those sent before it).
   const query = !inTx
     ? send
     : async (sql: string, args: unknown[]) => {
+        const f = inFlight.get(client as pg.PoolClient);
+        const before = f?.sent.length ?? 0;
         try {
           return await send(sql, args);
         } catch (e) {
-          const f = inFlight.get(client);
-          if (f) await Promise.all(f.sent);
-          throw f?.failed ?? e;
+          throw (f && (await firstFailure(f.sent.slice(0, before)))) ?? e;
         }
       };
   return {

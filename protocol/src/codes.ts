@@ -23,6 +23,22 @@ export const ERRORS = {
     retryable: false,
     message: "Send the request body as application/json.",
   },
+  // The HTTP edges: a body's Content-Encoding, and the Expect header (backend/src/http/body.ts, edges.ts).
+  UNSUPPORTED_ENCODING: {
+    status: 415,
+    retryable: false,
+    message: "The body's Content-Encoding is not accepted; send it as gzip or deflate, or uncompressed.",
+  },
+  INVALID_ENCODING: {
+    status: 400,
+    retryable: false,
+    message: "The request body is not valid data of its Content-Encoding (corrupt or truncated).",
+  },
+  EXPECTATION_FAILED: {
+    status: 417,
+    retryable: false,
+    message: "The only expectation this server meets is Expect: 100-continue.",
+  },
   UNAUTHENTICATED: { status: 401, retryable: false, message: "A valid agent token is required." },
   NOT_INTENT_OWNER: {
     status: 403,

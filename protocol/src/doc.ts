@@ -5,9 +5,10 @@ import { AgentRequest, PollRequest } from "./requests.js";
 import { RESPONSES, ScopeRefusal } from "./responses.js";
 import { Notice, NOTICE_KINDS, Packet } from "./packets.js";
 import { REQUEST_RELEASE_COMMAND, SCOPE_COMMAND, SCOPE_QUEUE_COMMAND } from "./scope-commands.js";
+import { BODY_ENCODINGS, SERVER_METHODS } from "./transport.js";
 
 const BOUND_NOTES: Record<keyof typeof BOUNDS, string> = {
-  bodyBytes: "raw body of POST /api/agent, in bytes",
+  bodyBytes: "a request body, in bytes: as sent, and as decoded when compressed",
   promptChars: "a published prompt",
   intentChars: "a structured intent, serialized as JSON",
   objectiveChars: "an intent's objective",
@@ -64,6 +65,27 @@ export function protocolDoc(): string {
     "`Authorization: Bearer <token>` and `x-cohent-session: <client session id>` (letters, digits and `. _ : -`, at most",
     "128). A call made for a sub-agent (Claude Code's `agent_id`) also sends `x-cohent-agent: <agent id>` in the same form:",
     "its work is the parent session's, and the guard catches it causes are recorded with that id.",
+    "",
+    "## HTTP transport",
+    "",
+    "HTTP/1.1. A request body is JSON (`Content-Type: application/json`, read as UTF-8), on POST /api/agent, the",
+    "console API and pairing. `Content-Encoding` may be " +
+      BODY_ENCODINGS.map((e) => `\`${e}\``).join(" or ") +
+      " (one coding, `x-gzip` as `gzip`), or none / `identity`;",
+    `\`bodyBytes\` (${BOUNDS.bodyBytes}) bounds the bytes sent and the bytes decoded alike, as they stream, so a compression`,
+    "bomb is refused at the bound (`PAYLOAD_TOO_LARGE`) without being inflated. Any other coding, `br` or a list of two",
+    "is `UNSUPPORTED_ENCODING` (with `Accept-Encoding`); data that does not decode is `INVALID_ENCODING`. `br` is refused",
+    "because its decoder takes the window the sender names (up to 16 MiB) whatever the body's size.",
+    "",
+    "`Expect: 100-continue` is met: the 100 is sent when the route reads the body, after what the headers decide",
+    "(credentials, media type, encoding, length), so a refusal reaches a waiting client before it sends the body. Any",
+    "other `Expect` is `EXPECTATION_FAILED`.",
+    "",
+    "Every answer is an envelope, whatever the method: a method a route does not take is `METHOD_NOT_ALLOWED` with",
+    "`Allow`; `OPTIONS` answers 200, operation `options`, `data.allow` and `Allow`; `CONNECT` and `OPTIONS *` are told",
+    `\`${SERVER_METHODS.join(", ")}\`. What the HTTP parser refuses (an unknown or lowercase method, a malformed line)`,
+    "is `BAD_REQUEST`, headers over 16 KiB `HEADERS_TOO_LARGE`; `Upgrade` (websocket, h2c) is ignored and the request",
+    "answered as HTTP/1.1. A refusal that leaves a body unread closes the connection.",
     "",
     "## GET /api/agent (poll) headers",
     "",

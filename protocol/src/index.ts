@@ -2,6 +2,7 @@ export * from "./actions.js";
 export * from "./scope-commands.js";
 export * from "./redact.js";
 export * from "./bounds.js";
+export * from "./transport.js";
 export * from "./errors.js";
 export * from "./paths.js";
 export * from "./intent.js";

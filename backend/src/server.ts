@@ -1,11 +1,10 @@
 import http from "node:http";
-import type { Socket } from "node:net";
-import { CohentError, failure, type ErrorCode } from "@cohent/protocol";
 import type { AddressInfo } from "node:net";
 import type { Logger } from "pino";
 import type { ConsoleConfig } from "./config.js";
 import { DEFAULT_LEASE, type LeaseConfig } from "./core/lease.js";
 import { createApp } from "./http/app.js";
+import { attachEdges } from "./http/edges.js";
 import type { Deps } from "./operations/deps.js";
 import type { Db } from "./store/db.js";
 import { openStore } from "./store/index.js";
@@ -14,21 +13,6 @@ import { rateLimitsFromEnv, type RateLimits } from "./http/rate-limit.js";
 
 /** Headers beyond this answer 431 HEADERS_TOO_LARGE; agents send a few hundred bytes. */
 const MAX_HEADER_BYTES = 16 * 1024;
-
-/**
- * Requests Node's HTTP parser refuses before Koa sees them (headers too
- * large, a NUL or a bare CR in a header, a malformed request line) still
- * get a v1 failure envelope with a stable code, then the socket closes.
- */
-function malformedRequest(err: NodeJS.ErrnoException, socket: Socket, clock: () => Date): void {
-  if (!socket.writable || err.code === "ECONNRESET") return void socket.destroy();
-  const code: ErrorCode = err.code === "HPE_HEADER_OVERFLOW" ? "HEADERS_TOO_LARGE" : "BAD_REQUEST";
-  const error = new CohentError(code);
-  const body = JSON.stringify(failure("http", error, { serverTime: clock().toISOString() }));
-  socket.end(
-    `HTTP/1.1 ${error.status} ${code === "HEADERS_TOO_LARGE" ? "Request Header Fields Too Large" : "Bad Request"}\r\ncontent-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
-  );
-}
 
 /** The server's dependencies, plus raw database access for tests and tools (operations never use it). */
 export type ServerDeps = Deps & { db: Db; sweeper: ReturnType<typeof startSweeper> };
@@ -73,13 +57,10 @@ export async function startServer(opts: {
     limits: opts.rateLimits === undefined ? rateLimitsFromEnv() : opts.rateLimits,
     ping: () => store.ping(),
   };
-  const server = http.createServer(
-    { maxHeaderSize: MAX_HEADER_BYTES },
-    createApp(deps, opts.console, runtime).callback(),
-  );
-  server.on("clientError", (err, socket) =>
-    malformedRequest(err as NodeJS.ErrnoException, socket as Socket, deps.clock),
-  );
+  const handler = createApp(deps, opts.console, runtime).callback();
+  const server = http.createServer({ maxHeaderSize: MAX_HEADER_BYTES }, handler);
+  // What Node answers before Koa, or would not answer: still an envelope each (http/edges).
+  attachEdges(server, handler, deps.clock);
   // Longer than clients keep idle sockets, so the client always closes first
   // and never reuses a socket the server has just closed.
   server.keepAliveTimeout = 65_000;

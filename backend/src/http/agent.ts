@@ -17,6 +17,7 @@ import {
   type AgentOperation,
 } from "../operations/agent/index.js";
 import type { Caller, Deps } from "../operations/deps.js";
+import { awaitsContinue } from "./edges.js";
 import { named, reply } from "./envelope.js";
 import { nextChange, stampOf } from "../live/next-change.js";
 
@@ -31,15 +32,17 @@ const RECHECK_MS = 10_000;
  * Three routes, every guarded tool call among them: a table, not a router (matching them took a tenth
  * of a kill-switch read). Paths match with or without a trailing slash, HEAD as GET; a known path
  * with another method answers 405 with Allow (OPTIONS: 200 with Allow); an unknown one goes on (404).
+ * `body` reads the JSON body (body.ts): only POST /api/agent takes one.
  */
-export function agentRoutes(deps: Deps): Middleware {
+export function agentRoutes(deps: Deps, body: Middleware): Middleware {
   const routes = new Map<string, Map<string, Middleware>>();
   const route = (method: string, path: string, ...chain: Middleware[]) => {
     const methods = routes.get(path) ?? new Map<string, Middleware>();
     routes.set(path, methods.set(method, compose(chain)));
   };
-  /** Agent authentication, one middleware: resolves the caller and renews its lease, for every agent route. */
+  /** Agent authentication, one middleware: resolves the caller and renews its lease, for every agent route (once). */
   const authenticated = async (ctx: Context, next: Next) => {
+    if (ctx.state.caller) return next();
     const caller = await authenticate(
       deps,
       ctx.get("authorization"),
@@ -61,8 +64,14 @@ export function agentRoutes(deps: Deps): Middleware {
   route(
     "POST",
     "/api/agent",
-    async (ctx, next) => {
+    (ctx, next) => {
       if (!ctx.is("application/json")) throw new CohentError("UNSUPPORTED_MEDIA_TYPE");
+      // A client waiting on Expect: 100-continue is authenticated before it is asked for the body;
+      // others as before, after it (a malformed body then costs no lookup).
+      return awaitsContinue(ctx.req) ? authenticated(ctx, next) : next();
+    },
+    body,
+    async (ctx, next) => {
       const body = ctx.request.body as { type?: unknown } | undefined;
       if (body === null || typeof body !== "object" || Array.isArray(body))
         throw new CohentError("INVALID_INPUT", "The body must be a JSON object with a type.");
@@ -196,9 +205,7 @@ export function agentRoutes(deps: Deps): Middleware {
     const handler = methods.get(ctx.method === "HEAD" ? "GET" : ctx.method);
     if (handler) return handler(ctx, next);
     ctx.set("Allow", [...methods.keys(), ...(methods.has("GET") ? ["HEAD"] : [])].join(", "));
-    if (ctx.method === "OPTIONS") {
-      ctx.status = 200;
-      ctx.body = "";
-    } else ctx.status = 405; // the error envelope answers METHOD_NOT_ALLOWED
+    // The error envelope answers OPTIONS with the Allow list, any other method METHOD_NOT_ALLOWED.
+    ctx.status = ctx.method === "OPTIONS" ? 200 : 405;
   };
 }

@@ -1,11 +1,11 @@
 import Koa from "koa";
 import compose from "koa-compose";
 import Router from "@koa/router";
-import { bodyParser } from "@koa/bodyparser";
-import { BOUNDS, CohentError } from "@cohent/protocol";
+import { CohentError, SERVER_METHODS } from "@cohent/protocol";
 import type { Deps } from "../operations/deps.js";
 import { consoleConfigFromEnv, type ConsoleConfig } from "../config.js";
 import { agentRoutes } from "./agent.js";
+import { jsonBody } from "./body.js";
 import { consoleRoutes } from "./console.js";
 import { errorEnvelope, reply } from "./envelope.js";
 import { pairingRoutes } from "./pairing.js";
@@ -37,6 +37,15 @@ async function refuseNul(ctx: Koa.Context, next: Koa.Next) {
     }
   }
   await next();
+}
+
+/** `OPTIONS *` asks what the server does: the methods it answers anywhere. Any other method on `*` is not HTTP. */
+async function asterisk(ctx: Koa.Context, next: Koa.Next) {
+  if (ctx.url !== "*") return next();
+  if (ctx.method !== "OPTIONS")
+    throw new CohentError("BAD_REQUEST", "Only OPTIONS takes the request target *.");
+  ctx.set("Allow", SERVER_METHODS.join(", "));
+  ctx.status = 200;
 }
 
 /**
@@ -75,19 +84,14 @@ export function createApp(
   const app = new Koa({ proxy: false });
   app.use(accessLog(deps));
   app.use(errorEnvelope(deps));
-  const body = bodyParser({ enableTypes: ["json"], jsonLimit: BOUNDS.bodyBytes, encoding: "utf-8" });
+  app.use(asterisk);
+  // Each route that takes a body reads it itself, after what its headers decide (body.ts).
+  const body = compose<Koa.ParameterizedContext>([jsonBody(), refuseNul]);
   // Agent calls (every guarded tool call) take their own short chain: no other router is matched first.
-  const agent = agentRoutes(deps);
+  const agent = agentRoutes(deps, body);
   // Before the body is read: a flood from one token is refused without parsing or a query.
   const limit = rateLimited(runtime.limits?.token, byBearer);
-  const withBody = compose<Koa.ParameterizedContext>([body, refuseNul, agent]);
-  // A GET or HEAD has no body to read or check.
-  const agentChain = (ctx: Koa.ParameterizedContext, next: Koa.Next) =>
-    limit(ctx, () =>
-      ctx.method === "GET" || ctx.method === "HEAD" ? agent(ctx, next) : withBody(ctx, next),
-    );
-  app.use((ctx, next) => (ctx.path.startsWith("/api/agent") ? agentChain(ctx, next) : next()));
-  app.use(body);
+  app.use((ctx, next) => (ctx.path.startsWith("/api/agent") ? limit(ctx, () => agent(ctx, next)) : next()));
   const health = new Router();
   // Liveness: the process answers. Readiness: the database answers too; a balancer sends traffic only to ready instances.
   health.get("/healthz", (ctx) => reply(deps, ctx, "health", { status: "ok" }));
@@ -106,11 +110,10 @@ export function createApp(
     }
     reply(deps, ctx, "ready", { status: "ready" });
   });
-  app.use(refuseNul);
   for (const router of [
     health,
-    pairingRoutes(deps, consoleConfig, runtime),
-    consoleRoutes(deps, consoleConfig),
+    pairingRoutes(deps, consoleConfig, runtime, body),
+    consoleRoutes(deps, consoleConfig, body),
   ]) {
     app.use(router.routes());
     app.use(router.allowedMethods({ throw: false }));

@@ -1,5 +1,5 @@
 import Router from "@koa/router";
-import type { Context } from "koa";
+import type { Context, Middleware } from "koa";
 import {
   CohentError,
   ControlRequest,
@@ -25,8 +25,8 @@ import { named as op, reply as envelope } from "./envelope.js";
 import { githubCanPush } from "./github.js";
 import { liveStream } from "./live.js";
 
-/** The Control Room's JSON and SSE API, behind a console session (http/auth). */
-export function consoleRoutes(deps: Deps, config: ConsoleConfig): Router {
+/** The Control Room's JSON and SSE API, behind a console session (http/auth); `body` reads a JSON body (body.ts). */
+export function consoleRoutes(deps: Deps, config: ConsoleConfig, body: Middleware): Router {
   const { router, identify, requireConsole } = consoleAuth(deps, config);
   const mode = config.github ? "github" : "local";
   const pushCache = new Map<string, { ok: boolean; at: number }>();
@@ -77,7 +77,8 @@ export function consoleRoutes(deps: Deps, config: ConsoleConfig): Router {
   });
 
   const api = new Router({ prefix: "/api/console" });
-  api.use(requireConsole);
+  // The body is read only for a signed-in person whose state change passed the CSRF and media type checks.
+  api.use(requireConsole, body);
 
   api.post("/logout", op("console.logout"), async (ctx) => {
     await endConsoleSession(deps, who(ctx).id);

@@ -10,13 +10,15 @@ import {
 import type { Deps } from "../operations/deps.js";
 import { isDatabaseUnavailable } from "./unavailable.js";
 
-/** Every envelope's meta: the server's time and version, the oldest adapter it accepts, and, on agent calls, the session. */
-const meta = (deps: Deps, ctx: Context) => ({
-  serverTime: deps.clock().toISOString(),
+/** The meta every envelope carries: the server's time and version, the oldest adapter it accepts. */
+export const baseMeta = (clock: () => Date) => ({
+  serverTime: clock().toISOString(),
   serverVersion: COHENT_VERSION,
   minAdapterVersion: MIN_ADAPTER_VERSION,
-  ...(ctx.state.meta ?? {}),
 });
+
+/** Every envelope's meta, and on agent calls the session. */
+const meta = (deps: Deps, ctx: Context) => ({ ...baseMeta(deps.clock), ...(ctx.state.meta ?? {}) });
 
 /** Answers with a v1 success envelope. */
 export function reply(deps: Deps, ctx: Context, operation: string, data: unknown): void {
@@ -53,8 +55,16 @@ export function errorEnvelope(deps: Deps) {
   return async (ctx: Context, next: Next) => {
     try {
       await next();
+      const allow = ctx.response.get("Allow");
+      // OPTIONS: the routers answer an empty 200 with Allow; it becomes an envelope that lists them too.
+      if (ctx.method === "OPTIONS" && ctx.status === 200 && allow && !ctx.body)
+        return reply(deps, ctx, "options", { allow: allow.split(/\s*,\s*/) });
       if (ctx.body === undefined && (ctx.status === 404 || ctx.status === 405 || ctx.status === 501)) {
-        throw new CohentError(ctx.status === 404 ? "NOT_FOUND" : "METHOD_NOT_ALLOWED");
+        // A method no router implements (501) on a path none of them has is just an unknown route.
+        if (ctx.status === 501 && !allow) ctx.remove("Allow");
+        throw new CohentError(
+          ctx.status === 404 || (ctx.status === 501 && !allow) ? "NOT_FOUND" : "METHOD_NOT_ALLOWED",
+        );
       }
     } catch (err) {
       const known =

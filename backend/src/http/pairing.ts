@@ -1,5 +1,5 @@
 import Router from "@koa/router";
-import type { Context } from "koa";
+import type { Context, Middleware } from "koa";
 import { CohentError } from "@cohent/protocol";
 import type { ConsoleConfig } from "../config.js";
 import type { Deps } from "../operations/deps.js";
@@ -8,8 +8,13 @@ import { reply } from "./envelope.js";
 import { rateLimited } from "./rate-limit.js";
 import type { HttpRuntime } from "./runtime.js";
 
-/** Pairing, the CLI side: no authentication, the device code is the secret. */
-export function pairingRoutes(deps: Deps, config: ConsoleConfig, runtime: HttpRuntime): Router {
+/** Pairing, the CLI side: no authentication, the device code is the secret. `body` reads a JSON body (body.ts). */
+export function pairingRoutes(
+  deps: Deps,
+  config: ConsoleConfig,
+  runtime: HttpRuntime,
+  body: Middleware,
+): Router {
   const router = new Router({ prefix: "/api/pairing" });
   // Per pairing request (its device code) when polling, per client address when starting one.
   const limit = runtime.limits?.pairing;
@@ -26,12 +31,14 @@ export function pairingRoutes(deps: Deps, config: ConsoleConfig, runtime: HttpRu
   router.post(
     "/",
     perAddress,
+    body,
     json("pairing.start", (ctx) =>
       startPairing(deps, ctx.request.body, config.publicUrl ?? `${ctx.protocol}://${ctx.host}`),
     ),
   );
   router.post(
     "/token",
+    body,
     perRequest,
     json("pairing.token", (ctx) => pollPairing(deps, ctx.request.body)),
   );

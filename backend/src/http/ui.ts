@@ -21,13 +21,13 @@ export function consoleUi(buildDir: string) {
     })());
 
   return async (ctx: Context, next: Next) => {
-    if (
-      ctx.path.startsWith("/api/") ||
-      ctx.path === "/api" ||
-      ctx.path === "/healthz" ||
-      !["GET", "HEAD"].includes(ctx.method)
-    )
-      return next();
+    if (ctx.path.startsWith("/api/") || ctx.path === "/api" || ctx.path === "/healthz") return next();
+    // Pages are read, never written: another method is told so (the error envelope answers 405, or OPTIONS 200).
+    if (!["GET", "HEAD"].includes(ctx.method)) {
+      ctx.set("Allow", "GET, HEAD");
+      ctx.status = ctx.method === "OPTIONS" ? 200 : 405;
+      return;
+    }
     const h = await load();
     // Not built here: a 404 with a stable code, not a 5xx (the API itself is up).
     if (!h)

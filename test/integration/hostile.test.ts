@@ -1,8 +1,9 @@
 import net from "node:net";
+import zlib from "node:zlib";
 import type { ChildProcess } from "node:child_process";
 import { spawn } from "node:child_process";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { BOUNDS, ERROR_CODES } from "@cohent/protocol";
+import { BOUNDS, ERROR_CODES, type ErrorCode } from "@cohent/protocol";
 import { admin } from "@cohent/backend";
 import { agentClient, startBackend } from "../helpers/backend.js";
 import { DATABASE_KINDS } from "../helpers/kinds.js";
@@ -487,6 +488,166 @@ function corpus(ctx: {
   ]) {
     post("content types", ct || "(none)", '{"type":"status"}', { ...agent(), "content-type": ct });
   }
+  out.push(...edgeCorpus(ctx.token));
+  return out;
+}
+
+/** A case of the HTTP edges' categories, with the answers it may get: error codes, or "ok" for success. */
+type EdgeCase = Raw & { expect: readonly (ErrorCode | "ok")[] };
+
+/**
+ * The HTTP edges (issue 23): compressed bodies, methods, Expect. Each case
+ * names what it may be answered; each must be an envelope either way.
+ */
+function edgeCorpus(token: (i: number) => string): EdgeCase[] {
+  const out: EdgeCase[] = [];
+  let n = 100;
+  const auth = () => ({ authorization: `Bearer ${token(n++)}`, "x-cohent-session": `edges-${n % 5}` });
+  const json = { "content-type": "application/json" };
+  const status = Buffer.from('{"type":"status"}');
+  const add = (category: string, name: string, expect: EdgeCase["expect"], bytes: Buffer) =>
+    out.push({ category, name, expect, bytes });
+
+  // Compressed bodies: decoded within the body limit, or refused with a stable code, on every route with a body.
+  const bomb = zlib.gzipSync(Buffer.alloc(20 * 2 ** 20), { level: 9 }); // 20 KB sent, 20 MB inflated
+  const targets: [string, () => Record<string, string>, Buffer, readonly (ErrorCode | "ok")[]][] = [
+    ["/api/agent", auth, status, ["ok"]],
+    ["/api/pairing/token", () => ({}), Buffer.from('{"deviceCode":"dc_edges"}'), ["PAIRING_EXPIRED"]],
+    ["/api/console/repos/acme/hostile/goal", () => ({}), Buffer.from('{"goal":"g"}'), ["UNAUTHENTICATED"]],
+  ];
+  for (const [path, headers, body, decoded] of targets) {
+    const console = path.startsWith("/api/console");
+    // The console reads no body before its session check: every encoding is answered UNAUTHENTICATED there.
+    const refused = (code: ErrorCode): readonly (ErrorCode | "ok")[] => (console ? decoded : [code]);
+    for (const [encoding, bytes, expect] of [
+      ["gzip", zlib.gzipSync(body), decoded],
+      ["x-gzip", zlib.gzipSync(body), decoded],
+      ["GZIP", zlib.gzipSync(body), decoded],
+      ["deflate", zlib.deflateSync(body), decoded],
+      ["identity", body, decoded],
+      ["gzip (corrupt)", Buffer.from("not gzip"), refused("INVALID_ENCODING")],
+      ["gzip (truncated)", zlib.gzipSync(body).subarray(0, 10), refused("INVALID_ENCODING")],
+      ["gzip (empty)", Buffer.alloc(0), refused("INVALID_ENCODING")],
+      ["deflate (raw, no zlib header)", zlib.deflateRawSync(body), refused("INVALID_ENCODING")],
+      ["gzip (bomb)", bomb, refused("PAYLOAD_TOO_LARGE")],
+      ["br", zlib.brotliCompressSync(body), refused("UNSUPPORTED_ENCODING")],
+      ["compress", body, refused("UNSUPPORTED_ENCODING")],
+      ["zstd", body, refused("UNSUPPORTED_ENCODING")],
+      ["x-foo", body, refused("UNSUPPORTED_ENCODING")],
+      ["gzip, gzip", zlib.gzipSync(zlib.gzipSync(body)), refused("UNSUPPORTED_ENCODING")],
+      ["*", body, refused("UNSUPPORTED_ENCODING")],
+    ] as const) {
+      const coding = encoding.replace(/ \(.*\)$/, "");
+      add(
+        "compressed bodies",
+        `${path} ${encoding}`,
+        expect,
+        request("POST", path, { ...headers(), ...json, "content-encoding": coding }, bytes),
+      );
+    }
+  }
+
+  // Methods: every one answered, never a reset.
+  add(
+    "methods",
+    "CONNECT host:port",
+    ["METHOD_NOT_ALLOWED"],
+    Buffer.from("CONNECT 127.0.0.1:22 HTTP/1.1\r\nhost: 127.0.0.1:22\r\n\r\n"),
+  );
+  add(
+    "methods",
+    "CONNECT /api/agent with tunnel bytes",
+    ["METHOD_NOT_ALLOWED"],
+    Buffer.from("CONNECT /api/agent HTTP/1.1\r\nhost: x\r\n\r\nSSH-2.0-OpenSSH_9.6\r\n"),
+  );
+  for (const path of [
+    "/api/agent",
+    "/api/agent/session",
+    "/healthz",
+    "/api/pairing",
+    "/api/console/repos",
+    "/",
+  ]) {
+    for (const method of ["PROPFIND", "SEARCH", "QUERY", "TRACE", "PURGE", "M-SEARCH", "MKCOL"])
+      add("methods", `${method} ${path}`, ["METHOD_NOT_ALLOWED"], request(method, path, auth()));
+    add("methods", `OPTIONS ${path}`, ["ok"], request("OPTIONS", path, auth()));
+  }
+  add("methods", "OPTIONS *", ["ok"], request("OPTIONS", "*", {}));
+  add("methods", "PROPFIND /api/nope", ["NOT_FOUND"], request("PROPFIND", "/api/nope", {}));
+  for (const method of ["get", "Post", "FOO", "BREW", "G@T", "X".repeat(40)])
+    add(
+      "methods",
+      `${method.slice(0, 10)} (parser refuses)`,
+      ["BAD_REQUEST"],
+      request(method, "/api/agent", {}),
+    );
+  add(
+    "methods",
+    "Upgrade: websocket",
+    ["ok"],
+    request("GET", "/api/agent/session", { ...auth(), connection: "Upgrade, close", upgrade: "websocket" }),
+  );
+  add(
+    "methods",
+    "Upgrade: h2c with a body",
+    ["ok"],
+    request(
+      "POST",
+      "/api/agent",
+      {
+        ...auth(),
+        ...json,
+        connection: "Upgrade, HTTP2-Settings, close",
+        upgrade: "h2c",
+        "http2-settings": "AAMAAABkAARAAAAAAAIAAAAA",
+      },
+      status,
+    ),
+  );
+  add(
+    "methods",
+    "Upgrade: websocket, unauthenticated",
+    ["UNAUTHENTICATED"],
+    request("GET", "/api/agent/session", { connection: "Upgrade, close", upgrade: "websocket" }),
+  );
+
+  // Expect: 100-continue is met (here the body follows at once or the answer comes first); anything else 417.
+  for (const value of ["foo", "100-continue, foo", "200-ok", "", "100-continue-x"])
+    add(
+      "expect",
+      `POST Expect: ${JSON.stringify(value)}`,
+      ["EXPECTATION_FAILED"],
+      request("POST", "/api/agent", { ...auth(), ...json, expect: value }, status),
+    );
+  add(
+    "expect",
+    "GET /healthz Expect: foo",
+    ["EXPECTATION_FAILED"],
+    request("GET", "/healthz", { expect: "foo" }),
+  );
+  // Headers only: each is refused from its headers, without waiting for the body.
+  const waiting = (
+    name: string,
+    expect: EdgeCase["expect"],
+    headers: Record<string, string>,
+    path = "/api/agent",
+  ) =>
+    add(
+      "expect",
+      `100-continue, no body: ${name}`,
+      expect,
+      request("POST", path, { ...json, expect: "100-continue", "content-length": "17", ...headers }),
+    );
+  waiting("unauthenticated", ["UNAUTHENTICATED"], {});
+  waiting("a made-up token", ["UNAUTHENTICATED"], {
+    authorization: "Bearer coh_madeup",
+    "x-cohent-session": "s",
+  });
+  waiting("too large", ["PAYLOAD_TOO_LARGE"], { ...auth(), "content-length": String(BOUNDS.bodyBytes + 1) });
+  waiting("zstd", ["UNSUPPORTED_ENCODING"], { ...auth(), "content-encoding": "zstd" });
+  waiting("not JSON", ["UNSUPPORTED_MEDIA_TYPE"], { ...auth(), "content-type": "text/plain" });
+  waiting("a wrong method's route", ["METHOD_NOT_ALLOWED"], auth(), "/api/agent/session");
+  waiting("the console, signed out", ["UNAUTHENTICATED"], {}, "/api/console/repos/acme/hostile/goal");
   return out;
 }
 

@@ -167,6 +167,8 @@ const brotliBomb = bomb(
 );
 
 interface Case {
+  /** The test it belongs to: one property, checked over its table of cases. */
+  group: string;
   name: string;
   run: () => Promise<Answer>;
   status: number;
@@ -235,6 +237,46 @@ describe.each(DATABASE_KINDS)("every request gets an envelope (%s)", (kind) => {
           : agentHead(common, "POST /api/pairing/token", false);
     return exchange(port, head, body, opts);
   };
+  /**
+   * One test per group: every case of it answered as stated (printed, case by case), and
+   * afterwards the process alive and /healthz answering.
+   */
+  const tables = (prefix: string, cases: Case[]) => {
+    const groups = new Map<string, Case[]>();
+    for (const c of cases) groups.set(c.group, [...(groups.get(c.group) ?? []), c]);
+    it.each([...groups])(`${prefix}: %s`, { timeout: 60_000 }, async (_group, table) => {
+      const wrong: string[] = [];
+      const lines: string[] = [];
+      for (const c of table) {
+        const a = await c.run();
+        const got = `${a.status} ${codeOf(a)}`;
+        const problems = [
+          got !== `${c.status} ${c.code}` && `answered ${got}`,
+          !/^application\/json/.test(a.headers["content-type"] ?? "") &&
+            `content-type ${a.headers["content-type"]}`,
+          a.body?.version !== 1 && "no v1 envelope",
+          !c.keepAlive && a.closed !== "end" && `connection ${a.closed}`,
+          c.allow !== undefined && a.headers.allow !== c.allow && `Allow ${JSON.stringify(a.headers.allow)}`,
+          c.allow &&
+            c.code === "ok" &&
+            JSON.stringify(a.body?.data?.allow) !== JSON.stringify(c.allow.split(", ")) &&
+            `data.allow ${JSON.stringify(a.body?.data?.allow)}`,
+          c.interim &&
+            JSON.stringify(a.interim) !== JSON.stringify(c.interim) &&
+            `interim ${JSON.stringify(a.interim)}`,
+        ].filter(Boolean);
+        lines.push(
+          `  ${problems.length ? "FAIL" : "ok  "} ${c.name}: ${got}${problems.length ? ` (${problems.join("; ")})` : ""}`,
+        );
+        if (problems.length) wrong.push(`${c.name}: want ${c.status} ${c.code}; ${problems.join("; ")}`);
+      }
+      console.log(`${prefix} (${kind}): ${_group}\n${lines.join("\n")}`);
+      expect(proc.child.exitCode).toBeNull();
+      expect((await fetch(`${proc.url}/healthz`)).status).toBe(200);
+      expect(wrong).toEqual([]);
+    });
+  };
+
   const STATUS = Buffer.from(JSON.stringify({ type: "status" }));
   const GOAL = Buffer.from(JSON.stringify({ goal: "ship the edges" }));
   const POLL = Buffer.from(JSON.stringify({ deviceCode: "dc_unknown" }));
@@ -258,6 +300,7 @@ describe.each(DATABASE_KINDS)("every request gets an envelope (%s)", (kind) => {
   for (const route of ["agent", "console", "pairing"] as const) {
     for (const [encoding, encode] of Object.entries(encoders))
       compressed.push({
+        group: `${route} route: gzip (x-gzip, any case) and deflate bodies decode to what the plain body answers`,
         name: `${route}: ${JSON.stringify(encoding)} decodes`,
         run: () => postTo(route, encode(bodies[route]), { "content-encoding": encoding }),
         status: plain[route][0],
@@ -271,6 +314,7 @@ describe.each(DATABASE_KINDS)("every request gets an envelope (%s)", (kind) => {
       ["gzip", Buffer.alloc(0)],
     ] as const)
       compressed.push({
+        group: `${route} route: corrupt, truncated or raw compressed data is 400 INVALID_ENCODING`,
         name: `${route}: corrupt ${encoding} (${bytes.subarray(0, 4).toString("hex")}…) is refused`,
         run: () => postTo(route, bytes, { "content-encoding": encoding }),
         status: 400,
@@ -286,6 +330,7 @@ describe.each(DATABASE_KINDS)("every request gets an envelope (%s)", (kind) => {
       ["*", zlib.gzipSync],
     ] as const)
       compressed.push({
+        group: `${route} route: br, unknown codings and stacks of two are 415 UNSUPPORTED_ENCODING`,
         name: `${route}: ${JSON.stringify(encoding)} is not accepted`,
         run: () => postTo(route, encode(bodies[route]), { "content-encoding": encoding }),
         status: 415,
@@ -296,12 +341,14 @@ describe.each(DATABASE_KINDS)("every request gets an envelope (%s)", (kind) => {
   const padded = (n: number) => Buffer.from(`{"type":"status"}${" ".repeat(n - '{"type":"status"}'.length)}`);
   compressed.push(
     {
+      group: "the body limit bounds the bytes sent and the bytes decoded",
       name: "agent: gzip of a body at the limit decodes",
       run: () => postTo("agent", zlib.gzipSync(padded(BOUNDS.bodyBytes)), { "content-encoding": "gzip" }),
       status: 200,
       code: "ok",
     },
     {
+      group: "the body limit bounds the bytes sent and the bytes decoded",
       name: "agent: gzip of a body one byte over the limit is too large",
       run: () => postTo("agent", zlib.gzipSync(padded(BOUNDS.bodyBytes + 1)), { "content-encoding": "gzip" }),
       status: 413,
@@ -309,6 +356,7 @@ describe.each(DATABASE_KINDS)("every request gets an envelope (%s)", (kind) => {
     },
     {
       // 4,000 empty gzip members before the body: 80 KB sent, 17 bytes decoded.
+      group: "the body limit bounds the bytes sent and the bytes decoded",
       name: "agent: gzip with more bytes sent than the limit is too large, whatever it decodes to",
       run: () =>
         postTo(
@@ -324,9 +372,7 @@ describe.each(DATABASE_KINDS)("every request gets an envelope (%s)", (kind) => {
     },
   );
 
-  it.each(compressed)("compressed bodies: $name -> $status $code", async (c) => {
-    expectEnvelope(await c.run(), c.status, c.code);
-  });
+  tables("compressed bodies", compressed);
 
   it("an unaccepted encoding names the accepted ones (415 with Accept-Encoding)", async () => {
     const a = await postTo("agent", STATUS, { "content-encoding": "zstd" });
@@ -372,6 +418,8 @@ describe.each(DATABASE_KINDS)("every request gets an envelope (%s)", (kind) => {
     `${method} ${path} HTTP/1.1\r\nhost: 127.0.0.1\r\nconnection: close\r\n${extra}\r\n`;
   const methods: Case[] = [
     {
+      group:
+        "what Node answers itself: CONNECT (405), Upgrade (as plain HTTP), what its parser refuses (400)",
       name: "CONNECT to an authority",
       run: () => exchange(port, "CONNECT 127.0.0.1:22 HTTP/1.1\r\nhost: 127.0.0.1:22\r\n\r\n"),
       status: 405,
@@ -379,6 +427,8 @@ describe.each(DATABASE_KINDS)("every request gets an envelope (%s)", (kind) => {
       allow: "GET, HEAD, POST, OPTIONS",
     },
     {
+      group:
+        "what Node answers itself: CONNECT (405), Upgrade (as plain HTTP), what its parser refuses (400)",
       name: "CONNECT to a path, with bytes after the head",
       run: () =>
         exchange(port, "CONNECT /api/agent HTTP/1.1\r\nhost: 127.0.0.1\r\n\r\nSSH-2.0-OpenSSH_9.6\r\n"),
@@ -409,6 +459,7 @@ describe.each(DATABASE_KINDS)("every request gets an envelope (%s)", (kind) => {
       "PATCH",
     ])
       methods.push({
+        group: `methods on ${path}: 405 with Allow, OPTIONS 200 with Allow and the list`,
         name: `${method} ${path}`,
         run: () => exchange(port, line(method, path)),
         status: 405,
@@ -416,6 +467,7 @@ describe.each(DATABASE_KINDS)("every request gets an envelope (%s)", (kind) => {
         allow,
       });
     methods.push({
+      group: `methods on ${path}: 405 with Allow, OPTIONS 200 with Allow and the list`,
       name: `OPTIONS ${path}`,
       run: () => exchange(port, line("OPTIONS", path)),
       status: 200,
@@ -425,18 +477,21 @@ describe.each(DATABASE_KINDS)("every request gets an envelope (%s)", (kind) => {
   }
   methods.push(
     {
+      group: "methods on an unknown route (404 whatever the method) and OPTIONS *",
       name: "PROPFIND on an unknown route",
       run: () => exchange(port, line("PROPFIND", "/api/nope")),
       status: 404,
       code: "NOT_FOUND",
     },
     {
+      group: "methods on an unknown route (404 whatever the method) and OPTIONS *",
       name: "OPTIONS on an unknown route",
       run: () => exchange(port, line("OPTIONS", "/api/nope")),
       status: 404,
       code: "NOT_FOUND",
     },
     {
+      group: "methods on an unknown route (404 whatever the method) and OPTIONS *",
       name: "OPTIONS *",
       run: () => exchange(port, line("OPTIONS", "*")),
       status: 200,
@@ -446,6 +501,8 @@ describe.each(DATABASE_KINDS)("every request gets an envelope (%s)", (kind) => {
   );
   for (const method of ["get", "Post", "FOO", "BREW", "G@T", "X".repeat(40)])
     methods.push({
+      group:
+        "what Node answers itself: CONNECT (405), Upgrade (as plain HTTP), what its parser refuses (400)",
       name: `${method.slice(0, 12)} (refused by the parser)`,
       run: () => exchange(port, line(method, "/api/agent")),
       status: 400,
@@ -453,6 +510,8 @@ describe.each(DATABASE_KINDS)("every request gets an envelope (%s)", (kind) => {
     });
   methods.push(
     {
+      group:
+        "what Node answers itself: CONNECT (405), Upgrade (as plain HTTP), what its parser refuses (400)",
       name: "Upgrade: websocket on /healthz is answered as HTTP",
       run: () =>
         exchange(
@@ -466,6 +525,8 @@ describe.each(DATABASE_KINDS)("every request gets an envelope (%s)", (kind) => {
       keepAlive: true,
     },
     {
+      group:
+        "what Node answers itself: CONNECT (405), Upgrade (as plain HTTP), what its parser refuses (400)",
       name: "Upgrade: h2c on POST /api/agent, with a body, is answered as HTTP",
       run: () =>
         exchange(
@@ -483,6 +544,8 @@ describe.each(DATABASE_KINDS)("every request gets an envelope (%s)", (kind) => {
       code: "ok",
     },
     {
+      group:
+        "what Node answers itself: CONNECT (405), Upgrade (as plain HTTP), what its parser refuses (400)",
       name: "Upgrade: websocket, unauthenticated",
       run: () =>
         exchange(
@@ -494,27 +557,25 @@ describe.each(DATABASE_KINDS)("every request gets an envelope (%s)", (kind) => {
     },
   );
 
-  it.each(methods)("methods: $name -> $status $code", async (c) => {
-    const a = await c.run();
-    expectEnvelope(a, c.status, c.code, c.keepAlive);
-    if (c.allow) expect(a.headers.allow).toBe(c.allow);
-    if (c.code === "ok" && c.allow) expect(a.body.data.allow).toEqual(c.allow.split(", "));
-  });
+  tables("methods", methods);
 
   const expectations: Case[] = [
     {
+      group: "Expect other than 100-continue is 417 EXPECTATION_FAILED",
       name: "Expect: foo on POST /api/agent",
       run: () => postTo("agent", STATUS, { expect: "foo" }),
       status: 417,
       code: "EXPECTATION_FAILED",
     },
     {
+      group: "Expect other than 100-continue is 417 EXPECTATION_FAILED",
       name: "Expect: foo on GET /healthz",
       run: () => exchange(port, line("GET", "/healthz", "expect: foo\r\n")),
       status: 417,
       code: "EXPECTATION_FAILED",
     },
     {
+      group: "Expect other than 100-continue is 417 EXPECTATION_FAILED",
       name: "Expect: 100-continue, foo",
       run: () => postTo("agent", STATUS, { expect: "100-continue, foo" }, { awaitContinue: true }),
       status: 417,
@@ -522,6 +583,8 @@ describe.each(DATABASE_KINDS)("every request gets an envelope (%s)", (kind) => {
       interim: [],
     },
     {
+      group:
+        "Expect: 100-continue: the 100 comes when a route wants the body, which is then read; a refusal from the headers comes without it",
       name: "Expect: 100-continue, the body sent after the 100",
       run: () => postTo("agent", STATUS, { expect: "100-continue" }, { awaitContinue: true }),
       status: 200,
@@ -529,6 +592,8 @@ describe.each(DATABASE_KINDS)("every request gets an envelope (%s)", (kind) => {
       interim: [100],
     },
     {
+      group:
+        "Expect: 100-continue: the 100 comes when a route wants the body, which is then read; a refusal from the headers comes without it",
       name: "Expect: 100-Continue (any case), gzip body after the 100",
       run: () =>
         postTo(
@@ -542,6 +607,8 @@ describe.each(DATABASE_KINDS)("every request gets an envelope (%s)", (kind) => {
       interim: [100],
     },
     {
+      group:
+        "Expect: 100-continue: the 100 comes when a route wants the body, which is then read; a refusal from the headers comes without it",
       name: "Expect: 100-continue on the console API",
       run: () => postTo("console", GOAL, { expect: "100-continue" }, { awaitContinue: true }),
       status: 200,
@@ -549,6 +616,8 @@ describe.each(DATABASE_KINDS)("every request gets an envelope (%s)", (kind) => {
       interim: [100],
     },
     {
+      group:
+        "Expect: 100-continue: the 100 comes when a route wants the body, which is then read; a refusal from the headers comes without it",
       name: "Expect: 100-continue on pairing",
       run: () => postTo("pairing", POLL, { expect: "100-continue" }, { awaitContinue: true }),
       status: 410,
@@ -556,6 +625,8 @@ describe.each(DATABASE_KINDS)("every request gets an envelope (%s)", (kind) => {
       interim: [100],
     },
     {
+      group:
+        "Expect: 100-continue: the 100 comes when a route wants the body, which is then read; a refusal from the headers comes without it",
       name: "Expect: 100-continue, unauthenticated: refused without waiting for the body",
       run: () =>
         exchange(
@@ -573,6 +644,8 @@ describe.each(DATABASE_KINDS)("every request gets an envelope (%s)", (kind) => {
       interim: [],
     },
     {
+      group:
+        "Expect: 100-continue: the 100 comes when a route wants the body, which is then read; a refusal from the headers comes without it",
       name: "Expect: 100-continue, a foreign token's console call: refused without waiting",
       run: () =>
         exchange(
@@ -589,6 +662,8 @@ describe.each(DATABASE_KINDS)("every request gets an envelope (%s)", (kind) => {
       interim: [],
     },
     {
+      group:
+        "Expect: 100-continue: the 100 comes when a route wants the body, which is then read; a refusal from the headers comes without it",
       name: "Expect: 100-continue, too large by its content-length: refused without waiting",
       run: () =>
         postTo("agent", padded(BOUNDS.bodyBytes + 1), { expect: "100-continue" }, { awaitContinue: true }),
@@ -597,6 +672,8 @@ describe.each(DATABASE_KINDS)("every request gets an envelope (%s)", (kind) => {
       interim: [],
     },
     {
+      group:
+        "Expect: 100-continue: the 100 comes when a route wants the body, which is then read; a refusal from the headers comes without it",
       name: "Expect: 100-continue, an unaccepted encoding: refused without waiting",
       run: () =>
         postTo(
@@ -610,6 +687,8 @@ describe.each(DATABASE_KINDS)("every request gets an envelope (%s)", (kind) => {
       interim: [],
     },
     {
+      group:
+        "Expect: 100-continue: the 100 comes when a route wants the body, which is then read; a refusal from the headers comes without it",
       name: "Expect: 100-continue, not JSON: refused without waiting",
       run: () =>
         postTo(
@@ -623,6 +702,8 @@ describe.each(DATABASE_KINDS)("every request gets an envelope (%s)", (kind) => {
       interim: [],
     },
     {
+      group:
+        "Expect: 100-continue: the 100 comes when a route wants the body, which is then read; a refusal from the headers comes without it",
       name: "Expect: 100-continue on a wrong method: refused without waiting",
       run: () =>
         exchange(
@@ -640,17 +721,5 @@ describe.each(DATABASE_KINDS)("every request gets an envelope (%s)", (kind) => {
     },
   ];
 
-  it.each(expectations)("expect: $name -> $status $code", async (c) => {
-    const a = await c.run();
-    expectEnvelope(a, c.status, c.code);
-    if (c.interim) expect(a.interim).toEqual(c.interim);
-  });
-
-  it("the process is alive and /healthz answers afterwards", async () => {
-    expect(proc.child.exitCode).toBeNull();
-    const t = performance.now();
-    const res = await fetch(`${proc.url}/healthz`);
-    expect(res.status).toBe(200);
-    expect(performance.now() - t).toBeLessThan(1_000);
-  });
+  tables("expect", expectations);
 });

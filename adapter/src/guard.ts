@@ -286,9 +286,12 @@ export function missedPublish(
 }
 
 /**
- * What a Stop does. The main agent's Stop while its sub-agents run is held
- * (Claude Code fires it while a background sub-agent still works): the
- * intent stays open for their writes, and the last SubagentStop runs it.
+ * What a Stop does. The main agent's Stop while a sub-agent may still act
+ * (running, not yet seen, or parked on a command of its own that can wake
+ * it) is held: Claude Code fires it while a background sub-agent still
+ * works, and 2.1.332 wakes a stopped one (measured, subagents.ts). The
+ * intent stays open for their writes; the SubagentStop after which none can
+ * act, or SessionEnd, runs it.
  */
 export function onStop(
   s: { intentId?: string | null; action?: string | null; touched: string[]; subagents?: Subagents },

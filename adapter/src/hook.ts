@@ -14,12 +14,22 @@ import {
 } from "./guard.js";
 import { guard } from "./guard-shell.js";
 import { deny, inject, scrubbed, SILENT, type Answer } from "./hook-answer.js";
-import { quietCheckout, stop, subagentStop, track, type StopCall } from "./hook-stop.js";
+import { quietCheckout, sessionEnd, stop, subagentStop, track, type StopCall } from "./hook-stop.js";
 import { perform } from "./operations.js";
 import { redact } from "./redact.js";
 import { relay } from "./relay.js";
 import { SessionFile } from "./runtime.js";
-import { agentIdOf, isSpawn, seen, spawned } from "./subagents.js";
+import {
+  agentIdOf,
+  backgroundTaskOf,
+  isSpawn,
+  isTaskNotification,
+  liveOf,
+  seen,
+  shellStarted,
+  spawned,
+  turnStarted,
+} from "./subagents.js";
 import { classify, clientOf, type HookPayload } from "./tools.js";
 
 /**
@@ -73,6 +83,12 @@ async function preToolUse({ p, root, s, cwd, scriptUrl, agentId }: Call): Promis
 
 async function userPromptSubmit({ p, root, s }: Call): Promise<Answer> {
   if (!root || !s) return inject("UserPromptSubmit", NOTICE.notConfigured);
+  // Claude Code's word that a background task ended starts a turn of the same work, not a new prompt:
+  // publishing it would supersede the intent under a sub-agent that still works (measured, subagents.ts).
+  if (isTaskNotification(p.prompt)) {
+    track(s, turnStarted);
+    return SILENT;
+  }
   // The mark stays unless this publish binds a new intent, also when the call fails or runs out of time (saved then).
   const mark = publishMark(s.state.intentId);
   s.set({ publishing: mark, subagents: undefined });
@@ -92,6 +108,9 @@ async function userPromptSubmit({ p, root, s }: Call): Promise<Answer> {
 
 async function postToolUse({ p, root, s, cwd, agentId }: Call): Promise<Answer> {
   if (s && agentId) track(s, (t) => seen(t, agentId));
+  // A background command a sub-agent started can wake it after its SubagentStop (2.1.332).
+  const task = agentId ? backgroundTaskOf(p.tool_response) : null;
+  if (s && agentId && task) track(s, (t) => shellStarted(t, agentId, task));
   const checkout = quietCheckout(root);
   if (!root || !s || !checkout) return SILENT;
   const call = classify(p.tool_name ?? "", p.tool_input);
@@ -128,14 +147,7 @@ const HANDLERS: Record<string, (c: Call) => Promise<Answer>> = {
   PostToolUse: postToolUse,
   Stop: stop,
   SubagentStop: subagentStop,
-  async SessionEnd({ root, s }) {
-    if (!s) return SILENT;
-    // Free the scope and leave every queue now, not at lease expiry; a resumed session claims again.
-    const checkout = quietCheckout(root);
-    if (checkout) await client.endScope(checkout, s).catch(() => undefined);
-    s.set({ endedAt: new Date().toISOString(), scope: [], explicitScope: false, queued: undefined });
-    return SILENT;
-  },
+  SessionEnd: sessionEnd,
 };
 
 /**
@@ -187,6 +199,7 @@ export async function runHook(
       cwd: p.cwd && isAbsolute(p.cwd) ? p.cwd : process.cwd(),
       scriptUrl,
       agentId,
+      live: liveOf(p.background_tasks),
     });
     s?.save();
     return { ...about, ...scrubbed(answer, root) };

@@ -506,4 +506,63 @@ describe("Claude Code sub-agents", () => {
     ]);
     expect(rows.find((r) => r.op === "hook:Stop").agentId).toBeUndefined();
   });
+
+  it("Claude Code 2.1.332 wakes a stopped sub-agent when its own background command ends: the intent stays open through its SubagentStop and the parent's task notification, and completes at its last stop", async () => {
+    // The payloads as the real client sent them (test/clients scenario subagent-late, hooks logged).
+    const co = await makeCheckout(fx.backend.url, REPO);
+    const env = { ...claude.env, COHENT_AGENT_TOKEN: fx.tokens[1] };
+    const S = "claude-wake";
+    const state = () =>
+      JSON.parse(readFileSync(path.join(co.root, ".cohent", "runtime.json"), "utf8")).sessions[S];
+    const intent = async () =>
+      (await fx.backend.deps.db.tx((tx) => tx.intent.findUnique({ where: { id: state().intentId } })))!;
+    const A = "a11af1961474b3b94";
+    const sub = (payload: object) => ({ ...payload, agent_id: A, agent_type: "general-purpose" });
+    const task = (id: string, type: string) => ({ id, type, status: "running", description: id });
+    const stopWith = (event: string, tasks: object[]) => ({
+      ...claude.stop(S, co.root),
+      hook_event_name: event,
+      background_tasks: tasks,
+      session_crons: [],
+    });
+    const write = async (file: string) =>
+      (await hook(co, sub(claude.write(S, co.root, path.join(co.root, file))), env)).denied;
+
+    await hook(co, claude.prompt(S, co.root, "Build the feature"), env);
+    await agentRuns(co, claude, S, ["intent", intentJson({ objective: "Feature", outputs: ["feature"] })], {
+      env,
+    });
+    await agentRuns(co, claude, S, ["scope", "src/feature"], { env });
+    const first = state().intentId;
+    await hook(co, { ...claude.bash(S, co.root, "x"), tool_name: "Agent", tool_input: { prompt: "p" } }, env);
+    await hook(co, stopWith("Stop", [task(A, "subagent")]), env);
+    expect(await write("src/feature/a.ts")).toBeNull();
+    await hook(
+      co,
+      sub({
+        ...claude.bash(S, co.root, "sleep 5", "PostToolUse"),
+        tool_response: { stdout: "", stderr: "", backgroundTaskId: "bv2ytt223" },
+      }),
+      env,
+    );
+    // Its turn ends while its command runs: parked, not done.
+    await hook(co, sub(stopWith("SubagentStop", [task(A, "subagent"), task("bv2ytt223", "shell")])), env);
+    expect((await intent()).state).not.toBe("completed");
+    // The parent's task notification is not a new prompt: nothing is published, the intent stays.
+    const notice = await hook(
+      co,
+      claude.prompt(S, co.root, `<task-notification>\n<task-id>${A}</task-id>\n<status>completed</status>`),
+      env,
+    );
+    expect(notice.context).toBeNull();
+    expect(state().intentId).toBe(first);
+    await hook(co, stopWith("Stop", [task("bv2ytt223", "shell")]), env);
+    expect((await intent()).state).not.toBe("completed");
+    // Woken: its writes are held to the scope, not refused as completed.
+    expect(await write("src/feature/b.ts")).toBeNull();
+    expect(await write("docs/x.md")).toMatch(/docs\/x\.md lies outside your declared scope \(src\/feature\)/);
+    await hook(co, sub(stopWith("SubagentStop", [task(A, "subagent")])), env);
+    expect((await intent()).state).toBe("completed");
+    expect(state().subagents).toBeUndefined();
+  });
 });

@@ -55,6 +55,15 @@ function isSubagent(body: any): boolean {
   );
 }
 
+/** Assistant turns in the conversation that made no tool call: the script's `end-turn` steps already taken. */
+function endedTurns(body: any): number {
+  return (Array.isArray(body?.messages) ? body.messages : []).filter(
+    (m: any) =>
+      m?.role === "assistant" &&
+      !(Array.isArray(m.content) && m.content.some((c: any) => c?.type === "tool_use")),
+  ).length;
+}
+
 function isMainLoop(body: any): boolean {
   return Array.isArray(body?.tools) && body.tools.some((t: any) => t?.name === "Bash");
 }
@@ -84,13 +93,16 @@ export async function startFakeAnthropic(): Promise<FakeAnthropic> {
         ? await subScript!.turn(
             claudeToolResults(body).map((o) => o.output),
             CLAUDE_SUB_PREFIX,
+            endedTurns(body),
           )
         : await script.turn(
             claudeToolResults(body).map((o) => o.output),
             CLAUDE_CALL_PREFIX,
+            endedTurns(body),
           );
       const a = turn.action;
       if (!turn.step || !turn.callId || !a) block = { type: "text", text: "done" };
+      else if (a.kind === "end-turn") block = { type: "text", text: a.text };
       else if (a.kind === "shell") {
         block = { type: "tool_use", id: turn.callId, name: "Bash" };
         input = { command: a.command, description: turn.step.id };

@@ -86,6 +86,8 @@ function item(turn: Awaited<ReturnType<Script["turn"]>>): Record<string, unknown
       return { ...a.item, call_id: callId };
     case "claude-call":
       throw new Error(`Codex has no ${a.name} tool in this suite`);
+    case "end-turn":
+      throw new Error("end-turn steps are scripted for Claude Code only");
   }
 }
 

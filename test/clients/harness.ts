@@ -146,6 +146,8 @@ export async function agentIntents(ws: Workspace) {
     checkpoints: r.checkpoints.map((c) => ({
       status: c.status,
       paths: c.paths ? (JSON.parse(c.paths) as string[]) : null,
+      /** When the backend stored it (epoch ms), to order it against the hooks (HookSeen.at). */
+      at: c.createdAt.getTime(),
     })),
   }));
 }
@@ -191,6 +193,106 @@ export interface RunResult {
   /** Every model request of this run, as the fake server received it (JSON): tool results and injected context alike. */
   modelSaw: string[];
   scriptErrors: unknown[];
+  /** Claude runs with `hookLog`: every hook payload the client sent, in arrival order, stamped with the time it arrived. */
+  hooks: HookSeen[];
+}
+
+/** One hook payload as a logging hook (alongside the project's) received it. */
+export interface HookSeen {
+  /** Milliseconds since the client was started. */
+  ms: number;
+  /** When it arrived (epoch ms). */
+  at: number;
+  event: string;
+  agentId: string | null;
+  agentType: string | null;
+  tool: string | null;
+  payload: Record<string, unknown>;
+}
+
+/**
+ * Every event Claude Code 2.1.197 and 2.1.332 both accept in settings
+ * (read off the binaries) and that can fire in a `-p` run: the logger hears
+ * the ones the project does not wire (SubagentStart, StopFailure, ...) too.
+ */
+const LOGGED_EVENTS = [
+  "SessionStart",
+  "UserPromptSubmit",
+  "PreToolUse",
+  "PostToolUse",
+  "PostToolUseFailure",
+  "Notification",
+  "Stop",
+  "StopFailure",
+  "SubagentStart",
+  "SubagentStop",
+  "SessionEnd",
+  "PreCompact",
+  "TaskCreated",
+  "TaskCompleted",
+];
+
+/** A `--settings` file whose hooks append each payload, with its arrival time, to `log` (one JSON line each). */
+function hookLogSettings(dir: string, log: string): string {
+  const script = join(dir, "hook-log.cjs");
+  writeFileSync(
+    script,
+    `let d = "";
+process.stdin.on("data", (c) => (d += c)).on("end", () => {
+  require("fs").appendFileSync(${JSON.stringify(log)}, JSON.stringify({ t: Date.now(), p: JSON.parse(d) }) + "\\n");
+});
+`,
+  );
+  const hook = { type: "command", command: `node ${JSON.stringify(script)}` };
+  const hooks = Object.fromEntries(
+    LOGGED_EVENTS.map((e) => [e, [/Tool/.test(e) ? { matcher: "*", hooks: [hook] } : { hooks: [hook] }]]),
+  );
+  const file = join(dir, "hook-log-settings.json");
+  writeFileSync(file, JSON.stringify({ hooks }, null, 2));
+  return file;
+}
+
+function readHookLog(log: string, t0: number): HookSeen[] {
+  if (!existsSync(log)) return [];
+  const str = (v: unknown) => (typeof v === "string" ? v : null);
+  return readFileSync(log, "utf8")
+    .split("\n")
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as { t: number; p: Record<string, unknown> })
+    .sort((a, b) => a.t - b.t)
+    .map(({ t, p }) => ({
+      ms: t - t0,
+      at: t,
+      event: str(p.hook_event_name) ?? "?",
+      agentId: str(p.agent_id),
+      agentType: str(p.agent_type),
+      tool: str(p.tool_name),
+      payload: p,
+    }));
+}
+
+/** One line per hook payload, for a failure message or COHENT_CLIENTS_DEBUG: a Stop's background tasks, a prompt's start. */
+export function hookTimeline(hooks: HookSeen[]): string {
+  const tasks = (p: Record<string, unknown>) =>
+    Array.isArray(p.background_tasks)
+      ? ` background_tasks=[${(p.background_tasks as { id?: string; type?: string; status?: string }[])
+          .map((t) => `${t.type}:${t.id}:${t.status}`)
+          .join(",")}]`
+      : "";
+  const response = (p: Record<string, unknown>) => {
+    const id = (p.tool_response as { backgroundTaskId?: unknown } | undefined)?.backgroundTaskId;
+    return typeof id === "string" ? ` backgroundTaskId=${id}` : "";
+  };
+  return hooks
+    .map(
+      (h) =>
+        `${String(h.ms).padStart(6)} ms ${h.event}${h.tool ? ` ${h.tool}` : ""}` +
+        `${h.agentId ? ` agent_id=${h.agentId}` : ""}${tasks(h.payload)}${response(h.payload)}` +
+        (typeof h.payload.prompt === "string"
+          ? ` prompt=${JSON.stringify(h.payload.prompt.slice(0, 24))}`
+          : ""),
+    )
+    .join("\n");
 }
 
 function baseEnv(ws: Workspace): NodeJS.ProcessEnv {
@@ -287,6 +389,7 @@ export async function runCodex(
     requests: mine.length,
     modelSaw: mine.map((q) => JSON.stringify(q.body)),
     scriptErrors: script.errors,
+    hooks: [],
   };
 }
 
@@ -307,12 +410,16 @@ export async function runClaude(
     env?: NodeJS.ProcessEnv;
     subSteps?: Step[];
     claudeMcp?: { config: string; tools: string[] };
+    /** Log every hook payload (RunResult.hooks), through extra hooks given with `--settings`, outside the checkout. */
+    hookLog?: boolean;
   },
 ): Promise<RunResult> {
   const script = new Script(steps);
   const sub = opts.subSteps ? new Script(opts.subSteps) : null;
   model.setScript(script, ws.repo, sub);
   const before = model.requests.length;
+  const log = join(ws.dir, `hooks-${Date.now()}.jsonl`);
+  const logArgs = opts.hookLog ? ["--settings", hookLogSettings(ws.dir, log)] : [];
   const env = {
     ...baseEnv(ws),
     ANTHROPIC_BASE_URL: model.url,
@@ -324,6 +431,7 @@ export async function runClaude(
     CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
     ...opts.env,
   };
+  const t0 = Date.now();
   const r = await spawnClient(
     binPath(client),
     [
@@ -333,6 +441,7 @@ export async function runClaude(
       "json",
       "--permission-mode",
       "acceptEdits",
+      ...logArgs,
       ...(opts.claudeMcp
         ? [
             "--mcp-config",
@@ -361,6 +470,7 @@ export async function runClaude(
     requests: mine.length,
     modelSaw: mine.map((q) => JSON.stringify(q.body)),
     scriptErrors: [...script.errors, ...(sub?.errors ?? [])],
+    hooks: readHookLog(log, t0),
   };
 }
 

@@ -10,6 +10,7 @@ import type { ClientKind, ClientSpec } from "./clients.ts";
 import {
   agentIntents,
   control,
+  hookTimeline,
   fileExists,
   readRepoFile,
   type RunResult,
@@ -53,6 +54,8 @@ export const ROWS = {
   subagentForeground: "Sub-agent (foreground): write in scope runs, outside blocked",
   subagentBackground:
     "Sub-agent (background, main Stop first): write in scope runs, outside blocked, intent completes after it",
+  subagentLate:
+    "Sub-agent (background) writing seconds after the parent's final answer: in scope runs, outside blocked for the scope, intent completes after it",
   mcpCohent:
     "Cohent's own MCP server inside the client (init's entry): intent and scope over MCP, edit in scope runs, scope refused while paused",
   nodeMissing: "node missing from the hook's PATH: edit and shell blocked, edit runs once node is back",
@@ -180,6 +183,8 @@ export interface Ctx {
       subSteps?: Step[];
       codexToml?: string;
       claudeMcp?: { config: string; tools: string[] };
+      /** Claude: record every hook payload in RunResult.hooks. */
+      hookLog?: boolean;
     },
   ): Promise<RunResult>;
 }
@@ -1143,6 +1148,129 @@ const subagent = (background: boolean): Scenario => ({
 });
 
 SCENARIOS.push(subagent(false), subagent(true));
+
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
+/**
+ * Whether the version wakes a background sub-agent whose turn ended while a
+ * background command of its own ran, when that command ends (measured with
+ * `subagent-late`: 2.1.332 does, after the sub-agent's SubagentStop and the
+ * parent's task-notification turn; 2.1.197 leaves it stopped).
+ */
+const WAKES_SUBAGENT: Record<string, boolean> = { "2.1.197": false, "2.1.332": true };
+
+SCENARIOS.push({
+  id: "subagent-late",
+  title:
+    "Claude Code: a background sub-agent writes seconds after the parent's final answer, and (2.1.332) again after it is woken by its own background command: in scope runs, outside is refused for the scope, the intent completes after its last stop",
+  only: "claude",
+  rows: ["subagentLate"],
+  async body(c) {
+    const row: RowId = "subagentLate";
+    const wakes = WAKES_SUBAGENT[c.client.version] ?? true;
+    const spawn: Step = {
+      id: "spawn",
+      action: {
+        kind: "claude-call",
+        name: "Agent",
+        input: {
+          description: "Write the feature module",
+          prompt: `${SUBAGENT_MARK}: write src/feature/sub.ts`,
+          subagent_type: "general-purpose",
+          run_in_background: true,
+        },
+      },
+    };
+    const bash = (id: string, command: string): Step => ({
+      id,
+      action: {
+        kind: "claude-call",
+        name: "Bash",
+        input: { command, description: id, run_in_background: true },
+      },
+    });
+    const r = await c.run(
+      [
+        sh("intent", intentCmd()),
+        sh("scope", scopeCmd("src/feature")),
+        // 2.1.332: keeps `claude -p` running past the sub-agent's own background command, so that the wake
+        // is certain (with nothing else running, `-p` exited first in one run of two). 2.1.197 wakes no
+        // sub-agent, and with a command of the parent's still running it exits without a SessionEnd.
+        ...(wakes ? [bash("main-wait", "sleep 18")] : []),
+        spawn,
+      ],
+      {
+        subSteps: [
+          // The model answers the sub-agent's first request 6 s late: well after the parent's final answer and Stop.
+          write("sub-in", "src/feature/sub.ts", () => sleep(6000)),
+          write("sub-out", "docs/sub.md"),
+          bash("sub-bg", "sleep 4"),
+          { id: "sub-idle", action: { kind: "end-turn", text: "Waiting for the background command." } },
+          // Only on a version that wakes the sub-agent when sub-bg ends (after its SubagentStop).
+          write("sub-in-2", "src/feature/sub2.ts"),
+          write("sub-out-2", "docs/sub2.md"),
+        ],
+        hookLog: true,
+      },
+    );
+    const timeline = `hooks:\n${hookTimeline(r.hooks)}`;
+    if (process.env.COHENT_CLIENTS_DEBUG)
+      console.error(
+        `[${c.client.label}] exit ${r.code} after ${r.ms} ms; ${timeline}\nstdout: ${r.stdout.slice(-600)}`,
+      );
+    c.check.scriptOk(r, row);
+    publishedBySelf(c, r);
+    const mainStop = r.hooks.find((h) => h.event === "Stop" && !h.agentId);
+    const firstSubWrite = r.hooks.find((h) => h.event === "PreToolUse" && h.agentId && h.tool === "Write");
+    c.check.expect(
+      row,
+      "the sub-agent's first write comes at least 4 s after the parent's final answer (its Stop)",
+      !!mainStop && !!firstSubWrite && firstSubWrite.ms - mainStop.ms >= 4000,
+      clip(timeline, 2000),
+    );
+    c.check.allowed(row, r, "sub-in", "src/feature/sub.ts");
+    c.check.blocked(row, r, "sub-out", "docs/sub.md", /outside your declared scope/);
+    const stops = r.hooks.filter((h) => h.event === "SubagentStop");
+    if (wakes) {
+      c.check.expect(
+        row,
+        "the sub-agent was woken after its SubagentStop (two SubagentStops)",
+        stops.length >= 2,
+        clip(timeline, 2000),
+      );
+      c.check.allowed(row, r, "sub-in-2", "src/feature/sub2.ts");
+      c.check.blocked(row, r, "sub-out-2", "docs/sub2.md", /outside your declared scope/);
+    } else {
+      c.check.expect(
+        row,
+        "this version leaves the sub-agent stopped (its woken steps never run)",
+        !r.results.has("sub-in-2") && !r.results.has("sub-out-2") && stops.length === 1,
+        clip(timeline, 2000),
+      );
+    }
+    // Completed once, after the sub-agent's last SubagentStop: a completion before would have refused its later writes.
+    const intents = await agentIntents(c.ws);
+    const mine = intents.find((i) => i.record?.objective === "Add the feature module");
+    const done = mine?.checkpoints.filter((k) => k.status === "completed") ?? [];
+    // Its last tool call, not its SubagentStop: the hook that logs an event and ours run side by side.
+    const lastCall = r.hooks
+      .filter((h) => h.agentId && h.event !== "SubagentStop" && h.event !== "SubagentStart")
+      .at(-1);
+    c.check.expect(
+      row,
+      "backend: the intent completed after the sub-agent's last call, touching its writes",
+      !!mine &&
+        mine.state === "completed" &&
+        done.length === 1 &&
+        !!lastCall &&
+        done[0]!.at > lastCall.at &&
+        ["src/feature/sub.ts", ...(wakes ? ["src/feature/sub2.ts"] : [])].every((p) =>
+          done[0]!.paths?.includes(p),
+        ),
+      `intent: ${clip(JSON.stringify(mine ?? null), 800)}; the sub-agent's last call at ${lastCall?.at}`,
+    );
+  },
+});
 
 // ---------------------------------------------------------------- Cohent's MCP server inside the real clients
 

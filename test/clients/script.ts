@@ -19,7 +19,14 @@ export type Action =
   /** A raw Responses output item (call_id is filled in), e.g. `tool_search_call`. */
   | { kind: "codex-item"; item: Record<string, unknown> }
   /** Any other Claude Code tool, e.g. `Read`, `Edit` (paths absolute). */
-  | { kind: "claude-call"; name: string; input: Record<string, unknown> };
+  | { kind: "claude-call"; name: string; input: Record<string, unknown> }
+  /**
+   * Claude: the model ends its turn with this text and no tool call. The
+   * request that wakes the agent again (a background command of its own
+   * finished) goes on with the next step: the fake counts the text-only
+   * turns in the conversation (`ended`) besides the tool results.
+   */
+  | { kind: "end-turn"; text: string };
 
 export interface Step {
   /** Names the step in assertions and reports. */
@@ -43,13 +50,13 @@ export class Script {
   readonly errors: unknown[] = [];
   constructor(readonly steps: Step[]) {}
 
-  /** The turn for a request that carries these tool results, in order. */
-  async turn(outputs: string[], idPrefix: string): Promise<ModelTurn> {
-    const resultsSoFar = outputs.length;
-    const step = this.steps[resultsSoFar] ?? null;
+  /** The turn for a request that carries these tool results, in order, after `ended` turns that ended without a call. */
+  async turn(outputs: string[], idPrefix: string, ended = 0): Promise<ModelTurn> {
+    const index = outputs.length + ended;
+    const step = this.steps[index] ?? null;
     if (!step) return { step: null, action: null, callId: null };
-    if (step.before && !this.ran.has(resultsSoFar)) {
-      this.ran.add(resultsSoFar);
+    if (step.before && !this.ran.has(index)) {
+      this.ran.add(index);
       try {
         await step.before();
       } catch (err) {
@@ -60,7 +67,7 @@ export class Script {
     return {
       step,
       action,
-      callId: `${idPrefix}${resultsSoFar + 1}_${step.id.replace(/[^A-Za-z0-9_]/g, "_")}`,
+      callId: `${idPrefix}${index + 1}_${step.id.replace(/[^A-Za-z0-9_]/g, "_")}`,
     };
   }
 

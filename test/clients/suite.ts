@@ -107,6 +107,7 @@ export function clientSuite(label: string): void {
                     ...(opts.env ? { env: opts.env } : {}),
                     ...(opts.subSteps ? { subSteps: opts.subSteps } : {}),
                     ...(opts.claudeMcp ? { claudeMcp: opts.claudeMcp } : {}),
+                    ...(opts.hookLog ? { hookLog: true } : {}),
                   });
             runs.push(r);
             return r;

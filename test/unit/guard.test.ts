@@ -8,7 +8,6 @@ import {
   FAIL_CLOSED_REASON,
   MISSED_PUBLISH,
   missedPublish,
-  onStop,
   publishBound,
   publishMark,
   stopCheckpoint,
@@ -17,15 +16,6 @@ import {
   type ToolKind,
 } from "../../adapter/src/guard.js";
 import { scrubPaths } from "../../adapter/src/redact.js";
-import {
-  agentIdOf,
-  held,
-  isSpawn,
-  seen,
-  spawned,
-  stopped,
-  type Subagents,
-} from "../../adapter/src/subagents.js";
 
 /**
  * The pure guard against the specification's PreToolUse table
@@ -285,103 +275,6 @@ describe("a missed publish", () => {
     expect(assess({ kind: "edit" }, { ...after, missedPublish: false }).reason).toMatch(
       /^no prompt or intent has been announced/,
     );
-  });
-});
-
-describe("sub-agents and the Stop", () => {
-  type Event =
-    "spawn" | `seen ${string}` | "Stop" | `Stop ${string}` | `SubagentStop ${string}` | "SubagentStop";
-  /** Applies the hook's transitions in order; the Stop decisions taken (hold, or the checkpoint status) are the result. */
-  function run(events: Event[], session = { intentId: "wki_1", action: "proceed", touched: [] as string[] }) {
-    let t: Subagents | undefined;
-    const out: string[] = [];
-    const stop = (agentId: string | null) => {
-      const d = onStop({ ...session, subagents: t }, agentId);
-      if (d === "hold") t = held(t!);
-      out.push(d === "hold" ? "hold" : (d?.status ?? "nothing"));
-    };
-    for (const e of events) {
-      const [name, id = null] = e.split(" ") as [string, string?];
-      if (name === "spawn") t = spawned(t);
-      if (name === "seen") t = seen(t, id!) ?? t;
-      if (name === "Stop") stop(id);
-      if (name === "SubagentStop") {
-        const r = stopped(t, id);
-        t = r.next;
-        if (r.release) stop(null);
-      }
-    }
-    return { out, t };
-  }
-  it.each<[string, Event[], string[], Subagents | undefined]>([
-    ["no sub-agent: the Stop completes", ["Stop"], ["completed"], undefined],
-    [
-      "a foreground sub-agent ends before the Stop",
-      ["spawn", "seen a", "SubagentStop a", "Stop"],
-      ["completed"],
-      undefined,
-    ],
-    [
-      "a background sub-agent: the Stop is held, the last SubagentStop runs it",
-      ["spawn", "seen a", "Stop", "SubagentStop a"],
-      ["hold", "completed"],
-      undefined,
-    ],
-    [
-      "held before its first call (spawn pending)",
-      ["spawn", "Stop", "seen a", "SubagentStop a"],
-      ["hold", "completed"],
-      undefined,
-    ],
-    [
-      "two sub-agents: only the last one releases",
-      ["spawn", "spawn", "seen a", "seen b", "Stop", "SubagentStop a"],
-      ["hold"],
-      { ids: ["b"], pending: 0, stopHeld: true },
-    ],
-    [
-      "a sub-agent's own Stop is not held",
-      ["spawn", "seen a", "Stop a"],
-      ["completed"],
-      { ids: ["a"], pending: 0 },
-    ],
-    [
-      "a SubagentStop without an id takes a pending spawn first",
-      ["spawn", "spawn", "seen a", "SubagentStop"],
-      [],
-      { ids: ["a"], pending: 0 },
-    ],
-    ["a SubagentStop with nothing tracked changes nothing", ["SubagentStop x"], [], undefined],
-    [
-      "calls of a known sub-agent change nothing",
-      ["spawn", "seen a", "seen a"],
-      [],
-      { ids: ["a"], pending: 0 },
-    ],
-  ])("%s", (_name, events, decisions, tracking) => {
-    const r = run(events);
-    expect(r.out).toEqual(decisions);
-    expect(r.t).toEqual(tracking);
-  });
-  it("a held Stop after wait ends blocked, never completed", () => {
-    expect(
-      run(["spawn", "seen a", "Stop", "SubagentStop a"], { intentId: "wki_1", action: "wait", touched: [] })
-        .out,
-    ).toEqual(["hold", "blocked"]);
-  });
-  it("only the main agent spawns, through Agent or Task; an id comes from agent_id alone", () => {
-    expect([
-      isSpawn("Agent", null),
-      isSpawn("Task", null),
-      isSpawn("Agent", "a"),
-      isSpawn("Bash", null),
-    ]).toEqual([true, true, false, false]);
-    expect([
-      agentIdOf({ agent_id: "a1" }),
-      agentIdOf({ agent_id: "" }),
-      agentIdOf({ agent_id: 3 }),
-      agentIdOf({}),
-    ]).toEqual(["a1", null, null, null]);
   });
 });
 

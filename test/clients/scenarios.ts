@@ -55,7 +55,7 @@ export const ROWS = {
   subagentBackground:
     "Sub-agent (background, main Stop first): write in scope runs, outside blocked, intent completes after it",
   subagentLate:
-    "Sub-agent (background) writing seconds after the parent's final answer: in scope runs, outside blocked for the scope, intent completes after it",
+    "Sub-agent (background) writing seconds after the parent's answer: in scope runs, outside blocked for the scope, done after it",
   mcpCohent:
     "Cohent's own MCP server inside the client (init's entry): intent and scope over MCP, edit in scope runs, scope refused while paused",
   nodeMissing: "node missing from the hook's PATH: edit and shell blocked, edit runs once node is back",

@@ -98,7 +98,7 @@ function tidy(t: Subagents): Subagents | undefined {
   if (Object.keys(shells).length) out.shells = shells;
   if (t.parked?.length) out.parked = t.parked;
   if (t.stopHeld) out.stopHeld = true;
-  return running(out) || out.shells ? out : t.stopHeld ? out : undefined;
+  return running(out) || out.shells || out.stopHeld ? out : undefined;
 }
 
 /** Whether a shell this sub-agent started is among the live ones. */

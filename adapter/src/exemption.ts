@@ -2,14 +2,93 @@
  * The adapter's self-exemption: the one shell command the guard never
  * blocks, so that the protocol cannot lock itself out. Only a whole,
  * unchained `node <path>/.cohent/cohent.mjs …` whose script is this
- * checkout's own adapter qualifies, and only with COHENT_* environment
- * prefixes holding inert values. Everything the shell would expand,
- * chain, redirect or substitute is refused rather than interpreted: a
- * command we cannot read exactly is not exempt.
+ * checkout's own adapter qualifies, and only with environment prefixes
+ * from PREFIXES below holding inert values. Everything the shell would
+ * expand, chain, redirect or substitute is refused rather than
+ * interpreted: a command we cannot read exactly is not exempt.
  */
 
 export type Exemption =
-  { exempt: true; argv: string[]; env: Record<string, string> } | { exempt: false; why: string };
+  | { exempt: true; argv: string[]; env: Record<string, string> }
+  | {
+      exempt: false;
+      why: string;
+      /** The refused environment name, when the command is otherwise the adapter's own: the deny names it. */
+      prefix?: string;
+    };
+
+/** What a COHENT_* name changes when it prefixes the adapter's command: only an inert one keeps the exemption. */
+export type PrefixEffect = "inert" | "identity" | "credential" | "target" | "code path";
+
+export interface PrefixRule {
+  effect: PrefixEffect;
+  /** Why, in the words a refusal uses ("it changes …"). */
+  why: string;
+  /** An inert name's values: anything else is refused too (a deadline of a year is not a deadline). */
+  value?: (value: string, ctx: ExemptionContext) => boolean;
+}
+
+/** A timing knob a command may carry: whole milliseconds, at most 999,999 (under 17 minutes). */
+const MILLISECONDS = (v: string) => /^\d{1,6}$/.test(v);
+
+/**
+ * Every COHENT_* name the adapter knows (read from the environment or
+ * defined at build time), and how it goes as a prefix of the adapter's own
+ * command. The exempt command skips the kill switch, so only a name that
+ * changes no identity, credential, target or code path keeps it; an unknown
+ * name is refused. test/adapter/exemption-names.test.ts fails when the
+ * adapter's sources name a COHENT_* variable this table does not classify.
+ */
+export const PREFIXES: Readonly<Record<string, PrefixRule>> = {
+  COHENT_TIMEOUT_MS: {
+    effect: "inert",
+    why: "the command's HTTP timeout",
+    value: MILLISECONDS,
+  },
+  COHENT_HOOK_DEADLINE_MS: {
+    effect: "inert",
+    why: "the deadline of a hook run (the command is not one)",
+    value: MILLISECONDS,
+  },
+  COHENT_POLL_EVERY_MS: {
+    effect: "inert",
+    why: "the hook guard's poll interval (the command does not guard)",
+    value: MILLISECONDS,
+  },
+  COHENT_CODE_CACHE: {
+    effect: "inert",
+    why: "whether V8's compile cache of the same bundle is used (0/false/off/no turn it off; no path)",
+  },
+  COHENT_SESSION: {
+    effect: "identity",
+    why: "the session the command acts for; only the calling session's own id is inert",
+    value: (v, ctx) => ctx.sessionId !== undefined && v === ctx.sessionId,
+  },
+  COHENT_AGENT_TOKEN: { effect: "credential", why: "the credential the command uses" },
+  COHENT_CLIENT: { effect: "identity", why: "the client the command reports itself as" },
+  COHENT_ROOT: { effect: "target", why: "the checkout (project, session, credential) the command acts on" },
+  COHENT_USAGE_LOG: { effect: "target", why: "a file the command writes" },
+  COHENT_TRANSPORT: { effect: "code path", why: "the HTTP transport the command uses" },
+  // Build-time constants, never read from the environment: refused all the same, being code by name.
+  COHENT_BUNDLE: { effect: "code path", why: "the adapter's code (a build constant)" },
+  COHENT_BUNDLE_HASH: { effect: "code path", why: "the adapter's code cache key (a build constant)" },
+  COHENT_SCHEMAS: { effect: "code path", why: "the MCP file's schemas (a build constant)" },
+  COHENT_VERSION: { effect: "identity", why: "the adapter version it announces (a build constant)" },
+};
+
+/** What a deny adds when the command would have been the adapter's own but for its prefix. */
+export const notExemptNote = (why: string) =>
+  `Cohent's own command is exempt from this, but not as sent: ${why}. Run it without that prefix.`;
+
+/** Whether `NAME=value` keeps the exemption: null when it does, else why not. */
+export function prefixRefusal(name: string, value: string, ctx: ExemptionContext): string | null {
+  const rule = Object.hasOwn(PREFIXES, name) ? PREFIXES[name]! : null;
+  if (!rule) return `${name} is not one of the adapter's inert names`;
+  if (rule.effect === "inert")
+    return !rule.value || rule.value(value, ctx) ? null : `${name}=${value} is out of its range`;
+  if (rule.value?.(value, ctx)) return null;
+  return `${name} changes ${rule.why}`;
+}
 
 interface Word {
   text: string;
@@ -67,6 +146,8 @@ export interface ExemptionContext {
   cwd: string;
   /** The checkout root: the directory holding .cohent/. */
   repoRoot: string;
+  /** The calling session's own id (the hook payload's): COHENT_SESSION naming it changes nothing. */
+  sessionId?: string;
 }
 
 function resolvePosix(cwd: string, p: string): string {
@@ -86,6 +167,7 @@ export function parseExemptCommand(command: string, ctx: ExemptionContext): Exem
   const words = split(command.trim());
   if (typeof words === "string") return { exempt: false, why: `the command contains ${words}` };
   const env: Record<string, string> = {};
+  let refused: { name: string; why: string } | null = null;
   let i = 0;
   for (; i < words.length; i++) {
     const m = ASSIGNMENT.exec(words[i]!.unquotedPrefix);
@@ -95,6 +177,9 @@ export function parseExemptCommand(command: string, ctx: ExemptionContext): Exem
       return { exempt: false, why: `the environment prefix ${name} is not a COHENT_* name` };
     const value = words[i]!.text.slice(name.length + 1);
     if (!INERT_VALUE.test(value)) return { exempt: false, why: `the value of ${name} is not inert` };
+    const why = prefixRefusal(name, value, ctx);
+    // The first refusal, reported once the rest proves to be the adapter's command.
+    if (why) refused ??= { name, why };
     env[name] = value;
   }
   const [program, script, ...argv] = words.slice(i).map((w) => w.text);
@@ -104,5 +189,6 @@ export function parseExemptCommand(command: string, ctx: ExemptionContext): Exem
   const own = resolvePosix(ctx.repoRoot, ".cohent/cohent.mjs");
   if (resolvePosix(ctx.cwd, script) !== own)
     return { exempt: false, why: "the script is not this checkout's .cohent/cohent.mjs" };
+  if (refused) return { exempt: false, why: `the environment prefix ${refused.why}`, prefix: refused.name };
   return { exempt: true, argv, env };
 }

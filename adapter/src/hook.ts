@@ -1,7 +1,7 @@
 import { isAbsolute, resolve } from "node:path";
 import { normalizeRepoPath } from "@cohent/protocol/paths";
 import * as client from "./client.js";
-import { parseExemptCommand } from "./exemption.js";
+import { notExemptNote, parseExemptCommand } from "./exemption.js";
 import type { Watch } from "./deadline.js";
 import {
   adapterFailed,
@@ -67,18 +67,22 @@ async function preToolUse({ p, root, s, cwd, scriptUrl, agentId }: Call): Promis
     if (s && isSpawn(p.tool_name, agentId)) track(s, spawned);
     return SILENT;
   }
+  // The adapter's own command but for a prefix that is not inert: an ordinary shell command, and its deny says why.
+  let notExempt: string | null = null;
   if (call.kind === "shell" && call.command !== null && root && s) {
-    const ex = parseExemptCommand(call.command, { cwd, repoRoot: root });
+    const ex = parseExemptCommand(call.command, { cwd, repoRoot: root, sessionId: s.id });
     if (ex.exempt) {
       await relay(s, ex.argv, cwd, scriptUrl);
       return SILENT;
     }
+    if (ex.prefix) notExempt = ex.why;
   }
   const verdict = await guard(p.tool_name ?? "", call, cwd, root, s, {
     missedPublish: !!missed?.stale,
     agentId,
   });
-  return verdict.permission === "deny" ? deny(verdict) : { ...SILENT, verdict };
+  if (verdict.permission !== "deny") return { ...SILENT, verdict };
+  return deny(notExempt ? { ...verdict, reason: `${verdict.reason} ${notExemptNote(notExempt)}` } : verdict);
 }
 
 async function userPromptSubmit({ p, root, s }: Call): Promise<Answer> {

@@ -125,7 +125,7 @@ describe("self-exemption", () => {
       ["checkpoint", "working", "moved validation"],
     ],
     ["node /repo/.cohent/cohent.mjs context", ["context"]],
-    ["COHENT_SESSION=abc-1 node .cohent/cohent.mjs context --json", ["context", "--json"]],
+    ["COHENT_TIMEOUT_MS=5000 node .cohent/cohent.mjs context --json", ["context", "--json"]],
     ["  node   .cohent/cohent.mjs   doctor  ", ["doctor"]],
     ["node .cohent/cohent.mjs scope 'src/**/*.ts'", ["scope", "src/**/*.ts"]],
   ])("exempt: %s", (command, argv) => {

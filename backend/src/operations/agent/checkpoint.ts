@@ -2,6 +2,7 @@ import { normalizeRepoPaths, type CheckpointRequest, type CheckpointResponse } f
 import { newId } from "../../ids.js";
 import type { Caller, Deps } from "../deps.js";
 import { claimPaths, closeIntent, withClaim } from "../shared/claims.js";
+import { checkpointText } from "../shared/free-text.js";
 import { issuePacket } from "../shared/packets.js";
 import { ownHead } from "../shared/views.js";
 
@@ -15,8 +16,9 @@ import { ownHead } from "../shared/views.js";
 export async function checkpoint(
   deps: Deps,
   caller: Caller,
-  req: CheckpointRequest,
+  sent: CheckpointRequest,
 ): Promise<CheckpointResponse> {
+  const req = checkpointText(sent);
   const { intentId, status, summary, usage } = req;
   const paths = req.paths ? normalizeRepoPaths(req.paths) : null;
   const closing = status === "completed" || status === "abandoned";

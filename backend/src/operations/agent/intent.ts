@@ -2,6 +2,7 @@ import type { IntentRequest, IntentResponse } from "@cohent/protocol";
 import type { Caller, Deps } from "../deps.js";
 import { closeIntent } from "../shared/claims.js";
 import { decide } from "../shared/decide.js";
+import { intentText } from "../shared/free-text.js";
 import { issuePacket } from "../shared/packets.js";
 import { ownHead } from "../shared/views.js";
 
@@ -9,8 +10,8 @@ import { ownHead } from "../shared/views.js";
  * Intent: stores the agent's own structured record (never summarized),
  * runs the resolver and answers with the targeted packet.
  */
-export async function intent(deps: Deps, caller: Caller, req: IntentRequest): Promise<IntentResponse> {
-  const { intentId, intent: record, usage } = req;
+export async function intent(deps: Deps, caller: Caller, sent: IntentRequest): Promise<IntentResponse> {
+  const { intentId, intent: record, usage } = intentText(sent);
   return deps.store.tx(
     async (t) => {
       await ownHead(t, caller, intentId);

@@ -4,6 +4,7 @@ import { PUBLISH_INSTRUCTION } from "../../core/render.js";
 import { newId } from "../../ids.js";
 import type { Caller, Deps } from "../deps.js";
 import { closeIntent } from "../shared/claims.js";
+import { publishText } from "../shared/free-text.js";
 import { issuePacket } from "../shared/packets.js";
 import { toPeerView } from "../shared/views.js";
 
@@ -14,7 +15,8 @@ import { toPeerView } from "../shared/views.js";
  * supersedes the session's previous open intent and releases its scope.
  * `paths` are stored as hints shown to peers; they are not a claim.
  */
-export async function publish(deps: Deps, caller: Caller, req: PublishRequest): Promise<PublishResponse> {
+export async function publish(deps: Deps, caller: Caller, sent: PublishRequest): Promise<PublishResponse> {
+  const req = publishText(sent);
   const promptPaths = normalizeRepoPaths(req.paths);
   const now = deps.clock();
   const { repo, session } = caller;

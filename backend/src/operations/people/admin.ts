@@ -12,6 +12,7 @@ import { guardStatus } from "../../core/lease.js";
 import { hashToken, newId, newSecret } from "../../ids.js";
 import type { Repo, Tx } from "../../store/index.js";
 import type { Deps } from "../deps.js";
+import { goalText, reasonText } from "../shared/free-text.js";
 import { dropWaiter, grantQueue, loseClaim } from "../shared/queue.js";
 import { repoByName } from "../shared/repos.js";
 
@@ -27,7 +28,7 @@ export async function addRepo(
   input: { name: string; goal?: string; caseInsensitive?: boolean },
 ): Promise<Repo> {
   const name = RepoName.parse(input.name);
-  const goal = Goal.parse(input.goal ?? "");
+  const goal = goalText(Goal.parse(input.goal ?? ""));
   return deps.store.tx(async (t) => {
     if (await t.repos.byName(name)) throw new CohentError("REPOSITORY_EXISTS");
     return t.repos.create({
@@ -41,7 +42,9 @@ export async function addRepo(
 }
 
 export async function setGoal(deps: Deps, name: string, goal: string): Promise<Repo> {
-  return deps.store.tx(async (t) => t.repos.setGoal((await repoByName(t, name)).id, Goal.parse(goal)));
+  return deps.store.tx(async (t) =>
+    t.repos.setGoal((await repoByName(t, name)).id, goalText(Goal.parse(goal))),
+  );
 }
 
 /** Issues an agent token for one repository. The secret is returned once and only its hash is stored. */
@@ -116,7 +119,7 @@ export async function controlSession(
     await t.journal.lock(repoId);
     const at = deps.clock();
     const reason =
-      input.reason ??
+      (input.reason === undefined ? undefined : reasonText(input.reason)) ??
       (kind === "resume"
         ? null
         : `${kind === "pause" ? "Paused" : "Cancelled"} by ${input.actor} from the Control Room.`);

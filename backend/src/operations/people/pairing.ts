@@ -13,6 +13,7 @@ import {
 import { hashToken, newId, newSecret } from "../../ids.js";
 import type { PairingRow } from "../../store/index.js";
 import type { Deps } from "../deps.js";
+import { pairingText } from "../shared/free-text.js";
 import { createAgentToken } from "./admin.js";
 
 /**
@@ -34,7 +35,7 @@ function newUserCode(): string {
 }
 
 export async function startPairing(deps: Deps, input: unknown, baseUrl: string): Promise<PairingStarted> {
-  const req = PairingStart.parse(input);
+  const req = pairingText(PairingStart.parse(input));
   const now = deps.clock();
   const expiresAt = new Date(now.getTime() + PAIRING_TTL_MS);
   for (let attempt = 0; ; attempt++) {

@@ -11,6 +11,7 @@ import { queuePlace, waitersOn } from "../../core/queue.js";
 import { newId } from "../../ids.js";
 import type { QueueParty } from "../../store/queue.js";
 import type { Deps } from "../deps.js";
+import { reasonText } from "../shared/free-text.js";
 import { grantQueue, loseClaim } from "../shared/queue.js";
 import { repoByName } from "../shared/repos.js";
 
@@ -114,7 +115,9 @@ export async function releaseScope(
     if (!intent || intent.repoId !== repo.id) throw new CohentError("INTENT_NOT_FOUND");
     await t.journal.lock(repo.id);
     const at = deps.clock();
-    const reason = input.reason ?? `Claim released by ${input.actor} from the Control Room.`;
+    const reason =
+      (input.reason === undefined ? undefined : reasonText(input.reason)) ??
+      `Claim released by ${input.actor} from the Control Room.`;
     const released = await loseClaim(
       t,
       repo,

@@ -21,6 +21,8 @@ interface Raw {
   category: string;
   name: string;
   bytes: Buffer;
+  /** The codes this case may answer, or "ok" for success. */
+  expect?: readonly string[] | "ok";
 }
 
 const CRLF = "\r\n";
@@ -477,6 +479,30 @@ function corpus(ctx: {
       ),
     });
   }
+  // Free text the server redacts (operations/shared/free-text): secrets, and the texts that cost redaction
+  // the most, at the largest bound (a prompt). Each is stored redacted; none may stall the server.
+  const fill = (unit: string, len: number = BOUNDS.promptChars) =>
+    unit.repeat(Math.ceil(len / unit.length)).slice(0, len);
+  for (const [name, prompt] of [
+    [
+      "secrets",
+      "GITHUB_TOKEN=ghp_abcdefghijklmnopqrstuvwxyz0123456789 sk-proj-abcdefghijklmnopqrstuvwxyz0123",
+    ],
+    ["name runs split at every dot", fill("token.")],
+    ["name runs split at every dash", fill("a-token-")],
+    ["a secret word then spaces", "TOKEN" + " ".repeat(BOUNDS.promptChars - 6) + "x"],
+    ["an unclosed quote", 'TOKEN="' + "a".repeat(BOUNDS.promptChars - 7)],
+    ["JSON keys without values", fill('"api_key" : ')],
+    ["a private key that never ends", "-----BEGIN " + fill("A ", BOUNDS.promptChars - 11)],
+    ["markers completing secrets", fill("AKIAIOSFODNN7EXAMPLEhttps://hooks.slack.com/services/")],
+    ["markers growing past the bound", fill("TOKEN=abcd,")],
+  ] as const)
+    out.push({
+      category: "redacted free text",
+      name,
+      expect: "ok",
+      bytes: request("POST", "/api/agent", agent(), JSON.stringify({ type: "publish", prompt, model: name })),
+    });
   // Content types.
   for (const ct of [
     "text/plain",

@@ -56,7 +56,8 @@ describe.each(DATABASE_KINDS)("free text over plain HTTP is redacted by the serv
 
   it("stores and shows no secret sent in a prompt, an intent, a checkpoint, a guard report or a person's text", async () => {
     const a = agentClient(backend.url, await backend.issueToken(REPO, "alice"), "custom-a");
-    const b = agentClient(backend.url, await backend.issueToken(REPO, "bob"), "custom-b");
+    // A token's client is a person's text too (the admin CLI's --client): it names every session of the token.
+    const b = agentClient(backend.url, await backend.issueToken(REPO, "bob", `bot ${GITHUB}`), "custom-b");
 
     // The peer works first, so that alice's work reaches its packets.
     const bPublished = keep(await b.post({ type: "publish", prompt: "Tidy the cart" }));

@@ -1,4 +1,5 @@
 import {
+  BOUNDS,
   CohentError,
   CONTROL_STATE,
   ControlKind,
@@ -12,7 +13,7 @@ import { guardStatus } from "../../core/lease.js";
 import { hashToken, newId, newSecret } from "../../ids.js";
 import type { Repo, Tx } from "../../store/index.js";
 import type { Deps } from "../deps.js";
-import { goalText, reasonText } from "../shared/free-text.js";
+import { freeText, goalText, reasonText } from "../shared/free-text.js";
 import { dropWaiter, grantQueue, loseClaim } from "../shared/queue.js";
 import { repoByName } from "../shared/repos.js";
 
@@ -54,7 +55,7 @@ export async function issueToken(deps: Deps, input: { repo: string; person: stri
     createAgentToken(t, deps, {
       repo: await repoByName(t, input.repo),
       person,
-      client: input.client ?? null,
+      client: input.client === undefined ? null : freeText(input.client, BOUNDS.identityChars),
     }),
   );
 }

@@ -85,7 +85,10 @@ export function intentText(req: IntentRequest): IntentRequest {
   return { ...req, intent: parsed.data, usage: usage(req.usage) };
 }
 
-/** A person's text, from the Control Room or the admin CLI: a pause, cancel or release reason, the repository's goal. */
+/**
+ * A person's text, from the Control Room or the admin CLI: a pause, cancel or
+ * release reason, the repository's goal (and a token's client, people/admin).
+ */
 export const reasonText = (reason: string) =>
   freeText(reason, ControlRequest.shape.reason.unwrap().maxLength!);
 export const goalText = (goal: string) => freeText(goal, Goal.maxLength!);

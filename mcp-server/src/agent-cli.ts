@@ -142,6 +142,13 @@ async function request(
   const root = bindRepository(
     f["--repo"] ?? input.repo ?? findRoot(process.cwd(), o.scriptUrl) ?? process.cwd(),
   );
+  // The hook performs a relayed command for its own session in its own checkout: no argument moves it to
+  // another checkout (that checkout's credential, a session the kill switch of this one does not hold).
+  if (o.relayed && o.session && root !== o.session.root && root !== bindRepository(o.session.root))
+    throw new CohentError(
+      "REPOSITORY_MISMATCH",
+      `The hook performs this command for its session in ${o.session.root}, not in ${root}: run it there without --repo or repo.`,
+    );
   const session = o.session?.root === root ? o.session : undefined;
   const sessionId =
     session?.id ??

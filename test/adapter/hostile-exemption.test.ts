@@ -1,4 +1,5 @@
-import { existsSync, readFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { admin } from "@cohent/backend";
@@ -202,5 +203,63 @@ describe("what a refused prefix would have done", () => {
     expect(existsSync(file)).toBe(false);
     expect(answer.denied).toMatch(/paused/);
     expect(answer.denied).toContain("COHENT_USAGE_LOG");
+  }, 60_000);
+});
+
+describe("the relay", () => {
+  it("acts for the calling session in its own checkout: --repo cannot move a paused session's command to another one", async () => {
+    await fx.backend.addRepo("acme/other");
+    const otherToken = await fx.backend.issueToken("acme/other", "alice", "Codex");
+    const co = await makeCheckout(fx.backend.url, REPO);
+    const other = await makeCheckout(fx.backend.url, "acme/other");
+    for (const c of [co, other]) execFileSync("git", ["init", "-q"], { cwd: c.root }); // the agent CLI binds to a Git top-level
+    // This machine is paired for both checkouts (the credential store), and the client's environment names no token.
+    const savedAt = new Date().toISOString();
+    mkdirSync(path.join(co.home, ".config", "cohent"), { recursive: true });
+    writeFileSync(
+      path.join(co.home, ".config", "cohent", "credentials.json"),
+      JSON.stringify({
+        version: 1,
+        services: {
+          [fx.backend.url]: {
+            [REPO]: { token: fx.tokens[0], savedAt },
+            "acme/other": { token: otherToken, savedAt },
+          },
+        },
+      }),
+    );
+    const S = "codex-relay-repo";
+    await hook(co, codex.prompt(S, co.root, "Tidy the cart"), codex.env);
+    const declared = await agentRuns(co, codex, S, [
+      "intent",
+      intentJson({ objective: "Tidy", outputs: ["tidy-r"] }),
+    ]);
+    expect(declared.cmd!.code, declared.cmd!.stderr).toBe(0);
+    await admin.controlSession(fx.backend.deps, {
+      sessionId: await sessionId(S),
+      kind: "pause",
+      actor: "test",
+      reason: "hold on",
+    });
+    // A file the agent wrote before the pause.
+    const objective = "Worked elsewhere while paused";
+    writeFileSync(
+      path.join(co.root, "intent.json"),
+      JSON.stringify({ intent: { objective, outputs: ["elsewhere"] } }),
+    );
+    const argv = ["agent", "intent", "--repo", other.root, "--input", "intent.json"];
+    const pre = await hook(
+      co,
+      codex.shell(S, co.root, `node .cohent/cohent.mjs ${argv.join(" ")}`),
+      codex.env,
+    );
+    expect(pre.denied).toBeNull(); // the adapter's own command, exempt
+    const cmd = await run(co, argv);
+    // Before: the hook performed it in the other checkout, with that checkout's credential, for a session the pause does not hold.
+    const elsewhere = await fx.backend.deps.db.tx((tx) =>
+      tx.intent.findMany({ where: { record: { contains: objective } } }),
+    );
+    expect(elsewhere).toEqual([]);
+    expect(JSON.parse(cmd.stdout).error.code).toBe("REPOSITORY_MISMATCH");
   }, 60_000);
 });

@@ -8,7 +8,7 @@ function syntheticIntents(n: number): ResolverIntent[] {
   for (let i = 0; i < n; i++) {
     out.push({
       id: `wki_${i.toString(16).padStart(8, "0")}`,
-      createdAt: i,
+      place: i,
       status: i % 10 === 0 ? "completed" : "active",
       record: IntentRecord.parse({
         objective: `Objective ${i}`,
@@ -30,7 +30,7 @@ export function benchResolver() {
     const peers = syntheticIntents(n);
     const me: ResolverIntent = {
       id: "wki_me",
-      createdAt: n + 1,
+      place: n + 1,
       status: "active",
       record: IntentRecord.parse({
         objective: "Me",
@@ -138,18 +138,19 @@ export async function benchResolveLoaded() {
         )
         .run(at, at);
       const insert = side.prepare(
-        `INSERT INTO "Intent" ("id", "repoId", "sessionId", "person", "prompt", "record", "state", "createdAt", "updatedAt", "closedAt") VALUES (?, 'r', 's', 'bench', 'p', ?, ?, ?, ?, ?)`,
+        `INSERT INTO "Intent" ("id", "repoId", "sessionId", "person", "prompt", "record", "state", "place", "createdAt", "updatedAt", "closedAt") VALUES (?, 'r', 's', 'bench', 'p', ?, ?, ?, ?, ?, ?)`,
       );
       const name = side.prepare(
         `INSERT INTO "IntentName" ("repoId", "kind", "name", "intentId") VALUES ('r', ?, ?, ?)`,
       );
+      let place = 0;
       const add = (id: string, record: IntentRecord, state: string, t: string, closed: string | null) => {
-        insert.run(id, JSON.stringify(record), state, t, t, closed);
+        insert.run(id, JSON.stringify(record), state, ++place, t, t, closed);
         for (const k of indexNames(record)) name.run(k.kind, k.name, id);
       };
       side.transaction(() => {
         for (const peer of syntheticIntents(n)) {
-          const t = sqliteTime(new Date(now.getTime() - 1_000_000 + peer.createdAt));
+          const t = sqliteTime(new Date(now.getTime() - 1_000_000 + peer.place));
           const done = peer.status === "completed";
           add(peer.id, peer.record!, done ? "completed" : "working", t, done ? t : null);
         }

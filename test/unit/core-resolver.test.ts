@@ -2,22 +2,22 @@ import { describe, expect, it } from "vitest";
 import { IntentRecord } from "@cohent/protocol";
 import { resolve, sameObjective, type ResolverIntent } from "../../backend/src/core/resolver.js";
 
-/** A resolver intent from a partial record; createdAt orders "earlier". */
+/** A resolver intent from a partial record; its place (in the repository's decisions) orders "earlier". */
 function w(
   id: string,
-  createdAt: number,
+  place: number,
   record: Partial<IntentRecord> | null,
   status: "active" | "completed" = "active",
 ): ResolverIntent {
   return {
     id,
-    createdAt,
+    place,
     status,
     record: record ? IntentRecord.parse({ objective: `objective of ${id}`, ...record }) : null,
   };
 }
 
-const me = (record: Partial<IntentRecord> | null, createdAt = 100) => w("wki_me", createdAt, record);
+const me = (record: Partial<IntentRecord> | null, place = 100) => w("wki_me", place, record);
 
 describe("resolver rules, in the spec's order", () => {
   const cases: {
@@ -90,6 +90,81 @@ describe("resolver rules, in the spec's order", () => {
       name: "same objective and output, later peer: the later one is the duplicate, I proceed",
       me: me({ objective: "Build sign-in", outputs: ["ui"] }, 1),
       peers: [w("wki_a", 500, { objective: "Build sign-in", outputs: ["ui"] })],
+      action: "proceed",
+      rule: "none",
+      peerIds: [],
+    },
+    {
+      name: "the first decided owns it, whichever was published first: a smaller id (published earlier) placed later is the duplicate",
+      me: w("wki_0early", 2, { objective: "Build sign-in", outputs: ["ui"] }),
+      peers: [w("wki_9late", 1, { objective: "Build sign-in", outputs: ["ui"] })],
+      action: "duplicate",
+      rule: "duplicate",
+      peerIds: ["wki_9late"],
+    },
+    {
+      name: "revised (placed last again) while my duplicate stands down: I still own it",
+      me: me({ objective: "Build sign-in", outputs: ["ui"], state: "working" }, 3),
+      peers: [{ ...w("wki_a", 2, { objective: "Build sign-in", outputs: ["ui"] }), standsDown: true }],
+      action: "proceed",
+      rule: "none",
+      peerIds: [],
+    },
+    {
+      name: "I stand down (a duplicate) and my owner revised (placed after me): still its duplicate",
+      me: { ...me({ objective: "Build sign-in", outputs: ["ui"] }, 2), standsDown: true },
+      peers: [w("wki_a", 3, { objective: "Build sign-in", outputs: ["ui"] })],
+      action: "duplicate",
+      rule: "duplicate",
+      peerIds: ["wki_a"],
+    },
+    {
+      name: "I stood down, my owner left, a peer placed after me took it: I am that one's duplicate, my place wins nothing back",
+      me: { ...me({ objective: "Build X", outputs: ["x"] }, 2), standsDown: true },
+      peers: [w("wki_took", 5, { objective: "Build X", outputs: ["x"] })],
+      action: "duplicate",
+      rule: "duplicate",
+      peerIds: ["wki_took"],
+    },
+    {
+      name: "revising into an objective a peer holds: placed last, I am its duplicate",
+      me: me({ objective: "Build X", outputs: ["x"] }, 9),
+      peers: [w("wki_holder", 4, { objective: "Build X", outputs: ["x"] })],
+      action: "duplicate",
+      rule: "duplicate",
+      peerIds: ["wki_holder"],
+    },
+    {
+      name: "three the same: the third is the duplicate of the one that proceeded, not of the one that stood down",
+      me: me({ objective: "Build X", outputs: ["x"] }, 3),
+      peers: [
+        { ...w("wki_b", 2, { objective: "Build X", outputs: ["x"] }), standsDown: true },
+        w("wki_a", 1, { objective: "Build X", outputs: ["x"] }),
+      ],
+      action: "duplicate",
+      rule: "duplicate",
+      peerIds: ["wki_a"],
+    },
+    {
+      name: "the owner completed: a later duplicate proceeds (completed work is not duplicated)",
+      me: { ...me({ objective: "Build X", outputs: ["x"] }, 2), standsDown: true },
+      peers: [w("wki_a", 1, { objective: "Build X", outputs: ["x"] }, "completed")],
+      action: "proceed",
+      rule: "none",
+      peerIds: [],
+    },
+    {
+      name: "the owner lapsed or closed (not among the peers): the duplicate proceeds",
+      me: { ...me({ objective: "Build X", outputs: ["x"] }, 2), standsDown: true },
+      peers: [w("wki_other", 1, { objective: "Something else", outputs: ["y"] })],
+      action: "proceed",
+      rule: "none",
+      peerIds: [],
+    },
+    {
+      name: "a peer not yet placed (no record, place Infinity) owns nothing",
+      me: me({ objective: "Build X", outputs: ["x"] }, 1),
+      peers: [w("wki_a", Infinity, null)],
       action: "proceed",
       rule: "none",
       peerIds: [],
@@ -249,7 +324,7 @@ describe("resolver ties", () => {
     ]);
     expect([r.action, r.peerIds]).toEqual(["wait", ["wki_live"]]);
   });
-  it("several peers under one rule are all named, earliest first, ids breaking equal times", () => {
+  it("several peers under one rule are all named, earliest placed first, ids breaking equal places", () => {
     const r = resolve(me({ dependsOn: ["api", "db"] }), [
       w("wki_c", 5, { outputs: ["db"] }),
       w("wki_b", 3, { outputs: ["api"] }),
@@ -258,10 +333,32 @@ describe("resolver ties", () => {
     expect(r.peerIds).toEqual(["wki_a", "wki_b", "wki_c"]);
     expect(r.names.sort()).toEqual(["api", "db"]);
   });
-  it("equal creation times: the smaller id is the earlier work for duplicate", () => {
+  it("equal places (never handed out twice): the smaller id is the earlier work for duplicate", () => {
     const same = { objective: "X", outputs: ["o"] };
     expect(resolve(w("wki_b", 7, same), [w("wki_a", 7, same)]).action).toBe("duplicate");
     expect(resolve(w("wki_a", 7, same), [w("wki_b", 7, same)]).action).toBe("proceed");
+  });
+  it("of two identical intents, at most one stood down, exactly one is the other's duplicate, whatever their places and ids", () => {
+    const same = { objective: "Build X", outputs: ["x"] };
+    for (const [pa, pb] of [
+      [1, 2],
+      [2, 1],
+      [5, 5],
+    ] as const)
+      for (const [ia, ib] of [
+        ["wki_a", "wki_b"],
+        ["wki_b", "wki_a"],
+      ] as const)
+        for (const down of ["none", "a", "b"] as const) {
+          const a = { ...w(ia, pa, same), ...(down === "a" ? { standsDown: true } : {}) };
+          const b = { ...w(ib, pb, same), ...(down === "b" ? { standsDown: true } : {}) };
+          const [ra, rb] = [resolve(a, [b]), resolve(b, [a])];
+          const label = `${ia}@${pa} ${ib}@${pb}, stood down: ${down}`;
+          expect([ra.action, rb.action].sort(), label).toEqual(["duplicate", "proceed"]);
+          if (down !== "none") expect((down === "a" ? ra : rb).action, label).toBe("duplicate");
+          const dup = ra.action === "duplicate" ? ra : rb;
+          expect(dup.peerIds, label).toEqual([ra === dup ? b.id : a.id]);
+        }
   });
   it("ignores itself and peers without a record", () => {
     const mine = me({ outputs: ["o"], dependsOn: ["o"] });

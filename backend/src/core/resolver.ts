@@ -9,8 +9,14 @@ import { GUIDANCE, type Action, type IntentRecord } from "@cohent/protocol";
 
 export interface ResolverIntent {
   id: string;
-  /** Milliseconds since the epoch; with the id it orders "earlier" work. */
-  createdAt: number;
+  /**
+   * Its place in the repository's decisions: taken under the repository lock
+   * (store) each time it declares a record, so the one deciding now is the
+   * latest. With the id it orders "earlier" work. Publish time does not: two
+   * instances can decide the later published intent first, and a decision
+   * made must not be contradicted by the next one.
+   */
+  place: number;
   /** Open work whose session still holds its lease, or completed work. */
   status: "active" | "completed";
   record: IntentRecord | null;
@@ -77,13 +83,13 @@ export function sameObjective(a: string, b: string): boolean {
   return norm(a) === norm(b);
 }
 
-function earlier(a: ResolverIntent, b: ResolverIntent): boolean {
-  return a.createdAt < b.createdAt || (a.createdAt === b.createdAt && a.id < b.id);
+/** By place, then id; compared, not subtracted (an unplaced intent's place may be Infinity). */
+function byAge(a: ResolverIntent, b: ResolverIntent): number {
+  if (a.place !== b.place) return a.place < b.place ? -1 : 1;
+  return a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
 }
 
-function byAge(a: ResolverIntent, b: ResolverIntent): number {
-  return a.createdAt - b.createdAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
-}
+const earlier = (a: ResolverIntent, b: ResolverIntent): boolean => byAge(a, b) < 0;
 
 type Match = { peer: ResolverIntent; names: string[] };
 type Rule = (
@@ -98,9 +104,15 @@ export const waitRule: Rule = (me, peer) => {
   return names.length ? names : null;
 };
 
-/** 2. The same objective and output, already owned by earlier active work. */
+/**
+ * 2. The same objective and output, already owned by earlier active work. An
+ * active peer that does not stand down owns what it declared; it is earlier
+ * than me when placed before me, or when I stand down myself (I gave the
+ * objective up, so whoever took it since keeps it; my place does not win it back).
+ */
 export const duplicateRule: Rule = (me, peer) => {
-  if (peer.status !== "active" || peer.standsDown || !earlier(peer, me)) return null;
+  if (peer.status !== "active" || peer.standsDown) return null;
+  if (!me.standsDown && !earlier(peer, me)) return null;
   const names = shared(fold(me.record).outputs, fold(peer.record).outputs);
   if (!names.length || !sameObjective(me.record.objective, peer.record.objective)) return null;
   return names.length ? names : null;

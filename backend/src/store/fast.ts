@@ -190,9 +190,11 @@ const LAST_CP: Record<Dialect, string> = {
 };
 const intentColumns = (
   d: Dialect,
-) => `i."id", i."repoId", i."sessionId", i."person", i."client", i."model", i."prompt", i."promptPaths", i."record", i."state", i."lastAction",
+) => `i."id", i."repoId", i."sessionId", i."person", i."client", i."model", i."prompt", i."promptPaths", i."record", i."state", i."lastAction", i."place",
   i."createdAt", i."updatedAt", i."closedAt", s."key" AS "sKey", s."lastSeenAt" AS "sLastSeenAt", s."control" AS "sControl", s."controlReason" AS "sControlReason",
   c."paths" AS "claimPaths", ${LAST_CP[d]} AS "lastCp"`;
+/** An intent's place (store/intents `update`): one more than its repository's highest, an index seek on (repoId, place). */
+const PLACE = `"place" = (SELECT COALESCE(MAX(p."place"), 0) + 1 FROM "Intent" p WHERE p."repoId" = "Intent"."repoId")`;
 const INTENT_FROM = `FROM "Intent" i JOIN "Session" s ON s."id" = i."sessionId" LEFT JOIN "Claim" c ON c."intentId" = i."id"`;
 
 function toIntentRow(r: Row): IntentRow {
@@ -209,6 +211,7 @@ function toIntentRow(r: Row): IntentRow {
     record: recordOf(r.record as string | null),
     state: r.state as string,
     lastAction: r.lastAction as Action,
+    place: r.place === null || r.place === undefined ? null : Number(r.place),
     createdAt: date(r.createdAt as string),
     updatedAt: date(r.updatedAt as string),
     closedAt: dateOrNull(r.closedAt as string | null),
@@ -533,11 +536,10 @@ export function statements(x: Exec) {
           vals.push(k === "record" || k === "usage" ? json(v) : v instanceof Date ? time(v) : v);
         }
         if (!cols.length) return;
-        await x.later(
-          `UPDATE "Intent" SET ${cols.map((c) => `"${c}" = ?`).join(", ")} WHERE "id" = ?`,
-          [...vals, id],
-          1,
-        );
+        const sets = cols.map((c) => `"${c}" = ?`);
+        // A record takes the intent's place anew (store/intents `update`).
+        if (change.record) sets.push(PLACE);
+        await x.later(`UPDATE "Intent" SET ${sets.join(", ")} WHERE "id" = ?`, [...vals, id], 1);
         // The resolver index follows the record, in the same transaction. A record whose names are
         // those already indexed (a new state or objective, the common update) leaves its rows alone:
         // a read instead of a delete and an insert that would rewrite the same index pages.

@@ -202,6 +202,9 @@ export function hotOverrides(db: Db): Overrides {
           return {
             ...base,
             lock,
+            // SQLite: BEGIN IMMEDIATE took the database's write lock, the repository's lock there. PostgreSQL:
+            // the lock row, sent by this member or an earlier one of its batch; what is read after it waits for it.
+            holds: (repoId: string) => !!raw.sqlite || !!raw.held?.has(repoId),
             addEvent: async (e: Parameters<typeof base.addEvent>[0]) => {
               await lock(e.repoId);
               // Not waited for: the statements after it share its round trip (PostgreSQL).

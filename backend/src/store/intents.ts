@@ -122,6 +122,11 @@ export const intents = (c: PrismaTx, _touch?: unknown) => {
     }) => {
       await c.intent.create({ data: { ...i, promptPaths: json(promptPaths), createdAt: at, updatedAt: at } });
     },
+    /**
+     * Writes the intent's columns. A record also gives it its place in its repository's decisions,
+     * one more than the highest there, each time: the caller holds the repository lock (journal
+     * `lock`) and decides it next, so places follow the order in which records are decided.
+     */
     update: async (
       id: string,
       {
@@ -147,6 +152,8 @@ export const intents = (c: PrismaTx, _touch?: unknown) => {
         select: { repoId: true },
       });
       if (record) {
+        const highest = await c.intent.aggregate({ where: { repoId }, _max: { place: true } });
+        await c.intent.update({ where: { id }, data: { place: (highest._max.place ?? 0) + 1 } });
         // The resolver index follows the record, in the same transaction.
         await c.intentName.deleteMany({ where: { intentId: id } });
         const names = indexNames(record).map((n) => ({ ...n, repoId, intentId: id }));

@@ -24,6 +24,12 @@ export const journal = (c: PrismaTx, touch: Touch = () => {}) => {
   };
   return {
     lock,
+    /**
+     * Whether this transaction holds the repository's lock already, so that what it reads is in
+     * the order decisions are made: here once `lock` was taken (the prepared journal, store/hot,
+     * knows better: on SQLite the transaction holds it from its BEGIN IMMEDIATE).
+     */
+    holds: (_repoId: string) => locked,
     /** Appends to the change log (under the lock); the event's sequence number is the cursor. */
     addEvent: async ({
       at,

@@ -56,6 +56,7 @@ export function toIntent(r: Prisma.IntentGetPayload<{ include: typeof intentIncl
     record: recordOf(r.record),
     state: r.state,
     lastAction: r.lastAction as Action,
+    place: r.place,
     createdAt: r.createdAt,
     updatedAt: r.updatedAt,
     closedAt: r.closedAt,

@@ -30,7 +30,8 @@ export async function ownHead(t: Tx, caller: Caller, id: string, { open = true }
 
 export const toResolverIntent = (row: IntentRow): ResolverIntent => ({
   id: row.id,
-  createdAt: row.createdAt.getTime(),
+  // Placed with its first record; an intent without one takes part in no rule.
+  place: row.place ?? Infinity,
   status: row.state === "completed" ? "completed" : "active",
   record: row.record,
   ...(row.lastAction === "duplicate" || row.lastAction === "handoff" ? { standsDown: true } : {}),

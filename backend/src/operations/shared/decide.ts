@@ -37,28 +37,42 @@ export async function decide(
   // `all` loads every active intent too, for callers that relate peers by paths as well.
   // Completed peers come from the index either way, so both paths see the same completed work.
   const candidates = (r: IntentRecord) => t.intents.candidates(repoId, lookupOf(r), cutoff);
-  // The reads that do not wait for each other go together (one round trip on PostgreSQL). Forced, the
-  // answer is recorded whatever the last one was.
-  const [me, last, early] = await Promise.all([
-    t.intents.get(intentId),
-    force ? null : t.journal.lastDecision(intentId),
-    record ? candidates(record) : null,
-  ]);
-  if (!me) throw new Error(`intent ${intentId} vanished inside its transaction`);
-  const found = early ?? (me.record ? await candidates(me.record) : []);
-  const others = (
-    all
-      ? [...(await t.intents.active(repoId, cutoff)), ...found.filter((i) => i.state === "completed")]
-      : found
-  ).filter((i) => i.id !== me.id);
-  const resolution = resolve(toResolverIntent(me), others.map(toResolverIntent));
+  const read = async () => {
+    // The reads that do not wait for each other go together (one round trip on PostgreSQL). Forced, the
+    // answer is recorded whatever the last one was.
+    const [me, last, early] = await Promise.all([
+      t.intents.get(intentId),
+      force ? null : t.journal.lastDecision(intentId),
+      record ? candidates(record) : null,
+    ]);
+    if (!me) throw new Error(`intent ${intentId} vanished inside its transaction`);
+    const found = early ?? (me.record ? await candidates(me.record) : []);
+    const others = (
+      all
+        ? [...(await t.intents.active(repoId, cutoff)), ...found.filter((i) => i.state === "completed")]
+        : found
+    ).filter((i) => i.id !== me.id);
+    const resolution = resolve(toResolverIntent(me), others.map(toResolverIntent));
+    const changed = !last || last.action !== resolution.action || !sameIds(last.peerIds, resolution.peerIds);
+    return { me, last, others, resolution, changed };
+  };
+  let seen = await read();
+  // A decision is recorded in the repository's order, under the lock claims take (journal `lock`):
+  // read before it, the peers may miss a decision committed since (on PostgreSQL, by another
+  // instance), and recording from that read would contradict it. So an answer about to be recorded
+  // is worked out again under the lock. One that is not recorded (a poll whose answer stands, the
+  // common case) takes no lock: a poll stays a read.
+  if ((force || seen.changed) && !t.journal.holds(repoId)) {
+    await t.journal.lock(repoId);
+    seen = await read();
+  }
+  const { me, last, others, resolution, changed } = seen;
 
   const byId = new Map(others.map((i) => [i.id, i]));
   const views = (ids: string[]): PeerView[] =>
     ids.flatMap((id) => (byId.has(id) ? [toPeerView(byId.get(id)!, deps)] : []));
   const onCompleted = resolution.rule === "completed-dependency";
 
-  const changed = !last || last.action !== resolution.action || !sameIds(last.peerIds, resolution.peerIds);
   let decision = last;
   if (force || changed) {
     const now = deps.clock();

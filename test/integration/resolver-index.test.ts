@@ -200,4 +200,26 @@ describe.each(DATABASE_KINDS)("resolver index (%s)", (kind) => {
     await db.prisma.$executeRawUnsafe(backfill.trim().replace(/;$/, ""));
     expect(await rows()).toEqual(written);
   });
+
+  it("the place migration's backfill places each repository's recorded intents in publish order", async () => {
+    const dir = `prisma/${kind}/migrations`;
+    const folder = readdirSync(dir).find((f) => f.endsWith("_intent_place"))!;
+    const sql = readFileSync(`${dir}/${folder}/migration.sql`, "utf8");
+    const backfill = sql.slice(sql.search(/^UPDATE/m), sql.search(/^CREATE UNIQUE INDEX/m));
+    await db.prisma.intent.updateMany({ data: { place: null } });
+    await db.prisma.$executeRawUnsafe(backfill.trim().replace(/;$/, ""));
+    const placed = await db.prisma.intent.findMany({
+      orderBy: [{ repoId: "asc" }, { createdAt: "asc" }, { id: "asc" }],
+      select: { repoId: true, record: true, place: true },
+    });
+    const next = new Map<string, number>();
+    const expected = placed.map((i) => {
+      if (!i.record) return null;
+      const n = (next.get(i.repoId) ?? 0) + 1;
+      next.set(i.repoId, n);
+      return n;
+    });
+    expect(placed.filter((i) => !i.record).length).toBeGreaterThan(0);
+    expect(placed.map((i) => i.place)).toEqual(expected);
+  });
 });

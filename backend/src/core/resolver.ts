@@ -22,7 +22,8 @@ export interface ResolverIntent {
   record: IntentRecord | null;
   /**
    * Answered duplicate or handoff: it stands down from its outputs, so no one
-   * waits on them, and it owns no objective a later intent would duplicate.
+   * waits on them, and it owns no objective a later intent would duplicate;
+   * it comes after every peer that does not stand down (duplicateRule).
    */
   standsDown?: boolean;
 }

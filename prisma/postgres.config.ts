@@ -39,13 +39,17 @@ class PatchedPg extends PrismaPg {
     await admin.end();
     const shadowUrl = new URL(this.url);
     shadowUrl.pathname = `/${name}`;
-    const adapter = await new PrismaPg(patchedPool(shadowUrl.toString())).connect();
+    // The shadow pool is ours: ended on dispose, or DROP DATABASE fails ("being accessed by other
+    // users"), which the CLI reports only as "External error id#0".
+    const adapter = await new PrismaPg(patchedPool(shadowUrl.toString()), {
+      disposeExternalPool: true,
+    }).connect();
     const dispose = adapter.dispose.bind(adapter);
     adapter.dispose = async () => {
       await dispose();
       const drop = new pg.Client({ connectionString: this.url });
       await drop.connect();
-      await drop.query(`DROP DATABASE IF EXISTS "${name}"`);
+      await drop.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
       await drop.end();
     };
     return adapter;

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Browser, Page } from "playwright-core";
-import { addPatch, codex, hook, makeCheckout } from "../adapter/helpers.js";
+import { existsSync } from "node:fs";
+import { addPatch, claude, codex, hook, makeCheckout } from "../adapter/helpers.js";
 import { agentClient } from "../helpers/backend.js";
 import { cohent, openControlRoom, screenshotPath, type ServeProcess } from "./browser.js";
 import { declare, pairingRequest, pairingToken, publish } from "./helpers.js";
@@ -242,5 +243,32 @@ describe("Control Room in a browser", () => {
     await card.getByRole("button", { name: "Resume carol" }).click();
     await card.getByTestId("control").waitFor({ state: "detached", timeout: 3_000 });
     expect((await hook(co, codex.shell(S, co.root, "git status"), env)).denied).toBeNull();
+  });
+
+  it("cancels a hook-driven agent from the browser: its next tool call is refused for the cancel", async () => {
+    const token = cohent(
+      ["token", "issue", "--repo", "acme/shop", "--person", "dave", "--client", "Claude Code"],
+      serve.dataDir,
+    ).trim();
+    const co = await makeCheckout(serve.url, "acme/shop");
+    const env = { ...claude.env, COHENT_AGENT_TOKEN: token };
+    const S = "claude-browser-cancel";
+    expect((await hook(co, claude.prompt(S, co.root, "Rename the cart helpers"), env)).code).toBe(0);
+    // Before the click the same read-only command runs.
+    expect((await hook(co, claude.bash(S, co.root, "git status"), env)).denied).toBeNull();
+
+    await page.goto(`${serve.url}/repos/acme/shop`);
+    const card = page.locator('[data-testid="work-card"][data-person="dave"]');
+    await card.waitFor({ timeout: 3_000 });
+    await card.getByRole("button", { name: "Cancel dave" }).click();
+    await card.getByTestId("control").filter({ hasText: "cancelled" }).waitFor({ timeout: 3_000 });
+    await page.screenshot({ path: screenshotPath("13-cancelled-hook-agent") });
+
+    // The real hook, for that session's next calls: refused with the cancel's reason, shell and edit alike.
+    const shell = await hook(co, claude.bash(S, co.root, "git status"), env);
+    expect(shell.denied).toMatch(/this session was cancelled from the Cohent Control Room/);
+    const write = await hook(co, claude.write(S, co.root, `${co.root}/src/cart.ts`), env);
+    expect(write.denied).toMatch(/this session was cancelled from the Cohent Control Room/);
+    expect(existsSync(`${co.root}/src/cart.ts`)).toBe(false);
   });
 });

@@ -29,8 +29,11 @@ export function cell(results: ClientResults | undefined, row: RowId, kind: strin
   if (!rowApplies(row, kind)) return "n/a";
   if (!results) return "not run";
   const checks = results.scenarios.flatMap((s) => s.checks.filter((c) => c.row === row));
+  // A pass on the retry whose first failure is not the machine's is a failure too.
   const errored = results.scenarios.some(
-    (s) => s.error && SCENARIOS.find((x) => x.id === s.scenario)?.rows.includes(row),
+    (s) =>
+      (s.error || (s.retry && !s.retry.machine)) &&
+      SCENARIOS.find((x) => x.id === s.scenario)?.rows.includes(row),
   );
   if (checks.length === 0 && !errored) return "not run";
   return !errored && checks.every((c) => c.ok) ? "pass" : "FAIL";
@@ -148,6 +151,17 @@ export function renderReport(all: ClientResults[] = loadResults()): string {
     ]),
   );
   lines.push("## Failures", "", ...(failures.length ? failures : ["None."]), "");
+
+  // Every retried scenario, with its first failure's cause and whether that cause is the machine's.
+  const retries = all.flatMap((r) =>
+    r.scenarios
+      .filter((s) => s.retry)
+      .map(
+        (s) =>
+          `- **${r.client}** \`${s.scenario}\`: retry ${s.retry!.passed ? "passed" : "failed"}; first failure ${s.retry!.machine ? `the machine's (${s.retry!.machine}): counts as a pass` : "not the machine's: FAIL"}: ${s.retry!.firstError.split("\n")[0]}`,
+      ),
+  );
+  lines.push("## Retries", "", ...(retries.length ? retries : ["None."]), "");
 
   lines.push("## Known client gaps the guard cannot close", "");
   lines.push("| Client | Gap | Evidence | What the adapter does |", "|---|---|---|---|");

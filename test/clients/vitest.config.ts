@@ -6,14 +6,15 @@ export default defineConfig({
   test: {
     include: ["test/clients/**/*.conformance.ts"],
     globalSetup: ["test/clients/global-setup.ts"],
-    testTimeout: 300_000,
+    // Room for a scenario and its one retry (suite.ts).
+    testTimeout: 600_000,
     hookTimeout: 120_000,
     // Two cores: two client versions at a time, one scenario at a time in each.
     maxWorkers: 2,
     fileParallelism: true,
-    // One retry of a whole scenario, fresh workspace: in one of the last CI runs every hook call of
-    // one Codex 0.171.0 scenario exited non-zero (the wrapper refused each; the scenario passes alone
-    // and in the other runs). Not yet explained; a retry that passes is still printed as a failure.
-    retry: 1,
+    // No vitest retry: suite.ts retries a failed scenario once itself, prints the first failure's
+    // cause, and lets a pass on the retry count only when that cause is the machine's
+    // (test/clients/retry.ts). The retry was added when, in one CI run, every hook call of one
+    // Codex 0.171.0 scenario exited non-zero (unexplained; it passes alone and in other runs).
   },
 });

@@ -240,8 +240,15 @@ function op(
   };
 }
 
-/** One git invocation's words (after `git`) into an operation, or null when it stages, commits and discards nothing. */
-function classifyGit(words: Word[], cwd: string | null, xargs: boolean): GitOp | null {
+/**
+ * One git invocation's words (after `git`): its global options read (-C
+ * moves the directory), then the subcommand and its words; null without a
+ * readable subcommand.
+ */
+export function gitSubcommand(
+  words: Word[],
+  cwd: string | null,
+): { sub: string; rest: Word[]; cwd: string | null; pathspecMode: string[] } | null {
   let dir = cwd;
   const pathspecMode: string[] = [];
   let i = 0;
@@ -257,9 +264,16 @@ function classifyGit(words: Word[], cwd: string | null, xargs: boolean): GitOp |
   }
   const sub = words[i];
   if (!sub || sub.dynamic) return null;
-  const kind = sub.text as GitOpKind;
+  return { sub: sub.text, rest: words.slice(i + 1), cwd: dir, pathspecMode };
+}
+
+/** One git invocation's words (after `git`) into an operation, or null when it stages, commits and discards nothing. */
+function classifyGit(words: Word[], cwd: string | null, xargs: boolean): GitOp | null {
+  const inv = gitSubcommand(words, cwd);
+  if (!inv) return null;
+  const { cwd: dir, pathspecMode, rest } = inv;
+  const kind = inv.sub as GitOpKind;
   if (!(kind in SYNTAX)) return null;
-  const rest = words.slice(i + 1);
   // xargs appends words from its input: pathspecs nobody can read beforehand.
   if (xargs) rest.push({ text: "", dynamic: true, assign: false });
   const text = ["git", ...words.map((w) => (w.dynamic ? "…" : w.text))].join(" ").trim();
@@ -338,37 +352,47 @@ const WRAPPERS: Record<string, Set<string>> = {
 };
 
 /**
+ * A simple command's words with the wrappers that run the rest of them
+ * (env, sudo, timeout, xargs …) and leading NAME=value assignments taken
+ * off: the program that really runs, first. `xargs` says that words from its
+ * input are appended, which nobody can read beforehand.
+ */
+export function unwrapCommand(words: Word[]): { words: Word[]; xargs: boolean } {
+  let xargs = false;
+  for (let guard = 0; guard < 8; guard++) {
+    while (words.length && words[0]!.assign) words = words.slice(1);
+    const prog = words[0];
+    if (!prog || prog.dynamic) break;
+    const name = posix.basename(prog.text);
+    const takes = WRAPPERS[name];
+    if (!takes) break;
+    if (name === "xargs") xargs = true;
+    let j = 1;
+    for (; j < words.length; j++) {
+      const t = words[j]!.text;
+      if (t === "--") {
+        j++;
+        break;
+      }
+      if (words[j]!.assign && name === "env") continue;
+      if (!t.startsWith("-")) break;
+      if (takes.has(t)) j++;
+    }
+    // `timeout 10 git …`: the duration comes first.
+    if (name === "timeout" && words[j] && /^[0-9.]+[smhd]?$/.test(words[j]!.text)) j++;
+    words = words.slice(j);
+  }
+  return { words, xargs };
+}
+
+/**
  * Every stage / commit / discard operation in a shell line, in order.
  * `cwd` is the shell's working directory (absolute in the hook).
  */
 export function classifyGitCommand(command: string, cwd = "/"): GitOp[] {
   const ops: GitOp[] = [];
   for (const cmd of simpleCommands(command, cwd)) {
-    let words = cmd.words;
-    let xargs = false;
-    for (let guard = 0; guard < 8; guard++) {
-      while (words.length && words[0]!.assign) words = words.slice(1);
-      const prog = words[0];
-      if (!prog || prog.dynamic) break;
-      const name = posix.basename(prog.text);
-      const takes = WRAPPERS[name];
-      if (!takes) break;
-      if (name === "xargs") xargs = true;
-      let j = 1;
-      for (; j < words.length; j++) {
-        const t = words[j]!.text;
-        if (t === "--") {
-          j++;
-          break;
-        }
-        if (words[j]!.assign && name === "env") continue;
-        if (!t.startsWith("-")) break;
-        if (takes.has(t)) j++;
-      }
-      // `timeout 10 git …`: the duration comes first.
-      if (name === "timeout" && words[j] && /^[0-9.]+[smhd]?$/.test(words[j]!.text)) j++;
-      words = words.slice(j);
-    }
+    const { words, xargs } = unwrapCommand(cmd.words);
     const prog = words[0];
     if (!prog || prog.dynamic || posix.basename(prog.text) !== "git") continue;
     const found = classifyGit(words.slice(1), cmd.cwd, xargs);

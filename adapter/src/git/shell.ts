@@ -20,13 +20,23 @@ export interface Word {
   assign: boolean;
 }
 
+export interface Redirect {
+  /** The operator as written, without its fd number: > >> >| <> &> &>> >& < <& <<<. */
+  op: string;
+  target: Word;
+}
+
 export interface SimpleCommand {
   words: Word[];
   /** The directory the command runs in (absolute when the start was); null once a `cd` cannot be followed. */
   cwd: string | null;
+  /** Its redirections to and from files (here-documents are not among them). A command may be redirections alone (`> f`). */
+  redirects: Redirect[];
+  /** A script that cannot be read as commands (built at run time, or nested too deep): the caller may only look at its text. */
+  unread?: string;
 }
 
-type Token = { op: string } | { word: Word };
+type Token = { op: string; mode?: string } | { word: Word };
 
 interface Lexed {
   tokens: Token[];
@@ -185,7 +195,7 @@ function lex(src: string): Lexed {
       continue;
     }
     if (c === "<" || c === ">") {
-      // A redirection: drop a leading fd number, then the operator; its target word is dropped by the reader.
+      // A redirection: drop a leading fd number, then the operator; the reader keeps its target word as a redirect, not an argument.
       const w = word as Word | null;
       if (w && /^[0-9]+$/.test(w.text) && !w.dynamic) word = null;
       else end();
@@ -203,13 +213,14 @@ function lex(src: string): Lexed {
         i += /^[0-9]*-?/.exec(src.slice(i + 1))![0].length;
         continue;
       }
-      tokens.push({ op: "redirect" });
+      tokens.push({ op: "redirect", mode: m[0] });
       continue;
     }
     if (c === "&" && src[i + 1] === ">") {
       end();
-      i += src[i + 2] === ">" ? 2 : 1;
-      tokens.push({ op: "redirect" });
+      const append = src[i + 2] === ">";
+      i += append ? 2 : 1;
+      tokens.push({ op: "redirect", mode: append ? "&>>" : "&>" });
       continue;
     }
     if (c === ";" || c === "&" || c === "|" || c === "(" || c === ")") {
@@ -264,18 +275,23 @@ function resolveDir(cwd: string | null, words: Word[]): string | null {
  * `cwd` is the shell's starting directory.
  */
 export function simpleCommands(src: string, cwd: string | null = "/", depth = 0): SimpleCommand[] {
-  if (depth > 4) return [];
+  if (depth > 4) return [{ words: [], cwd, redirects: [], unread: src }];
   const { tokens, subs } = lex(src);
   const out: SimpleCommand[] = [];
   for (const s of subs) out.push(...simpleCommands(s, cwd, depth + 1));
   const stack: (string | null)[] = [];
   let here = cwd;
   let words: Word[] = [];
-  let skipNext = false;
+  let redirects: Redirect[] = [];
+  let redirectOp: string | null = null;
   const flush = () => {
     const cmd = words;
+    const redirs = redirects;
     words = [];
-    skipNext = false;
+    redirects = [];
+    redirectOp = null;
+    // The redirections happen whatever the words turn out to be (`> f`, `cd x > f`, `( … ) > f`).
+    if (redirs.length) out.push({ words: [], cwd: here, redirects: redirs });
     let start = 0;
     while (start < cmd.length && KEYWORDS.has(cmd[start]!.text) && !cmd[start]!.dynamic) start++;
     const rest = cmd.slice(start);
@@ -291,8 +307,9 @@ export function simpleCommands(src: string, cwd: string | null = "/", depth = 0)
       const flag = rest.slice(at + 1).findIndex((w) => /^-[a-z]*c[a-z]*$/.test(w.text));
       const script = flag === -1 ? undefined : rest[at + 2 + flag];
       if (script) {
-        // A script the shell builds at run time cannot be read; it is left to the shell.
+        // A script the shell builds at run time cannot be read as commands: only its visible text is left.
         if (!script.dynamic) out.push(...simpleCommands(script.text, here, depth + 1));
+        else out.push({ words: [], cwd: here, redirects: [], unread: script.text });
         return;
       }
     }
@@ -309,16 +326,18 @@ export function simpleCommands(src: string, cwd: string | null = "/", depth = 0)
       );
       return;
     }
-    out.push({ words: rest, cwd: here });
+    out.push({ words: rest, cwd: here, redirects: [] });
   };
   for (const t of tokens) {
     if ("word" in t) {
-      if (skipNext) skipNext = false;
-      else words.push(t.word);
+      if (redirectOp !== null) {
+        redirects.push({ op: redirectOp, target: t.word });
+        redirectOp = null;
+      } else words.push(t.word);
       continue;
     }
     if (t.op === "redirect") {
-      skipNext = true;
+      redirectOp = t.mode!;
       continue;
     }
     flush();

@@ -27,3 +27,114 @@ export const GUARD_FILES: readonly GuardFile[] = [
   { path: "AGENTS.md", kind: "section" },
   { path: ".github/copilot-instructions.md", kind: "section" },
 ];
+
+/** The markers of the section init manages in an instruction file (init.ts mergeSection). */
+export const SECTION_BEGIN =
+  "<!-- cohent:begin (managed by `npx cohent init`; edits inside are replaced) -->";
+export const SECTION_END = "<!-- cohent:end -->";
+
+/** The managed section of an instruction file's text, markers included, found as mergeSection finds it; null without one. */
+export function managedSection(text: string | null): string | null {
+  if (text === null) return null;
+  const start = text.indexOf(SECTION_BEGIN);
+  const end = text.indexOf(SECTION_END);
+  return start !== -1 && end > start ? text.slice(start, end + SECTION_END.length) : null;
+}
+
+/**
+ * How a repository path (possibly a glob) stands to the guard's files:
+ * `is` one (the file, a folder entry itself, or a path inside that folder),
+ * `holds` one (a folder above a guard file, the root excepted: deleting or
+ * moving it takes the file along), or neither.
+ */
+export type Reach = { relation: "is" | "holds"; file: GuardFile } | null;
+
+interface Entry {
+  file: GuardFile;
+  /** Case-folded segments: a case-insensitive file system opens .Claude/Settings.json as .claude/settings.json. */
+  segments: string[];
+  folder: boolean;
+}
+
+const ENTRIES: Entry[] = GUARD_FILES.map((file) => ({
+  file,
+  segments: file.path.toLowerCase().replace(/\/$/, "").split("/"),
+  folder: file.path.endsWith("/"),
+}));
+
+/** One glob segment as a matcher (* ? [..], case-folded), or the folded literal. */
+function segmentMatcher(seg: string): (s: string) => boolean {
+  if (!/[*?[]/.test(seg)) return (s) => s === seg;
+  let re = "";
+  for (let i = 0; i < seg.length; i++) {
+    const c = seg[i]!;
+    if (c === "*") re += "[^/]*";
+    else if (c === "?") re += "[^/]";
+    else if (c === "[") {
+      const close = seg.indexOf("]", i + 2);
+      if (close === -1) re += "\\[";
+      else {
+        // A bracket expression matches one character: which one does not matter for a conservative answer.
+        re += "[^/]";
+        i = close;
+      }
+    } else re += c.replace(/[\\^$.|+(){}]/g, "\\$&");
+  }
+  const rx = new RegExp(`^${re}$`);
+  return (s) => rx.test(s);
+}
+
+/**
+ * Does the pattern (segments, `**` for any number of them) match all of
+ * `target` (`exact`), only a leading part of it (`prefix`: the pattern names
+ * a folder above it), or a path below it (`below`)?
+ */
+function compare(pattern: string[], target: string[]): { exact: boolean; prefix: boolean; below: boolean } {
+  const out = { exact: false, prefix: false, below: false };
+  const walk = (i: number, j: number) => {
+    if (i === pattern.length) {
+      if (j === target.length) out.exact = true;
+      else if (j > 0) out.prefix = true;
+      return;
+    }
+    if (pattern[i] === "**") {
+      out.below = true; // a globstar reaches below anything it starts in
+      for (let k = j; k <= target.length; k++) walk(i + 1, k);
+      return;
+    }
+    if (j === target.length) {
+      out.below = true;
+      return;
+    }
+    if (segmentMatcher(pattern[i]!)(target[j]!)) walk(i + 1, j + 1);
+  };
+  walk(0, 0);
+  return out;
+}
+
+/** How a repository-relative path (normalized, "" for the root; globs allowed) stands to the guard's files. */
+export function reachOf(rel: string): Reach {
+  if (rel === "" || rel === ".") return null;
+  const pattern = rel
+    .toLowerCase()
+    .split("/")
+    .filter((s) => s !== "" && s !== ".");
+  let holds: Reach = null;
+  for (const e of ENTRIES) {
+    const c = compare(pattern, e.segments);
+    if (c.exact || (e.folder && c.below)) return { relation: "is", file: e.file };
+    if (c.prefix && !holds) holds = { relation: "holds", file: e.file };
+  }
+  return holds;
+}
+
+/**
+ * The guard file a script's text (a `node -e` one-liner, say) names: one
+ * whose every segment appears in it, so that `join('.claude', 'settings.json')`
+ * counts as much as the path itself. Null when it names none.
+ */
+export function namedGuardFile(text: string): GuardFile | null {
+  const folded = text.toLowerCase();
+  for (const e of ENTRIES) if (e.segments.every((p) => folded.includes(p))) return e.file;
+  return null;
+}

@@ -1,15 +1,17 @@
-import { resolve } from "node:path";
+import { basename, dirname, join, resolve } from "node:path";
 import { blocksEdits } from "@cohent/protocol/actions";
 import { normalizeRepoPath } from "@cohent/protocol/paths";
 import type { Envelope } from "@cohent/protocol";
 import * as client from "./client.js";
-import { realpathSync } from "node:fs";
+import { readFileSync, realpathSync } from "node:fs";
 import { activePeers } from "./commit-op.js";
 import { checkGitCommand, classifyGitCommand } from "./git-guard.js";
+import { guardFileWrites } from "./guard-file-writes.js";
 import {
   assess,
   autoClaim,
   gitVerdict,
+  guardFilesVerdict,
   NO_PROJECT,
   reportedKind,
   type Snapshot,
@@ -54,6 +56,56 @@ function writeTargets(
     }
   }
   return { kind: inside.length === 0 && !targetError ? "shell" : "edit", targets: inside, targetError };
+}
+
+/** The real path of an absolute path: symlinks followed as far as it exists, the missing rest kept as written. */
+function realPath(abs: string): string | null {
+  const missing: string[] = [];
+  for (let p = abs, i = 0; i < 64; i++) {
+    try {
+      const real = realpathSync.native(p);
+      return missing.length ? join(real, ...missing.reverse()) : real;
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      if ((code !== "ENOENT" && code !== "ENOTDIR") || dirname(p) === p) return null;
+      missing.push(basename(p));
+      p = dirname(p);
+    }
+  }
+  return null;
+}
+
+/**
+ * The guard's own files (guard-files.ts): a call that writes, moves or
+ * deletes them is refused before anything else, the adapter's exempt command
+ * included (`node .cohent/cohent.mjs init`), with no contact with the
+ * service. Null for every other call. The file system is touched only for
+ * an edit target or a shell write target (one realpath each, for symlinks)
+ * and for an edit of an instruction file (its text, to compare its section).
+ */
+export function guardFilesCheck(
+  tool: string,
+  input: Record<string, unknown> | undefined,
+  call: ToolCall,
+  cwd: string,
+  root: string | null,
+): Verdict | null {
+  if (!root || call.kind === null) return null;
+  let realRoot: string | null | undefined;
+  const writes = guardFileWrites(tool, input, call, {
+    cwd,
+    root,
+    realpath: realPath,
+    realRoot: () => (realRoot ??= realPath(root)),
+    readFile: (rel) => {
+      try {
+        return readFileSync(join(root, rel), "utf8");
+      } catch {
+        return null;
+      }
+    },
+  });
+  return guardFilesVerdict(writes);
 }
 
 /** What the hook knows of this call besides the session: a publish missed (the stale intent already dropped), the sub-agent making it. */

@@ -16,6 +16,8 @@ import {
   shellWord,
 } from "@cohent/protocol/scope-commands";
 import type { QueuePlace, ScopeConflict } from "@cohent/protocol";
+import type { GuardWrite } from "./guard-file-writes.js";
+import { SECTION_BEGIN, SECTION_END } from "./guard-files.js";
 import type { SessionState } from "./runtime.js";
 import { running, type Subagents } from "./subagents.js";
 
@@ -27,8 +29,10 @@ import { running, type Subagents } from "./subagents.js";
  */
 
 export type ToolKind = "edit" | "shell";
-export type Condition =
+type TableCondition =
   "stopped" | "unreachable" | "unconfigured" | "intentNotReady" | "scopeConflict" | "outsideScope";
+/** A row of the table, or `guardFiles`: a write of the guard's own files, refused before the table is read (guardFilesVerdict). */
+export type Condition = TableCondition | "guardFiles";
 export type Decision = "block" | "allow";
 
 /**
@@ -37,7 +41,7 @@ export type Decision = "block" | "allow";
  * tools are held only to the first three rows: Cohent cannot see what a
  * shell command will write, and scope is itself declared through one.
  */
-export const GUARD_TABLE: readonly { condition: Condition; edit: Decision; shell: Decision }[] = [
+export const GUARD_TABLE: readonly { condition: TableCondition; edit: Decision; shell: Decision }[] = [
   { condition: "stopped", edit: "block", shell: "block" },
   { condition: "unreachable", edit: "block", shell: "block" },
   { condition: "unconfigured", edit: "block", shell: "block" },
@@ -148,7 +152,7 @@ export function queueAdvice(claim: readonly string[], contested: readonly string
 const isEnd = (a: string | null): a is IntentEnd => a === "completed" || a === "abandoned";
 
 /** Each row's condition: the reason to refuse when it holds, else null. */
-const HOLDS: Record<Condition, (s: Snapshot) => string | null> = {
+const HOLDS: Record<TableCondition, (s: Snapshot) => string | null> = {
   stopped: (s) =>
     s.control === "active"
       ? null
@@ -246,6 +250,36 @@ export function reportedKind(v: Verdict, s: Snapshot): string | null {
   if (v.condition === "intentNotReady") return "intent-not-ready";
   if (v.condition === "outsideScope") return "outside-scope";
   return null;
+}
+
+const INIT_COMMANDS = "`npx cohent init` (or `node .cohent/cohent.mjs init --upgrade`)";
+const GUARD_FILES_WHY =
+  "Cohent's guard files (what `cohent init` writes and wires: .cohent/, each client's hook settings, the MCP entries, the managed section of the instruction files) guard every agent working in this checkout, so no agent changes them, whatever its scope";
+const listed = (paths: string[]) => [...new Set(paths)].join(", ");
+
+/**
+ * The refusal of a write of the guard's own files (guard-file-writes.ts).
+ * It comes before every row of the table, since it depends on nothing the
+ * table reads: no intent, scope or sub-agent makes such a write an agent's.
+ */
+export function guardFilesVerdict(writes: readonly GuardWrite[]): Verdict | null {
+  if (writes.length === 0) return null;
+  const whole = writes.filter((w) => w.kind === "whole").map((w) => w.path);
+  const section = writes.filter((w) => w.kind === "section").map((w) => w.path);
+  const lines: string[] = [];
+  if (writes.some((w) => w.kind === "init"))
+    lines.push(
+      `this runs \`cohent init\`, which rewrites Cohent's guard files; a person runs it, not an agent. ${GUARD_FILES_WHY}. If the wiring looks broken, say so and run node .cohent/cohent.mjs doctor.`,
+    );
+  if (whole.length)
+    lines.push(
+      `${listed(whole)} ${whole.length === 1 ? "is one of" : "are"} Cohent's guard files, so this write is refused. ${GUARD_FILES_WHY}: a person changes them with ${INIT_COMMANDS}. Reading them is fine (cat, git diff).`,
+    );
+  if (section.length)
+    lines.push(
+      `this would change the section Cohent manages in ${listed(section)} (from ${SECTION_BEGIN.slice(0, 17)} … to ${SECTION_END}), one of Cohent's guard files. Change the rest of the file with an edit tool (it checks that the section stays as it is) or append with >>; a person changes the section with ${INIT_COMMANDS}.`,
+    );
+  return { permission: "deny", condition: "guardFiles", reason: lines.join(" ") };
 }
 
 /** Left while UserPromptSubmit publishes; still there at the next PreToolUse, it says that publish was missed. */

@@ -12,7 +12,7 @@ import {
   publishBound,
   publishMark,
 } from "./guard.js";
-import { guard } from "./guard-shell.js";
+import { guard, guardFilesCheck } from "./guard-shell.js";
 import { deny, inject, scrubbed, SILENT, type Answer } from "./hook-answer.js";
 import { quietCheckout, sessionEnd, stop, subagentStop, track, type StopCall } from "./hook-stop.js";
 import { perform } from "./operations.js";
@@ -67,6 +67,9 @@ async function preToolUse({ p, root, s, cwd, scriptUrl, agentId }: Call): Promis
     if (s && isSpawn(p.tool_name, agentId)) track(s, spawned);
     return SILENT;
   }
+  // The guard's own files first: no exemption, intent or scope makes their write an agent's.
+  const guardFiles = guardFilesCheck(p.tool_name ?? "", p.tool_input, call, cwd, root);
+  if (guardFiles?.permission === "deny") return deny(guardFiles);
   // The adapter's own command but for a prefix that is not inert: an ordinary shell command, and its deny says why.
   let notExempt: string | null = null;
   if (call.kind === "shell" && call.command !== null && root && s) {

@@ -7,6 +7,7 @@ import { COHENT_VERSION } from "@cohent/protocol/version";
 import { failFrom, ok } from "./envelope.js";
 import { gitSync } from "./git.js";
 import { FAIL_CLOSED_REASON } from "./guard.js";
+import { SECTION_BEGIN, SECTION_END } from "./guard-files.js";
 import { mcpEntries, renderMcpEntries } from "./mcp-setup.js";
 import { isCohentHook } from "./trust.js";
 
@@ -44,8 +45,8 @@ export const CLAUDE_GUARD_COMMAND = failClosed(CLAUDE_HOOK_COMMAND);
 export const ADAPTER_FILES = ["cohent.mjs", "cohent.cjs", "cohent-mcp.mjs"] as const;
 /** The client's hook timeout in seconds; the adapter's own deadline stays below it. */
 export const HOOK_TIMEOUT = 30;
-const BEGIN = "<!-- cohent:begin (managed by `npx cohent init`; edits inside are replaced) -->";
-const END = "<!-- cohent:end -->";
+const BEGIN = SECTION_BEGIN;
+const END = SECTION_END;
 
 type HookGroup = {
   matcher?: string;

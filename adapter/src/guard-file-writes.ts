@@ -207,16 +207,16 @@ function operands(words: Word[], withValue: ReadonlySet<string> = new Set()): Wo
   return out;
 }
 
-/** The value of an option (-t DIR, -tDIR, --target-directory=DIR, --target-directory DIR); undefined when absent. */
+/** The value of an option (-t DIR, -tDIR, -vt DIR, --target-directory=DIR, --target-directory DIR); undefined when absent. */
 function optionValue(words: Word[], short: string | null, long: string | null): Word | undefined {
   for (let i = 0; i < words.length; i++) {
     const t = words[i]!.text;
     if (t === "--") return undefined;
     if (long && t === `--${long}`) return words[i + 1];
     if (long && t.startsWith(`--${long}=`)) return { ...words[i]!, text: t.slice(long.length + 3) };
-    if (short && t === `-${short}`) return words[i + 1];
-    if (short && t.startsWith(`-${short}`) && !t.startsWith("--") && t.length > 2)
-      return { ...words[i]!, text: t.slice(2) };
+    // A short option, alone or last in a cluster (-t DIR, -sSo FILE), or with its value attached (-tDIR).
+    const k = short && /^-[a-zA-Z]/.test(t) ? t.indexOf(short) : -1;
+    if (k > 0) return k === t.length - 1 ? words[i + 1] : { ...words[i]!, text: t.slice(k + 1) };
   }
   return undefined;
 }

@@ -253,8 +253,8 @@ export function reportedKind(v: Verdict, s: Snapshot): string | null {
 }
 
 const INIT_COMMANDS = "`npx cohent init` (or `node .cohent/cohent.mjs init --upgrade`)";
-const GUARD_FILES_WHY =
-  "Cohent's guard files (what `cohent init` writes and wires: .cohent/, each client's hook settings, the MCP entries, the managed section of the instruction files) guard every agent working in this checkout, so no agent changes them, whatever its scope";
+const GUARD_FILES_ARE =
+  "what `cohent init` writes and wires: .cohent/, the clients' hook settings, the MCP entries, the managed section of AGENTS.md";
 const listed = (paths: string[]) => [...new Set(paths)].join(", ");
 
 /**
@@ -269,15 +269,15 @@ export function guardFilesVerdict(writes: readonly GuardWrite[]): Verdict | null
   const lines: string[] = [];
   if (writes.some((w) => w.kind === "init"))
     lines.push(
-      `this runs \`cohent init\`, which rewrites Cohent's guard files; a person runs it, not an agent. ${GUARD_FILES_WHY}. If the wiring looks broken, say so and run node .cohent/cohent.mjs doctor.`,
+      `this runs \`cohent init\`, which rewrites Cohent's guard files (${GUARD_FILES_ARE}) for every agent in this checkout, so a person runs it, not an agent: ${INIT_COMMANDS}. If the wiring looks broken, say so and run node .cohent/cohent.mjs doctor.`,
     );
   if (whole.length)
     lines.push(
-      `${listed(whole)} ${whole.length === 1 ? "is one of" : "are"} Cohent's guard files, so this write is refused. ${GUARD_FILES_WHY}: a person changes them with ${INIT_COMMANDS}. Reading them is fine (cat, git diff).`,
+      `${listed(whole)} ${whole.length === 1 ? "is one of" : "are"} Cohent's guard files (${GUARD_FILES_ARE}). They guard every agent in this checkout, so no agent changes them, whatever its scope; a person does, with ${INIT_COMMANDS}. Reading them is fine (cat, git diff).`,
     );
   if (section.length)
     lines.push(
-      `this would change the section Cohent manages in ${listed(section)} (from ${SECTION_BEGIN.slice(0, 17)} … to ${SECTION_END}), one of Cohent's guard files. Change the rest of the file with an edit tool (it checks that the section stays as it is) or append with >>; a person changes the section with ${INIT_COMMANDS}.`,
+      `this would change or remove the section Cohent manages in ${listed(section)} (${SECTION_BEGIN.slice(0, 17)} … to ${SECTION_END}), one of Cohent's guard files. Change the rest of the file with an edit tool (it checks that the section stays as it is) or append to it with >>; a person changes the section with ${INIT_COMMANDS}.`,
     );
   return { permission: "deny", condition: "guardFiles", reason: lines.join(" ") };
 }

@@ -51,16 +51,17 @@ export type Reach = { relation: "is" | "holds"; file: GuardFile } | null;
 
 interface Entry {
   file: GuardFile;
-  /** Case-folded segments: a case-insensitive file system opens .Claude/Settings.json as .claude/settings.json. */
+  /** Case-folded: a case-insensitive file system opens .Claude/Settings.json as .claude/settings.json. */
+  folded: string;
   segments: string[];
   folder: boolean;
 }
 
-const ENTRIES: Entry[] = GUARD_FILES.map((file) => ({
-  file,
-  segments: file.path.toLowerCase().replace(/\/$/, "").split("/"),
-  folder: file.path.endsWith("/"),
-}));
+const ENTRIES: Entry[] = GUARD_FILES.map((file) => {
+  const folded = file.path.toLowerCase().replace(/\/$/, "");
+  return { file, folded, segments: folded.split("/"), folder: file.path.endsWith("/") };
+});
+const GLOB = /[*?[]/;
 
 /** One glob segment as a matcher (* ? [..], case-folded), or the folded literal. */
 function segmentMatcher(seg: string): (s: string) => boolean {
@@ -115,6 +116,7 @@ function compare(pattern: string[], target: string[]): { exact: boolean; prefix:
 /** How a repository-relative path (normalized, "" for the root; globs allowed) stands to the guard's files. */
 export function reachOf(rel: string): Reach {
   if (rel === "" || rel === ".") return null;
+  if (!GLOB.test(rel)) return reachOfLiteral(rel.toLowerCase().replace(/^(\.\/)+|\/+$/g, ""));
   const pattern = rel
     .toLowerCase()
     .split("/")
@@ -124,6 +126,16 @@ export function reachOf(rel: string): Reach {
     const c = compare(pattern, e.segments);
     if (c.exact || (e.folder && c.below)) return { relation: "is", file: e.file };
     if (c.prefix && !holds) holds = { relation: "holds", file: e.file };
+  }
+  return holds;
+}
+
+/** reachOf for a path without glob characters: string comparisons only (every edit and shell write target pays this). */
+function reachOfLiteral(p: string): Reach {
+  let holds: Reach = null;
+  for (const e of ENTRIES) {
+    if (p === e.folded || (e.folder && p.startsWith(e.folded + "/"))) return { relation: "is", file: e.file };
+    if (!holds && p !== "" && e.folded.startsWith(p + "/")) holds = { relation: "holds", file: e.file };
   }
   return holds;
 }

@@ -3,7 +3,7 @@ import { blocksEdits } from "@cohent/protocol/actions";
 import { normalizeRepoPath } from "@cohent/protocol/paths";
 import type { Envelope } from "@cohent/protocol";
 import * as client from "./client.js";
-import { readFileSync, realpathSync } from "node:fs";
+import { lstatSync, readFileSync, readlinkSync, realpathSync } from "node:fs";
 import { activePeers } from "./commit-op.js";
 import { checkGitCommand, classifyGitCommand } from "./git-guard.js";
 import { guardFileWrites } from "./guard-file-writes.js";
@@ -58,21 +58,32 @@ function writeTargets(
   return { kind: inside.length === 0 && !targetError ? "shell" : "edit", targets: inside, targetError };
 }
 
-/** The real path of an absolute path: symlinks followed as far as it exists, the missing rest kept as written. */
-function realPath(abs: string): string | null {
+/**
+ * The real path of an absolute path: symlinks followed as far as it exists,
+ * the missing rest kept as written. lstat walks up to the part that exists
+ * without throwing (an exception costs more than the system calls).
+ */
+function realPath(abs: string, depth = 0): string | null {
   const missing: string[] = [];
-  for (let p = abs, i = 0; i < 64; i++) {
+  let p = abs;
+  let st;
+  while (!(st = lstatSync(p, { throwIfNoEntry: false }))) {
+    if (dirname(p) === p) return null;
+    missing.push(basename(p));
+    p = dirname(p);
+  }
+  const rest = missing.reverse();
+  try {
+    return join(realpathSync.native(p), ...rest);
+  } catch {
+    // A dangling link: writing through it creates its target, so that is the path to compare.
+    if (!st.isSymbolicLink() || depth > 8) return null;
     try {
-      const real = realpathSync.native(p);
-      return missing.length ? join(real, ...missing.reverse()) : real;
-    } catch (err) {
-      const code = (err as NodeJS.ErrnoException).code;
-      if ((code !== "ENOENT" && code !== "ENOTDIR") || dirname(p) === p) return null;
-      missing.push(basename(p));
-      p = dirname(p);
+      return realPath(join(resolve(dirname(p), readlinkSync(p)), ...rest), depth + 1);
+    } catch {
+      return null;
     }
   }
-  return null;
 }
 
 /**

@@ -136,6 +136,7 @@ describe("edits of the guard's files, by every edit tool, however the path is sp
     symlinkSync(".claude/settings.json", path.join(root, "harmless.json"));
     symlinkSync(".claude", path.join(root, "config"));
     symlinkSync(root, path.join(os.tmpdir(), path.basename(root) + "-link"));
+    symlinkSync(".claude/settings.local.json", path.join(root, "dangling.json")); // its target does not exist yet
     const write = (file: string) => ({ file_path: file, content: "{}" });
     const check = (file: string, cwd = root) =>
       guardFilesCheck("Write", write(file), classify("Write", write(file)), cwd, root);
@@ -145,6 +146,7 @@ describe("edits of the guard's files, by every edit tool, however the path is sp
     expect(
       check(path.join(os.tmpdir(), path.basename(root) + "-link", ".codex/hooks.json"))?.permission,
     ).toBe("deny");
+    expect(check("dangling.json")?.reason).toMatch(/^\.claude\/settings\.local\.json is one/);
     expect(check(path.join(root, "src/new.ts"))).toBeNull();
     const shell = (command: string) =>
       guardFilesCheck("Bash", { command }, classify("Bash", { command }), root, root);

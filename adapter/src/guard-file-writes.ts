@@ -1,7 +1,7 @@
 import { posix } from "node:path";
 import { gitSubcommand, unwrapCommand } from "./git/classify.js";
 import { simpleCommands, type Word } from "./git/shell.js";
-import { managedSection, namedGuardFile, reachOf, type GuardFile } from "./guard-files.js";
+import { hasGlob, managedSection, namedGuardFile, reachOf, type GuardFile } from "./guard-files.js";
 import { applyUpdate, patchFiles } from "./patch.js";
 import { OWN_MCP_PREFIX, type ToolCall } from "./tools.js";
 
@@ -37,12 +37,17 @@ export interface WriteContext {
   readFile?: (rel: string) => string | null;
 }
 
-const GLOB = /[*?[]/;
+/** A path without its trailing slashes (the root "/" stays). */
+function trimSlash(p: string): string {
+  let end = p.length;
+  while (end > 1 && p[end - 1] === "/") end--;
+  return p.slice(0, end);
+}
 
 /** The repository-relative form of an absolute path, case-folded against the root; null outside it. */
 function relativeTo(abs: string, root: string): string | null {
   const a = abs.toLowerCase();
-  const r = root.toLowerCase().replace(/\/+$/, "");
+  const r = trimSlash(root.toLowerCase());
   if (a === r) return "";
   return a.startsWith(r + "/") ? abs.slice(r.length + 1) : null;
 }
@@ -56,9 +61,9 @@ function reachOfPath(
   const reach = rel === null ? null : reachOf(rel);
   if (reach) return { rel, reach, aboveRoot: false };
   const aboveRoot =
-    rel === null && (ctx.root.toLowerCase() + "/").startsWith(abs.toLowerCase().replace(/\/+$/, "") + "/");
+    rel === null && (ctx.root.toLowerCase() + "/").startsWith(trimSlash(abs.toLowerCase()) + "/");
   // A symlink (or a folder reached through one) whose real path is a guard file: one realpath, only for a path that is no guard file by name.
-  if (!GLOB.test(abs) && ctx.realpath && ctx.realRoot) {
+  if (!hasGlob(abs) && ctx.realpath && ctx.realRoot) {
     const real = ctx.realpath(abs);
     const realRoot = real === null ? null : ctx.realRoot();
     const realRel = real === null || realRoot === null ? null : relativeTo(real, realRoot);
@@ -215,7 +220,7 @@ function optionValue(words: Word[], short: string | null, long: string | null): 
     if (long && t === `--${long}`) return words[i + 1];
     if (long && t.startsWith(`--${long}=`)) return { ...words[i]!, text: t.slice(long.length + 3) };
     // A short option, alone or last in a cluster (-t DIR, -sSo FILE), or with its value attached (-tDIR).
-    const k = short && /^-[a-zA-Z]/.test(t) ? t.indexOf(short) : -1;
+    const k = short && t.length > 1 && t[0] === "-" && t[1] !== "-" ? t.indexOf(short) : -1;
     if (k > 0) return k === t.length - 1 ? words[i + 1] : { ...words[i]!, text: t.slice(k + 1) };
   }
   return undefined;
@@ -224,7 +229,7 @@ function optionValue(words: Word[], short: string | null, long: string | null): 
 const has = (words: Word[], ...flags: string[]) => words.some((w) => flags.includes(w.text));
 const join = (dir: Word, name: string): Word => ({
   ...dir,
-  text: `${dir.text.replace(/\/+$/, "")}/${name}`,
+  text: `${trimSlash(dir.text)}/${name}`,
 });
 
 /**
@@ -251,11 +256,55 @@ const INSTALL_VALUES = new Set([...CP_VALUES, "-m", "--mode", "-o", "--owner", "
 const RSYNC_VALUES = new Set(["-e", "--rsh", "-f", "--filter", "--exclude", "--include", "-T", "--temp-dir"]);
 const TRUNCATE_VALUES = new Set(["-s", "--size", "-r", "--reference"]);
 const PATCH_VALUES = new Set(["-i", "--input", "-p", "-B", "-D", "-F", "-z", "-V", "-r"]);
-const INTERPRETERS =
-  /^(node|nodejs|bun|deno|python[0-9.]*|pypy[0-9.]*|perl|ruby|php|osascript|pwsh|powershell|lua|Rscript|sh|bash|zsh|dash|ksh|fish)$/;
-/** The flags by which an interpreter runs the text of a word (node -e, python -c, perl -e, deno eval …). */
-const EVAL_FLAG = /^(-[a-zA-Z]*[ecpr]|--eval|--print|-Command|-command|eval)(=|$)/;
-const AWKS = /^(awk|gawk|mawk|nawk)$/;
+/** Programs that run the text of a word (node -e, python -c, perl -e, deno eval …); versions dropped (python3.12). */
+const INTERPRETERS = new Set(
+  "node nodejs bun deno python pypy perl ruby php osascript pwsh powershell lua Rscript sh bash zsh dash ksh fish".split(
+    " ",
+  ),
+);
+const AWKS = new Set(["awk", "gawk", "mawk", "nawk"]);
+const EDITORS = new Set("ed ex vi vim nvim nano pico emacs joe micro".split(" "));
+const PERMISSIONS = new Set(["chmod", "chown", "chgrp", "chattr", "setfacl", "chflags"]);
+const FIND_ACTIONS = new Set([
+  "-delete",
+  "-exec",
+  "-execdir",
+  "-ok",
+  "-okdir",
+  "-fprint",
+  "-fprintf",
+  "-fls",
+]);
+
+/** A program's name without a trailing version (python3.12 -> python). */
+function unversioned(name: string): string {
+  let end = name.length;
+  while (end > 1 && ((name[end - 1]! >= "0" && name[end - 1]! <= "9") || name[end - 1] === ".")) end--;
+  return name.slice(0, end);
+}
+
+const isLetter = (c: string | undefined) => !!c && ((c >= "a" && c <= "z") || (c >= "A" && c <= "Z"));
+
+/** A cluster of short options (-pi, -lc): its letters, or null for anything else. */
+function shortCluster(t: string): string | null {
+  if (t.length < 2 || t[0] !== "-" || t[1] === "-") return null;
+  let end = 1;
+  while (isLetter(t[end])) end++;
+  return t.slice(1, end);
+}
+
+/** -e, -c, -p, -r (php), their clusters (-pe, -lc), --eval, --print, -Command, `deno eval`. */
+function isEvalFlag(t: string): boolean {
+  if (t === "eval" || t === "-Command" || t === "-command") return true;
+  if (t === "--eval" || t === "--print" || t.startsWith("--eval=") || t.startsWith("--print=")) return true;
+  const letters = shortCluster(t);
+  return !!letters && letters.length === t.length - 1 && "ecpr".includes(letters[letters.length - 1]!);
+}
+
+/** sed -i, -i.bak, -ni; perl -pi; --in-place. */
+function isInPlace(t: string): boolean {
+  return t.startsWith("--in-place") || !!shortCluster(t)?.includes("i");
+}
 
 /**
  * An interpreter's one-liner: its script text and the words after it (the
@@ -263,20 +312,18 @@ const AWKS = /^(awk|gawk|mawk|nawk)$/;
  * null when it runs a script file (the first plain word before any eval flag).
  */
 function oneLiner(name: string, args: Word[]): Word[] | null {
-  if (AWKS.test(name)) {
+  if (AWKS.has(name)) {
     // The program is the first operand (none with -f): the files after it are read.
     const program = operands(args, new Set(["-F", "-v", "-f", "--field-separator", "--assign"]))[0];
     return program && !has(args, "-f", "--file") ? [program] : null;
   }
-  if (!INTERPRETERS.test(name)) return null;
+  if (!INTERPRETERS.has(unversioned(name))) return null;
   for (let i = 0; i < args.length; i++) {
-    if (EVAL_FLAG.test(args[i]!.text)) return args.slice(i);
+    if (isEvalFlag(args[i]!.text)) return args.slice(i);
     if (!args[i]!.text.startsWith("-")) return null;
   }
   return null;
 }
-const EDITORS = /^(ed|ex|vi|vim|nvim|nano|pico|emacs|joe|micro)$/;
-const PERMISSIONS = /^(chmod|chown|chgrp|chattr|setfacl|chflags)$/;
 
 /** `node …/cohent.mjs init`, `npx cohent init`, `cohent init`: init rewrites every guard file, and a person runs it. */
 function runsInit(prog: string, args: Word[]): boolean {
@@ -286,20 +333,26 @@ function runsInit(prog: string, args: Word[]): boolean {
     while (i < words.length && words[i]!.startsWith("-")) i++;
     return i;
   };
-  if (/^(node|nodejs|bun)$/.test(prog)) {
-    const i = words.findIndex((w) => /(^|\/)cohent\.[mc]?js$/.test(w));
+  if (prog === "node" || prog === "nodejs" || prog === "bun") {
+    const i = words.findIndex((w) => {
+      const base = posix.basename(w);
+      return base === "cohent.mjs" || base === "cohent.cjs" || base === "cohent.js";
+    });
     return i !== -1 && words[i + 1] === "init";
   }
   if (prog === "cohent") return words[afterOptions(0)] === "init";
-  const runner = /^(npx|pnpx|bunx)$/.test(prog)
-    ? 0
-    : /^(npm|pnpm|yarn)$/.test(prog) && /^(exec|dlx|x)$/.test(words[0] ?? "")
-      ? 1
-      : -1;
+  const runner =
+    prog === "npx" || prog === "pnpx" || prog === "bunx"
+      ? 0
+      : (prog === "npm" || prog === "pnpm" || prog === "yarn") &&
+          ["exec", "dlx", "x"].includes(words[0] ?? "")
+        ? 1
+        : -1;
   if (runner === -1) return false;
   let i = afterOptions(runner);
   if (words[i] === "--") i++;
-  if (!/^cohent(@.*)?$/.test(words[i] ?? "")) return false;
+  const pkg = words[i] ?? "";
+  if (pkg !== "cohent" && !pkg.startsWith("cohent@")) return false;
   const j = words[i + 1] === "--" ? i + 2 : i + 1;
   return words[j] === "init";
 }
@@ -348,7 +401,7 @@ function commandWrites(words: Word[], cwd: string | null, c: Ctx): void {
     case "sed":
     case "perl":
     case "ruby":
-      if (args.some((w) => /^(-[a-zA-Z]*i|--in-place)/.test(w.text) && !w.text.startsWith("--include")))
+      if (args.some((w) => isInPlace(w.text)))
         each(operands(args, new Set(["-e", "-f", "--expression", "--file", "-E"])), "write");
       return;
     case "dd":
@@ -369,11 +422,11 @@ function commandWrites(words: Word[], cwd: string | null, c: Ctx): void {
     }
     case "find":
       // find … -delete / -exec …: its starting points are what it may change.
-      if (args.some((w) => /^-(delete|exec|execdir|ok|okdir|fprint|fprintf|fls)$/.test(w.text))) {
+      if (args.some((w) => FIND_ACTIONS.has(w.text))) {
         const starts: Word[] = [];
         for (const w of args) {
-          if (/^-[HLP]$/.test(w.text)) continue;
-          if (/^[-(!]/.test(w.text)) break;
+          if (w.text === "-H" || w.text === "-L" || w.text === "-P") continue;
+          if (w.text.startsWith("-") || w.text === "(" || w.text === "!") break;
           starts.push(w);
         }
         each(starts, "tree");
@@ -385,8 +438,8 @@ function commandWrites(words: Word[], cwd: string | null, c: Ctx): void {
       if (has(args, "--write", "-w")) each(operands(args), "write");
       return;
   }
-  if (EDITORS.test(name)) return each(operands(args), "write");
-  if (PERMISSIONS.test(name)) return each(operands(args, new Set(["--reference"])), "tree");
+  if (EDITORS.has(name)) return each(operands(args), "write");
+  if (PERMISSIONS.has(name)) return each(operands(args, new Set(["--reference"])), "tree");
 }
 
 /**
@@ -406,9 +459,9 @@ function gitWrites(args: Word[], cwd: string | null, c: Ctx): void {
   if (sub === "rm") return each(operands(rest), "remove");
   if (sub === "mv") return each(destination(rest, dir, c, new Set()), "remove");
   // stash list, show, pop, apply, drop …: they name no path.
-  if (sub === "stash" && rest[0] && !rest[0].text.startsWith("-") && !/^(push|save)$/.test(rest[0].text))
-    return;
-  if (/^(checkout|restore|stash|clean)$/.test(sub))
+  const verb = rest[0]?.text;
+  if (sub === "stash" && verb && !verb.startsWith("-") && verb !== "push" && verb !== "save") return;
+  if (sub === "checkout" || sub === "restore" || sub === "stash" || sub === "clean")
     each(
       operands(rest, new Set(["-m", "--message", "-s", "--source", "-b", "-B", "-e", "--exclude"])),
       "tree",

@@ -60,28 +60,26 @@ function writeTargets(
 
 /**
  * The real path of an absolute path: symlinks followed as far as it exists,
- * the missing rest kept as written. lstat walks up to the part that exists
- * without throwing (an exception costs more than the system calls).
+ * the missing rest kept as written. One realpath for a path that exists
+ * (most edit targets); for one that does not, its folder's, and an lstat to
+ * see whether it is a dangling link (writing through one creates its
+ * target, so that is the path to compare).
  */
 function realPath(abs: string, depth = 0): string | null {
   const missing: string[] = [];
-  let p = abs;
-  let st;
-  while (!(st = lstatSync(p, { throwIfNoEntry: false }))) {
-    if (dirname(p) === p) return null;
-    missing.push(basename(p));
-    p = dirname(p);
-  }
-  const rest = missing.reverse();
-  try {
-    return join(realpathSync.native(p), ...rest);
-  } catch {
-    // A dangling link: writing through it creates its target, so that is the path to compare.
-    if (!st.isSymbolicLink() || depth > 8) return null;
+  for (let p = abs; ; p = dirname(p)) {
     try {
-      return realPath(join(resolve(dirname(p), readlinkSync(p)), ...rest), depth + 1);
-    } catch {
-      return null;
+      return join(realpathSync.native(p), ...missing.reverse());
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== "ENOENT" || dirname(p) === p) return null;
+      if (missing.length === 0 && depth < 8 && lstatSync(p, { throwIfNoEntry: false })?.isSymbolicLink()) {
+        try {
+          return realPath(resolve(dirname(p), readlinkSync(p)), depth + 1);
+        } catch {
+          return null;
+        }
+      }
+      missing.push(basename(p));
     }
   }
 }

@@ -65,8 +65,10 @@ function reachOfPath(
   // A symlink (or a folder reached through one) whose real path is a guard file: one realpath, only for a path that is no guard file by name.
   if (!hasGlob(abs) && ctx.realpath && ctx.realRoot) {
     const real = ctx.realpath(abs);
-    const realRoot = real === null ? null : ctx.realRoot();
-    const realRel = real === null || realRoot === null ? null : relativeTo(real, realRoot);
+    // The root's own real path only when the target's is not under the root as named (one realpath saved on most calls).
+    const textual = real === null ? null : relativeTo(real, ctx.root);
+    const realRoot = real === null || textual !== null ? null : ctx.realRoot();
+    const realRel = textual ?? (real === null || realRoot === null ? null : relativeTo(real, realRoot));
     const realReach = realRel === null ? null : reachOf(realRel);
     if (realReach) return { rel: realRel, reach: realReach, aboveRoot };
   }

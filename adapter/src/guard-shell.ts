@@ -3,7 +3,7 @@ import { blocksEdits } from "@cohent/protocol/actions";
 import { normalizeRepoPath } from "@cohent/protocol/paths";
 import type { Envelope } from "@cohent/protocol";
 import * as client from "./client.js";
-import { lstatSync, readFileSync, readlinkSync, realpathSync } from "node:fs";
+import { existsSync, lstatSync, readFileSync, readlinkSync, realpathSync } from "node:fs";
 import { activePeers } from "./commit-op.js";
 import { checkGitCommand, classifyGitCommand } from "./git-guard.js";
 import { guardFileWrites } from "./guard-file-writes.js";
@@ -60,27 +60,30 @@ function writeTargets(
 
 /**
  * The real path of an absolute path: symlinks followed as far as it exists,
- * the missing rest kept as written. One realpath for a path that exists
- * (most edit targets); for one that does not, its folder's, and an lstat to
- * see whether it is a dangling link (writing through one creates its
- * target, so that is the path to compare).
+ * the missing rest kept as written. existsSync walks up to the part that
+ * exists without an exception (one costs more than the system calls), and
+ * one realpath resolves it. A missing last part is looked at once more: a
+ * dangling link, since writing through one creates its target.
  */
 function realPath(abs: string, depth = 0): string | null {
   const missing: string[] = [];
-  for (let p = abs; ; p = dirname(p)) {
-    try {
-      return join(realpathSync.native(p), ...missing.reverse());
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== "ENOENT" || dirname(p) === p) return null;
-      if (missing.length === 0 && depth < 8 && lstatSync(p, { throwIfNoEntry: false })?.isSymbolicLink()) {
-        try {
-          return realPath(resolve(dirname(p), readlinkSync(p)), depth + 1);
-        } catch {
-          return null;
-        }
+  let p = abs;
+  while (!existsSync(p)) {
+    if (missing.length === 0 && depth < 8 && lstatSync(p, { throwIfNoEntry: false })?.isSymbolicLink()) {
+      try {
+        return realPath(resolve(dirname(p), readlinkSync(p)), depth + 1);
+      } catch {
+        return null;
       }
-      missing.push(basename(p));
     }
+    if (dirname(p) === p) return null;
+    missing.push(basename(p));
+    p = dirname(p);
+  }
+  try {
+    return join(realpathSync.native(p), ...missing.reverse());
+  } catch {
+    return null;
   }
 }
 

@@ -68,19 +68,15 @@ function writeTargets(
 function realPath(abs: string, depth = 0): string | null {
   const missing: string[] = [];
   let p = abs;
-  while (!existsSync(p)) {
-    if (missing.length === 0 && depth < 8 && lstatSync(p, { throwIfNoEntry: false })?.isSymbolicLink()) {
-      try {
-        return realPath(resolve(dirname(p), readlinkSync(p)), depth + 1);
-      } catch {
-        return null;
-      }
-    }
-    if (dirname(p) === p) return null;
-    missing.push(basename(p));
-    p = dirname(p);
-  }
+  // Whatever the file system says (ENOTDIR under a file, EACCES, a loop), no real path: the call is judged by its name.
   try {
+    while (!existsSync(p)) {
+      if (missing.length === 0 && depth < 8 && lstatSync(p, { throwIfNoEntry: false })?.isSymbolicLink())
+        return realPath(resolve(dirname(p), readlinkSync(p)), depth + 1);
+      if (dirname(p) === p) return null;
+      missing.push(basename(p));
+      p = dirname(p);
+    }
     return join(realpathSync.native(p), ...missing.reverse());
   } catch {
     return null;

@@ -272,6 +272,7 @@ const SHELL_ALLOW: string[] = [
   "ls -la .cohent",
   "jq .hooks .claude/settings.json",
   "cp .claude/settings.json /tmp/settings.backup.json",
+  "cp /tmp/new.ts src/app.ts",
   "echo '## Notes' >> AGENTS.md",
   "node .cohent/cohent.mjs context",
 ];

@@ -152,6 +152,10 @@ describe("edits of the guard's files, by every edit tool, however the path is sp
       guardFilesCheck("Bash", { command }, classify("Bash", { command }), root, root);
     expect(shell("echo '{}' > harmless.json")?.permission).toBe("deny");
     expect(shell("cat harmless.json")).toBeNull();
+    // A file where a folder would be (cp onto a file: DEST/<name> is under it): judged by its name, no failure.
+    writeFileSync(path.join(root, "app.ts"), "x");
+    expect(shell("cp /tmp/a.json app.ts && cp /tmp/b.json app.ts/x.json")).toBeNull();
+    expect(check("app.ts/y.ts")).toBeNull();
   });
 });
 

@@ -84,7 +84,7 @@ type Input = Record<string, unknown>;
 function editedText(
   tool: string,
   input: Input,
-  rel: string,
+  same: (patchPath: string) => boolean,
   current: string | null,
 ): string | null | undefined {
   if (tool === "Write") return typeof input.content === "string" ? input.content : undefined;
@@ -112,7 +112,6 @@ function editedText(
   if (tool === "apply_patch") {
     const body = [input.command, input.input, input.patch].find((v) => typeof v === "string") as string;
     let text: string | null | undefined = current;
-    const same = (p: string) => p.toLowerCase() === rel.toLowerCase();
     for (const f of patchFiles(body ?? "")) {
       if (f.moveTo !== null && (same(f.moveTo) || same(f.path))) return undefined; // a move onto or off it: refused
       if (!same(f.path)) continue;
@@ -142,10 +141,16 @@ function editWrites(tool: string, input: Input, call: ToolCall, ctx: WriteContex
       continue;
     }
     // An instruction file: refused only when the managed section would change or go.
-    const current = ctx.readFile?.(rel ?? t) ?? null;
+    const current = ctx.readFile?.(path) ?? null;
+    // A patch names its files from the cwd, as this target was named (or, through a link, as the file really is).
+    const named = posix.resolve(ctx.cwd, t).toLowerCase();
+    const same = (p: string) => {
+      const abs = posix.resolve(ctx.cwd, p);
+      return abs.toLowerCase() === named || relativeTo(abs, ctx.root)?.toLowerCase() === path.toLowerCase();
+    };
     const next = viaPatch
-      ? editedText("apply_patch", patchInput(tool, input, call), rel ?? t, current)
-      : editedText(tool, input, rel ?? t, current);
+      ? editedText("apply_patch", patchInput(tool, input, call), same, current)
+      : editedText(tool, input, same, current);
     if (next === undefined || managedSection(next) !== managedSection(current))
       out.push({ path, kind: "section" });
   }

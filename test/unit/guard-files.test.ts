@@ -287,6 +287,21 @@ describe("the instruction files: only a change of the section init manages is re
       expect(v!.reason).toContain("npx cohent init");
     });
 
+  it("a patch from a sub-folder names it through ..", () => {
+    const body = (p: string, change: string) => ({
+      command: `*** Begin Patch\n*** Update File: ${p}\n${change}*** End Patch\n`,
+    });
+    const inside = "@@\n Rule one.\n-Rule two.\n+Rule 2.\n";
+    const outside = "@@\n-src/ holds the code.\n+src/ holds it.\n";
+    expect(decide("apply_patch", body("../AGENTS.md", inside), { cwd: `${ROOT}/src` })?.permission).toBe(
+      "deny",
+    );
+    expect(decide("apply_patch", body("../agents.md", inside), { cwd: `${ROOT}/src` })?.permission).toBe(
+      "deny",
+    );
+    expect(decide("apply_patch", body("../AGENTS.md", outside), { cwd: `${ROOT}/src` })).toBeNull();
+  });
+
   it("copilot-instructions.md the same way; an instruction file without a section is ordinary", () => {
     const gh = `${ROOT}/.github/copilot-instructions.md`;
     expect(decide("Edit", { file_path: gh, old_string: "Rule one.", new_string: "x" })?.permission).toBe(

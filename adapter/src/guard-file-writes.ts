@@ -244,8 +244,15 @@ const join = (dir: Word, name: string): Word => ({
  * destination itself when it is a guard file (or, with -T, a folder above
  * one), and DEST/<name> of each source (`cp -r evil/.claude .`).
  */
-function destination(args: Word[], cwd: string | null, c: Ctx, withValue: ReadonlySet<string>): Word[] {
-  const target = optionValue(args, "t", "target-directory");
+function destination(
+  args: Word[],
+  cwd: string | null,
+  c: Ctx,
+  withValue: ReadonlySet<string>,
+  targetFlag: "t" | null = "t",
+): Word[] {
+  // -t DIR names the destination folder (cp, mv, install, ln); rsync's -t is its times.
+  const target = optionValue(args, targetFlag, "target-directory");
   const ops = operands(args, withValue);
   const dest = target ?? ops[ops.length - 1];
   const sources = target ? ops : ops.slice(0, -1);
@@ -396,15 +403,17 @@ function commandWrites(words: Word[], cwd: string | null, c: Ctx): void {
     case "mv":
       return each(destination(args, cwd, c, CP_VALUES), "remove");
     case "cp":
+      destination(args, cwd, c, CP_VALUES);
+      return;
     case "rsync":
-      destination(args, cwd, c, name === "cp" ? CP_VALUES : RSYNC_VALUES);
+      destination(args, cwd, c, RSYNC_VALUES, null);
       return;
     case "install":
       destination(args, cwd, c, INSTALL_VALUES);
       return;
     case "ln":
-      // Any link to a guard file: a hard link would be a second name to write it through.
-      return each(operands(args, CP_VALUES), "remove");
+      // A link onto a guard file, or to one: a hard link would be a second name to write it through.
+      return each(destination(args, cwd, c, CP_VALUES), "write");
     case "sed":
     case "perl":
     case "ruby":

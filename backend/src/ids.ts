@@ -19,7 +19,8 @@ export type IdPrefix =
   | "cs"
   | "qw"
   | "ntc"
-  | "rra";
+  | "rra"
+  | "wir";
 /** Random bytes drawn 4 KiB at a time: one call to the system's generator per 409 ids instead of one each. */
 const POOL_BYTES = 4090;
 let pool = Buffer.alloc(0);

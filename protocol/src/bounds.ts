@@ -45,6 +45,10 @@ export const BOUNDS = {
   releaseRequestsPerMinute: 6,
   /** Notices one packet carries at most; the rest wait for the next packet. */
   packetNotices: 10,
+  /** Modified files one guard-wiring report lists at most. */
+  wiringChanges: 32,
+  /** What changed in one file of the guard's wiring, as one short phrase ("hook entry PreToolUse removed"). */
+  wiringPhraseChars: 80,
 } as const;
 
 /** The long-poll header of GET /api/agent: wait up to this many seconds for a change after the cursor (zod-free here: the adapter sends it). */

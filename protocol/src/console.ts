@@ -248,6 +248,27 @@ export interface TokenView {
   approvedBy: string | null;
 }
 
+/**
+ * "Guard wiring modified": a checkout whose adapter found, at a session start
+ * (or `doctor`), that what `cohent init` wrote and wired differs. One per
+ * checkout, until a later report from it finds the wiring intact. The files
+ * and phrases are the adapter's (peer text, bounded and validated).
+ */
+export interface WiringAlarmView {
+  /** Opaque: a hash of the machine and the checkout's directory. */
+  checkout: string;
+  person: string;
+  /** The machine the reporting token was paired from, when it was. */
+  machine: string | null;
+  tokenId: string;
+  /** The session whose start (or doctor run) reported it last. */
+  sessionId: string;
+  sessionKey: string | null;
+  client: string | null;
+  changes: { file: string; change: string }[];
+  reportedAt: string;
+}
+
 /** GET /api/console/repos/:owner/:name: everything the repository's live pages show, in one read. */
 export interface Overview {
   repo: { name: string; goal: string; createdAt: string };
@@ -258,6 +279,8 @@ export interface Overview {
   sessions: SessionView[];
   tokens: TokenView[];
   pairings: PairingView[];
+  /** Checkouts whose guard wiring is modified, newest report first. */
+  wiring: WiringAlarmView[];
 }
 
 /** Answers of the console's state changes. */

@@ -29,6 +29,8 @@ const BOUND_NOTES: Record<keyof typeof BOUNDS, string> = {
   releaseNoteChars: "a release request's note",
   releaseRequestsPerMinute: "release requests one session may send per minute (then `RATE_LIMITED`)",
   packetNotices: "notices one packet carries (the rest come in the next)",
+  wiringChanges: "modified files one guard-wiring report (`guard`, kind `wiring`) lists",
+  wiringPhraseChars: "what changed in one file of the guard's wiring, as one phrase",
 };
 
 /** docs/protocol.md, generated from the schemas so that it cannot drift (a test compares). */

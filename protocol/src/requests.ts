@@ -90,13 +90,55 @@ export const GuardKind = z.enum([
   "unconfigured",
   "git-peer-changes",
 ]);
-export const GuardRequest = z.strictObject({
-  type: z.literal("guard"),
-  intentId: IntentId.optional(),
-  kind: GuardKind,
-  tool: z.string().min(1).max(BOUNDS.identityChars),
-  paths: PathList.default([]),
+/**
+ * One file of the guard's wiring (what `cohent init` writes and wires) that
+ * differs from what init wrote: which file, relative to the checkout, and
+ * what changed in one short phrase. Peer text: bounded, and of a character
+ * set that holds no markup and no line break.
+ */
+export const WiringChange = z.strictObject({
+  file: z
+    .string()
+    .min(1)
+    .max(BOUNDS.pathChars)
+    .regex(
+      /^(?!.*(?:^|\/)\.\.?(?:\/|$))[A-Za-z0-9._-]+(?:\/[A-Za-z0-9._-]+)*$/,
+      "a path inside the checkout: letters, digits, . _ - separated by /, no . or .. segment",
+    ),
+  change: z
+    .string()
+    .min(1)
+    .max(BOUNDS.wiringPhraseChars)
+    .regex(
+      /^[A-Za-z0-9][A-Za-z0-9 .,:()_/-]*$/,
+      "a short phrase: letters, digits, spaces and . , : ( ) _ / -",
+    ),
 });
+/**
+ * The state of one checkout's guard wiring, as its adapter found it at a
+ * session start (or `doctor`): `changes` empty means intact, which clears an
+ * earlier report of the same checkout. `checkout` is opaque: a hash of the
+ * machine and the checkout's directory, so that two checkouts of one
+ * repository on one machine (one credential) are told apart.
+ */
+export const WiringReport = z.strictObject({
+  checkout: z.string().regex(/^[0-9a-f]{16,64}$/, "16 to 64 lower-case hex digits"),
+  changes: z.array(WiringChange).max(BOUNDS.wiringChanges),
+});
+export const GuardRequest = z
+  .strictObject({
+    type: z.literal("guard"),
+    intentId: IntentId.optional(),
+    /** A refusal the adapter made, or `wiring`: the guard wiring's state (then `wiring` is set). */
+    kind: z.union([GuardKind, z.literal("wiring")]),
+    tool: z.string().min(1).max(BOUNDS.identityChars),
+    paths: PathList.default([]),
+    wiring: WiringReport.optional(),
+  })
+  .refine((r) => (r.kind === "wiring") === (r.wiring !== undefined), {
+    message: "kind wiring carries `wiring`, and only it does",
+    path: ["wiring"],
+  });
 
 /** The live claims of the other intents in the repository: what the adapter's Git guard and `commit` check against. Read-only. */
 export const ScopesRequest = z.strictObject({
@@ -136,6 +178,8 @@ export type AckRequest = z.infer<typeof AckRequest>;
 export type AgentRequest = z.infer<typeof AgentRequest>;
 export type ContextRequest = z.infer<typeof ContextRequest>;
 export type GuardRequest = z.infer<typeof GuardRequest>;
+export type WiringChange = z.infer<typeof WiringChange>;
+export type WiringReport = z.infer<typeof WiringReport>;
 export type StatusRequest = z.infer<typeof StatusRequest>;
 export type ScopesRequest = z.infer<typeof ScopesRequest>;
 export type ReleaseRequest = z.infer<typeof ReleaseRequest>;

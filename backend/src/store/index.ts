@@ -15,6 +15,7 @@ import { reads } from "./reads.js";
 import { releaseAsks } from "./release-asks.js";
 import { repos } from "./repos.js";
 import { sessions, tokens } from "./sessions.js";
+import { wiring } from "./wiring.js";
 
 export type { IntentRow } from "./rows.js";
 export type { PairingRow } from "./people.js";
@@ -37,6 +38,7 @@ const CONCERNS = {
   queue,
   notices,
   releaseAsks,
+  wiring,
 };
 type Concerns = typeof CONCERNS;
 

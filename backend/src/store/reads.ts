@@ -28,7 +28,7 @@ export const reads = (c: PrismaTx) => ({
   },
   /** A fingerprint of everything the console shows: the change log and what changes outside it. */
   fingerprint: async () => {
-    const [event, pairing, tokens, revoked, seen, repos, catches] = await Promise.all([
+    const [event, pairing, tokens, revoked, seen, repos, catches, wiring] = await Promise.all([
       c.event.aggregate({ _max: { seq: true } }),
       c.pairing.aggregate({ _max: { updatedAt: true }, _count: true }),
       c.agentToken.count(),
@@ -37,6 +37,8 @@ export const reads = (c: PrismaTx) => ({
       c.repository.aggregate({ _count: true, _max: { createdAt: true } }),
       // A refused claim writes no event, and lease renewals are coalesced: count the catches themselves.
       c.guardCatch.count(),
+      // A wiring report writes no event either; clearing one changes only its clearedAt.
+      c.wiringReport.aggregate({ _count: { clearedAt: true }, _max: { reportedAt: true, clearedAt: true } }),
     ]);
     return [
       event._max.seq ?? 0,
@@ -47,6 +49,9 @@ export const reads = (c: PrismaTx) => ({
       seen._max.lastSeenAt?.getTime() ?? 0,
       repos._count,
       catches,
+      wiring._count.clearedAt,
+      wiring._max.reportedAt?.getTime() ?? 0,
+      wiring._max.clearedAt?.getTime() ?? 0,
     ].join(":");
   },
   repoSummary: async (repoId: string) => {

@@ -1,10 +1,35 @@
-import { normalizeRepoPaths, type GuardRequest, type GuardResponse } from "@cohent/protocol";
+import { normalizeRepoPaths, redact, type GuardRequest, type GuardResponse } from "@cohent/protocol";
 import { newId } from "../../ids.js";
 import type { Caller, Deps } from "../deps.js";
 import { ownHead } from "../shared/views.js";
 
-/** Guard report: records a refusal the adapter made on its own (outside-scope writes, edits before an intent, …). */
+/**
+ * Guard report: records a refusal the adapter made on its own (outside-scope
+ * writes, edits before an intent, …), or, kind `wiring`, the state of the
+ * checkout's guard wiring as its adapter found it at a session start: the
+ * Control Room shows "guard wiring modified" for that checkout (the token
+ * and the checkout id it sends) until a report from it finds it intact.
+ */
 export async function guardReport(deps: Deps, caller: Caller, req: GuardRequest): Promise<GuardResponse> {
+  if (req.kind === "wiring") {
+    const wiring = req.wiring!;
+    return deps.store.tx(
+      async (t) => {
+        await t.wiring.report({
+          newId: () => newId("wir"),
+          repoId: caller.repo.id,
+          tokenId: caller.token.id,
+          checkout: wiring.checkout,
+          sessionId: caller.session.id,
+          // Validated by the schema (bounded, a plain character set); redacted like all peer text.
+          changes: wiring.changes.map((c) => ({ file: redact(c.file), change: redact(c.change) })),
+          at: deps.clock(),
+        });
+        return { recorded: true };
+      },
+      { batch: caller.repo.id },
+    );
+  }
   const paths = normalizeRepoPaths(req.paths);
   return deps.store.tx(
     async (t) => {

@@ -116,6 +116,7 @@ export async function repoOverview(deps: Deps, name: string): Promise<Overview> 
   });
 
   const iso = (d: Date | null) => d?.toISOString() ?? null;
+  const tokens = await store.reads.tokens(repo.id);
   return {
     repo: { name: repo.name, goal: repo.goal, createdAt: repo.createdAt.toISOString() },
     serverTime: now.toISOString(),
@@ -133,13 +134,22 @@ export async function repoOverview(deps: Deps, name: string): Promise<Overview> 
       at: at.toISOString(),
     })),
     sessions: await listSessions(deps, repo.name),
-    tokens: (await store.reads.tokens(repo.id)).map((t) => ({
+    tokens: tokens.map((t) => ({
       ...t,
       createdAt: t.createdAt.toISOString(),
       revokedAt: iso(t.revokedAt),
       lastCallAt: iso(t.lastCallAt),
     })),
     pairings: await pendingPairings(deps, repo.name),
+    wiring: (await store.wiring.modified(repo.id)).map((w) => {
+      const token = tokens.find((t) => t.id === w.tokenId);
+      return {
+        ...w,
+        person: token?.person ?? "unknown",
+        machine: token?.machine ?? null,
+        reportedAt: w.reportedAt.toISOString(),
+      };
+    }),
   };
 }
 

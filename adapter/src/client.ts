@@ -3,6 +3,7 @@ import type {
   CheckpointResponse,
   ContextResponse,
   Envelope,
+  GuardResponse,
   IntentResponse,
   Notice,
   Packet,
@@ -13,6 +14,7 @@ import type {
   ScopeResponse,
   ScopesResponse,
   SessionResponse,
+  WiringReport,
 } from "@cohent/protocol";
 import { fail } from "./envelope.js";
 import { readProject, resolveToken, type Project } from "./config.js";
@@ -398,6 +400,24 @@ export async function reportGuard(
   };
   if (s.state.intentId) body.intentId = s.state.intentId;
   await postAgent({ ...connection(c, s.id), timeoutMs: 1_500 }, body as { type: string });
+}
+
+/**
+ * Reports the guard wiring's state of this checkout (wiring-check.ts): the
+ * files that differ from what init wrote, or none, which clears an earlier
+ * report. `tool` says what checked: a session start, or doctor.
+ */
+export async function reportWiring(
+  c: Checkout,
+  sessionId: string,
+  tool: string,
+  wiring: WiringReport,
+  timeoutMs: number,
+): Promise<Envelope<GuardResponse>> {
+  return (await postAgent(
+    { ...connection(c, sessionId), timeoutMs },
+    { type: "guard", kind: "wiring", tool: clip(tool, BOUNDS.identityChars), wiring },
+  )) as Envelope<GuardResponse>;
 }
 
 /** Acknowledges the characters of a packet actually injected; once per packet. Undercounting is the only cost of a failure. */

@@ -8,6 +8,8 @@ import { health, postAgent } from "./http.js";
 import { readRuntime } from "./runtime.js";
 import { declaredHooks, hookTrust, isCohentHook, parseCodexTrust, type HookTrust } from "./trust.js";
 import { adapterVersionVerdict, recordedVersionVerdict } from "./version.js";
+import { readWiring, reportState, type WiringState } from "./wiring-check.js";
+import { describeChanges } from "./wiring.js";
 
 /**
  * `doctor`: tells the truth about whether this checkout is guarded: the
@@ -276,6 +278,39 @@ export function claudeCheck(root: string): Check {
     : { name: "claude hooks", status: "ok", detail: "every event runs the adapter." };
 }
 
+/**
+ * The guard wiring against what init wrote (wiring.ts): which file differs
+ * and how, and what a person does about it. The checkout's own adapter runs
+ * this check; a replaced .cohent/cohent.cjs cannot vouch for itself, so the
+ * repair runs the installed package when the adapter itself changed.
+ */
+export function wiringCheck(state: WiringState): Check {
+  if (state.changes === null)
+    return {
+      name: "guard wiring",
+      status: "warn",
+      detail:
+        ".cohent/project.json records no adapter version or file hashes (not written by cohent init, or by a release before it recorded them), so a modified wiring goes unnoticed. Run cohent init --upgrade and commit.",
+    };
+  if (state.changes.length === 0)
+    return {
+      name: "guard wiring",
+      status: "ok",
+      detail:
+        "as cohent init wrote it: the adapter files match the hashes in .cohent/project.json, and the hook entries, managed sections and MCP entries match init's.",
+    };
+  const adapterItself = state.changes.some((c) => /^\.cohent\/cohent\.(cjs|mjs)$/.test(c.file));
+  return {
+    name: "guard wiring",
+    status: "fail",
+    detail: `MODIFIED since cohent init wrote it: ${describeChanges(state.changes)}. The guard's own files are not the agents' to change, and the Control Room shows this checkout as "guard wiring modified". A person restores them: ${
+      adapterItself
+        ? "npx cohent init --upgrade (the installed package: the checkout's own adapter changed, and cannot vouch for itself)"
+        : "node .cohent/cohent.mjs init --upgrade (or npx cohent init --upgrade)"
+    }, reviews git diff, and commits.`,
+  };
+}
+
 export function loginShellNode(): Check {
   const shell = process.env.SHELL && existsSync(process.env.SHELL) ? process.env.SHELL : "/bin/sh";
   try {
@@ -308,6 +343,9 @@ export async function doctor(_args: string[], json: boolean, scriptUrl: string):
   const root = findRoot(process.cwd(), scriptUrl);
   let project: Project | null = null;
   let codex: CodexReport | null = null;
+  let wiring: WiringState | null = null;
+  /** Whether the service now has this checkout's wiring state (doctor tells it, which clears a repaired one). */
+  let wiringReported = false;
   const sessions: {
     id: string;
     client: string | null;
@@ -379,6 +417,8 @@ export async function doctor(_args: string[], json: boolean, scriptUrl: string):
     checks.push(...failClosedChecks(root), hookEntryCheck(root));
     const mcp = codexMcpCheck(root);
     if (mcp) checks.push(mcp);
+    wiring = readWiring(root);
+    checks.push(wiringCheck(wiring));
     const rt = readRuntime(root);
     for (const [id, s] of Object.entries(rt.sessions)) {
       sessions.push({
@@ -414,12 +454,26 @@ export async function doctor(_args: string[], json: boolean, scriptUrl: string):
   if (root && project && checks.every((c) => c.name !== "pairing" || c.status !== "fail")) {
     try {
       const checkout = openCheckout(root);
+      const doctorSession = `doctor-${process.env.USER ?? "user"}`;
       const env = await postAgent(
-        { ...connection(checkout, `doctor-${process.env.USER ?? "user"}`), timeoutMs: 5_000 },
+        { ...connection(checkout, doctorSession), timeoutMs: 5_000 },
         { type: "status" },
       );
       if (env.ok) {
         work = env.data;
+        if (wiring)
+          wiringReported = await reportState(
+            root,
+            checkout,
+            doctorSession,
+            "doctor",
+            wiring,
+            readRuntime(root),
+            {
+              always: true,
+              timeoutMs: 5_000,
+            },
+          );
         checks.push({
           name: "credential",
           status: "ok",
@@ -458,6 +512,7 @@ export async function doctor(_args: string[], json: boolean, scriptUrl: string):
       codex: checks.some((c) => c.name === "codex fails closed" && c.status === "ok"),
       claude: checks.some((c) => c.name === "claude fails closed" && c.status === "ok"),
     },
+    wiring: wiring && { changes: wiring.changes, reported: wiringReported },
   };
   if (json) process.stdout.write(JSON.stringify(ok("doctor", data)) + "\n");
   else {

@@ -140,16 +140,40 @@ async function postToolUse({ p, root, s, cwd, agentId }: Call): Promise<Answer> 
   return inject("PostToolUse", pending.text);
 }
 
+/**
+ * The guard wiring's check (wiring-check.ts), once a session: at its start,
+ * or at its first prompt when no SessionStart ran (that hook entry removed,
+ * or not trusted by Codex). A modified wiring is reported to the service;
+ * the session goes on whatever it finds, and a failure is nobody's business.
+ */
+async function checkWiring(root: string | null, s: SessionFile | null, event: string): Promise<void> {
+  if (!root || !s || s.state.wiringChecked) return;
+  s.set({ wiringChecked: true });
+  try {
+    const { readWiring, reportState } = await import("./wiring-check.js");
+    await reportState(root, quietCheckout(root), s.id, event, readWiring(root), s.runtime);
+  } catch {
+    /* never in a session start's way */
+  }
+}
+
 const HANDLERS: Record<string, (c: Call) => Promise<Answer>> = {
-  async SessionStart({ p, s }) {
+  async SessionStart({ p, root, s }) {
     s?.set({
       client: clientOf(p) ?? s.state.client,
       endedAt: undefined,
       ...(typeof p.model === "string" ? { model: p.model } : {}),
+      // A resumed or cleared session starts again: its wiring is checked again.
+      wiringChecked: undefined,
     });
+    await checkWiring(root, s, "SessionStart");
     return SILENT;
   },
-  UserPromptSubmit: userPromptSubmit,
+  async UserPromptSubmit(c) {
+    const answer = await userPromptSubmit(c);
+    await checkWiring(c.root, c.s, "UserPromptSubmit");
+    return answer;
+  },
   PreToolUse: preToolUse,
   PostToolUse: postToolUse,
   Stop: stop,

@@ -53,6 +53,8 @@ export interface SessionState {
   publishing?: PublishMark;
   /** Claude Code sub-agents seen since the last prompt, spawns not yet seen, and a Stop held back for them (subagents.ts). */
   subagents?: Subagents;
+  /** The guard wiring was checked for this session (at its start, or its first prompt): hook.ts checkWiring. */
+  wiringChecked?: boolean;
 }
 
 /** What the PreToolUse hook hands an exempt command: its session, and the answer when the hook ran it. */
@@ -67,6 +69,13 @@ export interface Runtime {
   version: 1;
   sessions: Record<string, SessionState>;
   relays: Relay[];
+  /**
+   * The guard wiring's state the service last accepted from this checkout
+   * (wiring-check.ts), as a digest of its changes: present while the service
+   * shows "guard wiring modified" for it, so that the first intact session
+   * start after a repair clears it, and no other sends anything.
+   */
+  wiring?: { reported: string; at: string };
 }
 
 /** A session that called within this long and did not end counts as live. */

@@ -2,6 +2,7 @@ import { mkdirSync, readFileSync, utimesSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { backendForFile } from "../helpers/backend.js";
+import { signedInAdmin } from "../console/helpers.js";
 import {
   canonicalJson,
   declaredHooks,
@@ -306,6 +307,56 @@ describe("doctor", () => {
     expect(r.stdout).toContain("FAIL  pairing: not paired on this machine");
     expect(r.stdout).toContain("FAIL  codex hooks: .codex/hooks.json is missing");
     expect(r.stdout).toContain("Codex will run the hooks here: NO.");
+  });
+
+  it("names each modified file of the guard wiring and the repair, tells the service, and clears it once repaired", async () => {
+    const co = await makeCheckout(fx.backend.url, "acme/shop");
+    init({ cwd: co.root, server: fx.backend.url, repo: "acme/shop", bundle: await builtAdapter() });
+    const token = await fx.backend.issueToken("acme/shop", "fay");
+    const env = { COHENT_AGENT_TOKEN: token, SHELL: "/bin/sh" };
+    const hooksFile = path.join(co.root, ".codex", "hooks.json");
+    const x = JSON.parse(readFileSync(hooksFile, "utf8"));
+    x.hooks.PreToolUse[0].hooks[0].command = "node .cohent/cohent.cjs hook || true";
+    x.hooks.PreToolUse[0].hooks[0].timeout = 5;
+    writeFileSync(hooksFile, JSON.stringify(x));
+    writeFileSync(path.join(co.root, ".cohent", "cohent-mcp.mjs"), "// not the MCP server\n");
+    const r = await run(co, ["doctor"], { env });
+    expect(r.code).toBe(1);
+    expect(r.stdout).toContain(
+      "FAIL  guard wiring: MODIFIED since cohent init wrote it: .cohent/cohent-mcp.mjs: cohent-mcp.mjs replaced. .codex/hooks.json: hook entry PreToolUse command, timeout changed.",
+    );
+    expect(r.stdout).toContain(
+      "A person restores them: node .cohent/cohent.mjs init --upgrade (or npx cohent init --upgrade), reviews git diff, and commits.",
+    );
+    const admin = await signedInAdmin(fx.backend);
+    const shown = async () =>
+      (
+        (await admin.get("/api/console/repos/acme/shop")).body.data.wiring as {
+          person: string;
+          changes: unknown[];
+        }[]
+      ).filter((w) => w.person === "fay");
+    expect((await shown())[0]?.changes).toEqual([
+      { file: ".cohent/cohent-mcp.mjs", change: "cohent-mcp.mjs replaced" },
+      { file: ".codex/hooks.json", change: "hook entry PreToolUse command, timeout changed" },
+    ]);
+
+    expect((await run(co, ["init", "--upgrade"], { env })).code).toBe(0);
+    const fixed = JSON.parse((await run(co, ["doctor", "--json"], { env })).stdout).data;
+    expect(fixed.checks).toContainEqual(expect.objectContaining({ name: "guard wiring", status: "ok" }));
+    expect(fixed.wiring).toEqual({ changes: [], reported: true });
+    expect(await shown()).toEqual([]);
+
+    // A checkout init did not write (no recorded adapter): doctor says the check cannot work there.
+    const bare = await makeCheckout(fx.backend.url, "acme/shop");
+    const warn = JSON.parse((await run(bare, ["doctor", "--json"], { env })).stdout).data;
+    expect(warn.checks).toContainEqual(
+      expect.objectContaining({
+        name: "guard wiring",
+        status: "warn",
+        detail: expect.stringContaining("Run cohent init --upgrade and commit."),
+      }),
+    );
   });
 
   it("fails the login-shell check when node is not on the login PATH", async () => {

@@ -1,4 +1,5 @@
 import { execFileSync, spawn } from "node:child_process";
+import { createHash } from "node:crypto";
 import { mkdirSync, mkdtempSync, readFileSync, readdirSync, statSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -183,6 +184,13 @@ describe("npx cohent init", () => {
       service: server.url,
       repository: "acme/shop",
       adapterVersion: COHENT_VERSION,
+      // The bytes of each adapter file, as copied: what a session start's wiring check compares.
+      adapterFiles: Object.fromEntries(
+        ["cohent.mjs", "cohent.cjs", "cohent-mcp.mjs"].map((n) => [
+          n,
+          "sha256:" + createHash("sha256").update(files[`.cohent/${n}`]!).digest("hex"),
+        ]),
+      ),
     });
     expect(files[".gitignore"]).toBe(
       "node_modules\n# Cohent: per-machine session state\n.cohent/runtime.json\n.cohent/runtime.json.*\n",

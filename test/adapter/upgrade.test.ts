@@ -127,6 +127,11 @@ describe("cohent init --upgrade", () => {
       service: fx.backend.url,
       repository: "acme/shop",
       adapterVersion: COHENT_VERSION,
+      adapterFiles: {
+        "cohent.mjs": expect.stringMatching(/^sha256:[0-9a-f]{64}$/),
+        "cohent.cjs": expect.stringMatching(/^sha256:[0-9a-f]{64}$/),
+        "cohent-mcp.mjs": expect.stringMatching(/^sha256:[0-9a-f]{64}$/),
+      },
     });
     expect(readFileSync(co.script, "utf8")).toBe(readFileSync(bundle, "utf8"));
     const attrs = readFileSync(path.join(co.root, ".gitattributes"), "utf8");

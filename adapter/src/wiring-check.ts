@@ -1,0 +1,99 @@
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { BOUNDS } from "@cohent/protocol/bounds";
+import type { WiringChange, WiringReport } from "@cohent/protocol";
+import { crypto, os } from "./builtins.js";
+import { reportWiring, type Checkout } from "./client.js";
+import { updateRuntime, type Runtime } from "./runtime.js";
+import { wiringChanges } from "./wiring.js";
+
+/**
+ * The wiring check at a session start (and in doctor): reads the guard's
+ * files, compares them with what init wrote (wiring.ts), and tells the
+ * service when they differ, so that the Control Room shows "guard wiring
+ * modified" for this checkout. An intact checkout sends nothing, unless the
+ * service still shows an earlier report of it (runtime.json remembers that),
+ * which the intact report clears. Never throws and never refuses: a session
+ * start goes on whatever this finds.
+ */
+
+/** A session start waits at most this long for the report; it is retried at the next one when it fails. */
+export const WIRING_REPORT_TIMEOUT_MS = 1_500;
+
+export interface WiringState {
+  /** null: not a checkout written by an init that records its adapter; nothing to compare. */
+  changes: WiringChange[] | null;
+  checkout: string;
+}
+
+function readRel(root: string, rel: string): Buffer | null {
+  try {
+    return readFileSync(join(root, rel));
+  } catch {
+    return null;
+  }
+}
+
+/** Opaque and stable: this machine and this checkout's directory (two checkouts on one machine share a credential). */
+export function checkoutId(root: string): string {
+  return crypto().createHash("sha256").update(`${os().hostname()}\0${root}`).digest("hex").slice(0, 32);
+}
+
+export function readWiring(root: string): WiringState {
+  let changes: WiringChange[] | null;
+  try {
+    changes = wiringChanges((rel) => readRel(root, rel), root);
+  } catch {
+    changes = [{ file: ".cohent/project.json", change: "wiring unreadable" }];
+  }
+  return { changes, checkout: checkoutId(root) };
+}
+
+const digest = (changes: WiringChange[]) =>
+  crypto().createHash("sha256").update(JSON.stringify(changes)).digest("hex").slice(0, 32);
+
+/** Whether the service should hear this state: every modified one, and an intact one while it shows an earlier report. */
+export function shouldReport(state: WiringState, rt: Runtime): boolean {
+  if (state.changes === null) return false;
+  return state.changes.length > 0 || rt.wiring !== undefined;
+}
+
+/**
+ * Sends the state when it should be heard, and remembers what the service
+ * accepted. Returns whether the service has this checkout's state now
+ * (false: nothing sent, or the send failed).
+ */
+export async function reportState(
+  root: string,
+  checkout: Checkout | null,
+  sessionId: string,
+  tool: string,
+  state: WiringState,
+  rt: Runtime,
+  opts: { always?: boolean; timeoutMs?: number } = {},
+): Promise<boolean> {
+  if (state.changes === null || !checkout) return false;
+  if (!opts.always && !shouldReport(state, rt)) return false;
+  const report: WiringReport = {
+    checkout: state.checkout,
+    changes: state.changes.slice(0, BOUNDS.wiringChanges).map((c) => ({
+      file: c.file,
+      change: c.change.slice(0, BOUNDS.wiringPhraseChars),
+    })),
+  };
+  const env = await reportWiring(
+    checkout,
+    sessionId,
+    tool,
+    report,
+    opts.timeoutMs ?? WIRING_REPORT_TIMEOUT_MS,
+  ).catch(() => null);
+  if (!env?.ok) return false;
+  const reported = report.changes.length ? digest(report.changes) : null;
+  if ((rt.wiring?.reported ?? null) !== reported)
+    updateRuntime(root, (r) => {
+      if (reported) r.wiring = { reported, at: new Date().toISOString() };
+      else delete r.wiring;
+    });
+  return true;
+}

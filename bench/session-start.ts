@@ -1,0 +1,83 @@
+import { spawn } from "node:child_process";
+import { readFileSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { init } from "../adapter/src/init.js";
+import { benchCheckout, median, table } from "./lib.js";
+
+/**
+ * The SessionStart hook's whole process (`node .cohent/cohent.cjs hook`, as
+ * init wires it for Claude Code) in a checkout made by init, against a local
+ * server, beside `node -e 0` in the same run (interleaved, so that machine
+ * noise hits every case alike). The wiring check runs on every session
+ * start: intact, it reads and hashes the wiring and sends nothing; modified,
+ * it also reports to the server. Run: npx tsx bench/session-start.ts
+ * (COHENT_BENCH_RUNS, default 30).
+ */
+
+const RUNS = Number(process.env.COHENT_BENCH_RUNS ?? 30);
+
+function once(args: string[], cwd: string, env: Record<string, string>, stdin = ""): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const start = performance.now();
+    const child = spawn(process.execPath, args, { cwd, env, stdio: ["pipe", "ignore", "ignore"] });
+    child.on("error", reject);
+    child.on("close", (code) =>
+      code === 0 ? resolve(performance.now() - start) : reject(new Error(`${args.join(" ")} exited ${code}`)),
+    );
+    child.stdin.end(stdin);
+  });
+}
+
+export async function benchSessionStart(): Promise<Record<string, string | number>[]> {
+  const co = await benchCheckout("bench/session-start", "Claude Code");
+  try {
+    // COHENT_BENCH_BUNDLE: another build's cohent.mjs (an earlier commit's, for a before/after).
+    const bundle = process.env.COHENT_BENCH_BUNDLE ?? co.bundle;
+    init({ cwd: co.root, server: co.backend.url, repo: "bench/session-start", bundle });
+    const script = path.join(co.root, ".cohent", "cohent.cjs");
+    const env = {
+      PATH: process.env.PATH ?? "",
+      HOME: co.home,
+      COHENT_AGENT_TOKEN: co.token,
+      CLAUDECODE: "1",
+    };
+    let n = 0;
+    const start = () =>
+      JSON.stringify({
+        session_id: `bench-${n++}`,
+        transcript_path: "/tmp/c.jsonl",
+        cwd: co.root,
+        hook_event_name: "SessionStart",
+        source: "startup",
+      });
+    const settings = path.join(co.root, ".claude", "settings.json");
+    const intact = readFileSync(settings, "utf8");
+    const modified = JSON.stringify({ ...JSON.parse(intact), disableAllHooks: true });
+    const cases: [string, () => Promise<number>][] = [
+      ["node -e 0", () => once(["-e", "0"], co.root, env)],
+      [
+        "SessionStart, wiring intact",
+        () => (writeFileSync(settings, intact), once([script, "hook"], co.root, env, start())),
+      ],
+      [
+        "SessionStart, wiring modified (reported)",
+        () => (writeFileSync(settings, modified), once([script, "hook"], co.root, env, start())),
+      ],
+    ];
+    const times = new Map<string, number[]>(cases.map(([name]) => [name, []]));
+    for (const [, run] of cases) await run(); // warm the code cache and the server
+    for (let i = 0; i < RUNS; i++) for (const [name, run] of cases) times.get(name)!.push(await run());
+    writeFileSync(settings, intact);
+    const base = median(times.get("node -e 0")!);
+    return cases.map(([name]) => {
+      const m = median(times.get(name)!);
+      return { case: name, "p50 ms": m.toFixed(1), "× node -e 0": (m / base).toFixed(2) };
+    });
+  } finally {
+    await co.stop();
+  }
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  table(`SessionStart hook process (${RUNS} runs, median)`, await benchSessionStart());
+}

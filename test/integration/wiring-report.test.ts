@@ -62,8 +62,12 @@ describe.each(DATABASE_KINDS)("guard wiring reports (%s)", (kind) => {
 
   it("refuses hostile file names, phrases and shapes with INVALID_INPUT, storing nothing", async () => {
     const c = agentClient(backend.url, dora, "h-1");
-    const before = await shown();
     const ok = { file: ".claude/settings.json", change: "disableAllHooks set" };
+    // The same report, well formed, is accepted (and then cleared): each refusal below is for its one flaw.
+    expect((await c.post(report([ok], "bbbbbbbbbbbbbbbb"))).status).toBe(200);
+    expect((await shown()).some((w) => w.checkout === "bbbbbbbbbbbbbbbb")).toBe(true);
+    await c.post(report([], "bbbbbbbbbbbbbbbb"));
+    const before = await shown();
     const bad: unknown[] = [
       report([{ ...ok, file: "../outside" }]),
       report([{ ...ok, file: "/etc/passwd" }]),

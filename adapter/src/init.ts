@@ -119,18 +119,21 @@ Never put secrets or tokens in intents or checkpoints.
 export const CURSOR_RULE = `---\ndescription: Coordinate with other coding agents through Cohent\nalwaysApply: true\n---\n\n${AGENT_INSTRUCTIONS}`;
 
 /**
- * What project.json records of the adapter files init copied: each file's
- * sha256, so that a session start (wiring-check.ts) and doctor can tell a
- * replaced or patched adapter file. Templates say what the hook entries and
- * sections should be; only these bytes need a record.
+ * What project.json records of each adapter file init copied: its sha256,
+ * so that a session start (wiring-check.ts) and doctor can tell a replaced
+ * or patched adapter file. Templates say what the hook entries and sections
+ * should be; only these bytes need a record. Line endings count for
+ * nothing: a checkout on Windows with core.autocrlf turns LF into CRLF, and
+ * a bundle holds no CR of its own (esbuild escapes them in strings).
  */
+export function adapterFileHash(content: Buffer | string): string {
+  let b = typeof content === "string" ? Buffer.from(content, "utf8") : content;
+  if (b.includes(13)) b = Buffer.from(b.toString("latin1").replace(/\r\n/g, "\n"), "latin1");
+  return "sha256:" + crypto().createHash("sha256").update(b).digest("hex");
+}
+
 export function adapterFileHashes(contents: Record<string, string>): Record<string, string> {
-  return Object.fromEntries(
-    Object.entries(contents).map(([name, text]) => [
-      name,
-      "sha256:" + crypto().createHash("sha256").update(text, "utf8").digest("hex"),
-    ]),
-  );
+  return Object.fromEntries(Object.entries(contents).map(([name, text]) => [name, adapterFileHash(text)]));
 }
 
 export interface FileChange {

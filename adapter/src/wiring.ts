@@ -1,9 +1,9 @@
 import type { WiringChange } from "@cohent/protocol";
 import { BOUNDS } from "@cohent/protocol/bounds";
-import { crypto } from "./builtins.js";
 import { GUARD_FILES } from "./guard-files.js";
 import {
   ADAPTER_FILES,
+  adapterFileHash,
   AGENT_INSTRUCTIONS,
   CLAUDE_HOOKS,
   CODEX_HOOKS,
@@ -42,8 +42,6 @@ interface Recorded {
   adapterVersion?: unknown;
   adapterFiles?: unknown;
 }
-
-const sha256 = (b: Buffer) => "sha256:" + crypto().createHash("sha256").update(b).digest("hex");
 
 function parseObject(b: Buffer): Record<string, any> | null {
   try {
@@ -190,7 +188,8 @@ function adapterFiles(read: Read, project: Recorded): WiringChange[] {
   for (const name of ADAPTER_FILES) {
     const b = read(`.cohent/${name}`);
     if (b === null) out.push({ file: `.cohent/${name}`, change: `${name} removed` });
-    else if (sha256(b) !== recorded[name]) out.push({ file: `.cohent/${name}`, change: `${name} replaced` });
+    else if (adapterFileHash(b) !== recorded[name])
+      out.push({ file: `.cohent/${name}`, change: `${name} replaced` });
   }
   return out;
 }

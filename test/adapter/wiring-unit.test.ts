@@ -170,6 +170,13 @@ const CASES: { name: string; edit: (f: Files, root: string) => void; expect: [st
     expect: [[".claude/settings.local.json", "disableAllHooks set"]],
   },
   {
+    name: "the adapter files checked out with CRLF line endings (core.autocrlf)",
+    edit: (f) => {
+      for (const n of ADAPTER_FILES) f.set(`.cohent/${n}`, f.get(`.cohent/${n}`)!.replace(/\n/g, "\r\n"));
+    },
+    expect: [],
+  },
+  {
     name: "cohent.cjs replaced",
     edit: (f) => f.set(".cohent/cohent.cjs", f.get(".cohent/cohent.cjs") + "// patched\n"),
     expect: [[".cohent/cohent.cjs", "cohent.cjs replaced"]],

@@ -1,7 +1,8 @@
 import { spawn } from "node:child_process";
-import { readFileSync, writeFileSync } from "node:fs";
+import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { init } from "../adapter/src/init.js";
+import { makeCheckout } from "../test/adapter/helpers.js";
 import { benchCheckout, median, table } from "./lib.js";
 
 /**
@@ -11,7 +12,8 @@ import { benchCheckout, median, table } from "./lib.js";
  * noise hits every case alike). The wiring check runs on every session
  * start: intact, it reads and hashes the wiring and sends nothing; modified,
  * it also reports to the server. Run: npx tsx bench/session-start.ts
- * (COHENT_BENCH_RUNS, default 30).
+ * (COHENT_BENCH_RUNS, default 30; COHENT_BENCH_BEFORE=<an earlier build's
+ * cohent.mjs> measures that build beside this one, in the same rounds).
  */
 
 const RUNS = Number(process.env.COHENT_BENCH_RUNS ?? 30);
@@ -28,53 +30,61 @@ function once(args: string[], cwd: string, env: Record<string, string>, stdin = 
   });
 }
 
+/** A checkout made by init from `bundle`, wired to the bench's server, and its two SessionStart cases. */
+async function startCases(label: string, bundle: string, service: string, token: string) {
+  const co = await makeCheckout(service, "bench/session-start");
+  init({ cwd: co.root, server: service, repo: "bench/session-start", bundle });
+  const script = path.join(co.root, ".cohent", "cohent.cjs");
+  const env = { PATH: process.env.PATH ?? "", HOME: co.home, COHENT_AGENT_TOKEN: token, CLAUDECODE: "1" };
+  let n = 0;
+  const payload = () =>
+    JSON.stringify({
+      session_id: `bench-${n++}`,
+      transcript_path: "/tmp/c.jsonl",
+      cwd: co.root,
+      hook_event_name: "SessionStart",
+      source: "startup",
+    });
+  const settings = path.join(co.root, ".claude", "settings.json");
+  const intact = readFileSync(settings, "utf8");
+  const modified = JSON.stringify({ ...JSON.parse(intact), disableAllHooks: true });
+  const cases: [string, () => Promise<number>][] = [
+    [
+      `${label}: SessionStart, wiring intact`,
+      () => (writeFileSync(settings, intact), once([script, "hook"], co.root, env, payload())),
+    ],
+    [
+      `${label}: SessionStart, wiring modified (reported)`,
+      () => (writeFileSync(settings, modified), once([script, "hook"], co.root, env, payload())),
+    ],
+  ];
+  return { cases, cleanup: () => rmSync(path.dirname(co.root), { recursive: true, force: true }) };
+}
+
 export async function benchSessionStart(): Promise<Record<string, string | number>[]> {
-  const co = await benchCheckout("bench/session-start", "Claude Code");
+  const bench = await benchCheckout("bench/session-start", "Claude Code");
+  // COHENT_BENCH_BEFORE: another build's cohent.mjs (an earlier commit's), measured beside this one.
+  const bundles: [string, string][] = [["this build", bench.bundle]];
+  if (process.env.COHENT_BENCH_BEFORE) bundles.unshift(["before", process.env.COHENT_BENCH_BEFORE]);
+  const made = await Promise.all(
+    bundles.map(([label, bundle]) => startCases(label, bundle, bench.backend.url, bench.token)),
+  );
   try {
-    // COHENT_BENCH_BUNDLE: another build's cohent.mjs (an earlier commit's, for a before/after).
-    const bundle = process.env.COHENT_BENCH_BUNDLE ?? co.bundle;
-    init({ cwd: co.root, server: co.backend.url, repo: "bench/session-start", bundle });
-    const script = path.join(co.root, ".cohent", "cohent.cjs");
-    const env = {
-      PATH: process.env.PATH ?? "",
-      HOME: co.home,
-      COHENT_AGENT_TOKEN: co.token,
-      CLAUDECODE: "1",
-    };
-    let n = 0;
-    const start = () =>
-      JSON.stringify({
-        session_id: `bench-${n++}`,
-        transcript_path: "/tmp/c.jsonl",
-        cwd: co.root,
-        hook_event_name: "SessionStart",
-        source: "startup",
-      });
-    const settings = path.join(co.root, ".claude", "settings.json");
-    const intact = readFileSync(settings, "utf8");
-    const modified = JSON.stringify({ ...JSON.parse(intact), disableAllHooks: true });
     const cases: [string, () => Promise<number>][] = [
-      ["node -e 0", () => once(["-e", "0"], co.root, env)],
-      [
-        "SessionStart, wiring intact",
-        () => (writeFileSync(settings, intact), once([script, "hook"], co.root, env, start())),
-      ],
-      [
-        "SessionStart, wiring modified (reported)",
-        () => (writeFileSync(settings, modified), once([script, "hook"], co.root, env, start())),
-      ],
+      ["node -e 0", () => once(["-e", "0"], bench.root, { PATH: process.env.PATH ?? "" })],
+      ...made.flatMap((m) => m.cases),
     ];
     const times = new Map<string, number[]>(cases.map(([name]) => [name, []]));
-    for (const [, run] of cases) await run(); // warm the code cache and the server
+    for (const [, run] of cases) await run(); // warm the code caches and the server
     for (let i = 0; i < RUNS; i++) for (const [name, run] of cases) times.get(name)!.push(await run());
-    writeFileSync(settings, intact);
     const base = median(times.get("node -e 0")!);
     return cases.map(([name]) => {
       const m = median(times.get(name)!);
       return { case: name, "p50 ms": m.toFixed(1), "× node -e 0": (m / base).toFixed(2) };
     });
   } finally {
-    await co.stop();
+    for (const m of made) m.cleanup();
+    await bench.stop();
   }
 }
 

@@ -151,7 +151,7 @@ async function checkWiring(root: string | null, s: SessionFile | null, event: st
   s.set({ wiringChecked: true });
   try {
     const { readWiring, reportState } = await import("./wiring-check.js");
-    await reportState(root, quietCheckout(root), s.id, event, readWiring(root), s.runtime);
+    await reportState(root, quietCheckout(root), s.id, event, readWiring(root, s.runtime), s.runtime);
   } catch {
     /* never in a session start's way */
   }

@@ -76,6 +76,8 @@ export interface Runtime {
    * start after a repair clears it, and no other sends anything.
    */
   wiring?: { reported: string; at: string };
+  /** Each adapter file's hash, with the stat it was computed for (wiring-check.ts readWiring). */
+  wiringHashes?: Record<string, { stat: string; hash: string }>;
 }
 
 /** A session that called within this long and did not end counts as live. */

@@ -1,10 +1,11 @@
-import { readFileSync } from "node:fs";
+import { readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { BOUNDS } from "@cohent/protocol/bounds";
 import type { WiringChange, WiringReport } from "@cohent/protocol";
 import { crypto, os } from "./builtins.js";
 import { reportWiring, type Checkout } from "./client.js";
 import { updateRuntime, type Runtime } from "./runtime.js";
+import { adapterFileHash } from "./init.js";
 import { wiringChanges } from "./wiring.js";
 
 /**
@@ -23,7 +24,6 @@ export const WIRING_REPORT_TIMEOUT_MS = 1_500;
 export interface WiringState {
   /** null: not a checkout written by an init that records its adapter; nothing to compare. */
   changes: WiringChange[] | null;
-  checkout: string;
 }
 
 function readRel(root: string, rel: string): Buffer | null {
@@ -39,14 +39,52 @@ export function checkoutId(root: string): string {
   return crypto().createHash("sha256").update(`${os().hostname()}\0${root}`).digest("hex").slice(0, 32);
 }
 
-export function readWiring(root: string): WiringState {
+/** What tells a file changed without reading it: inode, size, mtime and ctime (which no user can set back). */
+function statKey(file: string): string | null {
+  try {
+    const st = statSync(file);
+    return `${st.ino}:${st.size}:${st.mtimeMs}:${st.ctimeMs}`;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Reads the wiring and compares it with what init wrote. The adapter files'
+ * hashes come from runtime.json while each file's stat is the one they were
+ * computed for: a session start then loads no node:crypto (10 ms and more
+ * in a fresh process) and reads none of the adapter's 430 KB. A file that
+ * changed in any way (ctime moves with every write and rename) is hashed.
+ */
+export function readWiring(root: string, rt?: Runtime): WiringState {
+  const cache = rt?.wiringHashes ?? {};
+  const computed: NonNullable<Runtime["wiringHashes"]> = {};
+  const hashOf = (rel: string): string | null => {
+    const key = statKey(join(root, rel));
+    if (key === null) return null;
+    if (cache[rel]?.stat === key) return cache[rel].hash;
+    const b = readRel(root, rel);
+    if (b === null) return null;
+    const hash = adapterFileHash(b);
+    computed[rel] = { stat: key, hash };
+    return hash;
+  };
   let changes: WiringChange[] | null;
   try {
-    changes = wiringChanges((rel) => readRel(root, rel), root);
+    changes = wiringChanges((rel) => readRel(root, rel), root, hashOf);
   } catch {
     changes = [{ file: ".cohent/project.json", change: "wiring unreadable" }];
   }
-  return { changes, checkout: checkoutId(root) };
+  if (rt && Object.keys(computed).length) {
+    try {
+      updateRuntime(root, (r) => {
+        r.wiringHashes = { ...r.wiringHashes, ...computed };
+      });
+    } catch {
+      /* hashed again next time */
+    }
+  }
+  return { changes };
 }
 
 const digest = (changes: WiringChange[]) =>
@@ -75,7 +113,7 @@ export async function reportState(
   if (state.changes === null || !checkout) return false;
   if (!opts.always && !shouldReport(state, rt)) return false;
   const report: WiringReport = {
-    checkout: state.checkout,
+    checkout: checkoutId(root),
     changes: state.changes.slice(0, BOUNDS.wiringChanges).map((c) => ({
       file: c.file,
       change: c.change.slice(0, BOUNDS.wiringPhraseChars),

@@ -36,6 +36,8 @@ import { canonicalJson, isCohentHook } from "./trust.js";
  */
 
 export type Read = (rel: string) => Buffer | null;
+/** An adapter file's hash (init's adapterFileHash), null when there is no such file; wiring-check.ts caches it by stat. */
+export type HashOf = (rel: string) => string | null;
 
 /** project.json as init writes it; only what the check reads. */
 interface Recorded {
@@ -178,7 +180,7 @@ function mcpEntry(merge: (t: string) => string, file: string) {
 }
 
 /** The adapter files against project.json's record of them. */
-function adapterFiles(read: Read, project: Recorded): WiringChange[] {
+function adapterFiles(hashOf: HashOf, project: Recorded): WiringChange[] {
   const recorded =
     project.adapterFiles && typeof project.adapterFiles === "object"
       ? (project.adapterFiles as Record<string, unknown>)
@@ -186,10 +188,9 @@ function adapterFiles(read: Read, project: Recorded): WiringChange[] {
   if (!recorded) return [{ file: ".cohent/project.json", change: "adapter file hashes missing" }];
   const out: WiringChange[] = [];
   for (const name of ADAPTER_FILES) {
-    const b = read(`.cohent/${name}`);
-    if (b === null) out.push({ file: `.cohent/${name}`, change: `${name} removed` });
-    else if (adapterFileHash(b) !== recorded[name])
-      out.push({ file: `.cohent/${name}`, change: `${name} replaced` });
+    const hash = hashOf(`.cohent/${name}`);
+    if (hash === null) out.push({ file: `.cohent/${name}`, change: `${name} removed` });
+    else if (hash !== recorded[name]) out.push({ file: `.cohent/${name}`, change: `${name} replaced` });
   }
   return out;
 }
@@ -221,7 +222,14 @@ export function checkedPaths(root = "/"): string[] {
  * (project.json names no adapterVersion and no adapterFiles): nothing to
  * compare against.
  */
-export function wiringChanges(read: Read, root: string): WiringChange[] | null {
+export function wiringChanges(
+  read: Read,
+  root: string,
+  hashOf: HashOf = (rel) => {
+    const b = read(rel);
+    return b && adapterFileHash(b);
+  },
+): WiringChange[] | null {
   const raw = read(".cohent/project.json");
   const project = raw && parseObject(raw);
   if (!project) return [{ file: ".cohent/project.json", change: raw ? "not a JSON object" : "file removed" }];
@@ -230,7 +238,7 @@ export function wiringChanges(read: Read, root: string): WiringChange[] | null {
   const check = checkers(root);
   const out: WiringChange[] = [];
   for (const g of GUARD_FILES) {
-    if (g.path === ".cohent/") out.push(...adapterFiles(read, recorded));
+    if (g.path === ".cohent/") out.push(...adapterFiles(hashOf, recorded));
     else if (g.kind === "section")
       out.push(...section(read(g.path)).map((change) => ({ file: g.path, change })));
     else if (check[g.path])

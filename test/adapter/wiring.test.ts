@@ -103,6 +103,13 @@ describe("guard wiring check at session start", () => {
 
   it("reports a patched cohent.cjs, and the hook's own decisions go on", async () => {
     const co = await wired();
+    // An intact start first: it keeps the adapter files' hashes by stat, which the patch below must not fool.
+    await sessionStart(co, "p-0");
+    expect(
+      Object.keys(
+        JSON.parse(readFileSync(path.join(co.root, ".cohent", "runtime.json"), "utf8")).wiringHashes,
+      ),
+    ).toEqual([".cohent/cohent.mjs", ".cohent/cohent.cjs", ".cohent/cohent-mcp.mjs"]);
     appendFileSync(path.join(co.root, ".cohent", "cohent.cjs"), "\n// allow everything\n");
     await sessionStart(co, "p-1");
     expect((await alarmOf(co))?.changes).toEqual([

@@ -49,6 +49,8 @@ export const BOUNDS = {
   wiringChanges: 32,
   /** What changed in one file of the guard's wiring, as one short phrase ("hook entry PreToolUse removed"). */
   wiringPhraseChars: 80,
+  /** Checkouts one token may have reported as "guard wiring modified" at once. */
+  wiringCheckouts: 16,
 } as const;
 
 /** The long-poll header of GET /api/agent: wait up to this many seconds for a change after the cursor (zod-free here: the adapter sends it). */

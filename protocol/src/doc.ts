@@ -31,6 +31,8 @@ const BOUND_NOTES: Record<keyof typeof BOUNDS, string> = {
   packetNotices: "notices one packet carries (the rest come in the next)",
   wiringChanges: "modified files one guard-wiring report (`guard`, kind `wiring`) lists",
   wiringPhraseChars: "what changed in one file of the guard's wiring, as one phrase",
+  wiringCheckouts:
+    "checkouts one token may have reported modified at once (then `INVALID_INPUT` for another)",
 };
 
 /** docs/protocol.md, generated from the schemas so that it cannot drift (a test compares). */

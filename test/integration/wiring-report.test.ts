@@ -98,6 +98,23 @@ describe.each(DATABASE_KINDS)("guard wiring reports (%s)", (kind) => {
     expect(await shown()).toEqual(before);
   });
 
+  it("bounds the checkouts one token has reported modified at once", async () => {
+    const fay = await backend.issueToken("acme/shop", "fay");
+    const c = agentClient(backend.url, fay, "f-1");
+    const change = [{ file: ".claude/settings.json", change: "disableAllHooks set" }];
+    const id = (i: number) => i.toString(16).padStart(16, "c");
+    for (let i = 0; i < BOUNDS.wiringCheckouts; i++)
+      expect((await c.post(report(change, id(i)))).status).toBe(200);
+    const over = await c.post(report(change, id(BOUNDS.wiringCheckouts)));
+    expect([over.status, over.body.error.code]).toEqual([400, "INVALID_INPUT"]);
+    expect(over.body.error.message).toContain("cohent init --upgrade");
+    // One already shown may still be reported again; once one is repaired, another may come.
+    expect((await c.post(report(change, id(0)))).status).toBe(200);
+    await c.post(report([], id(0)));
+    expect((await c.post(report(change, id(BOUNDS.wiringCheckouts)))).status).toBe(200);
+    expect((await shown()).filter((w) => w.person === "fay")).toHaveLength(BOUNDS.wiringCheckouts);
+  });
+
   it("redacts a secret-shaped file name before storing it", async () => {
     const secret = "ghp_" + "A1b2C3d4E5".repeat(4);
     const c = agentClient(backend.url, dora, "r-1");

@@ -36,6 +36,14 @@ export const wiring = (c: PrismaTx, touch: Touch = () => {}) => ({
     });
     if (cleared.count) touch(repoId, "control");
   },
+  /** How many of this token's checkouts are reported modified now, and whether `checkout` is one of them. */
+  openOf: async (tokenId: string, checkout: string) => {
+    const rows = await c.wiringReport.findMany({
+      where: { tokenId, clearedAt: null },
+      select: { checkout: true },
+    });
+    return { count: rows.length, includes: rows.some((r) => r.checkout === checkout) };
+  },
   /** The repository's checkouts whose wiring is modified now, newest report first, with the reporting session. */
   modified: async (repoId: string) => {
     const rows = await c.wiringReport.findMany({

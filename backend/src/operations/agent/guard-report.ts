@@ -1,4 +1,11 @@
-import { normalizeRepoPaths, redact, type GuardRequest, type GuardResponse } from "@cohent/protocol";
+import {
+  BOUNDS,
+  CohentError,
+  normalizeRepoPaths,
+  redact,
+  type GuardRequest,
+  type GuardResponse,
+} from "@cohent/protocol";
 import { newId } from "../../ids.js";
 import type { Caller, Deps } from "../deps.js";
 import { ownHead } from "../shared/views.js";
@@ -15,6 +22,15 @@ export async function guardReport(deps: Deps, caller: Caller, req: GuardRequest)
     const wiring = req.wiring!;
     return deps.store.tx(
       async (t) => {
+        // Each alarm is a line in the Control Room: a token cannot fill it with made-up checkouts.
+        if (wiring.changes.length) {
+          const open = await t.wiring.openOf(caller.token.id, wiring.checkout);
+          if (!open.includes && open.count >= BOUNDS.wiringCheckouts)
+            throw new CohentError(
+              "INVALID_INPUT",
+              `This token already has ${BOUNDS.wiringCheckouts} checkouts reported as guard wiring modified; repair one (cohent init --upgrade) before another is reported.`,
+            );
+        }
         await t.wiring.report({
           newId: () => newId("wir"),
           repoId: caller.repo.id,

@@ -70,12 +70,11 @@ export interface Runtime {
   sessions: Record<string, SessionState>;
   relays: Relay[];
   /**
-   * The guard wiring's state the service last accepted from this checkout
-   * (wiring-check.ts), as a digest of its changes: present while the service
-   * shows "guard wiring modified" for it, so that the first intact session
-   * start after a repair clears it, and no other sends anything.
+   * Present while the service shows this checkout as "guard wiring
+   * modified" (wiring-check.ts): the first intact session start after a
+   * repair then clears it, and no other intact start sends anything.
    */
-  wiring?: { reported: string; at: string };
+  wiring?: { reportedAt: string };
   /** Each adapter file's hash, with the stat it was computed for (wiring-check.ts readWiring). */
   wiringHashes?: Record<string, { stat: string; hash: string }>;
 }

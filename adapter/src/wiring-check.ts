@@ -1,4 +1,4 @@
-import { readFileSync, statSync } from "node:fs";
+import { readFileSync, realpathSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { BOUNDS } from "@cohent/protocol/bounds";
 import type { WiringChange, WiringReport } from "@cohent/protocol";
@@ -36,7 +36,13 @@ function readRel(root: string, rel: string): Buffer | null {
 
 /** Opaque and stable: this machine and this checkout's directory (two checkouts on one machine share a credential). */
 export function checkoutId(root: string): string {
-  return crypto().createHash("sha256").update(`${os().hostname()}\0${root}`).digest("hex").slice(0, 32);
+  let dir = root;
+  try {
+    dir = realpathSync(root); // the hooks run the adapter by a path node resolved; doctor may start from a symlink
+  } catch {
+    /* the path as given */
+  }
+  return crypto().createHash("sha256").update(`${os().hostname()}\0${dir}`).digest("hex").slice(0, 32);
 }
 
 /** What tells a file changed without reading it: inode, size, mtime and ctime (which no user can set back). */
@@ -87,9 +93,6 @@ export function readWiring(root: string, rt?: Runtime): WiringState {
   return { changes };
 }
 
-const digest = (changes: WiringChange[]) =>
-  crypto().createHash("sha256").update(JSON.stringify(changes)).digest("hex").slice(0, 32);
-
 /** Whether the service should hear this state: every modified one, and an intact one while it shows an earlier report. */
 export function shouldReport(state: WiringState, rt: Runtime): boolean {
   if (state.changes === null) return false;
@@ -127,10 +130,10 @@ export async function reportState(
     opts.timeoutMs ?? WIRING_REPORT_TIMEOUT_MS,
   ).catch(() => null);
   if (!env?.ok) return false;
-  const reported = report.changes.length ? digest(report.changes) : null;
-  if ((rt.wiring?.reported ?? null) !== reported)
+  const modified = report.changes.length > 0;
+  if ((rt.wiring !== undefined) !== modified)
     updateRuntime(root, (r) => {
-      if (reported) r.wiring = { reported, at: new Date().toISOString() };
+      if (modified) r.wiring = { reportedAt: new Date().toISOString() };
       else delete r.wiring;
     });
   return true;

@@ -32,7 +32,8 @@ import { canonicalJson, isCohentHook } from "./trust.js";
  *   against init's text;
  * - the `cohent` MCP entry of each MCP file, when the file has one.
  *
- * Pure: the files come from `read` (null: no such file).
+ * Pure: the files come from `read` (null: no such file), the adapter
+ * files' hashes from `hashOf` (wiring-check.ts keeps them by stat).
  */
 
 export type Read = (rel: string) => Buffer | null;
@@ -96,8 +97,8 @@ function hookChanges(
       handler(event),
       matcher,
     );
-    // Only a different key order: what init compares by text, the client reads alike.
     const phrase = `hook entry ${event} ${fields.join(", ")} changed`;
+    // No field differs when only the key order does: init compares text, the client reads them alike.
     if (fields.length)
       out.push(phrase.length <= BOUNDS.wiringPhraseChars ? phrase : `hook entry ${event} changed`);
   }

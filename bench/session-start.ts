@@ -30,10 +30,22 @@ function once(args: string[], cwd: string, env: Record<string, string>, stdin = 
   });
 }
 
-/** A checkout made by init from `bundle`, wired to the bench's server, and its two SessionStart cases. */
-async function startCases(label: string, bundle: string, service: string, token: string) {
+/**
+ * A checkout made by init from `bundle`, wired to the bench's server, and its
+ * SessionStart case: intact (nothing sent), or modified (`disableAllHooks`:
+ * reported on every start). One checkout each, so that no intact start is the
+ * first after a modified one (which sends the report that clears it).
+ */
+async function startCase(label: string, bundle: string, service: string, token: string, modified: boolean) {
   const co = await makeCheckout(service, "bench/session-start");
   init({ cwd: co.root, server: service, repo: "bench/session-start", bundle });
+  if (modified) {
+    const settings = path.join(co.root, ".claude", "settings.json");
+    writeFileSync(
+      settings,
+      JSON.stringify({ ...JSON.parse(readFileSync(settings, "utf8")), disableAllHooks: true }),
+    );
+  }
   const script = path.join(co.root, ".cohent", "cohent.cjs");
   const env = { PATH: process.env.PATH ?? "", HOME: co.home, COHENT_AGENT_TOKEN: token, CLAUDECODE: "1" };
   let n = 0;
@@ -45,20 +57,11 @@ async function startCases(label: string, bundle: string, service: string, token:
       hook_event_name: "SessionStart",
       source: "startup",
     });
-  const settings = path.join(co.root, ".claude", "settings.json");
-  const intact = readFileSync(settings, "utf8");
-  const modified = JSON.stringify({ ...JSON.parse(intact), disableAllHooks: true });
-  const cases: [string, () => Promise<number>][] = [
-    [
-      `${label}: SessionStart, wiring intact`,
-      () => (writeFileSync(settings, intact), once([script, "hook"], co.root, env, payload())),
-    ],
-    [
-      `${label}: SessionStart, wiring modified (reported)`,
-      () => (writeFileSync(settings, modified), once([script, "hook"], co.root, env, payload())),
-    ],
-  ];
-  return { cases, cleanup: () => rmSync(path.dirname(co.root), { recursive: true, force: true }) };
+  return {
+    name: `${label}: SessionStart, wiring ${modified ? "modified (reported)" : "intact"}`,
+    run: () => once([script, "hook"], co.root, env, payload()),
+    cleanup: () => rmSync(path.dirname(co.root), { recursive: true, force: true }),
+  };
 }
 
 export async function benchSessionStart(): Promise<Record<string, string | number>[]> {
@@ -67,12 +70,14 @@ export async function benchSessionStart(): Promise<Record<string, string | numbe
   const bundles: [string, string][] = [["this build", bench.bundle]];
   if (process.env.COHENT_BENCH_BEFORE) bundles.unshift(["before", process.env.COHENT_BENCH_BEFORE]);
   const made = await Promise.all(
-    bundles.map(([label, bundle]) => startCases(label, bundle, bench.backend.url, bench.token)),
+    bundles.flatMap(([label, bundle]) =>
+      [false, true].map((modified) => startCase(label, bundle, bench.backend.url, bench.token, modified)),
+    ),
   );
   try {
     const cases: [string, () => Promise<number>][] = [
       ["node -e 0", () => once(["-e", "0"], bench.root, { PATH: process.env.PATH ?? "" })],
-      ...made.flatMap((m) => m.cases),
+      ...made.map((m): [string, () => Promise<number>] => [m.name, m.run]),
     ];
     const times = new Map<string, number[]>(cases.map(([name]) => [name, []]));
     for (const [, run] of cases) await run(); // warm the code caches and the server

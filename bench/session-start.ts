@@ -10,8 +10,9 @@ import { benchCheckout, median, table } from "./lib.js";
  * init wires it for Claude Code) in a checkout made by init, against a local
  * server, beside `node -e 0` in the same run (interleaved, so that machine
  * noise hits every case alike). The wiring check runs on every session
- * start: intact, it reads and hashes the wiring and sends nothing; modified,
- * it also reports to the server. Run: npx tsx bench/session-start.ts
+ * start: intact, it reads the small wiring files and stats the adapter's
+ * (hashed only when their stat moved) and sends nothing; modified, it also
+ * reports to the server. Run: npx tsx bench/session-start.ts
  * (COHENT_BENCH_RUNS, default 30; COHENT_BENCH_BEFORE=<an earlier build's
  * cohent.mjs> measures that build beside this one, in the same rounds).
  */

@@ -1,6 +1,6 @@
 import type { WiringChange } from "@cohent/protocol";
 import { BOUNDS } from "@cohent/protocol/bounds";
-import { GUARD_FILES } from "./guard-files.js";
+import { GUARD_FILES, SECTION_BEGIN, SECTION_END } from "./guard-files.js";
 import {
   ADAPTER_FILES,
   adapterFileHash,
@@ -8,8 +8,6 @@ import {
   CLAUDE_HOOKS,
   CODEX_HOOKS,
   CURSOR_RULE,
-  SECTION_BEGIN,
-  SECTION_END,
   claudeHandler,
   codexHandler,
   mergeHooks,

@@ -3,7 +3,7 @@ import { existsSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
 
-export type ClientKind = "codex" | "claude";
+export type ClientKind = "codex" | "claude" | "copilot" | "gemini" | "opencode";
 
 export interface ClientSpec {
   kind: ClientKind;
@@ -18,7 +18,24 @@ export const CLIENTS: ClientSpec[] = [
   { kind: "codex", pkg: "@openai/codex", version: "0.171.0", label: "codex@0.171.0" },
   { kind: "claude", pkg: "@anthropic-ai/claude-code", version: "2.1.197", label: "claude@2.1.197" },
   { kind: "claude", pkg: "@anthropic-ai/claude-code", version: "2.1.332", label: "claude@2.1.332" },
+  // Issue 24: the newest that runs on Node 20 and one a few releases back that has the same hook API
+  // (Copilot 1.0.65–1.0.73 are reported broken for hooks). See MORE-CLIENTS-MEASURED.md.
+  { kind: "copilot", pkg: "@github/copilot", version: "1.0.85", label: "copilot@1.0.85" },
+  { kind: "copilot", pkg: "@github/copilot", version: "1.0.102", label: "copilot@1.0.102" },
+  { kind: "gemini", pkg: "@google/gemini-cli", version: "0.58.0", label: "gemini@0.58.0" },
+  { kind: "gemini", pkg: "@google/gemini-cli", version: "0.61.0", label: "gemini@0.61.0" },
+  { kind: "opencode", pkg: "opencode-ai", version: "1.15.13", label: "opencode@1.15.13" },
+  { kind: "opencode", pkg: "opencode-ai", version: "1.18.33", label: "opencode@1.18.33" },
 ];
+
+/** The executable each package puts in node_modules/.bin. */
+const BIN: Record<ClientKind, string> = {
+  codex: "codex",
+  claude: "claude",
+  copilot: "copilot",
+  gemini: "gemini",
+  opencode: "opencode",
+};
 
 export function cacheRoot(): string {
   return process.env.COHENT_CLIENTS_CACHE || join(homedir(), ".cache", "cohent-clients");
@@ -32,7 +49,7 @@ export function installDir(c: ClientSpec): string {
 
 /** The client's executable inside its install folder. */
 export function binPath(c: ClientSpec): string {
-  return join(installDir(c), "node_modules", ".bin", c.kind === "codex" ? "codex" : "claude");
+  return join(installDir(c), "node_modules", ".bin", BIN[c.kind]);
 }
 
 export function isInstalled(c: ClientSpec): boolean {

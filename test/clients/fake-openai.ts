@@ -88,6 +88,9 @@ function item(turn: Awaited<ReturnType<Script["turn"]>>): Record<string, unknown
       throw new Error(`Codex has no ${a.name} tool in this suite`);
     case "end-turn":
       throw new Error("end-turn steps are scripted for Claude Code only");
+    case "tool":
+    case "custom-tool":
+      throw new Error(`${a.kind} steps are scripted for the Chat Completions and Gemini fakes only`);
   }
 }
 

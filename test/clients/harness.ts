@@ -310,7 +310,7 @@ function launcher(bin: string, args: string[]): [string, string[]] {
   return /^#!.*\bnode\b/.test(head) ? [process.execPath, [bin, ...args]] : [bin, args];
 }
 
-function spawnClient(
+export function spawnClient(
   bin: string,
   args: string[],
   cwd: string,

@@ -12,6 +12,9 @@ import type { ClientResults } from "./suite.ts";
 
 type Cell = "pass" | "FAIL" | "n/a" | "not run";
 
+/** The clients the scenarios run on; Copilot, Gemini and OpenCode have only the probes (probes.ts) so far. */
+const SCENARIO_CLIENTS = CLIENTS.filter((c) => c.kind === "codex" || c.kind === "claude");
+
 /** Rows that apply to a client kind: some scenario for it contributes to the row. */
 function rowApplies(row: RowId, kind: string): boolean {
   if (row === "denyReachesModel") return true;
@@ -113,7 +116,7 @@ function label(kind: string, version: string): string {
 
 export function renderReport(all: ClientResults[] = loadResults()): string {
   const byLabel = new Map(all.map((r) => [r.client, r]));
-  const cols = CLIENTS;
+  const cols = SCENARIO_CLIENTS;
   const lines: string[] = [];
   lines.push("# Real-client conformance report", "");
   lines.push(
@@ -178,7 +181,7 @@ export function compatibilityTable(all: ClientResults[]): string[] {
     "| Client | Version | Enforcement (measured) | Edit guard | Pause, cancel, backend down (edit and shell) | Notes |",
     "|---|---|---|---|---|---|",
   ];
-  for (const c of CLIENTS) {
+  for (const c of SCENARIO_CLIENTS) {
     const r = byLabel.get(c.label);
     const rows = (Object.keys(ROWS) as RowId[]).filter((row) => rowApplies(row, c.kind));
     const cells = rows.map((row) => cell(r, row, c.kind));

@@ -26,7 +26,11 @@ export type Action =
    * finished) goes on with the next step: the fake counts the text-only
    * turns in the conversation (`ended`) besides the tool results.
    */
-  | { kind: "end-turn"; text: string };
+  | { kind: "end-turn"; text: string }
+  /** Copilot, Gemini, OpenCode: a function call by the client's own tool name, arguments as the model sends them. */
+  | { kind: "tool"; name: string; args: Record<string, unknown> }
+  /** Copilot: a custom (free-form) tool call, e.g. its patch tool; `input` is the raw text. */
+  | { kind: "custom-tool"; name: string; input: string };
 
 export interface Step {
   /** Names the step in assertions and reports. */

@@ -1,0 +1,3 @@
+import { probeSuite } from "./probes.ts";
+
+probeSuite("copilot@1.0.102");

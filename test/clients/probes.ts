@@ -1,0 +1,105 @@
+// One client version's stand-in-hook probes (issue 24): the real binary, a
+// scripted model, and a stand-in hook or plugin that logs what it is given
+// and answers what the probe asks. They re-measure the facts of
+// MORE-CLIENTS-MEASURED.md: payload shapes (against the fixtures under
+// test/adapter/fixtures/payloads/), deny forms, failure modes, trust gates.
+// The adapter's own scenarios (suite.ts) are added to these clients later.
+// Results: test/artifacts/clients-probes/<label>.json.
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, it } from "vitest";
+import { CLIENTS, isInstalled, type ClientKind } from "./clients.ts";
+import { startFakeChat, type FakeChat } from "./fake-chat.ts";
+import { startFakeGemini, type FakeGemini } from "./fake-gemini.ts";
+import { ARTIFACTS } from "./paths.ts";
+import { probeWorkspace } from "./probe-harness.ts";
+import { Checks, type ProbeCheck } from "./probe-kit.ts";
+import { COPILOT_PROBES } from "./probes-copilot.ts";
+import { GEMINI_PROBES } from "./probes-gemini.ts";
+import { OPENCODE_PROBES } from "./probes-opencode.ts";
+
+export const PROBES_DIR = join(ARTIFACTS, "clients-probes");
+
+interface AnyProbe {
+  id: string;
+  title: string;
+  body(p: { client: any; ws: any; model: any; c: Checks; notes: string[] }): Promise<void>;
+}
+
+const BY_KIND: Partial<Record<ClientKind, AnyProbe[]>> = {
+  copilot: COPILOT_PROBES,
+  gemini: GEMINI_PROBES,
+  opencode: OPENCODE_PROBES,
+};
+
+export interface ProbeResult {
+  probe: string;
+  title: string;
+  ms: number;
+  checks: ProbeCheck[];
+  notes: string[];
+  error?: string;
+}
+
+export function probeSuite(label: string): void {
+  const client = CLIENTS.find((c) => c.label === label);
+  if (!client) throw new Error(`unknown client ${label}`);
+  const probes = BY_KIND[client.kind];
+  if (!probes) throw new Error(`no probes for ${client.kind}`);
+  const selected = (process.env.COHENT_CLIENTS ?? "")
+    .split(",")
+    .map((s) => s.trim())
+    .filter(Boolean);
+  const enabled = selected.length === 0 || selected.includes(client.label) || selected.includes(client.kind);
+  const only = (process.env.COHENT_PROBES ?? "")
+    .split(",")
+    .map((s) => s.trim())
+    .filter(Boolean);
+  const results: { client: string; version: string; probes: ProbeResult[] } = {
+    client: client.label,
+    version: client.version,
+    probes: [],
+  };
+  let model: FakeChat | FakeGemini | null = null;
+
+  // No retry (the suite's config retries a scenario once): a probe that changes its answer is a finding.
+  describe.skipIf(!enabled)(`${client.label} probes`, { retry: 0 }, () => {
+    beforeAll(async () => {
+      if (!isInstalled(client))
+        throw new Error(`${client.label} is not installed in the cache; run npx tsx test/clients/install.ts`);
+      model = client.kind === "gemini" ? await startFakeGemini() : await startFakeChat();
+    });
+    afterAll(async () => {
+      await model?.close();
+      mkdirSync(PROBES_DIR, { recursive: true });
+      writeFileSync(join(PROBES_DIR, `${client.label}.json`), JSON.stringify(results, null, 2) + "\n");
+    });
+
+    for (const probe of probes.filter((p) => only.length === 0 || only.includes(p.id))) {
+      it(`${probe.id}: ${probe.title}`, async () => {
+        const t0 = Date.now();
+        const ws = probeWorkspace();
+        const c = new Checks();
+        const result: ProbeResult = { probe: probe.id, title: probe.title, ms: 0, checks: c.list, notes: [] };
+        results.probes.push(result);
+        try {
+          await probe.body({ client, ws, model, c, notes: result.notes });
+        } catch (err) {
+          result.error = err instanceof Error ? `${err.message}\n${err.stack ?? ""}` : String(err);
+        } finally {
+          result.ms = Date.now() - t0;
+          ws.dispose();
+        }
+        if (result.error) throw new Error(result.error);
+        const failed = c.failed();
+        if (failed.length)
+          throw new Error(
+            `${failed.length} check(s) failed:\n` +
+              failed.map((f) => `- ${f.name}: expected ${f.expected}, got ${f.actual}`).join("\n") +
+              `\nnotes:\n${result.notes.join("\n")}`,
+          );
+        if (c.list.length === 0) throw new Error("the probe checked nothing");
+      });
+    }
+  });
+}

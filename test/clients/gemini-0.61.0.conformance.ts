@@ -1,0 +1,3 @@
+import { probeSuite } from "./probes.ts";
+
+probeSuite("gemini@0.61.0");

@@ -1,0 +1,3 @@
+import { probeSuite } from "./probes.ts";
+
+probeSuite("opencode@1.18.33");

@@ -7,6 +7,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { ClientSpec } from "./clients.ts";
 import { SUBAGENT_MARK, type FakeChat } from "./fake-chat.ts";
+import { MCP_SERVER } from "./harness.ts";
 import {
   hookCalls,
   runCopilot,
@@ -267,6 +268,39 @@ export const COPILOT_PROBES: Probe[] = [
       );
       notes.push(`fixtures: ${f.names.join(", ")}`, `env names: ${Object.keys(env).sort().join(", ")}`);
       if (f.unrecorded.length) notes.push(`unrecorded: ${f.unrecorded.join(", ")}`);
+    },
+  },
+  {
+    id: "mcp",
+    title: "an MCP tool (--additional-mcp-config): its name in preToolUse, a deny honoured",
+    async body({ client, ws, model, c, notes }) {
+      writeCopilotHooks(ws, ["preToolUse"]);
+      setPlan(ws, [{ match: "mcp-denied", stdout: deny("R-MCP") }]);
+      const cfg = JSON.stringify({
+        mcpServers: { demo: { type: "local", command: "node", args: [MCP_SERVER], tools: ["*"] } },
+      });
+      const call = (id: string): Step => ({
+        id,
+        action: { kind: "tool", name: "demo-touch", args: { path: join(ws.repo, `${id}.txt`) } },
+      });
+      const r = await runCopilot(client, ws, model, [call("mcp-allowed"), call("mcp-denied")], {
+        prompt: "do it",
+        args: ["--additional-mcp-config", cfg],
+      });
+      c.ok("offers the MCP tool as <server>-<tool>", r.tools.includes("demo-touch"), r.tools);
+      const pre = r.hooks.map((h) => h.payload);
+      c.eq(
+        "preToolUse: toolName and toolArgs keys (nothing marks it as MCP)",
+        pre.map((p) => [p.toolName, Object.keys(p.toolArgs ?? {})]),
+        [
+          ["demo-touch", ["path"]],
+          ["demo-touch", ["path"]],
+        ],
+      );
+      gate(c, ws, r, "mcp-allowed", "mcp-allowed.txt", "open");
+      gate(c, ws, r, "mcp-denied", "mcp-denied.txt", "closed", "R-MCP");
+      const f = fixtures(c, ws, client.label, namedCalls(r.hooks).slice(0, 1));
+      notes.push(`fixtures: ${f.names.join(", ")}`);
     },
   },
   {

@@ -7,6 +7,7 @@ import { join } from "node:path";
 import type { ClientSpec } from "./clients.ts";
 import { SUBAGENT_MARK } from "./fake-chat.ts";
 import type { FakeGemini } from "./fake-gemini.ts";
+import { MCP_SERVER } from "./harness.ts";
 import { hookCalls, runGemini, setPlan, standinCommand, type ProbeWorkspace } from "./probe-harness.ts";
 import { Checks, fixtures, gate, namedCalls, type Outcome } from "./probe-kit.ts";
 import type { Step } from "./script.ts";
@@ -33,7 +34,7 @@ export const wrapped = (command: string) =>
 export function writeGeminiHooks(
   ws: ProbeWorkspace,
   events: string[],
-  opts: { timeoutMs?: number; command?: (event: string) => string } = {},
+  opts: { timeoutMs?: number; command?: (event: string) => string; extra?: Record<string, unknown> } = {},
 ): void {
   const entry = (e: string) => ({
     type: "command",
@@ -44,7 +45,7 @@ export function writeGeminiHooks(
     events.map((e) => [e, [/Tool$/.test(e) ? { matcher: "*", hooks: [entry(e)] } : { hooks: [entry(e)] }]]),
   );
   mkdirSync(join(ws.repo, ".gemini"), { recursive: true });
-  writeFileSync(join(ws.repo, ".gemini", "settings.json"), JSON.stringify({ hooks }, null, 2));
+  writeFileSync(join(ws.repo, ".gemini", "settings.json"), JSON.stringify({ hooks, ...opts.extra }, null, 2));
 }
 
 const sh = (id: string, command: string): Step => ({
@@ -216,6 +217,40 @@ export const GEMINI_PROBES = [
       const f = fixtures(c, ws, client.label, named);
       notes.push(`fixtures: ${f.names.join(", ")}`);
       if (f.unrecorded.length) notes.push(`unrecorded: ${f.unrecorded.join(", ")}`);
+    },
+  },
+  {
+    id: "mcp",
+    title:
+      "an MCP tool (mcpServers in .gemini/settings.json): mcp_<server>_<tool> with mcp_context, a deny honoured",
+    async body({ client, ws, model, c, notes }: Ctx) {
+      writeGeminiHooks(ws, ["BeforeTool"], {
+        extra: { mcpServers: { demo: { command: "node", args: [MCP_SERVER], trust: true } } },
+      });
+      setPlan(ws, [{ match: "mcp-denied", stdout: deny("R-MCP") }]);
+      const call = (id: string): Step => ({
+        id,
+        action: { kind: "tool", name: "mcp_demo_touch", args: { path: join(ws.repo, `${id}.txt`) } },
+      });
+      const r = await runGemini(client, ws, model, [call("mcp-allowed"), call("mcp-denied")], {
+        prompt: "do it",
+      });
+      c.ok("offers the MCP tool as mcp_<server>_<tool>", r.tools.includes("mcp_demo_touch"), r.tools);
+      const p = r.hooks[0]?.payload;
+      c.eq(
+        "BeforeTool: tool_name, tool_input keys, mcp_context server and tool",
+        [
+          p?.tool_name,
+          Object.keys(p?.tool_input ?? {}),
+          p?.mcp_context?.server_name,
+          p?.mcp_context?.tool_name,
+        ],
+        ["mcp_demo_touch", ["path"], "demo", "touch"],
+      );
+      gate(c, ws, r, "mcp-allowed", "mcp-allowed.txt", "open");
+      gate(c, ws, r, "mcp-denied", "mcp-denied.txt", "closed", "R-MCP");
+      const f = fixtures(c, ws, client.label, namedCalls(r.hooks).slice(0, 1));
+      notes.push(`fixtures: ${f.names.join(", ")}`);
     },
   },
   {

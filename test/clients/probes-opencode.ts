@@ -6,6 +6,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { ClientSpec } from "./clients.ts";
 import { SUBAGENT_MARK, type FakeChat } from "./fake-chat.ts";
+import { MCP_SERVER } from "./harness.ts";
 import {
   hookCalls,
   installStandinPlugin,
@@ -244,6 +245,41 @@ export const OPENCODE_PROBES = [
         `fixtures: ${f.names.join(", ")}`,
         `denied-patch: ${JSON.stringify(r.results.get("denied-patch") ?? null)}`,
       );
+    },
+  },
+  {
+    id: "mcp",
+    title: "an MCP tool (mcp in opencode.json): <server>_<tool> in tool.execute.before, a throw refuses it",
+    async body({ client, ws, model, c, notes }: Ctx) {
+      installStandinPlugin(ws);
+      setPlan(ws, [{ event: "tool.execute.before", match: "mcp-denied", throw: true, stderr: "R-MCP" }]);
+      const call = (id: string): Step => ({
+        id,
+        action: { kind: "tool", name: "demo_touch", args: { path: join(ws.repo, `${id}.txt`) } },
+      });
+      const r = await runOpencode(client, ws, model, [call("mcp-allowed"), call("mcp-denied")], {
+        prompt: "do it",
+        config: { mcp: { demo: { type: "local", command: ["node", MCP_SERVER], enabled: true } } },
+      });
+      c.ok("offers the MCP tool as <server>_<tool>", r.tools.includes("demo_touch"), r.tools);
+      const before = r.hooks.filter((h) => h.label === "tool.execute.before").map((h) => h.payload);
+      c.eq(
+        "tool.execute.before: tool and args keys (nothing marks it as MCP)",
+        before.map((b) => [b.input.tool, Object.keys(b.output.args)]),
+        [
+          ["demo_touch", ["path"]],
+          ["demo_touch", ["path"]],
+        ],
+      );
+      gate(c, ws, r, "mcp-allowed", "mcp-allowed.txt", "open");
+      gate(c, ws, r, "mcp-denied", "mcp-denied.txt", "closed", "R-MCP");
+      const f = fixtures(
+        c,
+        ws,
+        client.label,
+        before.slice(0, 1).map((b) => ({ name: "tool.execute.before-demo_touch.json", payload: b })),
+      );
+      notes.push(`fixtures: ${f.names.join(", ")}`);
     },
   },
   {

@@ -5,13 +5,14 @@
 // test/adapter/fixtures/payloads/), deny forms, failure modes, trust gates.
 // The adapter's own scenarios (suite.ts) are added to these clients later.
 // Results: test/artifacts/clients-probes/<label>.json.
+import { spawn, spawnSync } from "node:child_process";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, it } from "vitest";
 import { CLIENTS, isInstalled, type ClientKind } from "./clients.ts";
 import { startFakeChat, type FakeChat } from "./fake-chat.ts";
 import { startFakeGemini, type FakeGemini } from "./fake-gemini.ts";
-import { ARTIFACTS } from "./paths.ts";
+import { ARTIFACTS, WORKSPACE } from "./paths.ts";
 import { probeWorkspace } from "./probe-harness.ts";
 import { Checks, type ProbeCheck } from "./probe-kit.ts";
 import { COPILOT_PROBES } from "./probes-copilot.ts";
@@ -19,6 +20,39 @@ import { GEMINI_PROBES } from "./probes-gemini.ts";
 import { OPENCODE_PROBES } from "./probes-opencode.ts";
 
 export const PROBES_DIR = join(ARTIFACTS, "clients-probes");
+
+/** Root may make a network namespace holding only the loopback (`unshare -n`): the offline probe needs it. */
+const CAN_UNSHARE =
+  process.platform === "linux" && spawnSync("unshare", ["-n", "true"], { stdio: "ignore" }).status === 0;
+
+/** offline-run.ts inside `unshare -n`, with `lo` up: one JSON line back. */
+function offlineRun(label: string): Promise<{ out: any; raw: string }> {
+  const tsx = join(WORKSPACE, "node_modules", ".bin", "tsx");
+  const script = join(WORKSPACE, "test", "clients", "offline-run.ts");
+  return new Promise((resolve) => {
+    const child = spawn(
+      "unshare",
+      ["-n", "sh", "-c", `ip link set lo up && exec "$0" "$1" "$2"`, tsx, script, label],
+      {
+        cwd: WORKSPACE,
+        stdio: ["ignore", "pipe", "pipe"],
+      },
+    );
+    let raw = "";
+    child.stdout.on("data", (c: Buffer) => (raw += c.toString("utf8")));
+    child.stderr.on("data", (c: Buffer) => (raw += c.toString("utf8")));
+    child.on("close", () => {
+      const line = raw.split("\n").find((l) => l.startsWith("{"));
+      let out: any = null;
+      try {
+        out = line ? JSON.parse(line) : null;
+      } catch {
+        /* reported raw */
+      }
+      resolve({ out, raw });
+    });
+  });
+}
 
 interface AnyProbe {
   id: string;
@@ -75,7 +109,28 @@ export function probeSuite(label: string): void {
       writeFileSync(join(PROBES_DIR, `${client.label}.json`), JSON.stringify(results, null, 2) + "\n");
     });
 
-    for (const probe of probes.filter((p) => only.length === 0 || only.includes(p.id))) {
+    const offline: AnyProbe = {
+      id: "offline",
+      title:
+        "no network but the loopback (unshare -n): the client runs, needs no sign-in or download, the hook denies",
+      async body({ c, notes }) {
+        const { out, raw } = await offlineRun(client.label);
+        c.ok("one JSON line from offline-run.ts", !!out, raw.slice(-1500));
+        c.eq(
+          "exit 0, hook ran, allowed write landed, denied one did not",
+          [out?.code, (out?.hookCalls ?? 0) > 0, out?.allowed, out?.denied],
+          [0, true, "open", "closed"],
+        );
+        c.ok(
+          "the model saw the reason",
+          String(out?.deniedResult ?? "").includes("R-OFFLINE"),
+          out?.deniedResult ?? null,
+        );
+        notes.push(`offline run ${out?.ms} ms`);
+      },
+    };
+    const all = CAN_UNSHARE ? [...probes, offline] : probes;
+    for (const probe of all.filter((p) => only.length === 0 || only.includes(p.id))) {
       it(`${probe.id}: ${probe.title}`, async () => {
         const t0 = Date.now();
         const ws = probeWorkspace();

@@ -350,14 +350,15 @@ export const COPILOT_PROBES: Probe[] = [
     title:
       "failure modes: exit 1, a throw, non-JSON, nothing, exit 2 without stderr, two JSON objects, a hang past timeoutSec",
     async body({ client, ws, model, c, notes }) {
-      writeCopilotHooks(ws, ["preToolUse"], { timeoutSec: 3 });
+      // 6 s: long enough for a loaded machine to start node, short enough to keep the probe quick.
+      writeCopilotHooks(ws, ["preToolUse"], { timeoutSec: 6 });
       setPlan(ws, [
         { match: "fail-exit1", stderr: "boom", exit: 1 },
         { match: "fail-throw", throw: true },
         { match: "fail-nonjson", stdout: "this is not json" },
         { match: "fail-exit2-empty", exit: 2 },
         { match: "fail-two-json", stdout: deny("R-TWO") + deny("R-TWO") },
-        { match: "fail-hang", sleepMs: 8000, stdout: deny("R-LATE") },
+        { match: "fail-hang", sleepMs: 15_000, stdout: deny("R-LATE") },
       ]);
       const t0 = Date.now();
       const r = await runCopilot(

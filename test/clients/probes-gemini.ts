@@ -79,7 +79,7 @@ export const GEMINI_FAIL: Record<string, { bare: Outcome; wrapped: Outcome }> = 
 
 async function failRun({ client, ws, model, c, notes }: Ctx, wrap: boolean): Promise<void> {
   writeGeminiHooks(ws, ["BeforeTool"], {
-    timeoutMs: 3000,
+    timeoutMs: 6000,
     command: (e) => (wrap ? wrapped(standinCommand(ws, e)) : standinCommand(ws, e)),
   });
   setPlan(ws, [
@@ -87,7 +87,7 @@ async function failRun({ client, ws, model, c, notes }: Ctx, wrap: boolean): Pro
     { match: "fail-throw", throw: true },
     { match: "fail-nonjson", stdout: "this is not json" },
     { match: "fail-exit2-empty", exit: 2 },
-    { match: "fail-hang", sleepMs: 8000, stdout: deny("R-LATE") },
+    { match: "fail-hang", sleepMs: 15_000, stdout: deny("R-LATE") },
   ]);
   const ids = Object.keys(GEMINI_FAIL);
   const r = await runGemini(client, ws, model, ids.map(touch), { prompt: "do it" });

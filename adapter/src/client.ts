@@ -1,4 +1,5 @@
 import { BOUNDS } from "@cohent/protocol/bounds";
+import { hostHeader, type HostReport } from "@cohent/protocol/hosts";
 import type {
   CheckpointResponse,
   ContextResponse,
@@ -44,6 +45,19 @@ export function openCheckout(root: string): Checkout {
   return { root, project, token };
 }
 
+/** The hook's report of the client it runs in (protocol hosts), sent on every call of this process; null elsewhere. */
+let hostReport: string | null = null;
+
+/**
+ * The hook calls this once, when it knows its host: every agent call this
+ * process makes then carries it (`x-cohent-host`), so the session records its
+ * client, and its kill-switch reads and polls show that its tool calls reach
+ * the guard. The CLI and MCP never call it: their calls change nothing there.
+ */
+export function reportHost(report: HostReport | null): void {
+  hostReport = report && hostHeader(report);
+}
+
 export function connection(c: Checkout, sessionId: string): AgentConnection {
   return {
     service: c.project.service,
@@ -51,6 +65,7 @@ export function connection(c: Checkout, sessionId: string): AgentConnection {
     session: sessionHeader(sessionId),
     signal: c.signal,
     agent: c.agentId ? sessionHeader(c.agentId) : null,
+    host: hostReport,
   };
 }
 

@@ -3,6 +3,7 @@ import { http, https } from "./builtins.js";
 import { leanExchange, leanTarget, MAX_RESPONSE_BYTES, type Attempt } from "./tcp.js";
 import { requestText, type WireResponse } from "./wire.js";
 import { WAIT_HEADER } from "@cohent/protocol/bounds";
+import { HOST_HEADER } from "@cohent/protocol/hosts";
 import type { Envelope } from "@cohent/protocol";
 import { fail } from "./envelope.js";
 import { adapterVersionVerdict } from "./version.js";
@@ -21,6 +22,8 @@ export interface AgentConnection {
   session: string;
   /** A sub-agent's id (Claude Code's agent_id): its calls are the parent session's, tagged. */
   agent?: string | null;
+  /** The hook's report of its client, as the x-cohent-host value (client.ts reportHost). */
+  host?: string | null;
   timeoutMs?: number;
   /** Aborts the request (MCP cancellation, SIGINT in the agent CLI): the answer is CANCELLED. */
   signal?: AbortSignal;
@@ -183,6 +186,7 @@ async function withOneResend(
 function agentHeaders(c: AgentConnection): Record<string, string> {
   const h: Record<string, string> = { authorization: `Bearer ${c.token}`, "x-cohent-session": c.session };
   if (c.agent) h["x-cohent-agent"] = c.agent;
+  if (c.host) h[HOST_HEADER] = c.host;
   return h;
 }
 

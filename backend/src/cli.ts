@@ -153,7 +153,7 @@ export function buildCli(): Command {
           : rows
               .map(
                 (s) =>
-                  `${s.id}  ${s.person}  ${s.client ?? "-"}  ${s.model ?? "-"}  ${s.control}  ${s.guard}  last ${s.lastSeenAt}  ${s.intents.map((i) => `${i.id}:${i.state}/${i.lastAction}`).join(" ")}`,
+                  `${s.id}  ${s.person}  ${s.client ?? "-"}  ${s.model ?? "-"}  ${s.control}  ${s.guard}  ${s.enforcement.level} (${s.enforcement.why})  last ${s.lastSeenAt}  ${s.intents.map((i) => `${i.id}:${i.state}/${i.lastAction}`).join(" ")}`,
               )
               .join("\n"),
       );

@@ -51,6 +51,8 @@ export const BOUNDS = {
   wiringPhraseChars: 80,
   /** Checkouts one token may have reported as "guard wiring modified" at once. */
   wiringCheckouts: 16,
+  /** The client's version a hook reports (x-cohent-host `version=`). */
+  hostVersionChars: 64,
 } as const;
 
 /** The long-poll header of GET /api/agent: wait up to this many seconds for a change after the cursor (zod-free here: the adapter sends it). */

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { CONTROL_KINDS } from "./console-constants.js";
+import type { ReportedHost, Wiring } from "./hosts.js";
 import type { Action, Control, Guard } from "./packets.js";
 
 export * from "./console-constants.js";
@@ -171,6 +172,41 @@ export interface CommitView {
   at: string;
 }
 
+/**
+ * Whether a session's tool calls are checked by the guard ("guarded") or only
+ * asked to follow the protocol ("advisory"), and why (backend core/enforcement):
+ * - guarded `fail-closed`: the host's own wiring, as init wrote it, and a tool call of it reached the guard;
+ * - guarded `foreign-measured`: another client's configuration that this host was measured to honour and
+ *   fail closed on (Claude Code's settings read by Copilot CLI), and a tool call reached the guard;
+ * - advisory `not-reported`: no hook said which client it runs in (a custom integration over HTTP or MCP, or
+ *   an older adapter); `unknown-host`: the hook could not tell; `wiring-modified`: the checkout's guard wiring
+ *   differs from what init wrote; `foreign-unproven`: another client's configuration, not measured to fail
+ *   closed in this host; `no-guard-call`: its hook reported, but no edit or shell call has reached the guard yet.
+ */
+export type EnforcementLevel = "guarded" | "advisory";
+export type EnforcementWhy =
+  | "fail-closed"
+  | "foreign-measured"
+  | "not-reported"
+  | "unknown-host"
+  | "wiring-modified"
+  | "foreign-unproven"
+  | "no-guard-call";
+export interface EnforcementView {
+  level: EnforcementLevel;
+  why: EnforcementWhy;
+  /** One sentence for people. */
+  reason: string;
+  /** The host its hook reported; null when none did. */
+  host: ReportedHost | null;
+  /** "Claude Code", …, or "unknown client". */
+  hostName: string;
+  hostVersion: string | null;
+  wiring: Wiring | null;
+  /** The first guarded tool call (a kill-switch read or poll of its hook) the service saw; null before. */
+  guardSeenAt: string | null;
+}
+
 /** One open work intent on the live page. Prompt and summaries are untrusted text. */
 export interface Work {
   intentId: string;
@@ -194,6 +230,8 @@ export interface Work {
   /** Commits made through Cohent for this intent, oldest first. */
   commits: CommitView[];
   guard: Guard;
+  /** Whether the guard checks this session's tool calls, and why. */
+  enforcement: EnforcementView;
   lastCallAt: string;
   control: Control;
   controlReason: string | null;
@@ -232,6 +270,7 @@ export interface SessionView {
   model: string | null;
   control: Control;
   guard: Guard;
+  enforcement: EnforcementView;
   lastSeenAt: string;
   intents: { id: string; state: string; lastAction: string }[];
 }
@@ -388,8 +427,14 @@ export interface Metrics {
   /** Release requests whose holder released or narrowed the asked paths afterwards. */
   releasesHonoured: number;
   lostClaimNotices: number;
+  /** Sessions that called in the window, by whether the guard checks their tool calls now (EnforcementView). */
+  guardedSessions: number;
+  advisorySessions: number;
 }
-export type MetricName = Exclude<keyof Metrics, "repo" | "since" | "queueWaitP50Ms" | "queueWaitP95Ms">;
+export type MetricName = Exclude<
+  keyof Metrics,
+  "repo" | "since" | "queueWaitP50Ms" | "queueWaitP95Ms" | "guardedSessions" | "advisorySessions"
+>;
 
 export type SeriesName =
   | "overlaps"

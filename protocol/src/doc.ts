@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { BOUNDS } from "./bounds.js";
 import { ERRORS } from "./errors.js";
+import { HOST_HEADER, HOST_IDS, UNKNOWN_HOST, WIRINGS } from "./hosts.js";
 import { AgentRequest, PollRequest } from "./requests.js";
 import { RESPONSES, ScopeRefusal } from "./responses.js";
 import { Notice, NOTICE_KINDS, Packet } from "./packets.js";
@@ -33,6 +34,7 @@ const BOUND_NOTES: Record<keyof typeof BOUNDS, string> = {
   wiringPhraseChars: "what changed in one file of the guard's wiring, as one phrase",
   wiringCheckouts:
     "checkouts one token may have reported modified at once (then `INVALID_INPUT` for another)",
+  hostVersionChars: "the client's version in `x-cohent-host` (`version=`)",
 };
 
 /** docs/protocol.md, generated from the schemas so that it cannot drift (a test compares). */
@@ -69,6 +71,16 @@ export function protocolDoc(): string {
     "`Authorization: Bearer <token>` and `x-cohent-session: <client session id>` (letters, digits and `. _ : -`, at most",
     "128). A call made for a sub-agent (Claude Code's `agent_id`) also sends `x-cohent-agent: <agent id>` in the same form:",
     "its work is the parent session's, and the guard catches it causes are recorded with that id.",
+    "",
+    `The hook also sends \`${HOST_HEADER}: host=<host>; version=<version>; wiring=<wiring>\` on every call it makes: \`host\` one`,
+    `of ${[...HOST_IDS, UNKNOWN_HOST].map((h) => `\`${h}\``).join(", ")}; \`wiring\` one of ${WIRINGS.map((w) => `\`${w}\``).join(", ")}`,
+    "(the wiring `cohent init` wrote for that host, intact; another client's configuration, such as Claude Code's settings",
+    `read by Copilot CLI; a wiring that differs from init's); \`version\` optional, letters, digits and \`. _ + -\`, at most`,
+    `${BOUNDS.hostVersionChars}. Keys the service does not know are ignored; a malformed header is \`INVALID_INPUT\`. The session`,
+    "records it when it changes (not on every call); the first kill-switch read or poll that carries it shows that the",
+    "session's tool calls reach the guard (the hook makes both only from the guard, before an edit or shell call). Without",
+    "the header (a custom integration over HTTP or MCP, an older adapter) the session's client is unknown, and the Control",
+    "Room shows it as advisory.",
     "",
     "## HTTP transport",
     "",

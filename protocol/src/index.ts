@@ -5,6 +5,7 @@ export * from "./bounds.js";
 export * from "./transport.js";
 export * from "./errors.js";
 export * from "./paths.js";
+export * from "./hosts.js";
 export * from "./intent.js";
 export * from "./requests.js";
 export * from "./packets.js";

@@ -3,6 +3,8 @@ import compose from "koa-compose";
 import {
   AgentHeader,
   CohentError,
+  HOST_HEADER,
+  parseHostHeader,
   PollRequest,
   WAIT_HEADER,
   WaitHeader,
@@ -43,11 +45,17 @@ export function agentRoutes(deps: Deps, body: Middleware): Middleware {
   /** Agent authentication, one middleware: resolves the caller and renews its lease, for every agent route (once). */
   const authenticated = async (ctx: Context, next: Next) => {
     if (ctx.state.caller) return next();
+    const rawHost = ctx.get(HOST_HEADER);
+    const host = rawHost ? parseHostHeader(rawHost) : null;
+    if (host && "error" in host)
+      throw new CohentError("INVALID_INPUT", `${HOST_HEADER}: ${host.error}.`, { header: HOST_HEADER });
     const caller = await authenticate(
       deps,
       ctx.get("authorization"),
       ctx.get("x-cohent-session"),
       ctx.state.secretHash as string | undefined,
+      // The hook reads the session (the kill switch) or polls only from the guard, before an edit or shell call.
+      { report: host?.report ?? null, guardCall: ctx.method !== "POST" },
     );
     const agent = ctx.get("x-cohent-agent");
     if (agent && !AgentHeader.safeParse(agent).success)

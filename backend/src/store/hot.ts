@@ -139,6 +139,22 @@ export function hotOverrides(db: Db): Overrides {
             return row;
           },
           get: async (id: string) => out.sessionById(id),
+          // Rare (a session's host report changed): written through Prisma, and the cached row follows, so that
+          // the next call compares with what was written instead of writing it again.
+          setHost: async (...args: Parameters<typeof base.setHost>) => {
+            await base.setHost(...args);
+            const [s, h, at] = args;
+            const held = sessionCache.get(`${s.tokenId}|${s.key}`);
+            if (held)
+              held.row = {
+                ...held.row,
+                host: h.host,
+                hostVersion: h.hostVersion,
+                wiring: h.wiring,
+                hostReportedAt: at,
+                guardSeenAt: h.guardSeen ? at : held.row.guardSeenAt,
+              };
+          },
         }),
       });
     },

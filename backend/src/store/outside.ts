@@ -28,6 +28,12 @@ const sessionColumns = (p: string) =>
     "epoch",
     "createdAt",
     "lastSeenAt",
+    "host",
+    "hostVersion",
+    "wiring",
+    "guardSeenAt",
+    "hostReportedAt",
+    "checkout",
   ]
     .map((c) => `${p}"${c}"`)
     .join(", ");
@@ -44,6 +50,12 @@ const toSession = (r: Record<string, unknown>) => ({
   epoch: Number(r.epoch),
   createdAt: date(r.createdAt),
   lastSeenAt: date(r.lastSeenAt),
+  host: r.host as string | null,
+  hostVersion: r.hostVersion as string | null,
+  wiring: r.wiring as string | null,
+  guardSeenAt: r.guardSeenAt === null ? null : date(r.guardSeenAt),
+  hostReportedAt: r.hostReportedAt === null ? null : date(r.hostReportedAt),
+  checkout: r.checkout as string | null,
 });
 
 export function outsideStatements(x: Exec) {

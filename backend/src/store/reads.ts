@@ -33,7 +33,8 @@ export const reads = (c: PrismaTx) => ({
       c.pairing.aggregate({ _max: { updatedAt: true }, _count: true }),
       c.agentToken.count(),
       c.agentToken.count({ where: { revokedAt: { not: null } } }),
-      c.session.aggregate({ _max: { lastSeenAt: true } }),
+      // A session's host report (or its first guarded call) writes no event either.
+      c.session.aggregate({ _max: { lastSeenAt: true, hostReportedAt: true } }),
       c.repository.aggregate({ _count: true, _max: { createdAt: true } }),
       // A refused claim writes no event, and lease renewals are coalesced: count the catches themselves.
       c.guardCatch.count(),
@@ -47,6 +48,7 @@ export const reads = (c: PrismaTx) => ({
       tokens,
       revoked,
       seen._max.lastSeenAt?.getTime() ?? 0,
+      seen._max.hostReportedAt?.getTime() ?? 0,
       repos._count,
       catches,
       wiring._count.clearedAt,

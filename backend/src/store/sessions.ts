@@ -84,6 +84,40 @@ export const sessions = (c: PrismaTx, touch: Touch = () => {}) => ({
   setClient: async (id: string, client: string | null, model: string | null) => {
     await c.session.update({ where: { id }, data: { client, model } });
   },
+  /**
+   * Records what the session's hook reported of its client (core/enforcement hostChange): called only when
+   * it changed, so the hot path writes nothing on an unchanged call. `guardSeen` sets the first guarded call's
+   * time once; it is never cleared (another call's stale view cannot undo it).
+   */
+  setHost: async (
+    s: { id: string; tokenId: string; key: string },
+    h: { host: string; hostVersion: string | null; wiring: string; guardSeen: boolean },
+    at: Date,
+  ) => {
+    await c.session.update({
+      where: { id: s.id },
+      data: {
+        host: h.host,
+        hostVersion: h.hostVersion,
+        wiring: h.wiring,
+        hostReportedAt: at,
+        ...(h.guardSeen ? { guardSeenAt: at } : {}),
+      },
+    });
+  },
+  /** The checkout whose wiring the session's start reported (store/wiring): links the session to its alarm. */
+  setCheckout: async (id: string, checkout: string) => {
+    await c.session.updateMany({
+      where: { id, OR: [{ checkout: null }, { checkout: { not: checkout } }] },
+      data: { checkout },
+    });
+  },
+  /** The repository's sessions that called since `since` (all without it): what the metrics count. */
+  seenSince: async (repoId: string, since?: Date) =>
+    await c.session.findMany({
+      where: { repoId, ...(since ? { lastSeenAt: { gte: since } } : {}) },
+      select: { id: true, tokenId: true, host: true, wiring: true, guardSeenAt: true, checkout: true },
+    }),
   setControl: async (id: string, control: Control, controlReason: string | null) => {
     const row = asSession(await c.session.update({ where: { id }, data: { control, controlReason } }));
     touch(row.repoId, "control");

@@ -31,6 +31,8 @@ export async function guardReport(deps: Deps, caller: Caller, req: GuardRequest)
               `This token already has ${BOUNDS.wiringCheckouts} checkouts reported as guard wiring modified; repair one (cohent init --upgrade) before another is reported.`,
             );
         }
+        // The session belongs to this checkout: its alarm, while open, makes the session advisory (core/enforcement).
+        await t.sessions.setCheckout(caller.session.id, wiring.checkout);
         await t.wiring.report({
           newId: () => newId("wir"),
           repoId: caller.repo.id,

@@ -1,4 +1,5 @@
-import { CohentError, SessionHeader } from "@cohent/protocol";
+import { CohentError, SessionHeader, type HostReport } from "@cohent/protocol";
+import { hostChange } from "../../core/enforcement.js";
 import { hashToken, newId } from "../../ids.js";
 import type { Caller, Deps } from "../deps.js";
 
@@ -21,7 +22,8 @@ export const renewEvery = (deps: Pick<Deps, "lease">) => Math.min(15_000, deps.l
  * that session's lease (and only that session's). It runs before, and
  * outside, the operation's transaction, so the renewal holds even when the
  * operation then fails. Every agent call and every hook's kill-switch read
- * comes through here: two store calls, the token and the session's renewal.
+ * comes through here: two store calls, the token and the session's renewal
+ * (a third, rarely: the session's host report, written when it changed).
  */
 export async function authenticate(
   deps: Deps,
@@ -29,6 +31,11 @@ export async function authenticate(
   sessionKey: string | undefined,
   /** The secret's hash, when the transport computed it already (its rate limit's key). */
   secretHash?: string,
+  /**
+   * What the hook reported of its client (x-cohent-host), and whether this call is one the hook makes only
+   * from the guard (the kill-switch read, the poll). Recorded when it changes: an unchanged call writes nothing.
+   */
+  host?: { report: HostReport | null; guardCall: boolean },
 ): Promise<Caller> {
   const secret = bearerSecret(authorization);
   if (!secret) throw new CohentError("UNAUTHENTICATED", "Send Authorization: Bearer <agent token>.");
@@ -46,6 +53,8 @@ export async function authenticate(
     at: deps.clock(),
     renewEveryMs: renewEvery(deps),
   });
+  const change = host && hostChange(session, host.report, host.guardCall);
+  if (change) await deps.store.sessions.setHost(session, change, deps.clock());
   return {
     repo: token.repo,
     token: { id: token.id, person: token.person, client: token.client },

@@ -15,6 +15,7 @@ import type { Repo, Tx } from "../../store/index.js";
 import type { Deps } from "../deps.js";
 import { freeText, goalText, reasonText } from "../shared/free-text.js";
 import { dropWaiter, grantQueue, loseClaim } from "../shared/queue.js";
+import { enforcementView, openAlarms, type Alarms } from "./enforcement.js";
 import { repoByName } from "../shared/repos.js";
 
 /**
@@ -87,9 +88,10 @@ export async function revokeToken(deps: Deps, tokenId: string) {
   });
 }
 
-export async function listSessions(deps: Deps, repoName: string): Promise<SessionView[]> {
+export async function listSessions(deps: Deps, repoName: string, known?: Alarms): Promise<SessionView[]> {
   const repo = await repoByName(deps.store, repoName);
   const now = deps.clock();
+  const alarms = known ?? (await openAlarms(deps, repo.id));
   return (await deps.store.sessions.ofRepo(repo.id)).map((s) => ({
     id: s.id,
     key: s.key,
@@ -98,6 +100,7 @@ export async function listSessions(deps: Deps, repoName: string): Promise<Sessio
     model: s.model,
     control: s.control,
     guard: guardStatus(s.lastSeenAt, now, deps.lease),
+    enforcement: enforcementView(s, alarms),
     lastSeenAt: s.lastSeenAt.toISOString(),
     intents: s.intents,
   }));

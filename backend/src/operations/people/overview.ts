@@ -3,7 +3,17 @@ import { guardStatus } from "../../core/lease.js";
 import type { Deps } from "../deps.js";
 import { repoByName } from "../shared/repos.js";
 import { listSessions } from "./admin.js";
+import { alarmsOf, enforcementView } from "./enforcement.js";
 import { pendingPairings } from "./pairing.js";
+
+const NO_HOST = {
+  tokenId: "",
+  checkout: null,
+  host: null,
+  hostVersion: null,
+  wiring: null,
+  guardSeenAt: null,
+};
 
 /** The Control Room's read models: the repository list and one repository's live page. */
 
@@ -58,6 +68,9 @@ export async function repoOverview(deps: Deps, name: string): Promise<Overview> 
   const party = (id: string): Party =>
     parties.get(id) ?? { intentId: id, person: "unknown", client: null, model: null, objective: null };
 
+  const wiring = await store.wiring.modified(repo.id);
+  const sessions = await listSessions(deps, repo.name, alarmsOf(wiring));
+  const bySession = new Map(sessions.map((s) => [s.id, s]));
   const live = open.map((r) => ({
     r,
     guard: guardStatus(r.session.lastSeenAt, now, deps.lease),
@@ -107,6 +120,8 @@ export async function repoOverview(deps: Deps, name: string): Promise<Overview> 
       lastCheckpoint: r.lastCheckpoint,
       commits: commits.get(r.id) ?? [],
       guard,
+      // Every open intent's session is the repository's (listed above); the fallback never shows in practice.
+      enforcement: bySession.get(r.sessionId)?.enforcement ?? enforcementView(NO_HOST, new Map()),
       lastCallAt: r.session.lastSeenAt.toISOString(),
       control: r.session.control,
       controlReason: r.session.controlReason,
@@ -133,7 +148,7 @@ export async function repoOverview(deps: Deps, name: string): Promise<Overview> 
       ...c,
       at: at.toISOString(),
     })),
-    sessions: await listSessions(deps, repo.name),
+    sessions,
     tokens: tokens.map((t) => ({
       ...t,
       createdAt: t.createdAt.toISOString(),
@@ -141,7 +156,7 @@ export async function repoOverview(deps: Deps, name: string): Promise<Overview> 
       lastCallAt: iso(t.lastCallAt),
     })),
     pairings: await pendingPairings(deps, repo.name),
-    wiring: (await store.wiring.modified(repo.id)).map((w) => {
+    wiring: wiring.map((w) => {
       const token = tokens.find((t) => t.id === w.tokenId);
       return {
         ...w,

@@ -1,0 +1,87 @@
+import { BOUNDS } from "./bounds.js";
+
+/**
+ * The clients a hook runs in, one spelling everywhere (protocol, adapter,
+ * wiring, console), and what the hook tells the service about them. Zod-free:
+ * the adapter builds the header with these.
+ */
+
+/** Each host's name on the wire, and the name people read. */
+export const HOSTS = {
+  codex: "Codex",
+  claude: "Claude Code",
+  copilot: "Copilot CLI",
+  gemini: "Gemini CLI",
+  cursor: "Cursor",
+  opencode: "OpenCode",
+} as const;
+export type Host = keyof typeof HOSTS;
+export const HOST_IDS = Object.keys(HOSTS) as Host[];
+/** What the hook reports when it cannot tell which client runs it. */
+export const UNKNOWN_HOST = "unknown";
+export type ReportedHost = Host | typeof UNKNOWN_HOST;
+
+export const isHost = (s: unknown): s is Host => typeof s === "string" && Object.hasOwn(HOSTS, s);
+
+/** The name people read: "Claude Code", or "unknown client". */
+export const hostDisplayName = (h: string | null | undefined): string =>
+  isHost(h) ? HOSTS[h] : "unknown client";
+
+/**
+ * How the call reached the hook: through the wiring `cohent init` wrote for
+ * that host, intact ("fail-closed"); through another client's configuration
+ * ("foreign", e.g. Claude Code's settings read by Copilot CLI); or through a
+ * wiring that differs from what init wrote ("modified").
+ */
+export const WIRINGS = ["fail-closed", "foreign", "modified"] as const;
+export type Wiring = (typeof WIRINGS)[number];
+
+/** What the hook reports on every call it makes, as the `x-cohent-host` header. */
+export interface HostReport {
+  host: ReportedHost;
+  /** The version the host exposes (COPILOT_CLI_BINARY_VERSION, Cursor's cursor_version, …), or null. */
+  hostVersion: string | null;
+  wiring: Wiring;
+}
+
+/**
+ * `x-cohent-host: host=<host>; version=<version>; wiring=<wiring>`, sent by the
+ * hook on every agent call (publish, the wiring report at a session start,
+ * the kill-switch read, the poll, …): a few bytes, so that each call can carry
+ * it. `version` is optional; keys the service does not know are ignored.
+ */
+export const HOST_HEADER = "x-cohent-host";
+const VERSION = /^[A-Za-z0-9._+-]+$/;
+
+/** The header's value for a report. A version is put in the protocol's form (other characters as `_`, cut at its bound), or dropped when empty. */
+export function hostHeader(r: HostReport): string {
+  const version = (r.hostVersion ?? "")
+    .replace(/[^A-Za-z0-9._+-]+/g, "_")
+    .replace(/^_+|_+$/g, "")
+    .slice(0, BOUNDS.hostVersionChars);
+  return `host=${r.host}; ${version ? `version=${version}; ` : ""}wiring=${r.wiring}`;
+}
+
+/** Parses the header; an error says what is wrong with it, for INVALID_INPUT. */
+export function parseHostHeader(raw: string): { report: HostReport } | { error: string } {
+  if (raw.length > 256) return { error: "at most 256 characters" };
+  const fields = new Map<string, string>();
+  for (const part of raw.split(";")) {
+    const m = /^\s*([a-z-]{1,32})=(\S*)\s*$/.exec(part);
+    if (!m) return { error: "key=value pairs separated by ;" };
+    if (fields.has(m[1]!)) return { error: `${m[1]} given twice` };
+    fields.set(m[1]!, m[2]!);
+  }
+  const host = fields.get("host");
+  if (host !== UNKNOWN_HOST && !isHost(host))
+    return { error: `host must be one of ${[...HOST_IDS, UNKNOWN_HOST].join(", ")}` };
+  const wiring = fields.get("wiring");
+  if (!(WIRINGS as readonly string[]).includes(wiring ?? ""))
+    return { error: `wiring must be one of ${WIRINGS.join(", ")}` };
+  const version = fields.get("version");
+  if (version !== undefined && (version.length > BOUNDS.hostVersionChars || !VERSION.test(version)))
+    return {
+      error: `version takes letters, digits and . _ + - (at most ${BOUNDS.hostVersionChars})`,
+    };
+  return { report: { host, hostVersion: version ?? null, wiring: wiring as Wiring } };
+}

@@ -120,6 +120,15 @@ describe("metrics page", () => {
     expect((await dan.post(ask)).status).toBe(200);
     expect((await carol.post({ type: "scope", intentId: c.intentId, paths: [] })).status).toBe(200);
     await consoleApi("POST", `/api/console/repos/${REPO}/scopes/${d.intentId}/release`, { reason: "demo" });
+    // A guarded session beside the advisory ones (plain HTTP): its hook's report and a kill-switch read.
+    const hooked = await fetch(`${serve.url}/api/agent/session`, {
+      headers: {
+        authorization: `Bearer ${token("erin")}`,
+        "x-cohent-session": "erin-m1",
+        "x-cohent-host": "host=claude; version=2.1.332; wiring=fail-closed",
+      },
+    });
+    expect(hooked.status).toBe(200);
 
     const expected = cliMetrics();
     // Every figure took part, so a tile showing the wrong figure or none cannot pass unnoticed.

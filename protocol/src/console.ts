@@ -181,7 +181,8 @@ export interface CommitView {
  * - advisory `not-reported`: no hook said which client it runs in (a custom integration over HTTP or MCP, or
  *   an older adapter); `unknown-host`: the hook could not tell; `wiring-modified`: the checkout's guard wiring
  *   differs from what init wrote; `foreign-unproven`: another client's configuration, not measured to fail
- *   closed in this host; `no-guard-call`: its hook reported, but no edit or shell call has reached the guard yet.
+ *   closed in this host; `host-version`: a version of the host reported to ignore a deny or fail open (Copilot
+ *   CLI 1.0.65 to 1.0.73); `no-guard-call`: its hook reported, but no edit or shell call has reached the guard yet.
  */
 export type EnforcementLevel = "guarded" | "advisory";
 export type EnforcementWhy =
@@ -191,6 +192,7 @@ export type EnforcementWhy =
   | "unknown-host"
   | "wiring-modified"
   | "foreign-unproven"
+  | "host-version"
   | "no-guard-call";
 export interface EnforcementView {
   level: EnforcementLevel;

@@ -156,7 +156,7 @@ describe("guarded and advisory sessions, in the Control Room", () => {
       ["cleo", "guarded"],
       ["cy", "advisory"],
       ["eli", "advisory"],
-    ])
+    ] as const)
       await rowOf(person)
         .and(page.locator(`[data-level="${level}"]`))
         .waitFor({ timeout: 5_000 });

@@ -135,6 +135,14 @@ describe.each(DATABASE_KINDS)("guarded and advisory sessions (%s)", (kind) => {
     expect(e.reason).toMatch(/without failClosed/);
   });
 
+  it("a Copilot CLI version reported to ignore a deny is advisory, whatever its wiring", async () => {
+    const old = agent("copilot-old", "host=copilot; version=1.0.70; wiring=fail-closed");
+    await old.killSwitch();
+    const e = await enforcementOf("copilot-old");
+    expect(e).toMatchObject({ level: "advisory", why: "host-version", hostVersion: "1.0.70" });
+    expect(e.reason).toMatch(/upgrade to 1\.0\.85 or later/);
+  });
+
   it("a plain HTTP integration is advisory: not reported, whatever it calls", async () => {
     const plain = agent("plain-1");
     await plain.post({ type: "publish", prompt: "Anything", clientName: "my-bot" });
@@ -284,12 +292,19 @@ describe.each(DATABASE_KINDS)("guarded and advisory sessions (%s)", (kind) => {
       "opencode-1",
       "opencode-2",
     ]);
-    expect(await by("advisory")).toEqual(["cursor-1", "gemini-1", "opencode-3", "plain-1", "unknown-1"]);
+    expect(await by("advisory")).toEqual([
+      "copilot-old",
+      "cursor-1",
+      "gemini-1",
+      "opencode-3",
+      "plain-1",
+      "unknown-1",
+    ]);
     const m = (await admin.get("/api/console/repos/acme/guard/metrics?since=24h")).body.data
       .totals as Metrics;
-    expect([m.guardedSessions, m.advisorySessions]).toEqual([7, 5]);
+    expect([m.guardedSessions, m.advisorySessions]).toEqual([7, 6]);
     const op = await adminOps.metrics(backend.deps, "acme/guard");
-    expect([op.guardedSessions, op.advisorySessions]).toEqual([7, 5]);
+    expect([op.guardedSessions, op.advisorySessions]).toEqual([7, 6]);
     // A window that holds no call counts none.
     backend.advance(3 * 3_600_000);
     const later = (await admin.get("/api/console/repos/acme/guard/metrics?since=1h")).body.data

@@ -18,7 +18,8 @@ import {
  * edit and shell call. A hook that publishes but never guards (an OpenCode
  * plugin skipped at load, a Codex hook no longer trusted, or an agent that
  * has not edited yet) stays advisory until its first guarded call: the
- * Control Room claims no more than it has seen. Anything else is advisory:
+ * Control Room claims no more than it has seen. A host version reported to
+ * break the refusal is advisory whatever its wiring. Anything else is advisory:
  * coordinated (it may follow the protocol), not enforced.
  */
 
@@ -27,6 +28,8 @@ export interface EnforcementFacts {
   host: string | null;
   /** The wiring it reported, or null. */
   wiring: string | null;
+  /** The host's version it reported, or null. */
+  hostVersion?: string | null;
   /** A kill-switch read or poll carrying the report reached the service. */
   guardSeen: boolean;
   /** The files of the session's checkout's open "guard wiring modified" report, or null when there is none. */
@@ -56,6 +59,41 @@ const FOREIGN_UNPROVEN: Partial<Record<Host, string>> = {
     "Cursor runs Claude Code's hooks (.claude/settings.json) without failClosed: a crash, a timeout or an empty answer lets the call through",
 };
 
+/**
+ * Versions reported to break the hook's refusal (../shared/clients/MORE-CLIENTS.md: Copilot CLI 1.0.65 to 1.0.73
+ * ignored a deny and ran the tool when the hook crashed). Reported, not measured here; the pinned, measured
+ * versions are newer. Inclusive ranges of dotted numbers.
+ */
+const BROKEN_VERSIONS: Partial<Record<Host, { from: string; to: string; why: string }[]>> = {
+  copilot: [
+    {
+      from: "1.0.65",
+      to: "1.0.73",
+      why: "Copilot CLI 1.0.65 to 1.0.73 were reported to ignore a hook's deny and to run the tool when the hook crashes: upgrade to 1.0.85 or later",
+    },
+  ],
+};
+
+/** Compares dotted version numbers ("1.0.102" > "1.0.85"); null when `v` does not start with one. */
+function compareVersions(v: string, w: string): number | null {
+  const parse = (x: string) => /^v?(\d+(?:\.\d+)*)/.exec(x)?.[1]?.split(".").map(Number) ?? null;
+  const a = parse(v);
+  const b = parse(w)!;
+  if (!a) return null;
+  for (let i = 0; i < Math.max(a.length, b.length); i++) {
+    const d = (a[i] ?? 0) - (b[i] ?? 0);
+    if (d) return Math.sign(d);
+  }
+  return 0;
+}
+
+const brokenVersion = (host: Host, version: string | null | undefined) =>
+  version
+    ? BROKEN_VERSIONS[host]?.find(
+        (r) => (compareVersions(version, r.from) ?? -1) >= 0 && (compareVersions(version, r.to) ?? 1) <= 0,
+      )
+    : undefined;
+
 /** Native wiring that is written and tested against documented payloads only. */
 const NOT_PROVEN_IN_BINARY: ReadonlySet<Host> = new Set(["cursor"]);
 
@@ -83,6 +121,8 @@ export function enforcement(f: EnforcementFacts): Enforcement {
       "Its hook could not tell which client runs it, so nothing vouches for the wiring.",
     );
   const name = HOSTS[f.host];
+  const broken = brokenVersion(f.host, f.hostVersion);
+  if (broken) return advisory("host-version", `${broken.why}.`);
   const foreign = f.wiring === "foreign" ? FOREIGN_MEASURED[f.host] : undefined;
   if (f.wiring === "foreign" && !foreign)
     return advisory(

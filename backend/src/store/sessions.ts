@@ -116,7 +116,15 @@ export const sessions = (c: PrismaTx, touch: Touch = () => {}) => ({
   seenSince: async (repoId: string, since?: Date) =>
     await c.session.findMany({
       where: { repoId, ...(since ? { lastSeenAt: { gte: since } } : {}) },
-      select: { id: true, tokenId: true, host: true, wiring: true, guardSeenAt: true, checkout: true },
+      select: {
+        id: true,
+        tokenId: true,
+        host: true,
+        hostVersion: true,
+        wiring: true,
+        guardSeenAt: true,
+        checkout: true,
+      },
     }),
   setControl: async (id: string, control: Control, controlReason: string | null) => {
     const row = asSession(await c.session.update({ where: { id }, data: { control, controlReason } }));

@@ -32,6 +32,7 @@ interface SessionHost {
 export function enforcementView(s: SessionHost, alarms: Alarms): EnforcementView {
   const verdict = enforcement({
     host: s.host,
+    hostVersion: s.hostVersion,
     wiring: s.wiring,
     guardSeen: s.guardSeenAt !== null,
     modifiedFiles: (s.checkout && alarms.get(`${s.tokenId}|${s.checkout}`)) || null,
@@ -57,7 +58,6 @@ export async function sessionCounts(
     openAlarms(deps, repoId),
   ]);
   let guarded = 0;
-  for (const s of sessions)
-    if (enforcementView({ ...s, hostVersion: null }, alarms).level === "guarded") guarded++;
+  for (const s of sessions) if (enforcementView(s, alarms).level === "guarded") guarded++;
   return { guardedSessions: guarded, advisorySessions: sessions.length - guarded };
 }

@@ -134,6 +134,8 @@ describe("metrics page", () => {
     // Every figure took part, so a tile showing the wrong figure or none cannot pass unnoticed.
     for (const [k, v] of Object.entries(figures(expected))) expect(v, k).toBeGreaterThan(0);
     expect(expected.injectedChars).toBe(3_579);
+    // Erin's hook reported Claude Code and reached the guard; the four plain HTTP sessions are advisory.
+    expect([expected.guardedSessions, expected.advisorySessions]).toEqual([1, 4]);
 
     await page.goto(`${serve.url}/repos/${REPO}/metrics`);
     await tile("humanCommands").waitFor();

@@ -2,13 +2,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  HOST_HEADER,
-  type EnforcementView,
-  type Metrics,
-  type Overview,
-  type SessionView,
-} from "@cohent/protocol";
+import type { EnforcementView, Metrics, Overview, SessionView } from "@cohent/protocol";
 import { admin as adminOps } from "@cohent/backend";
 import * as client from "../../adapter/src/client.js";
 import { SessionFile } from "../../adapter/src/runtime.js";
@@ -26,6 +20,8 @@ import { signedInAdmin, type ConsoleClient } from "../console/helpers.js";
  */
 
 const CHECKOUT = "00112233445566778899aabbccddeeff";
+/** The header's name as the wire spells it (protocol/src/hosts.ts HOST_HEADER). */
+const HOST_HEADER = "x-cohent-host";
 
 describe.each(DATABASE_KINDS)("guarded and advisory sessions (%s)", (kind) => {
   let backend: TestBackend;

@@ -465,6 +465,36 @@ function corpus(ctx: {
     }),
     expect: ["ok"],
   });
+  // The hook's client report (x-cohent-host): a well-formed one is recorded; anything else is INVALID_INPUT, on
+  // the kill-switch read and on a publish alike, before anything is stored.
+  const hostReports: [value: string, expect: Answer][] = [
+    ["host=claude; version=2.1.332; wiring=fail-closed", "ok"],
+    ["host=copilot; wiring=foreign; later-key=1", "ok"],
+    ["host=claude", "INVALID_INPUT"],
+    ["host=__proto__; wiring=fail-closed", "INVALID_INPUT"],
+    ["host=constructor; wiring=modified", "INVALID_INPUT"],
+    ["host=claude; wiring=fail-closed; wiring=foreign", "INVALID_INPUT"],
+    ["host=claude; version=2.1\u00e9; wiring=fail-closed", "INVALID_INPUT"],
+    ["host=claude; version=; wiring=fail-closed", "INVALID_INPUT"],
+    [`host=claude; wiring=fail-closed; pad=${"p".repeat(400)}`, "INVALID_INPUT"],
+    [";;;", "INVALID_INPUT"],
+    ["host=claude;wiring=fail-closed;version=1.0.0;".repeat(3), "INVALID_INPUT"],
+  ];
+  for (const [value, answer] of hostReports) {
+    out.push({
+      category: "client report header",
+      name: `kill-switch read ${JSON.stringify(value.slice(0, 60))}`,
+      bytes: request("GET", "/api/agent/session", { ...agent(), "x-cohent-host": value }),
+      expect: [answer],
+    });
+    post(
+      "client report header",
+      `publish ${JSON.stringify(value.slice(0, 60))}`,
+      { type: "publish", prompt: "hostile client report" },
+      [answer],
+      agent({ "x-cohent-host": value }),
+    );
+  }
   // Header injection into a poll of an intent the caller does not own. A lone CR, LF or NUL inside a
   // value is bad HTTP; CRLF ends the value where it stands (what follows is another header); values are trimmed.
   const injections: [inj: string, badHttp: boolean, sessionAfter: "well-formed" | "malformed"][] = [

@@ -1,10 +1,10 @@
 import { rmSync } from "node:fs";
 import { join } from "node:path";
-import { normalizeRepoPath, scopeCovers } from "@cohent/protocol/paths";
+import { matchBudget, normalizeRepoPath, scopeCovers } from "@cohent/protocol/paths";
 import { crypto, os } from "./builtins.js";
 import { CohentError } from "@cohent/protocol/codes";
 import { git, gitPatiently, waitForIndexLock, type GitResult } from "./git/run.js";
-import { ownerOf, type PeerScope, type Scopes } from "./git-guard.js";
+import { ownerOf, unsureNote, type PeerScope, type Scopes } from "./git-guard.js";
 
 /**
  * `commit`: commits exactly the intent's own changed paths and nothing
@@ -91,15 +91,16 @@ export async function partition(
   const mine: string[] = [];
   const unclaimed: string[] = [];
   const byPeer = new Map<PeerScope, string[]>();
+  const budget = matchBudget();
   for (const p of await changedPaths(root)) {
-    const owner = ownerOf(p, scopes);
+    const owner = ownerOf(p, scopes, false, budget);
     const isListed = [...extra].some((x) => scopeCovers([x], p));
     if (owner !== "own") {
       byPeer.set(owner, [...(byPeer.get(owner) ?? []), p]);
       if (isListed) {
         throw new CohentError(
           "SCOPE_CONFLICT",
-          `${p} lies in the scope of ${owner.person} (${owner.intentId}); commit only your own paths.`,
+          `${p} lies in the scope of ${owner.person} (${owner.intentId}); commit only your own paths.${unsureNote([owner], budget)}`,
           { paths: [p], intentId: owner.intentId },
         );
       }

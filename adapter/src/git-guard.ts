@@ -1,6 +1,6 @@
 import { existsSync, realpathSync } from "node:fs";
 import { posix, resolve } from "node:path";
-import { scopeCovers, scopeOverlap } from "@cohent/protocol/paths";
+import { matchBudget, overBound, scopeCovers, scopeOverlap, type MatchBudget } from "@cohent/protocol/paths";
 import { classifyGitCommand, type GitOp } from "./git/classify.js";
 import { git, nulList } from "./git/run.js";
 import { isSafeRevision } from "./git.js";
@@ -60,13 +60,40 @@ export interface GitGuardInput extends Scopes {
   signal?: AbortSignal;
 }
 
-/** Whose a changed path is: "own" (own scope or unclaimed) or the peer whose scope covers it. */
-export function ownerOf(path: string, scopes: Scopes, dir = false): "own" | PeerScope {
+/**
+ * Whose a changed path is: "own" (own scope or unclaimed) or the peer whose
+ * scope covers it. Peers' claims are compared within `budget` (one per
+ * command, shared by its paths): past it, or for a peer pattern over the
+ * path bounds (taken as its base directory), a path counts as the peer's.
+ * Fail closed: a costly peer claim cannot slow the hook, only refuse.
+ */
+export function ownerOf(
+  path: string,
+  scopes: Scopes,
+  dir = false,
+  budget: MatchBudget = matchBudget(),
+): "own" | PeerScope {
   if (scopeCovers(scopes.own, path)) return "own";
+  const opts = { budget };
   for (const peer of scopes.peers) {
-    if (scopeCovers(peer.paths, path) || (dir && scopeOverlap([path], peer.paths).length > 0)) return peer;
+    if (scopeCovers(peer.paths, path, opts) || (dir && scopeOverlap([path], peer.paths, opts).length > 0))
+      return peer;
   }
   return "own";
+}
+
+/** Why the guard may have counted a path as a peer's without being sure, for the reason; "" when it was sure. */
+export function unsureNote(peers: readonly PeerScope[], budget: MatchBudget): string {
+  const notes: string[] = [];
+  for (const p of peers)
+    for (const pattern of p.paths.slice(0, 64)) {
+      const why = overBound(pattern);
+      if (why)
+        notes.push(`${inert(p.person)}'s claim ${inert(pattern, 60)} (${why}) counts as its whole directory`);
+    }
+  if (budget.steps <= 0)
+    notes.push("comparing with peers' claims took over the matching bound, so the rest counted as theirs");
+  return notes.length ? ` (Unsure, so refused: ${[...new Set(notes)].slice(0, 3).join("; ")}.)` : "";
 }
 
 interface Repo {
@@ -383,6 +410,7 @@ export async function checkGitCommand(input: GitGuardInput): Promise<GitGuardVer
   const conflicts: GitConflict[] = [];
   const instead = new Set<string>();
   const commitOp = ops.find((o) => o.kind === "commit");
+  const budget = matchBudget();
   const unstage = new Set<string>();
   for (const o of ops) {
     const dir = o.cwd === null ? input.root : resolve(input.cwd, o.cwd);
@@ -401,7 +429,7 @@ export async function checkGitCommand(input: GitGuardInput): Promise<GitGuardVer
     for (const t of taken) {
       const byPeer = new Map<PeerScope, string[]>();
       for (const p of t.paths) {
-        const owner = ownerOf(p, input, t.dirs);
+        const owner = ownerOf(p, input, t.dirs, budget);
         if (owner === "own") mine.push(p);
         else {
           byPeer.set(owner, [...(byPeer.get(owner) ?? []), p]);
@@ -445,7 +473,10 @@ export async function checkGitCommand(input: GitGuardInput): Promise<GitGuardVer
     allowed: false,
     ops,
     conflicts,
-    reason: `git command refused: ${what}.${todo}`,
+    reason: `git command refused: ${what}.${todo}${unsureNote(
+      conflicts.map((c) => c.peer),
+      budget,
+    )}`,
     instead: [...instead],
   };
 }

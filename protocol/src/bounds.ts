@@ -25,6 +25,12 @@ export const BOUNDS = {
   paths: 64,
   /** One path or glob, in characters. */
   pathChars: 512,
+  /** One glob's cost in matcher states (path-cost.ts: the cost model); a plain path costs nothing. */
+  pathCost: 128,
+  /** All patterns of one request (or one stored claim) together, in matcher states. */
+  pathsCost: 512,
+  /** Matching steps one request may spend comparing its paths with the room's claims; past it, unsure means overlap. */
+  matchSteps: 250_000,
   /** Client and model identity strings. */
   identityChars: 64,
   /** The x-cohent-session header. */

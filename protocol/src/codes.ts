@@ -9,6 +9,12 @@ export const ERRORS = {
   INVALID_JSON: { status: 400, retryable: false, message: "The request body is not valid JSON." },
   INVALID_INPUT: { status: 400, retryable: false, message: "The request does not match protocol version 1." },
   INVALID_PATH: { status: 400, retryable: false, message: "A path is not a repository-relative path." },
+  // Path bounds (issue 23): refused before any matching runs.
+  PATHS_TOO_COMPLEX: {
+    status: 400,
+    retryable: false,
+    message: "The path patterns cost more to match than the bounds allow (pathCost, pathsCost).",
+  },
   INVALID_SESSION: {
     status: 400,
     retryable: false,

@@ -20,6 +20,12 @@ const BOUND_NOTES: Record<keyof typeof BOUNDS, string> = {
   summaryChars: "a checkpoint summary",
   paths: "paths in one publish, scope or checkpoint",
   pathChars: "one path or glob",
+  pathCost:
+    "one glob, in matcher states: each character, `/`, `?` and class 1, `*` 2, `**` 4, each `{a,b}` branch its cost + 1, a range `{1..n}` n × (width + 1); a plain path 0 (then `PATHS_TOO_COMPLEX`)",
+  pathsCost:
+    "all patterns of one request or stored claim together, in matcher states (then `PATHS_TOO_COMPLEX`)",
+  matchSteps:
+    "matching steps one request may spend comparing its paths with the repository's claims; past it every comparison counts as an overlap, and a claim is refused `PATHS_TOO_COMPLEX`",
   identityChars: "clientName, model, usage source",
   sessionChars: "the x-cohent-session header",
   idChars: "ids such as wki_…, pkt_…",

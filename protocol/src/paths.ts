@@ -1,6 +1,12 @@
-import { minimatch, type MinimatchOptions } from "minimatch";
 import { BOUNDS } from "./bounds.js";
 import { CohentError } from "./codes.js";
+import type { Budget } from "./glob-nfa.js";
+import { assertPathBounds } from "./path-cost.js";
+import { compiled, literalBase } from "./path-compile.js";
+import { compiledScope, coversCompiled, overlapCompiled, overlapPairs } from "./path-overlap.js";
+
+export { looksLikeFile } from "./path-overlap.js";
+export { overRoomBudget, pathCost } from "./path-cost.js";
 
 /**
  * Repository paths: normalization and overlap. A path is either a literal
@@ -53,153 +59,84 @@ export function normalizeRepoPath(raw: string, repoRoot?: string): string {
   return out.join("/");
 }
 
-/** Normalizes a list, dropping duplicates and keeping the first-seen order. */
+/**
+ * Normalizes a request's list, dropping duplicates and keeping the
+ * first-seen order, and holds it to the path bounds before anything is
+ * matched: PATHS_TOO_COMPLEX over them, INVALID_PATH for syntax a scope does
+ * not support (path-cost.ts). Every path field of every request comes here.
+ */
 export function normalizeRepoPaths(raw: readonly string[], repoRoot?: string): string[] {
-  return [...new Set(raw.map((p) => normalizeRepoPath(p, repoRoot)))];
+  const out = [...new Set(raw.map((p) => normalizeRepoPath(p, repoRoot)))];
+  assertPathBounds(out);
+  return out;
 }
 
 export interface MatchOptions {
   caseInsensitive?: boolean;
+  /**
+   * The matching work a caller allows, shared by every call it passes it to
+   * (a request against a whole room). Past it every comparison answers
+   * "overlap" and `budget.steps` is 0; see `matchBudget`. Overlap questions
+   * without one get their own budget per call; `covers` and `scopeCovers`
+   * without one are unbounded (a caller's own scope is bounded by the bounds).
+   */
+  budget?: MatchBudget;
 }
 
-function mmOptions(opts: MatchOptions, partial = false): MinimatchOptions {
-  return { dot: true, nocase: !!opts.caseInsensitive, partial };
+export type MatchBudget = Budget;
+
+/** A fresh budget of BOUNDS.matchSteps: what one request may spend comparing paths. */
+export function matchBudget(): MatchBudget {
+  return { steps: BOUNDS.matchSteps };
 }
+
+/** Did the comparisons sharing this budget run out (so that some answered "overlap" unsure)? */
+export const exhausted = (b: MatchBudget): boolean => b.steps <= 0;
 
 function fold(p: string, opts: MatchOptions): string {
   return opts.caseInsensitive ? p.toLowerCase() : p;
 }
 
+const foldAll = (list: readonly string[], opts: MatchOptions) =>
+  opts.caseInsensitive ? list.map((p) => p.toLowerCase()) : list;
+
 /** Literal leading segments of a glob: "src/a/**\/*.ts" -> "src/a". */
 export function globBase(pattern: string): string {
-  const segments = pattern.split("/");
-  const base: string[] = [];
-  for (const s of segments) {
-    if (isGlob(s)) break;
-    base.push(s);
-  }
-  return base.join("/");
+  return literalBase(pattern);
 }
 
-/** `path` equals `dir` or lies below it. An empty dir is the repository root. */
-function within(path: string, dir: string): boolean {
-  return dir === "" || path === dir || path.startsWith(dir + "/");
+/**
+ * Why a pattern is compared as its literal base directory instead of as
+ * written (it is over the path bounds or uses syntax a scope does not
+ * support: a claim stored before the bounds, or a peer's older adapter), or
+ * null when it is matched as written. Such a pattern can only make answers
+ * err towards "overlap".
+ */
+export function overBound(pattern: string, opts: MatchOptions = {}): string | null {
+  return compiled(fold(pattern, opts)).degraded;
 }
 
-/** Does the scope pattern cover the concrete path `target`? */
+/** Does the scope pattern cover the concrete path `target` (the pattern matches it, or a directory above it)? */
 export function covers(pattern: string, target: string, opts: MatchOptions = {}): boolean {
-  const p = fold(pattern, opts);
-  const t = fold(target, opts);
-  if (!isGlob(p)) return within(t, p);
-  return minimatch(t, p, mmOptions(opts)) || minimatch(t, p + "/**", mmOptions(opts));
+  return coversCompiled(compiled(fold(pattern, opts)), fold(target, opts), opts.budget);
 }
 
 /** Is `target` covered by any pattern of a declared scope? */
 export function scopeCovers(scope: readonly string[], target: string, opts: MatchOptions = {}): boolean {
-  return scope.some((p) => covers(p, target, opts));
+  if (!scope.length) return false;
+  const t = fold(target, opts);
+  // Only a pattern anchored in a directory above the target (or at it) can cover it.
+  const s = compiledScope(foldAll(scope, opts));
+  const at = (dir: string) =>
+    s.at.get(dir)?.some((j) => coversCompiled(s.items[j]!, t, opts.budget)) ?? false;
+  if (at("")) return true;
+  for (let k = t.indexOf("/"); k >= 0; k = t.indexOf("/", k + 1)) if (at(t.slice(0, k))) return true;
+  return t !== "" && at(t);
 }
 
-/** Literal chunks of a pattern ("*.spec.ts" -> ".spec.ts"), used to build witnesses. */
-function literalChunks(pattern: string): string[] {
-  return pattern
-    .split(/[*?/]|\[[^\]]*\]|[{},]/)
-    .filter((c) => c.length > 0 && !c.includes("[") && !c.includes("]"));
-}
-
-const MAX_WITNESSES = 512;
-
-/**
- * Concrete paths that `pattern` matches, shaped towards `other` so that a
- * shared match is likely to be among them when one exists: each `*` is
- * filled with "x" or a literal chunk of the other pattern (".spec.ts"), and
- * each `**` with nothing, one segment, or the rest of the other's base.
- */
-function witnesses(pattern: string, other: string): string[] {
-  const fillers = ["x", ...literalChunks(other).flatMap((c) => [c, "x" + c, c + "x"])].slice(0, 16);
-  const otherBase = globBase(other);
-  const out = new Set<string>();
-  for (const expanded of minimatch.braceExpand(pattern)) {
-    const segments = expanded.split("/");
-    const globstars = segments.filter((s) => s === "**").length;
-    const choices = Math.min(3 ** globstars, 81);
-    for (const filler of fillers) {
-      for (let mask = 0; mask < choices; mask++) {
-        let m = mask;
-        const parts: string[] = [];
-        for (const s of segments) {
-          if (s === "**") {
-            const pick = m % 3;
-            m = Math.floor(m / 3);
-            const prefix = parts.join("/");
-            if (pick === 1) parts.push("x");
-            if (pick === 2 && otherBase.startsWith(prefix ? prefix + "/" : "")) {
-              parts.push(
-                ...otherBase
-                  .slice(prefix ? prefix.length + 1 : 0)
-                  .split("/")
-                  .filter(Boolean),
-              );
-            }
-            continue;
-          }
-          parts.push(
-            s
-              .replace(/\[!?\^?([^\]])[^\]]*\]/g, (_all, first: string) => first)
-              .replace(/\*+/g, filler)
-              .replace(/\?/g, "x"),
-          );
-        }
-        out.add(parts.filter(Boolean).join("/"));
-        if (out.size >= MAX_WITNESSES) return [...out];
-      }
-    }
-  }
-  return [...out];
-}
-
-/**
- * A literal whose last segment has an extension ("checkout.ts") is taken
- * for a file; any other literal ("app/checkout") for a directory, which
- * covers everything below it.
- */
-export function looksLikeFile(literal: string): boolean {
-  const last = literal.slice(literal.lastIndexOf("/") + 1);
-  return /^[^.].*\.[A-Za-z0-9]+$/.test(last);
-}
-
-/**
- * Do two scope patterns share a path? Exact for literals and directory
- * prefixes, and for a literal against a glob (minimatch's partial match
- * answers "could something under this directory match"). Two globs
- * overlap when a witness path of one matches the other.
- */
+/** Do two scope patterns share a path? */
 export function patternsOverlap(a: string, b: string, opts: MatchOptions = {}): boolean {
-  const x = fold(a, opts);
-  const y = fold(b, opts);
-  const gx = isGlob(x);
-  const gy = isGlob(y);
-  if (!gx && !gy) return within(x, y) || within(y, x);
-  if (!gx || !gy) {
-    const [lit, glob] = gx ? [y, x] : [x, y];
-    const asFile = looksLikeFile(lit);
-    return (
-      minimatch(lit, glob, mmOptions(opts)) ||
-      // a directory: could the glob match something below it, or does the glob lie inside it?
-      (!asFile && (minimatch(lit, glob, mmOptions(opts, true)) || within(globBase(glob), lit))) ||
-      // the glob matches a directory above `lit`, which covers it
-      lit
-        .split("/")
-        .some(
-          (_, i, all) =>
-            i < all.length - 1 && minimatch(all.slice(0, i + 1).join("/"), glob, mmOptions(opts)),
-        )
-    );
-  }
-  const bx = globBase(x);
-  const by = globBase(y);
-  if (!within(bx, by) && !within(by, bx)) return false;
-  const matches = (path: string, glob: string) => minimatch(path, glob, mmOptions(opts));
-  return witnesses(x, y).some((w) => matches(w, y)) || witnesses(y, x).some((w) => matches(w, x));
+  return overlapCompiled(compiled(fold(a, opts)), compiled(fold(b, opts)), opts.budget ?? matchBudget());
 }
 
 /** The pairs of patterns through which two scopes overlap; empty when they do not. */
@@ -208,8 +145,10 @@ export function scopeOverlap(
   theirs: readonly string[],
   opts: MatchOptions = {},
 ): { mine: string; theirs: string }[] {
-  const pairs: { mine: string; theirs: string }[] = [];
-  for (const m of mine)
-    for (const t of theirs) if (patternsOverlap(m, t, opts)) pairs.push({ mine: m, theirs: t });
-  return pairs;
+  if (!mine.length || !theirs.length) return [];
+  const budget = opts.budget ?? matchBudget();
+  if (budget.steps <= 0) return [{ mine: mine[0]!, theirs: theirs[0]! }]; // unsure: overlapping
+  const a = compiledScope(foldAll(mine, opts));
+  const b = compiledScope(foldAll(theirs, opts));
+  return overlapPairs(a, b, budget).map(([i, j]) => ({ mine: mine[i]!, theirs: theirs[j]! }));
 }

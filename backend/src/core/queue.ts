@@ -1,4 +1,4 @@
-import { scopeOverlap, type MatchOptions } from "@cohent/protocol";
+import { matchBudget, scopeOverlap, type MatchOptions } from "@cohent/protocol";
 import { arbitrate, type PeerClaim } from "./arbitrate.js";
 
 /** A waiting claim, in queue order (createdAt, then id). */
@@ -8,6 +8,10 @@ export interface QueuedClaim {
   paths: string[];
   createdAt: Date;
 }
+
+/** One matching budget for a walk over the room (past it, unsure means overlap: a waiter waits). */
+const budgeted = (opts: MatchOptions): MatchOptions =>
+  opts.budget ? opts : { ...opts, budget: matchBudget() };
 
 /** Queue order: first come, first served; the id breaks a tie of the same instant. */
 export const queueOrder = (a: QueuedClaim, b: QueuedClaim): number =>
@@ -26,6 +30,7 @@ export function grantOrder(
   queue: readonly QueuedClaim[],
   opts: MatchOptions = {},
 ): { granted: QueuedClaim[]; waiting: QueuedClaim[] } {
+  opts = budgeted(opts);
   const held = new Map(claims.map((c) => [c.intentId, c]));
   const granted: QueuedClaim[] = [];
   const waiting: QueuedClaim[] = [];
@@ -63,6 +68,7 @@ export function queuePlace(
   queue: readonly QueuedClaim[],
   opts: MatchOptions = {},
 ): { place: number; holders: { intentId: string; paths: string[] }[]; ahead: QueuedClaim[] } {
+  opts = budgeted(opts);
   const holders = arbitrate(
     me.paths,
     claims.filter((c) => c.intentId !== me.intentId),
@@ -85,6 +91,7 @@ export function waitersOn(
   queue: readonly QueuedClaim[],
   opts: MatchOptions = {},
 ): QueuedClaim[] {
+  opts = budgeted(opts);
   return [...queue].sort(queueOrder).filter((w) => scopeOverlap(paths, w.paths, opts).length > 0);
 }
 

@@ -1,4 +1,4 @@
-import { scopeOverlap, type IntentRecord, type MatchOptions } from "@cohent/protocol";
+import { matchBudget, scopeOverlap, type IntentRecord, type MatchOptions } from "@cohent/protocol";
 
 interface Work {
   id: string;
@@ -21,6 +21,8 @@ export function relatedPeers(
 ): Set<string> {
   const related = new Set(named);
   const mine = new Set(names(me.record));
+  // One budget for the room: past it, unsure means related (the poll reports one peer too many).
+  if (!opts.budget) opts = { ...opts, budget: matchBudget() };
   for (const peer of peers) {
     if (peer.record && names(peer.record).some((n) => mine.has(n))) related.add(peer.id);
     if (me.scope.length && peer.scope.length && scopeOverlap(me.scope, peer.scope, opts).length)

@@ -1,7 +1,9 @@
 import {
   BOUNDS,
   CohentError,
+  matchBudget,
   normalizeRepoPaths,
+  overRoomBudget,
   redact,
   scopeOverlap,
   type ReleaseRequest,
@@ -78,7 +80,9 @@ export async function releaseRequest(
       const now = deps.clock();
       if (await freeExpired(t, deps, repo, now)) await grantQueue(t, deps, repo, now);
       const holders = (await t.queue.holders(repo.id)).filter((h) => h.intentId !== intentId);
-      const conflicts = arbitrate(paths, holders, opts);
+      const budget = matchBudget();
+      const conflicts = arbitrate(paths, holders, { ...opts, budget });
+      if (budget.steps <= 0) throw overRoomBudget(paths, holders.length);
       if (!conflicts.length)
         throw new CohentError("NOT_HELD", `No peer holds any of ${paths.join(", ")}.`, { paths });
       const from = noticePeer({

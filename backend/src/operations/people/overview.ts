@@ -1,4 +1,4 @@
-import { scopeOverlap, type Overview, type Party, type RepoSummary } from "@cohent/protocol";
+import { matchBudget, scopeOverlap, type Overview, type Party, type RepoSummary } from "@cohent/protocol";
 import { guardStatus } from "../../core/lease.js";
 import type { Deps } from "../deps.js";
 import { repoByName } from "../shared/repos.js";
@@ -76,11 +76,13 @@ export async function repoOverview(deps: Deps, name: string): Promise<Overview> 
     guard: guardStatus(r.session.lastSeenAt, now, deps.lease),
     paths: r.scope.length ? r.scope : r.promptPaths,
   }));
+  // One matching budget for the page: every pair of live intents is compared.
+  const matching = { caseInsensitive: repo.caseInsensitive, budget: matchBudget() };
   const work = live.map(({ r, guard, paths }) => {
     const overlaps = live
       .filter((o) => o.r.id !== r.id && o.guard !== "expired" && guard !== "expired")
       .map((o) => {
-        const pairs = paths.length && o.paths.length ? scopeOverlap(paths, o.paths, repo) : [];
+        const pairs = paths.length && o.paths.length ? scopeOverlap(paths, o.paths, matching) : [];
         return {
           with: party(o.r.id),
           paths: [...new Set(pairs.map((x) => x.mine))],

@@ -1,4 +1,11 @@
-import { CohentError, type QueuePlace, type ScopeConflict, type ScopeRefusal } from "@cohent/protocol";
+import {
+  CohentError,
+  matchBudget,
+  overRoomBudget,
+  type QueuePlace,
+  type ScopeConflict,
+  type ScopeRefusal,
+} from "@cohent/protocol";
 import { arbitrate, describeConflicts } from "../../core/arbitrate.js";
 import { keepsWait, samePaths } from "../../core/queue.js";
 import { newId } from "../../ids.js";
@@ -41,7 +48,10 @@ export async function claimPaths(
   if (freed) await grantQueue(t, deps, caller.repo, now);
   const [previous, peers] = freed ? await held() : first;
   const replaced = previous ?? [];
-  const conflicts = arbitrate(paths, peers, { caseInsensitive: caller.repo.caseInsensitive });
+  const budget = matchBudget();
+  const conflicts = arbitrate(paths, peers, { caseInsensitive: caller.repo.caseInsensitive, budget });
+  // Unsure is not a conflict to report: the claim is refused for its cost (nothing written, nothing queued).
+  if (budget.steps <= 0) throw overRoomBudget(paths, peers.length);
   if (conflicts.length) return { conflicts, replaced };
 
   if (paths.length) await t.claims.set({ intentId, repoId, paths, at: now });

@@ -30,7 +30,7 @@ export const BOUNDS = {
   /** All patterns of one request (or one stored claim) together, in matcher states. */
   pathsCost: 512,
   /** Matching steps one request may spend comparing its paths with the room's claims; past it, unsure means overlap. */
-  matchSteps: 250_000,
+  matchSteps: 100_000,
   /** Client and model identity strings. */
   identityChars: 64,
   /** The x-cohent-session header. */

@@ -53,8 +53,9 @@ export interface Nfa {
   shape: Uint8Array;
   lo: Int32Array;
   hi: Int32Array;
-  /** The literal text every match ends with ("" when none), for a cheap "no". */
+  /** The literal text every match ends with ("" when none), for a cheap "no"; and it with a "/" after it. */
   suffix: string;
+  suffixSlash: string;
   /** Per CHAR state: the set holds "/" / holds something besides "/". */
   hasSlash: Uint8Array;
   hasOther: Uint8Array;
@@ -139,6 +140,7 @@ export function compileNfa(items: readonly Item[]): Nfa {
     hasSlash: new Uint8Array(size),
     hasOther: new Uint8Array(size),
     suffix: literalEnd(items),
+    suffixSlash: literalEnd(items) + "/",
   };
   for (let s = 0; s < size; s++) {
     const r = sets[s];
@@ -241,6 +243,9 @@ function scratch(size: number): void {
   }
 }
 
+/** What starting a walk costs, in steps of the budget (setting up costs about as much as a few steps). */
+const WALK_SETUP = 4;
+
 // The current and next state sets of a walk along a path.
 let cur = new Int32Array(256);
 let nxt = new Int32Array(256);
@@ -259,6 +264,14 @@ function closure(
   into: Int32Array,
   n: number,
 ): number {
+  // Most steps land on a state that reads: no walk needed.
+  if (nfa.kind[s] !== SPLIT && !(afterSlash && nfa.slash[s]) && s !== nfa.tail) {
+    if (stamps[s] !== stamp) {
+      stamps[s] = stamp;
+      into[n++] = s;
+    }
+    return n;
+  }
   let top = 0;
   stack[top++] = s;
   while (top) {
@@ -287,6 +300,7 @@ function run(nfa: Nfa, text: string, tailOk: boolean, budget?: Budget): number {
     nxt = new Int32Array(nfa.size * 2);
   }
   scratch(nfa.size * 2);
+  if (budget) budget.steps -= WALK_SETUP;
   let n = closure(nfa, nfa.start, tailOk, false, cur, 0);
   const len = text.length;
   for (let i = 0; i < len && n > 0; i++) {
@@ -298,7 +312,10 @@ function run(nfa: Nfa, text: string, tailOk: boolean, budget?: Budget): number {
         i++;
       }
     }
-    scratch(nfa.size * 2);
+    if (++stamp === 0xffffffff) {
+      stamps.fill(0);
+      stamp = 1;
+    }
     if (budget && (budget.steps -= n) <= 0) return -1;
     let m = 0;
     for (let k = 0; k < n; k++) {
@@ -319,7 +336,7 @@ export function accepts(nfa: Nfa, text: string, tailOk: boolean, budget?: Budget
   if (text === "" || text.endsWith("/")) return false;
   // Every match ends with the pattern's literal ending: a cheap "no" first.
   const end = nfa.suffix;
-  if (end && !(text.endsWith(end) || (tailOk && text.includes(end + "/")))) return false;
+  if (end && !text.endsWith(end) && !(tailOk && text.includes(nfa.suffixSlash))) return false;
   if (budget && budget.steps <= 0) return true;
   const n = run(nfa, text, tailOk, budget);
   if (n < 0) return true;
@@ -327,17 +344,31 @@ export function accepts(nfa: Nfa, text: string, tailOk: boolean, budget?: Budget
   return false;
 }
 
-/** Could a path below the directory `text` match (the pattern goes on past it with a "/")? */
-export function continuesBelow(nfa: Nfa, text: string, budget?: Budget): boolean {
+/**
+ * The automaton against a plain path, in one walk along it: does it match
+ * the path or a directory above it, or (`directory`: the path covers what
+ * is below it) could it match something below the path?
+ */
+export function meetsPath(nfa: Nfa, path: string, directory: boolean, budget?: Budget): boolean {
+  const end = nfa.suffix;
+  const mayCover = path !== "" && (!end || path.endsWith(end) || path.includes(nfa.suffixSlash));
+  if (!mayCover && !directory) return false;
   if (budget && budget.steps <= 0) return true;
-  const n = run(nfa, text, false, budget);
+  const n = run(nfa, path, true, budget);
   if (n < 0) return true;
-  const after = cur.slice(0, n);
-  scratch(nfa.size * 2);
-  for (const s of after) {
-    if (nfa.kind[s] !== CHAR || !reads(nfa, s, 47)) continue;
-    const m = closure(nfa, nfa.out1[s]!, false, true, nxt, 0);
-    for (let k = 0; k < m; k++) if (nfa.live[nxt[k]!]) return true;
+  if (mayCover)
+    for (let k = 0; k < n; k++) if (cur[k] === nfa.accept || cur[k] === nfa.acceptTail) return true;
+  if (!directory) return false;
+  // Below it: a "/" read by one of the pattern's own states (not its tail's), then anything on to the end.
+  if (++stamp === 0xffffffff) {
+    stamps.fill(0);
+    stamp = 1;
+  }
+  for (let k = 0; k < n; k++) {
+    const st = cur[k]!;
+    if (nfa.kind[st] !== CHAR || !nfa.live[st] || !nfa.hasSlash[st]) continue;
+    const m = closure(nfa, nfa.out1[st]!, false, true, nxt, 0);
+    for (let i = 0; i < m; i++) if (nfa.live[nxt[i]!]) return true;
   }
   return false;
 }
@@ -350,7 +381,7 @@ export function continuesBelow(nfa: Nfa, text: string, budget?: Budget): boolean
  */
 export function intersects(a: Nfa, tailA: boolean, b: Nfa, tailB: boolean, budget?: Budget): boolean {
   if (budget && budget.steps <= 0) return true;
-  let steps = budget ? budget.steps : Infinity;
+  let steps = budget ? budget.steps - WALK_SETUP : Infinity;
   const nb = b.size;
   const limit = a.size * nb * 2;
   scratch(limit);

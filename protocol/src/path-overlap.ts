@@ -1,4 +1,4 @@
-import { accepts, continuesBelow, intersects, type Budget } from "./glob-nfa.js";
+import { accepts, intersects, meetsPath, type Budget } from "./glob-nfa.js";
 import { compiledList, type Compiled } from "./path-compile.js";
 
 export { looksLikeFile } from "./path-compile.js";
@@ -26,8 +26,9 @@ export function coversCompiled(c: Compiled, target: string, budget?: Budget): bo
 function literalMeetsGlob(lit: Compiled, glob: Compiled, budget?: Budget): boolean {
   const path = lit.literal!;
   if (!within(path, glob.base) && !within(glob.base, path)) return false;
-  if (accepts(glob.nfa!, path, true, budget)) return true;
-  return !lit.fileLike && (within(glob.base, path) || continuesBelow(glob.nfa!, path, budget));
+  // A directory that holds the glob's base holds all it matches.
+  if (!lit.fileLike && within(glob.base, path)) return true;
+  return meetsPath(glob.nfa!, path, !lit.fileLike, budget);
 }
 
 /**
@@ -52,62 +53,106 @@ export function overlapCompiled(x: Compiled, y: Compiled, budget?: Budget): bool
   return intersects(x.nfa!, !x.fileLike, y.nfa!, !y.fileLike, budget);
 }
 
+/** A directory of a claim's anchors (a literal, a degraded pattern's directory, a glob's base), one node a segment. */
+interface Node {
+  /** Items anchored exactly here. */
+  here: number[];
+  kids: Map<string, Node> | null;
+}
+
 export interface CompiledScope {
   items: Compiled[];
-  /** Each item's anchor (a literal, a degraded pattern's directory, a glob's base) -> the items anchored there. */
-  at: Map<string, number[]>;
-  /** Each directory strictly above an anchor -> the items anchored below it. */
-  below: Map<string, number[]>;
-  /** Per item: the directories its anchor lies in, and the anchor ("a/b" -> "", "a", "a/b"). */
-  dirs: string[][];
-}
-
-/** The directories a path lies in, and the path itself: "a/b" -> "", "a", "a/b". */
-function selfAndAbove(path: string): string[] {
-  const out = [""];
-  if (path === "") return out;
-  for (let k = path.indexOf("/"); k >= 0; k = path.indexOf("/", k + 1)) out.push(path.slice(0, k));
-  out.push(path);
-  return out;
-}
-
-function add(map: Map<string, number[]>, key: string, i: number): void {
-  const list = map.get(key);
-  if (list) list.push(i);
-  else map.set(key, [i]);
+  /** The anchors as a tree of segments: memory linear in the claim, and a walk stops where the paths part. */
+  root: Node;
+  /** Per item: its anchor's segments ("" has none). */
+  segs: string[][];
 }
 
 const anchor = (c: Compiled): string => c.literal ?? c.base;
+const segments = (path: string): string[] => (path === "" ? [] : path.split("/"));
 
 function index(items: Compiled[]): CompiledScope {
-  const scope: CompiledScope = { items, at: new Map(), below: new Map(), dirs: [] };
-  items.forEach((c, i) => {
-    const dirs = selfAndAbove(anchor(c));
-    scope.dirs.push(dirs);
-    add(scope.at, dirs[dirs.length - 1]!, i);
-    for (let k = 0; k < dirs.length - 1; k++) add(scope.below, dirs[k]!, i);
+  const root: Node = { here: [], kids: null };
+  const segs = items.map((c) => segments(anchor(c)));
+  segs.forEach((path, i) => {
+    let node = root;
+    for (const seg of path) {
+      node.kids ??= new Map();
+      let next = node.kids.get(seg);
+      if (!next) node.kids.set(seg, (next = { here: [], kids: null }));
+      node = next;
+    }
+    node.here.push(i);
   });
-  return scope;
+  return { items, root, segs };
+}
+
+/**
+ * The items of `s` anchored along `path` (at the root, at each of its
+ * directories, at itself) and, with `below`, those anchored below it: the
+ * only ones that can share a path with something anchored at `path`. Adds
+ * them to `out`; costs one step a node visited, charged to the budget.
+ */
+export function anchoredAlong(
+  s: CompiledScope,
+  path: readonly string[],
+  below: boolean,
+  out: number[],
+  budget?: Budget,
+): void {
+  let node: Node | undefined = s.root;
+  let visited = 1;
+  for (const i of node.here) out.push(i);
+  for (const seg of path) {
+    node = node.kids?.get(seg);
+    if (!node) break;
+    visited++;
+    for (const i of node.here) out.push(i);
+  }
+  if (node && below && node.kids) {
+    const todo = [...node.kids.values()];
+    while (todo.length) {
+      const n = todo.pop()!;
+      visited++;
+      for (const i of n.here) out.push(i);
+      if (n.kids) for (const k of n.kids.values()) todo.push(k);
+    }
+  }
+  if (budget) budget.steps -= visited;
 }
 
 const CACHE_LIMIT = 4_096;
-const cache = new Map<string, CompiledScope>();
+/** Compiled claims by their first pattern (a cheap key); the lists are compared pattern by pattern on a hit. */
+const cache = new Map<string, CompiledScope[]>();
+let cached = 0;
 const byList = new WeakMap<readonly string[], CompiledScope>();
+
+const sameList = (s: CompiledScope, patterns: readonly string[]) =>
+  s.items.length === patterns.length && s.items.every((c, i) => c.source === patterns[i]);
 
 /**
  * A claim compiled and indexed, cached by its patterns (a peer's claim is
- * compared again at every request) and by the list itself (a request's own
- * list, compared with every peer in turn).
+ * compared again at every request, read anew from the database) and by the
+ * list itself (a request's own list, compared with every peer in turn).
  */
 export function compiledScope(patterns: readonly string[]): CompiledScope {
   let s = byList.get(patterns);
-  if (s && s.items.length === patterns.length && s.items.every((c, i) => c.source === patterns[i])) return s;
-  const key = patterns.join("\n");
-  s = cache.get(key);
+  if (s && sameList(s, patterns)) return s;
+  const key = patterns[0] ?? "";
+  const bucket = cache.get(key);
+  s = bucket?.find((c) => sameList(c, patterns));
   if (!s) {
-    if (cache.size >= CACHE_LIMIT) cache.clear();
+    if (cached >= CACHE_LIMIT) {
+      cache.clear();
+      cached = 0;
+    }
     s = index(compiledList(patterns));
-    cache.set(key, s);
+    const list = cache.get(key) ?? [];
+    // Claims sharing a first pattern: a short list, the newest first.
+    list.unshift(s);
+    if (list.length > 16) list.pop();
+    else cached++;
+    cache.set(key, list);
   }
   byList.set(patterns, s);
   return s;
@@ -128,14 +173,8 @@ export function overlapPairs(a: CompiledScope, b: CompiledScope, budget?: Budget
   const out: [number, number][] = [];
   for (let i = 0; i < a.items.length; i++) {
     const x = a.items[i]!;
-    const dirs = a.dirs[i]!;
     found.length = 0;
-    for (const dir of dirs) {
-      const at = b.at.get(dir);
-      if (at) for (const j of at) found.push(j);
-    }
-    const under = b.below.get(dirs[dirs.length - 1]!);
-    if (under) for (const j of under) found.push(j);
+    anchoredAlong(b, a.segs[i]!, true, found, budget);
     if (!found.length) continue;
     if (budget && budget.steps <= 0) {
       // Out of budget: unsure, so overlapping; one pair says so, at no further cost.
@@ -143,6 +182,7 @@ export function overlapPairs(a: CompiledScope, b: CompiledScope, budget?: Budget
       continue;
     }
     let kept = 0;
+    if (budget) budget.steps -= found.length;
     for (const j of found) {
       const y = b.items[j]!;
       if ((x.literal !== null && y.literal !== null) || overlapCompiled(x, y, budget)) found[kept++] = j;
@@ -150,6 +190,60 @@ export function overlapPairs(a: CompiledScope, b: CompiledScope, budget?: Budget
     found.length = kept;
     if (kept > 1) found.sort((p, q) => p - q);
     for (const j of found) out.push([i, j]);
+  }
+  return out;
+}
+
+/**
+ * Every pair of claims among `scopes` that overlap, with the pattern pairs
+ * they overlap through (indexes: scope a's pattern i, scope b's pattern j),
+ * for a < b. One tree of every claim's anchors, so each pattern looks up
+ * the few it can meet instead of every claim comparing with every other.
+ */
+export function overlapsAmong(
+  scopes: readonly CompiledScope[],
+  budget?: Budget,
+): Map<number, Map<number, [number, number][]>> {
+  const items: Compiled[] = [];
+  const owner: [number, number][] = [];
+  scopes.forEach((s, a) =>
+    s.items.forEach((c, i) => {
+      owner.push([a, i]);
+      items.push(c);
+    }),
+  );
+  const tree = index(items);
+  const out = new Map<number, Map<number, [number, number][]>>();
+  const near: number[] = [];
+  for (let k = 0; k < items.length; k++) {
+    const [a, i] = owner[k]!;
+    near.length = 0;
+    anchoredAlong(tree, tree.segs[k]!, true, near, budget);
+    if (budget && (budget.steps -= near.length) <= 0) return everyPair(scopes);
+    for (const m of near) {
+      const [b, j] = owner[m]!;
+      if (b <= a) continue;
+      const x = items[k]!;
+      const y = items[m]!;
+      if (!(x.literal !== null && y.literal !== null) && !overlapCompiled(x, y, budget)) continue;
+      let row = out.get(a);
+      if (!row) out.set(a, (row = new Map()));
+      const pairs = row.get(b);
+      if (pairs) pairs.push([i, j]);
+      else row.set(b, [[i, j]]);
+    }
+  }
+  return budget && budget.steps <= 0 ? everyPair(scopes) : out;
+}
+
+/** Out of budget: unsure, so every two claims overlap, through their first patterns. */
+function everyPair(scopes: readonly CompiledScope[]): Map<number, Map<number, [number, number][]>> {
+  const out = new Map<number, Map<number, [number, number][]>>();
+  for (let a = 0; a < scopes.length; a++) {
+    if (!scopes[a]!.items.length) continue;
+    const row = new Map<number, [number, number][]>();
+    for (let b = a + 1; b < scopes.length; b++) if (scopes[b]!.items.length) row.set(b, [[0, 0]]);
+    out.set(a, row);
   }
   return out;
 }

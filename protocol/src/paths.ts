@@ -3,7 +3,14 @@ import { CohentError } from "./codes.js";
 import type { Budget } from "./glob-nfa.js";
 import { assertPathBounds } from "./path-cost.js";
 import { compiled, literalBase } from "./path-compile.js";
-import { compiledScope, coversCompiled, overlapCompiled, overlapPairs } from "./path-overlap.js";
+import {
+  anchoredAlong,
+  compiledScope,
+  coversCompiled,
+  overlapCompiled,
+  overlapPairs,
+  overlapsAmong,
+} from "./path-overlap.js";
 
 export { looksLikeFile } from "./path-overlap.js";
 export { overRoomBudget, pathCost } from "./path-cost.js";
@@ -125,13 +132,11 @@ export function covers(pattern: string, target: string, opts: MatchOptions = {})
 export function scopeCovers(scope: readonly string[], target: string, opts: MatchOptions = {}): boolean {
   if (!scope.length) return false;
   const t = fold(target, opts);
-  // Only a pattern anchored in a directory above the target (or at it) can cover it.
+  // Only a pattern anchored at the target or in a directory above it can cover it.
   const s = compiledScope(foldAll(scope, opts));
-  const at = (dir: string) =>
-    s.at.get(dir)?.some((j) => coversCompiled(s.items[j]!, t, opts.budget)) ?? false;
-  if (at("")) return true;
-  for (let k = t.indexOf("/"); k >= 0; k = t.indexOf("/", k + 1)) if (at(t.slice(0, k))) return true;
-  return t !== "" && at(t);
+  const along: number[] = [];
+  anchoredAlong(s, t.split("/"), false, along, opts.budget);
+  return along.some((j) => coversCompiled(s.items[j]!, t, opts.budget));
 }
 
 /** Do two scope patterns share a path? */
@@ -151,4 +156,27 @@ export function scopeOverlap(
   const a = compiledScope(foldAll(mine, opts));
   const b = compiledScope(foldAll(theirs, opts));
   return overlapPairs(a, b, budget).map(([i, j]) => ({ mine: mine[i]!, theirs: theirs[j]! }));
+}
+
+/**
+ * Which of several scopes overlap which, all at once (the Control Room's
+ * page): for each pair a < b that overlaps, the patterns of a and of b it
+ * overlaps through. One budget for all of it (opts.budget, else a fresh one).
+ */
+export function scopesOverlapping(
+  scopes: readonly (readonly string[])[],
+  opts: MatchOptions = {},
+): { a: number; b: number; mine: string[]; theirs: string[] }[] {
+  const compiledScopes = scopes.map((s) => compiledScope(foldAll(s, opts)));
+  const found = overlapsAmong(compiledScopes, opts.budget ?? matchBudget());
+  const out: { a: number; b: number; mine: string[]; theirs: string[] }[] = [];
+  for (const [a, row] of found)
+    for (const [b, pairs] of row)
+      out.push({
+        a,
+        b,
+        mine: [...new Set(pairs.map(([i]) => i).sort((x, y) => x - y))].map((i) => scopes[a]![i]!),
+        theirs: [...new Set(pairs.map(([, j]) => j).sort((x, y) => x - y))].map((j) => scopes[b]![j]!),
+      });
+  return out;
 }

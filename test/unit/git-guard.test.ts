@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { classifyGitCommand, type GitOp } from "../../adapter/src/git/classify.js";
 import { simpleCommands } from "../../adapter/src/git/shell.js";
-import { ownerOf, type PeerScope } from "../../adapter/src/git-guard.js";
+import { ownerOf, unsureNote, type PeerScope } from "../../adapter/src/git-guard.js";
 
 /** The essentials of an operation, for compact rows. */
 function brief(o: GitOp) {
@@ -243,5 +243,45 @@ describe("scopes", () => {
   it("a directory git clean would delete belongs to the peer whose scope lies inside it", () => {
     const o = ownerOf("src", { own: ["src/a"], peers }, true);
     expect(o === "own" ? "own" : o.person).toBe("Bo");
+  });
+});
+
+describe("a peer's claim that is costly to compare cannot slow the hook: unsure counts as the peer's", () => {
+  // An older adapter or server let this through: 2^95 alternatives as minimatch saw them.
+  const bomb: PeerScope = {
+    intentId: "wki_9",
+    person: "Mallory",
+    client: null,
+    model: null,
+    paths: Array.from({ length: 64 }, (_, i) => `src/b${i}/` + "{a,b}".repeat(95)),
+  };
+  it.each([
+    ["src/b3/anything.ts", "Mallory"],
+    ["src/b63/x/y.ts", "Mallory"],
+    ["src/c/z.ts", "own"],
+    ["lib/x.ts", "own"],
+  ])("%s belongs to %s (the pattern counts as its directory)", (path, who) => {
+    const budget = { steps: 1e9 };
+    const o = ownerOf(path, { own: [], peers: [bomb] }, false, budget);
+    expect(o === "own" ? "own" : o.person).toBe(who);
+    expect(1e9 - budget.steps).toBeLessThan(1_000); // looked up, never expanded
+  });
+  it("the refusal says why it was unsure", () => {
+    expect(unsureNote([bomb], { steps: 1 })).toMatch(
+      /Unsure, so refused: Mallory's claim src\/b0\/\{a,b\}.*over the bound of 128.*counts as its whole directory/,
+    );
+    expect(unsureNote(peersWithin, { steps: 1 })).toBe("");
+  });
+  const peersWithin: PeerScope[] = [
+    { intentId: "wki_1", person: "Bo", client: null, model: null, paths: ["src/*a*a*b"] },
+  ];
+  it("past the matching budget, a path counts as the peer's, and the reason says so", () => {
+    const budget = { steps: 0 };
+    const o = ownerOf("src/ab", { own: [], peers: peersWithin }, false, budget);
+    expect(o === "own" ? "own" : o.person).toBe("Bo");
+    // Where the anchors alone settle it, no matching is needed and the answer stays exact.
+    expect(ownerOf("lib/ab", { own: [], peers: peersWithin }, false, budget)).toBe("own");
+    expect(ownerOf("src/ab", { own: [], peers: peersWithin })).toBe("own");
+    expect(unsureNote(peersWithin, budget)).toMatch(/took over the matching bound/);
   });
 });

@@ -1,4 +1,4 @@
-import { matchBudget, scopeOverlap, type Overview, type Party, type RepoSummary } from "@cohent/protocol";
+import { scopesOverlapping, type Overview, type Party, type RepoSummary } from "@cohent/protocol";
 import { guardStatus } from "../../core/lease.js";
 import type { Deps } from "../deps.js";
 import { repoByName } from "../shared/repos.js";
@@ -76,20 +76,24 @@ export async function repoOverview(deps: Deps, name: string): Promise<Overview> 
     guard: guardStatus(r.session.lastSeenAt, now, deps.lease),
     paths: r.scope.length ? r.scope : r.promptPaths,
   }));
-  // One matching budget for the page: every pair of live intents is compared.
-  const matching = { caseInsensitive: repo.caseInsensitive, budget: matchBudget() };
-  const work = live.map(({ r, guard, paths }) => {
-    const overlaps = live
-      .filter((o) => o.r.id !== r.id && o.guard !== "expired" && guard !== "expired")
-      .map((o) => {
-        const pairs = paths.length && o.paths.length ? scopeOverlap(paths, o.paths, matching) : [];
-        return {
-          with: party(o.r.id),
-          paths: [...new Set(pairs.map((x) => x.mine))],
-          claimed: r.scope.length > 0 && o.r.scope.length > 0,
-        };
-      })
-      .filter((o) => o.paths.length > 0);
+  // Every pair of live intents at once, through one index of their paths (and one matching budget).
+  const current = live.filter((l) => l.guard !== "expired");
+  const through = new Map<string, string[]>();
+  for (const o of scopesOverlapping(
+    current.map((l) => l.paths),
+    { caseInsensitive: repo.caseInsensitive },
+  )) {
+    through.set(`${current[o.a]!.r.id} ${current[o.b]!.r.id}`, o.mine);
+    through.set(`${current[o.b]!.r.id} ${current[o.a]!.r.id}`, o.theirs);
+  }
+  const work = live.map(({ r, guard }) => {
+    const overlaps = current
+      .filter((o) => o.r.id !== r.id && through.has(`${r.id} ${o.r.id}`))
+      .map((o) => ({
+        with: party(o.r.id),
+        paths: through.get(`${r.id} ${o.r.id}`)!,
+        claimed: r.scope.length > 0 && o.r.scope.length > 0,
+      }));
     const collisions = catches
       .filter((c) => c.intentId === r.id || c.peerIds.includes(r.id))
       .map((c) => ({

@@ -336,6 +336,22 @@ function corpus(ctx: {
       inField("glob bombs", field, `${field}: ${g.slice(0, 24)}`, (id) => make([g, "app/**"], id), [
         answer === "overlaps" || answer === "apart" ? accepted(answer === "overlaps") : answer,
       ]);
+  // Many-path bombs (issue 23): within the schema's limits (64 paths of at most 512 characters) and over
+  // the path bounds; refused before anything is matched, in every path field.
+  const many: [string, string[]][] = [
+    [
+      "64 x '{a,b}' x 95 (the issue's)",
+      Array.from({ length: 64 }, (_, i) => `src/b${i}/` + "{a,b}".repeat(95)),
+    ],
+    ["64 x '**/' x 40", Array.from({ length: 64 }, (_, i) => `d${i}/` + "**/".repeat(40) + "*")],
+    ["64 x '*a' x 60", Array.from({ length: 64 }, (_, i) => `d${i}/` + "*a".repeat(60) + "*b")],
+    ["nested alternatives 100 deep", ["{".repeat(100) + "a" + ",b}".repeat(100)]],
+    ["a range of 10^8", ["log/{1..100000000}.txt"]],
+    ["each under the bound, together over", Array.from({ length: 8 }, (_, i) => `d${i}/` + "?".repeat(120))],
+  ];
+  for (const [field, make] of pathFields)
+    for (const [name, paths] of many)
+      inField("many-path bombs", field, `${field}: ${name}`, (id) => make(paths, id), ["PATHS_TOO_COMPLEX"]);
   // Deep nesting and oversize bodies.
   for (const depth of [64, 1_000, 10_000, 30_000]) {
     post(

@@ -61,6 +61,8 @@ export async function releaseRequest(
   req: ReleaseRequest,
 ): Promise<ReleaseRequestResponse> {
   assertControllable(caller);
+  // Bad paths are refused before they spend one of the session's release requests.
+  const paths = normalizeRepoPaths(req.paths);
   const wait = bucketsOf(deps.store).take(caller.session.id);
   if (wait > 0)
     throw new CohentError(
@@ -69,7 +71,6 @@ export async function releaseRequest(
       { retryAfterSeconds: wait },
     );
   const { intentId } = req;
-  const paths = normalizeRepoPaths(req.paths);
   const note = releaseNote(req.note);
   const repo = caller.repo;
   const opts = { caseInsensitive: repo.caseInsensitive };

@@ -90,6 +90,42 @@ describe("agent CLI", () => {
     });
   });
 
+  it("refuses paths over the path bounds with PATHS_TOO_COMPLEX before it sends anything, in every path field and in the human CLI", async () => {
+    const hang = await hangingService();
+    const held = await makeRepo(hang.url);
+    // The issue's request: 64 patterns of 2^95 alternatives each, as minimatch would have expanded them.
+    const bomb = Array.from({ length: 64 }, (_, i) => `src/b${i}/` + "{a,b}".repeat(95));
+    const env = { COHENT_AGENT_TOKEN: "t", COHENT_SESSION: "s", COHENT_TIMEOUT_MS: "60000" };
+    try {
+      for (const [op, input] of [
+        ["scope", { paths: bomb }],
+        ["scope", { paths: bomb, queue: true }],
+        ["publish", { prompt: "p", paths: bomb }],
+        ["request-release", { paths: bomb }],
+        ["checkpoint", { status: "working", source: { kind: "paths", paths: bomb } }],
+      ] as const) {
+        const r = await runAdapter(held, ["agent", op, "--input", "-"], {
+          stdin: JSON.stringify(input),
+          env,
+        });
+        expect(oneJson(r.stdout), op).toMatchObject({
+          version: 1,
+          ok: false,
+          operation: op,
+          error: { code: "PATHS_TOO_COMPLEX", retryable: false },
+        });
+        expect(oneJson(r.stdout).error.message).toContain("at most 128 (pathCost)");
+        expect(r.code).toBe(1);
+      }
+      const human = await runAdapter(held, ["scope", ...bomb.slice(0, 2)], { env });
+      expect(human.code).not.toBe(0);
+      expect(human.stdout + human.stderr).toContain("at most 128 (pathCost)");
+      expect(hang.requests()).toBe(0);
+    } finally {
+      await hang.stop();
+    }
+  });
+
   it("rejects unknown fields, invalid JSON, oversize input, bad flags and a foreign repository, always with one envelope and a non-zero exit", async () => {
     const cases: [string[], string | undefined, string][] = [
       [["scope", "--input", "-"], JSON.stringify({ paths: ["a"], mode: "force" }), "INVALID_INPUT"],

@@ -238,6 +238,17 @@ describe("MCP server", () => {
       });
       const waitArg = await b.client.callTool({ name: "scope", arguments: { paths: ["x"], wait: 5 } });
       expect(envelope(waitArg).error.code).toBe("INVALID_INPUT");
+      // Over the path bounds: refused by the adapter with the server's code, before anything is matched.
+      const bomb = await b.client.callTool({
+        name: "scope",
+        arguments: { paths: Array.from({ length: 64 }, (_, i) => `src/b${i}/` + "{a,b}".repeat(95)) },
+      });
+      expect(bomb.isError).toBe(true);
+      expect(envelope(bomb)).toMatchObject({
+        ok: false,
+        operation: "scope",
+        error: { code: "PATHS_TOO_COMPLEX", retryable: false },
+      });
       // Ask the holder through the tool: whom it asked.
       const asked = envelope(
         await b.client.callTool({

@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import {
   BOUNDS,
@@ -245,6 +246,13 @@ describe("the path bounds, checked before anything is matched", () => {
     ["a POSIX class", ["src/[[:alpha:]]*.ts"], "INVALID_PATH"],
     ["a plain path with parentheses (no glob syntax: a literal)", ["src/@(x).ts"], "ok"],
   ])("%s -> %s", (_name, paths, expected) => expect(code(() => normalizeRepoPaths(paths))).toBe(expected));
+  it("the README states the bounds BOUNDS holds", () => {
+    const readme = readFileSync("README.md", "utf8");
+    const n = (v: number) => v.toLocaleString("en-US");
+    expect(readme).toContain(`\`pathCost\` (${n(BOUNDS.pathCost)})`);
+    expect(readme).toContain(`\`pathsCost\` (${n(BOUNDS.pathsCost)})`);
+    expect(readme).toContain(`\`matchSteps\` (${n(BOUNDS.matchSteps)})`);
+  });
   it("says how much a request's patterns cost together", () => {
     const paths = Array.from({ length: 6 }, (_, i) => `d${i}/` + "?".repeat(BOUNDS.pathCost - 4));
     expect(() => normalizeRepoPaths(paths)).toThrow(`at most ${BOUNDS.pathsCost} (pathsCost)`);

@@ -306,6 +306,10 @@ describe("matching work is bounded and linear in what it compares", () => {
     const used = steps((o) => expect(covers(worst, target, o)).toBe(false));
     expect(used).toBeLessThanOrEqual(target.length * (123 + 6));
   });
+  it("so one pair of patterns within the bounds is always decided exactly, within one request's budget", () => {
+    expect(2 * (BOUNDS.pathCost + 6) ** 2).toBeLessThan(BOUNDS.matchSteps);
+    expect(BOUNDS.pathChars * (BOUNDS.pathCost + 6) + 16).toBeLessThan(BOUNDS.matchSteps);
+  });
   it("out of budget, a comparison answers overlap (unsure: fail closed) and spends no more", () => {
     const budget = { steps: 50 };
     expect(patternsOverlap(worst, "*a".repeat(41), { budget })).toBe(true);

@@ -71,19 +71,18 @@ export interface CompiledScope {
 const anchor = (c: Compiled): string => c.literal ?? c.base;
 const segments = (path: string): string[] => (path === "" ? [] : path.split("/"));
 
-function index(items: Compiled[]): CompiledScope {
+function index(items: Compiled[], segs = items.map((c) => segments(anchor(c)))): CompiledScope {
   const root: Node = { here: [], kids: null };
-  const segs = items.map((c) => segments(anchor(c)));
-  segs.forEach((path, i) => {
+  for (let i = 0; i < segs.length; i++) {
     let node = root;
-    for (const seg of path) {
+    for (const seg of segs[i]!) {
       node.kids ??= new Map();
       let next = node.kids.get(seg);
       if (!next) node.kids.set(seg, (next = { here: [], kids: null }));
       node = next;
     }
     node.here.push(i);
-  });
+  }
   return { items, root, segs };
 }
 
@@ -205,35 +204,54 @@ export function overlapsAmong(
   budget?: Budget,
 ): Map<number, Map<number, [number, number][]>> {
   const items: Compiled[] = [];
-  const owner: [number, number][] = [];
+  const segs: string[][] = [];
+  let total = 0;
+  for (const s of scopes) total += s.items.length;
+  const ownerScope = new Int32Array(total);
+  const ownerItem = new Int32Array(total);
   scopes.forEach((s, a) =>
     s.items.forEach((c, i) => {
-      owner.push([a, i]);
+      ownerScope[items.length] = a;
+      ownerItem[items.length] = i;
       items.push(c);
+      segs.push(s.segs[i]!);
     }),
   );
-  const tree = index(items);
+  const tree = index(items, segs);
   const out = new Map<number, Map<number, [number, number][]>>();
+  const record = (k: number, m: number) => {
+    // Oriented as (lower scope, higher scope), each with its own pattern index.
+    const [lo, hi] = ownerScope[k]! < ownerScope[m]! ? [k, m] : [m, k];
+    const a = ownerScope[lo]!;
+    const b = ownerScope[hi]!;
+    let row = out.get(a);
+    if (!row) out.set(a, (row = new Map()));
+    const pairs = row.get(b);
+    const pair: [number, number] = [ownerItem[lo]!, ownerItem[hi]!];
+    if (pairs) pairs.push(pair);
+    else row.set(b, [pair]);
+  };
   const near: number[] = [];
   for (let k = 0; k < items.length; k++) {
-    const [a, i] = owner[k]!;
+    // Only along (its directories and its own anchor): a pair whose anchors nest is found once, from the deeper one.
     near.length = 0;
-    anchoredAlong(tree, tree.segs[k]!, true, near, budget);
+    anchoredAlong(tree, segs[k]!, false, near, budget);
     if (budget && (budget.steps -= near.length) <= 0) return everyPair(scopes);
+    const depth = segs[k]!.length;
     for (const m of near) {
-      const [b, j] = owner[m]!;
-      if (b <= a) continue;
+      if (ownerScope[m] === ownerScope[k]) continue;
+      // Two anchors that are the same path: the pair is seen from both; take it from the lower index.
+      if (segs[m]!.length === depth && m < k) continue;
       const x = items[k]!;
       const y = items[m]!;
-      if (!(x.literal !== null && y.literal !== null) && !overlapCompiled(x, y, budget)) continue;
-      let row = out.get(a);
-      if (!row) out.set(a, (row = new Map()));
-      const pairs = row.get(b);
-      if (pairs) pairs.push([i, j]);
-      else row.set(b, [[i, j]]);
+      if ((x.literal !== null && y.literal !== null) || overlapCompiled(x, y, budget)) record(k, m);
     }
   }
-  return budget && budget.steps <= 0 ? everyPair(scopes) : out;
+  if (budget && budget.steps <= 0) return everyPair(scopes);
+  // Pairs in pattern order, as a claim-against-claim comparison lists them.
+  for (const row of out.values())
+    for (const pairs of row.values()) pairs.sort((p, q) => p[0] - q[0] || p[1] - q[1]);
+  return out;
 }
 
 /** Out of budget: unsure, so every two claims overlap, through their first patterns. */

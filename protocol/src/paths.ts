@@ -161,14 +161,18 @@ export function scopeOverlap(
 /**
  * Which of several scopes overlap which, all at once (the Control Room's
  * page): for each pair a < b that overlaps, the patterns of a and of b it
- * overlaps through. One budget for all of it (opts.budget, else a fresh one).
+ * overlaps through. One budget for all of it: opts.budget, else a request's
+ * (matchSteps) for each scope, as if each had asked once.
  */
 export function scopesOverlapping(
   scopes: readonly (readonly string[])[],
   opts: MatchOptions = {},
 ): { a: number; b: number; mine: string[]; theirs: string[] }[] {
   const compiledScopes = scopes.map((s) => compiledScope(foldAll(s, opts)));
-  const found = overlapsAmong(compiledScopes, opts.budget ?? matchBudget());
+  const found = overlapsAmong(
+    compiledScopes,
+    opts.budget ?? { steps: BOUNDS.matchSteps * Math.max(1, scopes.length) },
+  );
   const out: { a: number; b: number; mine: string[]; theirs: string[] }[] = [];
   for (const [a, row] of found)
     for (const [b, pairs] of row)

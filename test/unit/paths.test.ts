@@ -321,6 +321,36 @@ describe("matching work is bounded and linear in what it compares", () => {
     const theirs = Array.from({ length: 64 }, (_, i) => `src/theirs/f${i}.ts`);
     expect(steps((o) => expect(scopeOverlap(mine, theirs, o)).toEqual([]))).toBeLessThanOrEqual(64 * 3);
   });
+  it("all pairs of a room at once give what comparing every claim with every other gives (random rooms)", () => {
+    let seed = 23;
+    const rnd = (n: number) => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff), seed % n);
+    const parts = ["src", "src/a", "src/a/b", "src/b", "docs", "lib", ""];
+    const leaves = ["x.ts", "y.md", "*.ts", "**", "**/*.md", "{x,y}.ts", "z", "*"];
+    for (let round = 0; round < 40; round++) {
+      const room = Array.from({ length: 2 + rnd(6) }, () => [
+        ...new Set(
+          Array.from({ length: 1 + rnd(4) }, () =>
+            [parts[rnd(parts.length)], leaves[rnd(leaves.length)]].filter(Boolean).join("/"),
+          ),
+        ),
+      ]);
+      const pairwise: unknown[] = [];
+      for (let a = 0; a < room.length; a++)
+        for (let b = a + 1; b < room.length; b++) {
+          const pairs = scopeOverlap(room[a]!, room[b]!);
+          if (pairs.length)
+            pairwise.push({
+              a,
+              b,
+              mine: [...new Set(pairs.map((p) => p.mine))],
+              theirs: room[b]!.filter((t) => pairs.some((p) => p.theirs === t)),
+            });
+        }
+      const key = (x: any) => `${x.a} ${x.b}`;
+      const sorted = (xs: any[]) => [...xs].sort((p, q) => key(p).localeCompare(key(q)));
+      expect(sorted(scopesOverlapping(room)), JSON.stringify(room)).toEqual(sorted(pairwise));
+    }
+  });
   it("all pairs of a room at once (the Control Room's page)", () => {
     expect(scopesOverlapping([["src/a/**"], ["src/b"], ["src/a/x.ts", "lib"], ["lib/**/*.md"]])).toEqual([
       { a: 0, b: 2, mine: ["src/a/**"], theirs: ["src/a/x.ts"] },

@@ -10,12 +10,14 @@ import { declaredHooks, hookTrust, isCohentHook, parseCodexTrust, type HookTrust
 import { adapterVersionVerdict, recordedVersionVerdict } from "./version.js";
 import { readWiring, reportState, type WiringState } from "./wiring-check.js";
 import { describeChanges } from "./wiring.js";
+import { clientName, clientSummary, clientWiring, wrapsFailure, type ClientWiring } from "./doctor-hosts.js";
 
 /**
  * `doctor`: tells the truth about whether this checkout is guarded: the
  * project, the endpoint, the pairing, whether Codex will run the hooks
  * (project trust and each hook's trust hash), whether Claude Code's
- * settings wire them, and whether `node` resolves in the login shell that
+ * settings wire them, each other client's wiring and trust gate
+ * (doctor-hosts.ts), and whether `node` resolves in the login shell that
  * Codex's shell tool uses.
  */
 
@@ -130,10 +132,7 @@ export function codexReport(root: string): { report: CodexReport | null; checks:
   return { report: { home, projectTrust, hooks, hooksNewerThanTrust }, checks };
 }
 
-/** A PreToolUse handler that turns any failure of the adapter into a refusal: `… || { echo reason >&2; exit 2; }`. */
-export function wrapsFailure(command: unknown): boolean {
-  return isCohentHook(command) && /\|\|\s*\{[^}]*>&2;\s*exit 2;?\s*\}/.test(command);
-}
+export { wrapsFailure };
 
 /**
  * Whether each client's PreToolUse wiring in this checkout fails closed
@@ -344,6 +343,7 @@ export async function doctor(_args: string[], json: boolean, scriptUrl: string):
   let project: Project | null = null;
   let codex: CodexReport | null = null;
   let wiring: WiringState | null = null;
+  let clients: ClientWiring[] = [];
   /** Whether the service now has this checkout's wiring state (doctor tells it, which clears a repaired one). */
   let wiringReported = false;
   const sessions: {
@@ -419,6 +419,9 @@ export async function doctor(_args: string[], json: boolean, scriptUrl: string):
     if (mcp) checks.push(mcp);
     wiring = readWiring(root);
     checks.push(wiringCheck(wiring));
+    const hosts = clientWiring(root, wiring.changes);
+    clients = hosts.clients;
+    checks.push(...hosts.checks);
     const rt = readRuntime(root);
     for (const [id, s] of Object.entries(rt.sessions)) {
       sessions.push({
@@ -507,11 +510,14 @@ export async function doctor(_args: string[], json: boolean, scriptUrl: string):
         codex.hooks.filter((h) => h.ours).every((h) => h.trust === "trusted") &&
         codex.hooks.some((h) => h.ours),
       claude: checks.some((c) => c.name === "claude hooks" && c.status === "ok"),
+      ...Object.fromEntries(clients.map((c) => [c.host, c.wired && c.hooksRun !== false])),
     },
     failsClosed: {
       codex: checks.some((c) => c.name === "codex fails closed" && c.status === "ok"),
       claude: checks.some((c) => c.name === "claude fails closed" && c.status === "ok"),
+      ...Object.fromEntries(clients.map((c) => [c.host, c.failsClosed])),
     },
+    clients,
     wiring: wiring && { changes: wiring.changes, reported: wiringReported },
   };
   if (json) process.stdout.write(JSON.stringify(ok("doctor", data)) + "\n");
@@ -523,7 +529,8 @@ export async function doctor(_args: string[], json: boolean, scriptUrl: string):
       `Codex will run the hooks here: ${data.guarded.codex ? "yes" : "NO"}. Claude Code hooks wired: ${data.guarded.claude ? "yes" : "NO"}.`,
     );
     lines.push(
-      `Fails closed when the adapter itself fails: Codex ${data.failsClosed.codex ? "yes" : "NO"}, Claude Code ${data.failsClosed.claude ? "yes" : "NO"}.`,
+      `Fails closed when the adapter itself fails: Codex ${data.failsClosed.codex ? "yes" : "NO"}, Claude Code ${data.failsClosed.claude ? "yes" : "NO"}${clients.map((c) => `, ${clientName(c.host)} ${c.failsClosed ? "yes" : "NO"}`).join("")}.`,
+      ...clientSummary(clients),
     );
     if (work) {
       lines.push(

@@ -16,6 +16,21 @@ export interface GuardFile {
   kind: "whole" | "section";
 }
 
+/** The files of the other clients' wiring (host-wiring.ts writes and reads them), named once here. */
+export const COPILOT_HOOKS_DIR = ".github/hooks/";
+export const COPILOT_HOOKS_FILE = `${COPILOT_HOOKS_DIR}cohent.json`;
+/** Copilot's repository settings: they can hold hooks and `disableAllHooks` too (1.0.85 and 1.0.102 read them). */
+export const COPILOT_SETTINGS_FILES = [
+  ".github/copilot/settings.json",
+  ".github/copilot/settings.local.json",
+];
+export const GEMINI_SETTINGS_FILE = ".gemini/settings.json";
+export const CURSOR_HOOKS_FILE = ".cursor/hooks.json";
+export const OPENCODE_PLUGIN_DIR = ".opencode/plugin/";
+export const OPENCODE_PLUGIN_FILE = `${OPENCODE_PLUGIN_DIR}cohent.js`;
+/** OpenCode loads .opencode/plugins/ as well as plugin/ (measured); init writes nothing there. */
+export const OPENCODE_PLUGINS_DIR = ".opencode/plugins/";
+
 export const GUARD_FILES: readonly GuardFile[] = [
   { path: ".cohent/", kind: "whole" },
   { path: ".codex/hooks.json", kind: "whole" },
@@ -23,6 +38,16 @@ export const GUARD_FILES: readonly GuardFile[] = [
   // Not written by init, but Claude Code reads hooks (and `disableAllHooks`) from it too.
   { path: ".claude/settings.local.json", kind: "whole" },
   { path: ".cursor/rules/cohent.mdc", kind: "whole" },
+  // Copilot CLI runs every hook file of the folder, and a hook there can rewrite a call's arguments
+  // (modifiedArgs) or switch every hook off (disableAllHooks): the whole folder, not only cohent.json.
+  { path: COPILOT_HOOKS_DIR, kind: "whole" },
+  // Copilot's repository settings: hooks and disableAllHooks live there too.
+  ...COPILOT_SETTINGS_FILES.map((path) => ({ path, kind: "whole" as const })),
+  { path: GEMINI_SETTINGS_FILE, kind: "whole" },
+  { path: CURSOR_HOOKS_FILE, kind: "whole" },
+  // OpenCode loads every plugin in both folders, in order; a later one can change a call's arguments after the guard's.
+  { path: OPENCODE_PLUGIN_DIR, kind: "whole" },
+  { path: OPENCODE_PLUGINS_DIR, kind: "whole" },
   ...[...new Set(mcpEntries("/").map((e) => e.file))].map((path) => ({ path, kind: "whole" as const })),
   { path: "AGENTS.md", kind: "section" },
   { path: ".github/copilot-instructions.md", kind: "section" },

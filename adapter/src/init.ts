@@ -9,7 +9,23 @@ import { failFrom, ok } from "./envelope.js";
 import { gitSync } from "./git.js";
 import { FAIL_CLOSED_REASON } from "./guard.js";
 import { SECTION_BEGIN, SECTION_END } from "./guard-files.js";
+import {
+  COPILOT_EVENTS,
+  COPILOT_HOOKS_FILE,
+  copilotHandler,
+  CURSOR_EVENTS,
+  CURSOR_HOOKS_FILE,
+  cursorHandler,
+  failClosedCommand,
+  GEMINI_HOOKS,
+  GEMINI_SETTINGS_FILE,
+  geminiHandler,
+  HOOK_TIMEOUT,
+  hookCommand,
+  mergeFlatHooks,
+} from "./host-wiring.js";
 import { mcpEntries, renderMcpEntries } from "./mcp-setup.js";
+import { OPENCODE_PLUGIN, OPENCODE_PLUGIN_FILE } from "./opencode-plugin.js";
 import { isCohentHook } from "./trust.js";
 
 /**
@@ -19,33 +35,32 @@ import { isCohentHook } from "./trust.js";
  * nothing. It installs nothing and runs nothing at clone time.
  */
 
-/** The hooks run cohent.cjs, not the cohent.mjs entry: Node's ES module loader would cost every hook process ~8 ms. */
-export const CODEX_HOOK_COMMAND = "node .cohent/cohent.cjs hook";
-export const CLAUDE_HOOK_COMMAND = 'node "$CLAUDE_PROJECT_DIR/.cohent/cohent.cjs" hook';
+/**
+ * The hooks run cohent.cjs, not the cohent.mjs entry: Node's ES module loader would cost every hook
+ * process ~8 ms. Each names its host (`--host`); the commands of earlier releases, without it, still
+ * work and gain it on `init --upgrade` (for Codex a changed command is a changed trust hash).
+ */
+export const CODEX_HOOK_COMMAND = hookCommand("codex");
+export const CLAUDE_HOOK_COMMAND = 'node "$CLAUDE_PROJECT_DIR/.cohent/cohent.cjs" hook --host claude';
 
 /**
  * What the model reads when the adapter itself fails on PreToolUse. Both
  * clients run the tool when a hook cannot start, exits 1 or times out
  * (shared/clients/FACTS.md), so the PreToolUse command turns any non-zero
  * exit (missing file, crash, `node` not on PATH) into exit 2 with this line
- * on stderr, which both clients treat as a refusal. `sh -c` keeps the
- * `|| { …; }` form independent of the user's own shell. The adapter's own
- * deadline (COHENT_HOOK_DEADLINE_MS, 25 s) answers before the client's 30 s.
+ * on stderr, which both clients treat as a refusal (host-wiring.ts). The
+ * adapter's own deadline (COHENT_HOOK_DEADLINE_MS, 25 s) answers before the
+ * client's 30 s.
  */
-export { FAIL_CLOSED_REASON };
-// The adapter's own stderr (a stack trace of a broken bundle, `node: not found`) goes nowhere: the model reads one line.
-const failClosed = (inner: string) =>
-  `sh -c '${inner} 2>/dev/null || { echo "${FAIL_CLOSED_REASON}" >&2; exit 2; }'`;
-export const CODEX_GUARD_COMMAND = failClosed(CODEX_HOOK_COMMAND);
-export const CLAUDE_GUARD_COMMAND = failClosed(CLAUDE_HOOK_COMMAND);
+export { FAIL_CLOSED_REASON, HOOK_TIMEOUT };
+export const CODEX_GUARD_COMMAND = failClosedCommand(CODEX_HOOK_COMMAND);
+export const CLAUDE_GUARD_COMMAND = failClosedCommand(CLAUDE_HOOK_COMMAND);
 /**
  * What init copies into .cohent/: the entry people and agents run, the
  * adapter (the hooks' entry, which the first requires), and the MCP server
  * and agent CLI, loaded only by `mcp` and `agent`.
  */
 export const ADAPTER_FILES = ["cohent.mjs", "cohent.cjs", "cohent-mcp.mjs"] as const;
-/** The client's hook timeout in seconds; the adapter's own deadline stays below it. */
-export const HOOK_TIMEOUT = 30;
 const BEGIN = SECTION_BEGIN;
 const END = SECTION_END;
 
@@ -212,10 +227,17 @@ function appendMissing(existing: string, heading: string, want: string[]): strin
   );
 }
 
+/**
+ * Per-machine state stays out of commits: the adapter's runtime.json, and the
+ * @opencode-ai/plugin install OpenCode puts into .opencode/ at every start
+ * (64 MB of node_modules; OpenCode's own .opencode/.gitignore covers it only
+ * when the folder had none).
+ */
 export function mergeGitignore(existing: string): string {
   return appendMissing(existing, "# Cohent: per-machine session state", [
     ".cohent/runtime.json",
     ".cohent/runtime.json.*",
+    ".opencode/node_modules/",
   ]);
 }
 
@@ -290,12 +312,13 @@ export function init(opts: InitOptions): InitResult {
       );
 
   const files: FileChange[] = [];
+  // Every file is worked out before any is written: one that cannot be merged leaves the checkout as it was.
+  const writes: [file: string, content: string][] = [];
   const put = (rel: string, content: string) => {
     const file = join(root, rel);
     const before = existsSync(file) ? readFileSync(file, "utf8") : null;
     if (before === content) return void files.push({ path: rel, status: "unchanged" });
-    mkdirSync(dirname(file), { recursive: true });
-    writeFileSync(file, content);
+    writes.push([file, content]);
     files.push({ path: rel, status: before === null ? "created" : "updated" });
   };
   const read = (rel: string) => (existsSync(join(root, rel)) ? readFileSync(join(root, rel), "utf8") : "");
@@ -333,6 +356,21 @@ export function init(opts: InitOptions): InitResult {
   const claude = mergeHooks(readJsonObject(join(root, ".claude/settings.json")), CLAUDE_HOOKS, claudeHandler);
   put(".claude/settings.json", JSON.stringify(claude, null, 2) + "\n");
   put(".cursor/rules/cohent.mdc", CURSOR_RULE);
+  // The other clients' native wiring (host-wiring.ts): merged where the file is shared, whole where it is Cohent's.
+  const json = (o: unknown) => JSON.stringify(o, null, 2) + "\n";
+  const flat = (
+    file: string,
+    events: readonly string[],
+    handler: typeof copilotHandler,
+    key: "bash" | "command",
+  ) => put(file, json(mergeFlatHooks(readJsonObject(join(root, file)), file, events, handler, key)));
+  flat(COPILOT_HOOKS_FILE, COPILOT_EVENTS, copilotHandler, "bash");
+  put(
+    GEMINI_SETTINGS_FILE,
+    json(mergeHooks(readJsonObject(join(root, GEMINI_SETTINGS_FILE)), GEMINI_HOOKS, geminiHandler)),
+  );
+  flat(CURSOR_HOOKS_FILE, CURSOR_EVENTS, cursorHandler, "command");
+  put(OPENCODE_PLUGIN_FILE, OPENCODE_PLUGIN);
   put(
     ".github/copilot-instructions.md",
     mergeSection(read(".github/copilot-instructions.md"), AGENT_INSTRUCTIONS),
@@ -350,6 +388,10 @@ export function init(opts: InitOptions): InitResult {
       }
       put(entry.file, merged);
     }
+  }
+  for (const [file, content] of writes) {
+    mkdirSync(dirname(file), { recursive: true });
+    writeFileSync(file, content);
   }
   return {
     root,

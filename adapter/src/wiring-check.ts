@@ -1,4 +1,4 @@
-import { readFileSync, realpathSync, statSync } from "node:fs";
+import { readdirSync, readFileSync, realpathSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { BOUNDS } from "@cohent/protocol/bounds";
 import type { WiringChange, WiringReport } from "@cohent/protocol";
@@ -29,6 +29,18 @@ export interface WiringState {
 function readRel(root: string, rel: string): Buffer | null {
   try {
     return readFileSync(join(root, rel));
+  } catch {
+    return null;
+  }
+}
+
+/** The files of a folder of the checkout; null when there is none. */
+function listRel(root: string, rel: string): string[] | null {
+  try {
+    return readdirSync(join(root, rel), { withFileTypes: true })
+      .filter((e) => !e.isDirectory())
+      .map((e) => e.name)
+      .sort();
   } catch {
     return null;
   }
@@ -77,7 +89,12 @@ export function readWiring(root: string, rt?: Runtime): WiringState {
   };
   let changes: WiringChange[] | null;
   try {
-    changes = wiringChanges((rel) => readRel(root, rel), root, hashOf);
+    changes = wiringChanges(
+      (rel) => readRel(root, rel),
+      root,
+      hashOf,
+      (dir) => listRel(root, dir),
+    );
   } catch {
     changes = [{ file: ".cohent/project.json", change: "wiring unreadable" }];
   }

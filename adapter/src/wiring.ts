@@ -1,6 +1,27 @@
 import type { WiringChange } from "@cohent/protocol";
 import { BOUNDS } from "@cohent/protocol/bounds";
-import { GUARD_FILES, SECTION_BEGIN, SECTION_END } from "./guard-files.js";
+import {
+  COPILOT_HOOKS_DIR,
+  GUARD_FILES,
+  OPENCODE_PLUGIN_DIR,
+  OPENCODE_PLUGINS_DIR,
+  SECTION_BEGIN,
+  SECTION_END,
+} from "./guard-files.js";
+import {
+  COPILOT_EVENTS,
+  COPILOT_HOOKS_FILE,
+  COPILOT_SETTINGS_FILES,
+  copilotHandler,
+  CURSOR_EVENTS,
+  CURSOR_HOOKS_FILE,
+  cursorHandler,
+  GEMINI_HOOKS,
+  GEMINI_SETTINGS_FILE,
+  geminiHandler,
+  mergeFlatHooks,
+  type FlatHandler,
+} from "./host-wiring.js";
 import {
   ADAPTER_FILES,
   adapterFileHash,
@@ -13,6 +34,7 @@ import {
   mergeHooks,
 } from "./init.js";
 import { mcpEntries } from "./mcp-setup.js";
+import { OPENCODE_PLUGIN, OPENCODE_PLUGIN_FILE, pluginText } from "./opencode-plugin.js";
 import { canonicalJson, isCohentHook } from "./trust.js";
 
 /**
@@ -23,20 +45,28 @@ import { canonicalJson, isCohentHook } from "./trust.js";
  *
  * - the adapter files' bytes, against the sha256 init recorded in
  *   project.json (no template can say what they are);
- * - Cohent's hook entries in .codex/hooks.json and .claude/settings.json
- *   (command, timeout, matcher, every field), against init's own handlers,
- *   and `disableAllHooks` in Claude Code's settings (project and local);
+ * - Cohent's hook entries in .codex/hooks.json, .claude/settings.json,
+ *   .github/hooks/cohent.json (Copilot CLI), .gemini/settings.json and
+ *   .cursor/hooks.json (command, timeout, matcher, every field), against
+ *   init's own handlers, and each client's switch that turns hooks off:
+ *   `disableAllHooks` (Claude Code, project and local; Copilot CLI, its
+ *   hooks file and repository settings), Gemini's `hooksConfig`;
+ * - the OpenCode plugin's bytes, against init's text (a plugin OpenCode
+ *   cannot load is skipped silently, so only its exact text is known good);
  * - the managed section of each instruction file and the Cursor rule,
  *   against init's text;
  * - the `cohent` MCP entry of each MCP file, when the file has one.
  *
- * Pure: the files come from `read` (null: no such file), the adapter
- * files' hashes from `hashOf` (wiring-check.ts keeps them by stat).
+ * Pure: the files come from `read` (null: no such file) and `list` (a
+ * folder's file names), the adapter files' hashes from `hashOf`
+ * (wiring-check.ts keeps them by stat).
  */
 
 export type Read = (rel: string) => Buffer | null;
 /** An adapter file's hash (init's adapterFileHash), null when there is no such file; wiring-check.ts caches it by stat. */
 export type HashOf = (rel: string) => string | null;
+/** The names of the files in a folder of the checkout (ending in "/"), null when there is no such folder. */
+export type List = (relDir: string) => string[] | null;
 
 /** project.json as init writes it; only what the check reads. */
 interface Recorded {
@@ -123,6 +153,78 @@ function hooksFile(
   };
 }
 
+/** Cohent's handlers in a flat hooks file (Copilot, Cursor): the events whose handler init would add or change, and what differs. */
+function flatHookChanges(
+  config: Record<string, any>,
+  file: string,
+  events: readonly string[],
+  handler: (event: string) => FlatHandler,
+  key: "bash" | "command",
+): string[] {
+  const changed: string[] = [];
+  try {
+    mergeFlatHooks(config, file, events, handler, key, changed);
+  } catch {
+    return ["version changed (the client may load none of it)"];
+  }
+  const out: string[] = [];
+  for (const event of changed) {
+    const list: any[] = Array.isArray(config.hooks?.[event]) ? config.hooks[event] : [];
+    const have = list.find((h) => isCohentHook(h?.[key]));
+    if (!have) {
+      out.push(`hook entry ${event} removed`);
+      continue;
+    }
+    const fields = differingFields(have, undefined, handler(event), undefined);
+    const phrase = `hook entry ${event} ${fields.join(", ")} changed`;
+    if (fields.length)
+      out.push(phrase.length <= BOUNDS.wiringPhraseChars ? phrase : `hook entry ${event} changed`);
+  }
+  return out;
+}
+
+/** Copilot CLI: `disableAllHooks` in any of its files switches off every hook, repository and user alike. */
+function copilotDisabled(config: Record<string, any>): string[] {
+  return config.disableAllHooks !== undefined && config.disableAllHooks !== false
+    ? ["disableAllHooks set"]
+    : [];
+}
+
+function copilotHooks(b: Buffer | null): string[] {
+  if (b === null) return ["file removed"];
+  const config = parseObject(b);
+  if (!config) return ["not a JSON object (no hook of it runs)"];
+  return [
+    ...copilotDisabled(config),
+    ...flatHookChanges(config, COPILOT_HOOKS_FILE, COPILOT_EVENTS, copilotHandler, "bash"),
+  ];
+}
+
+/** Gemini CLI: `hooksConfig.enabled: false` runs no hook at all; `hooksConfig.disabled` lists hooks by name or command. */
+function geminiSettings(b: Buffer | null): string[] {
+  if (b === null) return ["file removed"];
+  const config = parseObject(b);
+  if (!config) return ["not a JSON object (no hook of it runs)"];
+  const out: string[] = [];
+  const hc = config.hooksConfig;
+  if (hc && typeof hc === "object" && hc.enabled === false)
+    out.push("hooksConfig.enabled false (no hook runs)");
+  const ours = new Set(GEMINI_HOOKS.map((h) => geminiHandler(h.event).command));
+  if (
+    Array.isArray(hc?.disabled) &&
+    hc.disabled.some((d: unknown) => ours.has(d as string) || isCohentHook(d))
+  )
+    out.push("hooksConfig.disabled names a Cohent hook");
+  return [...out, ...hookChanges(config, GEMINI_HOOKS, geminiHandler)];
+}
+
+function cursorHooks(b: Buffer | null): string[] {
+  if (b === null) return ["file removed"];
+  const config = parseObject(b);
+  if (!config) return ["not a JSON object (no hook of it runs)"];
+  return flatHookChanges(config, CURSOR_HOOKS_FILE, CURSOR_EVENTS, cursorHandler, "command");
+}
+
 function section(b: Buffer | null): string[] {
   if (b === null) return ["file removed"];
   const text = b.toString("utf8");
@@ -194,19 +296,76 @@ function adapterFiles(hashOf: HashOf, project: Recorded): WiringChange[] {
   return out;
 }
 
-/** Each file init writes whole or merges into, by path, with what to compare; a `section` file needs none. */
-function checkers(root: string): Record<string, (b: Buffer | null) => string[]> {
+type Check = (read: Read, list: List) => WiringChange[];
+
+/** A check of one file's bytes, its changes named by that file. */
+const file =
+  (path: string, check: (b: Buffer | null) => string[]): Check =>
+  (read) =>
+    check(read(path)).map((change) => ({ file: path, change }));
+
+/** Copilot CLI runs every hook file of .github/hooks/: ours, and none of the others may switch hooks off. */
+const copilotHooksDir: Check = (read, list) => [
+  ...file(COPILOT_HOOKS_FILE, copilotHooks)(read, list),
+  ...(list(COPILOT_HOOKS_DIR) ?? [])
+    .filter((n) => n.endsWith(".json") && `${COPILOT_HOOKS_DIR}${n}` !== COPILOT_HOOKS_FILE)
+    .flatMap((n) => {
+      const config = parseObject(read(`${COPILOT_HOOKS_DIR}${n}`) ?? Buffer.alloc(0));
+      return (config ? copilotDisabled(config) : []).map((change) => ({
+        file: `${COPILOT_HOOKS_DIR}${n}`,
+        change,
+      }));
+    }),
+];
+
+/** OpenCode's plugin, byte for byte (line endings aside): OpenCode skips one it cannot load, silently. */
+const opencodePlugin = file(OPENCODE_PLUGIN_FILE, (b) =>
+  b === null
+    ? ["file removed"]
+    : pluginText(b) === OPENCODE_PLUGIN
+      ? []
+      : ["plugin changed (OpenCode skips a plugin it cannot load, silently)"],
+);
+
+/** OpenCode loads .opencode/plugins/ too, where init writes nothing: a Cohent plugin there would run every hook twice. */
+const opencodePluginsDir: Check = (read, list) =>
+  (list(OPENCODE_PLUGINS_DIR) ?? [])
+    .filter(
+      (n) => /\.[cm]?[jt]s$/.test(n) && isCohentHook(read(`${OPENCODE_PLUGINS_DIR}${n}`)?.toString("utf8")),
+    )
+    .map((n) => ({
+      file: `${OPENCODE_PLUGINS_DIR}${n}`,
+      change: "a second Cohent plugin (it runs every hook twice)",
+    }));
+
+/** Each file (or folder) of the guard's table that init writes whole or merges into, with what to compare; a `section` file needs none. */
+function checkers(root: string): Record<string, Check> {
   return {
-    ".codex/hooks.json": hooksFile(CODEX_HOOKS, codexHandler, false),
-    ".claude/settings.json": hooksFile(CLAUDE_HOOKS, claudeHandler, true),
-    ".claude/settings.local.json": (b) => {
+    ".codex/hooks.json": file(".codex/hooks.json", hooksFile(CODEX_HOOKS, codexHandler, false)),
+    ".claude/settings.json": file(".claude/settings.json", hooksFile(CLAUDE_HOOKS, claudeHandler, true)),
+    ".claude/settings.local.json": file(".claude/settings.local.json", (b) => {
       if (b === null) return [];
       const config = parseObject(b);
       return config ? disabled(config) : [];
-    },
-    ".cursor/rules/cohent.mdc": (b) =>
+    }),
+    ".cursor/rules/cohent.mdc": file(".cursor/rules/cohent.mdc", (b) =>
       b === null ? ["file removed"] : b.toString("utf8") === CURSOR_RULE ? [] : ["rule changed"],
-    ...Object.fromEntries(mcpEntries(root).map((e) => [e.file, mcpEntry(e.merge, e.file)])),
+    ),
+    [COPILOT_HOOKS_DIR]: copilotHooksDir,
+    ...Object.fromEntries(
+      COPILOT_SETTINGS_FILES.map((f) => [
+        f,
+        file(f, (b) => {
+          const config = b && parseObject(b);
+          return config ? copilotDisabled(config) : [];
+        }),
+      ]),
+    ),
+    [GEMINI_SETTINGS_FILE]: file(GEMINI_SETTINGS_FILE, geminiSettings),
+    [CURSOR_HOOKS_FILE]: file(CURSOR_HOOKS_FILE, cursorHooks),
+    [OPENCODE_PLUGIN_DIR]: opencodePlugin,
+    [OPENCODE_PLUGINS_DIR]: opencodePluginsDir,
+    ...Object.fromEntries(mcpEntries(root).map((e) => [e.file, file(e.file, mcpEntry(e.merge, e.file))])),
   };
 }
 
@@ -228,6 +387,7 @@ export function wiringChanges(
     const b = read(rel);
     return b && adapterFileHash(b);
   },
+  list: List = () => null,
 ): WiringChange[] | null {
   const raw = read(".cohent/project.json");
   const project = raw && parseObject(raw);
@@ -240,8 +400,7 @@ export function wiringChanges(
     if (g.path === ".cohent/") out.push(...adapterFiles(hashOf, recorded));
     else if (g.kind === "section")
       out.push(...section(read(g.path)).map((change) => ({ file: g.path, change })));
-    else if (check[g.path])
-      out.push(...check[g.path]!(read(g.path)).map((change) => ({ file: g.path, change })));
+    else if (check[g.path]) out.push(...check[g.path]!(read, list));
   }
   return out;
 }

@@ -1,4 +1,4 @@
-import { mkdirSync, readFileSync, utimesSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { backendForFile } from "../helpers/backend.js";
@@ -11,6 +11,7 @@ import {
   trustPreimage,
 } from "../../adapter/src/trust.js";
 import { CODEX_GUARD_COMMAND, init } from "../../adapter/src/init.js";
+import { pluginLoads } from "../../adapter/src/doctor-hosts.js";
 import { builtAdapter, claude, hook, makeCheckout, run } from "./helpers.js";
 
 /**
@@ -28,6 +29,18 @@ const VECTORS: { label: string; matcher?: string; handler: object; preimage: str
   },
   {
     // The fail-closed PreToolUse entry that init writes (init.ts CODEX_GUARD_COMMAND), byte for byte.
+    label: "pre_tool_use",
+    matcher: "*",
+    handler: {
+      type: "command",
+      command: `sh -c 'node .cohent/cohent.cjs hook --host codex 2>/dev/null || { echo "Cohent: the guard hook failed (adapter missing, crashed or no node on PATH), so this tool call is refused. Repair: npx cohent init, then node .cohent/cohent.mjs doctor" >&2; exit 2; }'`,
+      timeout: 30,
+    },
+    preimage: `{"event_name":"pre_tool_use","hooks":[{"async":false,"command":"sh -c 'node .cohent/cohent.cjs hook --host codex 2>/dev/null || { echo \\"Cohent: the guard hook failed (adapter missing, crashed or no node on PATH), so this tool call is refused. Repair: npx cohent init, then node .cohent/cohent.mjs doctor\\" >&2; exit 2; }'","timeout":30,"type":"command"}],"matcher":"*"}`,
+    hash: "sha256:46bf2eb376e36b704cf331e075ec084df66e6f53b91e10d057f3d4db8aaffdb1",
+  },
+  {
+    // The same entry as the release before `--host` wrote it.
     label: "pre_tool_use",
     matcher: "*",
     handler: {
@@ -130,7 +143,7 @@ describe("doctor", () => {
     const codexHome = path.join(co.home, "codex");
     mkdirSync(codexHome);
     const hooksFile = path.join(co.root, ".codex", "hooks.json");
-    const ours = { type: "command", command: "node .cohent/cohent.cjs hook", timeout: 30 };
+    const ours = { type: "command", command: "node .cohent/cohent.cjs hook --host codex", timeout: 30 };
     const toml = [
       `[projects.${JSON.stringify(co.root)}]`,
       'trust_level = "trusted"',
@@ -166,7 +179,7 @@ describe("doctor", () => {
     });
     expect(env.data.codex.projectTrust).toBe("trusted");
     expect(env.data.codex.hooksNewerThanTrust).toBe(false);
-    expect(env.data.guarded).toEqual({ codex: false, claude: true });
+    expect(env.data.guarded).toMatchObject({ codex: false, claude: true });
     const byName = Object.fromEntries(
       env.data.checks.map((c: { name: string; status: string }) => [c.name, c.status]),
     );
@@ -197,7 +210,9 @@ describe("doctor", () => {
     });
     expect(fixed.stdout).toContain("Codex will run the hooks here: yes.");
     expect(fixed.stdout).toMatch(/warn {2}codex trust freshness: \.codex\/hooks\.json is newer than/);
-    expect(fixed.stdout).toContain("Fails closed when the adapter itself fails: Codex yes, Claude Code yes.");
+    expect(fixed.stdout).toContain(
+      "Fails closed when the adapter itself fails: Codex yes, Claude Code yes, Copilot CLI yes, Gemini CLI yes, Cursor yes, OpenCode yes.",
+    );
     expect(fixed.code).toBe(0);
   });
 
@@ -213,7 +228,14 @@ describe("doctor", () => {
     const closed = JSON.parse(
       (await run(co, ["doctor", "--json"], { env: { SHELL: "/bin/sh" } })).stdout,
     ).data;
-    expect(closed.failsClosed).toEqual({ codex: true, claude: true });
+    expect(closed.failsClosed).toEqual({
+      codex: true,
+      claude: true,
+      copilot: true,
+      gemini: true,
+      cursor: true,
+      opencode: true,
+    });
     expect(closed.checks.some((c: { name: string }) => c.name === "codex mcp")).toBe(false);
     init({
       cwd: co.root,
@@ -245,7 +267,7 @@ describe("doctor", () => {
     writeFileSync(hooksFile, JSON.stringify(x));
     const r = await run(co, ["doctor", "--json"], { env: { SHELL: "/bin/sh" } });
     const open = JSON.parse(r.stdout).data;
-    expect(open.failsClosed).toEqual({ codex: false, claude: false });
+    expect(open.failsClosed).toMatchObject({ codex: false, claude: false });
     expect(open.checks).toContainEqual(
       expect.objectContaining({
         name: "codex fails closed",
@@ -369,5 +391,215 @@ describe("doctor", () => {
     );
     expect(check.status).toBe("fail");
     expect(check.detail).toContain("Codex's shell tool runs a login shell");
+  });
+});
+
+describe("doctor, the other clients' wiring and trust gates", () => {
+  const data = async (co: Awaited<ReturnType<typeof makeCheckout>>, env: Record<string, string> = {}) => {
+    const r = await run(co, ["doctor", "--json"], { env: { SHELL: "/bin/sh", ...env } });
+    return { ...JSON.parse(r.stdout).data, code: r.code };
+  };
+  const check = (d: any, name: string) => d.checks.find((c: { name: string }) => c.name === name);
+  const client = (d: any, host: string) => d.clients.find((c: { host: string }) => c.host === host);
+
+  it("reports each client's wiring as init wrote it, fail-closed, and Copilot's and Gemini's folder trust from a scratch HOME", async () => {
+    const co = await makeCheckout(fx.backend.url, "acme/shop");
+    init({ cwd: co.root, server: fx.backend.url, repo: "acme/shop", bundle: await builtAdapter() });
+    const bare = await data(co);
+    expect(bare.clients).toEqual([
+      expect.objectContaining({
+        host: "copilot",
+        wired: true,
+        failsClosed: true,
+        changes: [],
+        hooksRun: false,
+      }),
+      expect.objectContaining({
+        host: "gemini",
+        wired: true,
+        failsClosed: true,
+        changes: [],
+        hooksRun: false,
+      }),
+      expect.objectContaining({
+        host: "cursor",
+        wired: true,
+        failsClosed: true,
+        changes: [],
+        hooksRun: null,
+      }),
+      expect.objectContaining({
+        host: "opencode",
+        wired: true,
+        failsClosed: true,
+        changes: [],
+        hooksRun: true,
+      }),
+    ]);
+    for (const host of ["copilot", "gemini", "cursor", "opencode"]) {
+      expect(check(bare, `${host} wiring`)?.status, host).toBe("ok");
+      expect(check(bare, `${host} fails closed`)?.status, host).toBe("ok");
+    }
+    expect(check(bare, "opencode wiring").detail).toContain("it loads and its factory returns the hooks");
+    expect(check(bare, "copilot folder trust")).toEqual({
+      name: "copilot folder trust",
+      status: "warn",
+      detail: expect.stringContaining(
+        `the folder is NOT trusted in ${path.join(co.home, ".copilot", "config.json")}: Copilot CLI runs no hook of .github/hooks here and says nothing`,
+      ),
+    });
+    const gem = check(bare, "gemini folder trust");
+    expect(gem.status).toBe("warn");
+    expect(gem.detail).toContain("the folder is NOT trusted (no rule of");
+    expect(gem.detail).toContain("exits 55");
+    expect(gem.detail).toContain("`gemini --skip-trust` runs the agent with the project's hooks NOT loaded");
+    expect(check(bare, "cursor folder trust").detail).toContain("not measured");
+    const human = await run(co, ["doctor"], { env: { SHELL: "/bin/sh" } });
+    expect(human.stdout).toContain(
+      "Hooks run here (trust gates): Copilot CLI NO, Gemini CLI NO, Cursor unknown, OpenCode yes.",
+    );
+    expect(human.stdout).toContain(
+      "Wired as init wrote it: Copilot CLI yes, Gemini CLI yes, Cursor yes, OpenCode yes.",
+    );
+
+    // Copilot: a trusted parent folder covers the checkout; `//` comment lines are allowed (measured).
+    mkdirSync(path.join(co.home, ".copilot"));
+    writeFileSync(
+      path.join(co.home, ".copilot", "config.json"),
+      `// Copilot's own comment\n${JSON.stringify({ trustedFolders: [path.dirname(co.root) + "/"] })}`,
+    );
+    // Gemini: a TRUST_FOLDER rule for the checkout.
+    mkdirSync(path.join(co.home, ".gemini"));
+    const rules = (r: Record<string, string>) =>
+      writeFileSync(path.join(co.home, ".gemini", "trustedFolders.json"), JSON.stringify(r));
+    rules({ [co.root]: "TRUST_FOLDER" });
+    const trusted = await data(co);
+    expect(check(trusted, "copilot folder trust").status).toBe("ok");
+    expect(check(trusted, "gemini folder trust")).toMatchObject({
+      status: "ok",
+      detail: expect.stringContaining(`says TRUST_FOLDER for ${co.root}`),
+    });
+    expect(trusted.guarded).toMatchObject({ copilot: true, gemini: true, cursor: true, opencode: true });
+
+    // Gemini's longest rule wins; TRUST_PARENT trusts the rule path's parent.
+    rules({ [path.dirname(co.root)]: "TRUST_FOLDER", [co.root]: "DO_NOT_TRUST" });
+    expect(client(await data(co), "gemini").hooksRun).toBe(false);
+    rules({ [path.join(co.root, "src")]: "TRUST_PARENT" });
+    expect(client(await data(co), "gemini").hooksRun).toBe(true);
+    // The environment, in Gemini's order: =false untrusts over a file rule, =true trusts, restricted mode untrusts.
+    expect(client(await data(co, { GEMINI_CLI_TRUST_WORKSPACE: "false" }), "gemini").hooksRun).toBe(false);
+    rules({});
+    expect(client(await data(co, { GEMINI_CLI_TRUST_WORKSPACE: "true" }), "gemini").hooksRun).toBe(true);
+    expect(
+      client(await data(co, { GEMINI_CLI_TRUST_WORKSPACE: "true", GEMINI_RESTRICTED_MODE: "true" }), "gemini")
+        .hooksRun,
+    ).toBe(false);
+    // Folder trust off in the user settings trusts every folder; hooks off there runs none.
+    writeFileSync(
+      path.join(co.home, ".gemini", "settings.json"),
+      JSON.stringify({ security: { folderTrust: { enabled: false } } }),
+    );
+    expect(client(await data(co), "gemini").hooksRun).toBe(true);
+    writeFileSync(
+      path.join(co.home, ".gemini", "settings.json"),
+      JSON.stringify({ hooksConfig: { enabled: false } }),
+    );
+    const off = await data(co, { GEMINI_CLI_TRUST_WORKSPACE: "true" });
+    expect(check(off, "gemini folder trust")).toMatchObject({
+      status: "warn",
+      detail: expect.stringContaining("hooksConfig.enabled is false"),
+    });
+    // Copilot's config folder moves with COPILOT_HOME; COPILOT_ALLOW_ALL trusts.
+    const elsewhere = path.join(co.home, "copilot-home");
+    mkdirSync(elsewhere);
+    expect(client(await data(co, { COPILOT_HOME: elsewhere }), "copilot").hooksRun).toBe(false);
+    writeFileSync(path.join(elsewhere, "config.json"), JSON.stringify({ trustedFolders: [co.root] }));
+    expect(client(await data(co, { COPILOT_HOME: elsewhere }), "copilot").hooksRun).toBe(true);
+    expect(
+      client(
+        await data(co, { COPILOT_HOME: path.join(co.home, "none"), COPILOT_ALLOW_ALL: "true" }),
+        "copilot",
+      ).hooksRun,
+    ).toBe(true);
+    // OpenCode loads no project plugin under OPENCODE_DISABLE_PROJECT_CONFIG (measured).
+    const oc = await data(co, { OPENCODE_DISABLE_PROJECT_CONFIG: "1" });
+    expect(check(oc, "opencode plugin loading")).toMatchObject({
+      status: "warn",
+      detail: expect.stringContaining("OPENCODE_DISABLE_PROJECT_CONFIG is set"),
+    });
+  });
+
+  it("names each modified client file, says which wiring fails open, and that a plugin that does not load leaves OpenCode unguarded; init --upgrade repairs them", async () => {
+    const co = await makeCheckout(fx.backend.url, "acme/shop");
+    init({ cwd: co.root, server: fx.backend.url, repo: "acme/shop", bundle: await builtAdapter() });
+    const edit = (rel: string, f: (o: any) => void) => {
+      const o = JSON.parse(readFileSync(path.join(co.root, rel), "utf8"));
+      f(o);
+      writeFileSync(path.join(co.root, rel), JSON.stringify(o));
+    };
+    edit(".gemini/settings.json", (o) => (o.hooks.BeforeTool[0].hooks[0].timeout = 30)); // seconds, not ms
+    edit(
+      ".github/hooks/cohent.json",
+      (o) => (o.hooks.preToolUse[0] = { type: "http", url: "http://127.0.0.1:9/" }),
+    );
+    edit(".cursor/hooks.json", (o) => delete o.hooks.preToolUse[0].failClosed);
+    const plugin = path.join(co.root, ".opencode", "plugin", "cohent.js");
+    writeFileSync(plugin, readFileSync(plugin, "utf8").replace("export const", "export cont"));
+    const d = await data(co);
+    expect(d.code).toBe(1);
+    expect(check(d, "gemini wiring")).toMatchObject({
+      status: "fail",
+      detail: expect.stringContaining(
+        "MODIFIED since cohent init wrote it: .gemini/settings.json: hook entry BeforeTool timeout changed.",
+      ),
+    });
+    expect(check(d, "gemini fails closed")).toMatchObject({
+      status: "fail",
+      detail: expect.stringContaining("fails OPEN"),
+    });
+    expect(check(d, "copilot wiring").detail).toContain(
+      ".github/hooks/cohent.json: hook entry preToolUse removed",
+    );
+    expect(check(d, "copilot fails closed").status).toBe("fail");
+    expect(check(d, "cursor wiring").detail).toContain("hook entry preToolUse failClosed changed");
+    expect(check(d, "cursor fails closed").status).toBe("fail");
+    expect(check(d, "opencode wiring").detail).toContain(
+      ".opencode/plugin/cohent.js: plugin changed (OpenCode skips a plugin it cannot load, silently)",
+    );
+    expect(check(d, "opencode fails closed").status).toBe("fail");
+    expect(d.failsClosed).toMatchObject({ copilot: false, gemini: false, cursor: false, opencode: false });
+
+    expect((await run(co, ["init", "--upgrade"], { env: { SHELL: "/bin/sh" } })).code).toBe(0);
+    const fixed = await data(co);
+    for (const host of ["copilot", "gemini", "cursor", "opencode"]) {
+      expect(check(fixed, `${host} wiring`)?.status, host).toBe("ok");
+      expect(check(fixed, `${host} fails closed`)?.status, host).toBe("ok");
+    }
+    // A checkout of an earlier release has no such file: doctor says the client runs no Cohent hook there.
+    rmSync(path.join(co.root, ".gemini", "settings.json"));
+    expect(check(await data(co), "gemini wiring")).toMatchObject({
+      status: "fail",
+      detail:
+        ".gemini/settings.json is missing: Gemini CLI runs no Cohent hook in this checkout. Run cohent init --upgrade and commit.",
+    });
+  });
+
+  it("loads the plugin the way OpenCode does, and says why one does not load", async () => {
+    const co = await makeCheckout(fx.backend.url, "acme/shop");
+    init({ cwd: co.root, server: fx.backend.url, repo: "acme/shop", bundle: await builtAdapter() });
+    const plugin = path.join(co.root, ".opencode", "plugin", "cohent.js");
+    expect(pluginLoads(co.root)).toEqual({ ok: true, why: "it loads and its factory returns the hooks" });
+    writeFileSync(plugin, `throw new Error("at load");\nexport const P = async () => ({});\n`);
+    expect(pluginLoads(co.root)).toEqual({ ok: false, why: expect.stringContaining("Error: at load") });
+    writeFileSync(plugin, "export const A = async () => ({});\nexport const B = async () => ({});\n");
+    expect(pluginLoads(co.root).why).toBe("it exports 2 functions, not one plugin");
+    writeFileSync(plugin, `export const P = async () => ({ "tool.execute.before": "refuse" });\n`);
+    expect(pluginLoads(co.root).why).toBe(
+      "its factory returns no tool.execute.before, tool.execute.after, chat.message, event",
+    );
+    writeFileSync(plugin, `export const P = async () => { throw new Error("factory"); };\n`);
+    expect(pluginLoads(co.root).ok).toBe(false);
+    rmSync(plugin);
+    expect(pluginLoads(co.root)).toEqual({ ok: false, why: ".opencode/plugin/cohent.js is missing" });
   });
 });

@@ -1,6 +1,6 @@
 import { execFileSync, spawn } from "node:child_process";
 import { createHash } from "node:crypto";
-import { mkdirSync, mkdtempSync, readFileSync, readdirSync, statSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -16,6 +16,7 @@ import {
   mergeSection,
   repoFromRemote,
 } from "../../adapter/src/init.js";
+import { OPENCODE_PLUGIN } from "../../adapter/src/opencode-plugin.js";
 import { breakAdapter, pathWithoutNode, restoreAdapter } from "../clients/failures.js";
 
 const CLI = path.join(
@@ -175,6 +176,10 @@ describe("npx cohent init", () => {
       ".codex/hooks.json": "created",
       ".claude/settings.json": "updated",
       ".cursor/rules/cohent.mdc": "created",
+      ".github/hooks/cohent.json": "created",
+      ".gemini/settings.json": "created",
+      ".cursor/hooks.json": "created",
+      ".opencode/plugin/cohent.js": "created",
       ".github/copilot-instructions.md": "created",
     });
 
@@ -193,7 +198,7 @@ describe("npx cohent init", () => {
       ),
     });
     expect(files[".gitignore"]).toBe(
-      "node_modules\n# Cohent: per-machine session state\n.cohent/runtime.json\n.cohent/runtime.json.*\n",
+      "node_modules\n# Cohent: per-machine session state\n.cohent/runtime.json\n.cohent/runtime.json.*\n.opencode/node_modules/\n",
     );
     expect(files["AGENTS.md"]).toMatch(/^# Shop\n\nRun the tests before committing\.\n\n<!-- cohent:begin/);
     expect(files["AGENTS.md"]).toContain("node .cohent/cohent.mjs intent");
@@ -205,7 +210,11 @@ describe("npx cohent init", () => {
       hooks: [{ type: "command", command: CLAUDE_GUARD_COMMAND, timeout: 30, onFailure: "block" }],
     });
     expect(claude.hooks.Stop).toEqual([
-      { hooks: [{ type: "command", command: 'node "$CLAUDE_PROJECT_DIR/.cohent/cohent.cjs" hook' }] },
+      {
+        hooks: [
+          { type: "command", command: 'node "$CLAUDE_PROJECT_DIR/.cohent/cohent.cjs" hook --host claude' },
+        ],
+      },
     ]);
     expect(Object.keys(claude.hooks)).toEqual([
       "PreToolUse",
@@ -232,9 +241,12 @@ describe("npx cohent init", () => {
     });
     expect(codex.hooks.UserPromptSubmit[0].hooks[0]).toEqual({
       type: "command",
-      command: "node .cohent/cohent.cjs hook",
+      command: "node .cohent/cohent.cjs hook --host codex",
       timeout: 30,
     });
+    expect(CODEX_GUARD_COMMAND).toBe(
+      `sh -c 'node .cohent/cohent.cjs hook --host codex 2>/dev/null || { echo "${FAIL_CLOSED_REASON}" >&2; exit 2; }'`,
+    );
     expect(envelope.data.retrust).toEqual([
       "SessionStart",
       "UserPromptSubmit",
@@ -248,6 +260,113 @@ describe("npx cohent init", () => {
     expect(second.code).toBe(0);
     expect(second.stdout).not.toMatch(/created|updated/);
     expect(snapshot(root)).toEqual(files);
+  }, 60_000);
+
+  it("writes the native wiring of Copilot CLI, Gemini CLI, Cursor and OpenCode exactly, merged into what is there", async () => {
+    const root = scratchRepo();
+    mkdirSync(path.join(root, ".gemini"));
+    const gemini = {
+      model: { name: "gemini-2.5-pro" },
+      hooks: { BeforeTool: [{ matcher: "write_file", hooks: [{ type: "command", command: "./lint.sh" }] }] },
+    };
+    writeFileSync(path.join(root, ".gemini", "settings.json"), JSON.stringify(gemini));
+    mkdirSync(path.join(root, ".cursor"));
+    writeFileSync(
+      path.join(root, ".cursor", "hooks.json"),
+      JSON.stringify({ version: 1, hooks: { afterFileEdit: [{ command: "prettier --write" }] } }),
+    );
+    expect((await sh(root, `node ${CLI} init --server ${server.url}`)).code).toBe(0);
+    const files = snapshot(root);
+
+    const pre =
+      "sh -c 'node .cohent/cohent.cjs hook --host gemini 2>/dev/null || { echo \"" +
+      FAIL_CLOSED_REASON +
+      "\" >&2; exit 2; }'";
+    const copilot = {
+      type: "command",
+      bash: "node .cohent/cohent.cjs hook --host copilot",
+      cwd: ".",
+      timeoutSec: 30,
+    };
+    expect(JSON.parse(files[".github/hooks/cohent.json"]!)).toEqual({
+      version: 1,
+      hooks: Object.fromEntries(
+        [
+          "sessionStart",
+          "userPromptSubmitted",
+          "preToolUse",
+          "postToolUse",
+          "agentStop",
+          "subagentStart",
+          "subagentStop",
+          "sessionEnd",
+        ].map((e) => [e, [copilot]]),
+      ),
+    });
+    const g = (command: string) => ({ type: "command", command, timeout: 30000 });
+    const plain = "node .cohent/cohent.cjs hook --host gemini";
+    expect(JSON.parse(files[".gemini/settings.json"]!)).toEqual({
+      model: { name: "gemini-2.5-pro" },
+      hooks: {
+        BeforeTool: [gemini.hooks.BeforeTool[0], { matcher: "*", hooks: [g(pre)] }],
+        SessionStart: [{ hooks: [g(plain)] }],
+        BeforeAgent: [{ hooks: [g(plain)] }],
+        AfterTool: [{ matcher: "*", hooks: [g(plain)] }],
+        AfterAgent: [{ hooks: [g(plain)] }],
+        SessionEnd: [{ hooks: [g(plain)] }],
+      },
+    });
+    const cursor = { command: "node .cohent/cohent.cjs hook --host cursor", timeout: 30 };
+    expect(JSON.parse(files[".cursor/hooks.json"]!)).toEqual({
+      version: 1,
+      hooks: {
+        afterFileEdit: [{ command: "prettier --write" }],
+        sessionStart: [cursor],
+        beforeSubmitPrompt: [cursor],
+        preToolUse: [{ ...cursor, failClosed: true }],
+        postToolUse: [cursor],
+        stop: [cursor],
+        subagentStart: [cursor],
+        subagentStop: [cursor],
+        sessionEnd: [cursor],
+      },
+    });
+    expect(files[".opencode/plugin/cohent.js"]).toBe(OPENCODE_PLUGIN);
+    expect(files[".gitignore"]).toContain("\n.opencode/node_modules/\n");
+    // OpenCode's own install at its next start stays out of git: the ignore rule covers its 64 MB node_modules.
+    mkdirSync(path.join(root, ".opencode", "node_modules", "@opencode-ai", "plugin"), { recursive: true });
+    writeFileSync(path.join(root, ".opencode", "node_modules", "@opencode-ai", "plugin", "index.js"), "x");
+    const untracked = execFileSync("git", ["status", "--porcelain", "--untracked-files=all"], {
+      cwd: root,
+      encoding: "utf8",
+    });
+    expect(untracked).toContain(".opencode/plugin/cohent.js");
+    expect(untracked).not.toContain("node_modules");
+
+    const again = await sh(root, `node ${CLI} init --upgrade --json`);
+    expect(again.code).toBe(0);
+    expect(
+      JSON.parse(again.stdout).data.files.filter((f: { status: string }) => f.status !== "unchanged"),
+    ).toEqual([]);
+    rmSync(path.join(root, ".opencode", "node_modules"), { recursive: true });
+    expect(snapshot(root)).toEqual(files);
+  }, 60_000);
+
+  it("never clobbers a client file it cannot merge, and then writes nothing at all", async () => {
+    for (const [rel, text] of [
+      [".gemini/settings.json", "{ hooks: oops"],
+      [".cursor/hooks.json", JSON.stringify({ version: 2, hooks: {} })],
+      [".github/hooks/cohent.json", "[1, 2]"],
+    ] as const) {
+      const root = scratchRepo();
+      mkdirSync(path.join(root, path.dirname(rel)), { recursive: true });
+      writeFileSync(path.join(root, rel), text);
+      const r = await sh(root, `node ${CLI} init --server ${server.url}`);
+      expect(r.code, rel).toBe(1);
+      expect(r.stderr).toContain(rel);
+      expect(r.stderr).toContain("fix it by hand, then rerun init");
+      expect(snapshot(root)).toEqual({ [rel]: text });
+    }
   }, 60_000);
 
   it("upgrades the wiring of an earlier release in place and names the Codex hooks a person must trust again", async () => {
@@ -383,6 +502,75 @@ describe("npx cohent init", () => {
         .code,
     ).toBe(0);
     expect((await sh(root, codexCmd, { stdin: edit("G"), env })).stdout).toBe("");
+  }, 60_000);
+
+  it("Copilot's, Gemini's and Cursor's pre-tool wiring fail closed the way each client reads a failure: adapter missing, throwing, node not on PATH", async () => {
+    const { root, token } = await initedForCodex("hal");
+    const read = (rel: string) => JSON.parse(readFileSync(path.join(root, rel), "utf8"));
+    const copilot = read(".github/hooks/cohent.json").hooks.preToolUse[0].bash as string;
+    const geminiPre = read(".gemini/settings.json").hooks.BeforeTool.at(-1).hooks[0].command as string;
+    const geminiPrompt = read(".gemini/settings.json").hooks.BeforeAgent[0].hooks[0].command as string;
+    const cursor = read(".cursor/hooks.json").hooks.preToolUse[0].command as string;
+    const env = { COHENT_AGENT_TOKEN: token };
+    // Each client runs the command through a shell (Copilot and Gemini: bash), in the checkout.
+    const copilotPre = JSON.stringify({
+      sessionId: "C",
+      timestamp: 1,
+      cwd: root,
+      toolName: "bash",
+      toolArgs: { command: "echo x > x.txt" },
+    });
+    const geminiTool = JSON.stringify({
+      session_id: "G",
+      cwd: root,
+      hook_event_name: "BeforeTool",
+      tool_name: "write_file",
+      tool_input: { file_path: path.join(root, "a.ts"), content: "x" },
+    });
+    const cursorPre = JSON.stringify({
+      hook_event_name: "preToolUse",
+      conversation_id: "K",
+      generation_id: "g",
+      workspace_roots: [root],
+      tool_name: "Write",
+      tool_input: { file_path: path.join(root, "a.ts"), content: "x" },
+    });
+    const noNode = pathWithoutNode(path.join(root, "..", "no-node-bin"));
+    const cases: [string, NodeJS.ProcessEnv][] = [
+      ["missing", env],
+      ["throws", env],
+      ["no node", { ...env, PATH: noNode }],
+    ];
+    for (const [how, e] of cases) {
+      if (how !== "no node") breakAdapter(root, how as "missing" | "throws");
+      // Copilot: every non-zero exit refuses (measured); nothing on stdout that could read as an allow.
+      const c = await sh(root, `bash -c ${JSON.stringify(copilot)}`, {
+        stdin: copilotPre,
+        env: e as Record<string, string>,
+      });
+      expect(c.code, `copilot ${how}`).not.toBe(0);
+      expect(c.stdout).toBe("");
+      // Gemini: exit 2 with the one line (bare, exit 1 would let the tool run).
+      const g = await sh(root, `bash -c ${JSON.stringify(geminiPre)}`, {
+        stdin: geminiTool,
+        env: e as Record<string, string>,
+      });
+      expect(g, `gemini ${how}`).toMatchObject({ code: 2, stdout: "", stderr: FAIL_CLOSED_REASON + "\n" });
+      // The prompt event runs bare: exit 2 there would block the person's prompt.
+      expect(
+        (
+          await sh(root, `bash -c ${JSON.stringify(geminiPrompt)}`, {
+            stdin: "{}",
+            env: e as Record<string, string>,
+          })
+        ).code,
+      ).not.toBe(2);
+      // Cursor: failClosed blocks a non-zero exit and empty stdout (documented).
+      const k = await sh(root, cursor, { stdin: cursorPre, env: e as Record<string, string> });
+      expect(k.code, `cursor ${how}`).not.toBe(0);
+      expect(k.stdout).toBe("");
+      restoreAdapter(root);
+    }
   }, 60_000);
 
   it("an internal failure on PreToolUse is a deny whose reason names no absolute path of the machine", async () => {

@@ -56,7 +56,11 @@ async function adapterAs(version: string): Promise<string> {
   return outfile;
 }
 
-/** A checkout as an older Cohent left it: no .gitattributes, an old adapter, and the old Codex PreToolUse handler, trusted. */
+/**
+ * A checkout as an older Cohent left it: no .gitattributes, an old adapter, the Codex hooks of the
+ * release before `--host` (the bare PreToolUse handler among them), trusted, and no wiring for the
+ * other clients.
+ */
 function olderCheckout(co: Checkout, codexHome: string) {
   writeFileSync(
     path.join(co.root, ".cohent", "project.json"),
@@ -67,7 +71,7 @@ function olderCheckout(co: Checkout, codexHome: string) {
     ) + "\n",
   );
   writeFileSync(co.script, "// cohent.mjs 0.0.9\n");
-  const old = { type: "command", command: CODEX_HOOK_COMMAND, timeout: CODEX_TIMEOUT };
+  const old = { type: "command", command: "node .cohent/cohent.cjs hook", timeout: CODEX_TIMEOUT };
   const events: [string, string, string | undefined][] = [
     ["SessionStart", "session_start", undefined],
     ["UserPromptSubmit", "user_prompt_submit", undefined],
@@ -89,6 +93,13 @@ function olderCheckout(co: Checkout, codexHome: string) {
       `trusted_hash = "${trustHash(label, matcher, old)}"`,
     );
   writeFileSync(path.join(codexHome, "config.toml"), toml.join("\n") + "\n");
+  // Claude Code's settings of that release: plain commands without --host.
+  mkdirSync(path.join(co.root, ".claude"), { recursive: true });
+  const claude = { type: "command", command: 'node "$CLAUDE_PROJECT_DIR/.cohent/cohent.cjs" hook' };
+  writeFileSync(
+    path.join(co.root, ".claude", "settings.json"),
+    JSON.stringify({ hooks: { Stop: [{ hooks: [claude] }], SessionEnd: [{ hooks: [claude] }] } }),
+  );
   return { old, hooksFile };
 }
 
@@ -117,9 +128,26 @@ describe("cohent init --upgrade", () => {
       ".cohent/cohent.mjs": "updated",
       ".codex/hooks.json": "updated",
       ".gitattributes": "created",
+      ".github/hooks/cohent.json": "created",
+      ".gemini/settings.json": "created",
+      ".cursor/hooks.json": "created",
+      ".opencode/plugin/cohent.js": "created",
     });
-    // Only the PreToolUse handler changed between the versions: it alone must be trusted again.
-    expect(data.retrust).toEqual(["PreToolUse"]);
+    // Every Codex command gains `--host codex` (and PreToolUse its wrapper): each must be trusted again.
+    expect(data.retrust).toEqual(["SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "Stop"]);
+    const hooks = JSON.parse(readFileSync(hooksFile, "utf8")).hooks;
+    expect(hooks.Stop[0].hooks[0].command).toBe(CODEX_HOOK_COMMAND);
+    expect(CODEX_HOOK_COMMAND).toBe("node .cohent/cohent.cjs hook --host codex");
+    // Claude Code's entries gain --host claude in place: one Cohent entry per event, not a second one.
+    const claude = JSON.parse(readFileSync(path.join(co.root, ".claude", "settings.json"), "utf8")).hooks;
+    expect(claude.Stop).toEqual([
+      {
+        hooks: [
+          { type: "command", command: 'node "$CLAUDE_PROJECT_DIR/.cohent/cohent.cjs" hook --host claude' },
+        ],
+      },
+    ]);
+    expect(claude.SessionEnd).toEqual(claude.Stop);
 
     const project = JSON.parse(readFileSync(path.join(co.root, ".cohent", "project.json"), "utf8"));
     expect(project).toEqual({
@@ -144,7 +172,7 @@ describe("cohent init --upgrade", () => {
     expect(check).toContain("linguist-generated: true");
     expect(check).toContain("diff: unset");
 
-    // doctor recomputes the hashes: PreToolUse is MODIFIED (the old hash is recorded, the new one expected), the rest still trusted.
+    // doctor recomputes the hashes: every entry is MODIFIED (the old hash is recorded, the new one expected).
     const doc = await run(co, ["doctor", "--json"], {
       env: {
         CODEX_HOME: codexHome,
@@ -170,11 +198,12 @@ describe("cohent init --upgrade", () => {
         .filter((h: { ours: boolean }) => h.ours)
         .map((h: { event: string; trust: string }) => [h.event, h.trust]),
     );
-    expect(trust).toMatchObject({
-      SessionStart: "trusted",
-      UserPromptSubmit: "trusted",
-      PostToolUse: "trusted",
-      Stop: "trusted",
+    expect(trust).toEqual({
+      SessionStart: "modified",
+      UserPromptSubmit: "modified",
+      PreToolUse: "modified",
+      PostToolUse: "modified",
+      Stop: "modified",
     });
     expect(report.guarded.codex).toBe(false);
     const trustCheck = report.checks.find(

@@ -43,7 +43,17 @@ function initialized(): { root: string; files: Files } {
 }
 
 const changesOf = (root: string, files: Files) =>
-  wiringChanges((rel) => (files.has(rel) ? Buffer.from(files.get(rel)!, "utf8") : null), root);
+  wiringChanges(
+    (rel) => (files.has(rel) ? Buffer.from(files.get(rel)!, "utf8") : null),
+    root,
+    undefined,
+    (dir) => {
+      const names = [...files.keys()]
+        .filter((f) => f.startsWith(dir) && !f.slice(dir.length).includes("/"))
+        .map((f) => f.slice(dir.length));
+      return names.length ? names.sort() : null;
+    },
+  );
 
 const json = (files: Files, rel: string, edit: (o: any) => void) => {
   const o = JSON.parse(files.get(rel) ?? "{}");
@@ -53,6 +63,10 @@ const json = (files: Files, rel: string, edit: (o: any) => void) => {
 
 const CLAUDE = ".claude/settings.json";
 const CODEX = ".codex/hooks.json";
+const COPILOT = ".github/hooks/cohent.json";
+const GEMINI = ".gemini/settings.json";
+const CURSOR = ".cursor/hooks.json";
+const PLUGIN = ".opencode/plugin/cohent.js";
 
 const CASES: { name: string; edit: (f: Files, root: string) => void; expect: [string, string][] | null }[] = [
   { name: "as init wrote it", edit: () => {}, expect: [] },
@@ -237,6 +251,120 @@ const CASES: { name: string; edit: (f: Files, root: string) => void; expect: [st
     name: "an MCP file without Cohent's entry (init ran without --mcp-write, or a person removed it)",
     edit: (f) => json(f, ".cursor/mcp.json", (o) => delete o.mcpServers.cohent),
     expect: [],
+  },
+  {
+    name: "other clients' unrelated settings: Gemini's model and another hook, Cursor's and Copilot's other hooks, a person's own OpenCode plugin",
+    edit: (f) => {
+      json(f, GEMINI, (o) => {
+        o.model = { name: "gemini-2.5-pro" };
+        o.hooks.BeforeTool.push({ matcher: "write_file", hooks: [{ type: "command", command: "lint" }] });
+        o.hooksConfig = { notifications: false };
+      });
+      json(f, CURSOR, (o) => (o.hooks.afterFileEdit = [{ command: "prettier --write" }]));
+      json(f, COPILOT, (o) => o.hooks.preToolUse.push({ type: "command", bash: "./audit.sh" }));
+      f.set(
+        ".github/hooks/audit.json",
+        JSON.stringify({ version: 1, hooks: { sessionEnd: [{ bash: "x" }] } }),
+      );
+      f.set(".opencode/plugin/mine.js", "export const Mine = async () => ({});\n");
+      f.set(".opencode/plugins/other.ts", "export const Other = async () => ({});\n");
+    },
+    expect: [],
+  },
+  {
+    name: "the OpenCode plugin checked out with CRLF line endings",
+    edit: (f) => f.set(PLUGIN, f.get(PLUGIN)!.replace(/\n/g, "\r\n")),
+    expect: [],
+  },
+  {
+    name: "Copilot: hooks file removed",
+    edit: (f) => f.delete(COPILOT),
+    expect: [[COPILOT, "file removed"]],
+  },
+  {
+    name: "Copilot: preToolUse made an HTTP hook (fails open), postToolUse's timeout shortened",
+    edit: (f) =>
+      json(f, COPILOT, (o) => {
+        o.hooks.preToolUse[0] = { type: "http", url: "http://127.0.0.1:9/" };
+        o.hooks.postToolUse[0].timeoutSec = 5;
+      }),
+    expect: [
+      [COPILOT, "hook entry preToolUse removed"],
+      [COPILOT, "hook entry postToolUse timeoutSec changed"],
+    ],
+  },
+  {
+    name: "Copilot: disableAllHooks in its hooks file, in another hooks file of the folder, and in the repository settings",
+    edit: (f) => {
+      json(f, COPILOT, (o) => (o.disableAllHooks = true));
+      f.set(".github/hooks/zz.json", JSON.stringify({ version: 1, disableAllHooks: true, hooks: {} }));
+      f.set(".github/copilot/settings.local.json", JSON.stringify({ disableAllHooks: true }));
+    },
+    expect: [
+      [COPILOT, "disableAllHooks set"],
+      [".github/hooks/zz.json", "disableAllHooks set"],
+      [".github/copilot/settings.local.json", "disableAllHooks set"],
+    ],
+  },
+  {
+    name: "Gemini: BeforeTool's timeout in seconds (30 ms: every call times out, open), its wrapper removed",
+    edit: (f) =>
+      json(f, GEMINI, (o) => {
+        o.hooks.BeforeTool[0].hooks[0].timeout = 30;
+        o.hooks.AfterAgent[0].hooks[0].command = "node .cohent/cohent.cjs hook";
+      }),
+    expect: [
+      [GEMINI, "hook entry BeforeTool timeout changed"],
+      [GEMINI, "hook entry AfterAgent command changed"],
+    ],
+  },
+  {
+    name: "Gemini: hooks switched off (hooksConfig.enabled false), Cohent's BeforeTool named in hooksConfig.disabled",
+    edit: (f) =>
+      json(f, GEMINI, (o) => {
+        o.hooksConfig = { enabled: false, disabled: [o.hooks.BeforeTool[0].hooks[0].command] };
+      }),
+    expect: [
+      [GEMINI, "hooksConfig.enabled false (no hook runs)"],
+      [GEMINI, "hooksConfig.disabled names a Cohent hook"],
+    ],
+  },
+  {
+    name: "Gemini: settings not JSON",
+    edit: (f) => f.set(GEMINI, "{ hooks"),
+    expect: [[GEMINI, "not a JSON object (no hook of it runs)"]],
+  },
+  {
+    name: "Cursor: failClosed dropped from preToolUse, stop removed",
+    edit: (f) =>
+      json(f, CURSOR, (o) => {
+        delete o.hooks.preToolUse[0].failClosed;
+        o.hooks.stop = [];
+      }),
+    expect: [
+      [CURSOR, "hook entry preToolUse failClosed changed"],
+      [CURSOR, "hook entry stop removed"],
+    ],
+  },
+  {
+    name: "Cursor: a hooks file of another version",
+    edit: (f) => json(f, CURSOR, (o) => (o.version = 2)),
+    expect: [[CURSOR, "version changed (the client may load none of it)"]],
+  },
+  {
+    name: "OpenCode: plugin removed",
+    edit: (f) => f.delete(PLUGIN),
+    expect: [[PLUGIN, "file removed"]],
+  },
+  {
+    name: "OpenCode: plugin edited (one character is enough for OpenCode to skip it)",
+    edit: (f) => f.set(PLUGIN, f.get(PLUGIN)!.replace("export const", "export cont")),
+    expect: [[PLUGIN, "plugin changed (OpenCode skips a plugin it cannot load, silently)"]],
+  },
+  {
+    name: "OpenCode: a second copy of Cohent's plugin in .opencode/plugins/",
+    edit: (f) => f.set(".opencode/plugins/cohent.js", f.get(PLUGIN)!),
+    expect: [[".opencode/plugins/cohent.js", "a second Cohent plugin (it runs every hook twice)"]],
   },
 ];
 

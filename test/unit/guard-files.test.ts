@@ -414,6 +414,31 @@ describe("shell commands that visibly write, move or delete the guard's files", 
     ],
     ["npx cohent init", "npx -y cohent@latest init --server http://evil.example"],
     ["nested too deep to read", nest("echo x > .claude/settings.json", 6)],
+    // Issue 24: the other clients' wiring.
+    [
+      "a new Copilot hooks file switching hooks off",
+      `echo '{"disableAllHooks":true}' > .github/hooks/off.json`,
+    ],
+    ["rm Copilot's hooks file", "rm .github/hooks/cohent.json"],
+    ["mv Copilot's hooks folder away", "mv .github/hooks .github/hooks.off"],
+    [
+      "Copilot's repository settings",
+      `echo '{"disableAllHooks":true}' > .github/copilot/settings.local.json`,
+    ],
+    ["sed -i on Gemini's settings", "sed -i 's/exit 2/exit 0/' .gemini/settings.json"],
+    [
+      "jq into Gemini's settings via a temp file",
+      "jq '.hooksConfig.enabled=false' .gemini/settings.json > t && mv t .gemini/settings.json",
+    ],
+    ["Cursor's hooks file", "echo '{}' > .cursor/hooks.json"],
+    ["cp a plugin into OpenCode's plugin folder", "cp /tmp/evil.js .opencode/plugin/"],
+    [
+      "a new plugin in .opencode/plugins/",
+      "echo 'export const X = async () => ({})' > .opencode/plugins/x.js",
+    ],
+    ["OpenCode's plugin edited", "sed -i 's/throw/return/' .opencode/plugin/cohent.js"],
+    ["mv OpenCode's plugin folder away", "mv .opencode/plugin .opencode/plugin.off"],
+    ["rm -rf .opencode", "rm -rf .opencode"],
   ];
   for (const [form, command] of refused)
     it(`refused: ${form}`, () => {
@@ -458,6 +483,16 @@ describe("shell commands that visibly write, move or delete the guard's files", 
     ["chmod -R the checkout", "chmod -R u+w ."],
     ["find without an action", "find .cohent -name '*.json'"],
     ["a redirect to /dev/null", "node .cohent/cohent.mjs context > /dev/null 2>&1"],
+    [
+      "reading the other clients' wiring",
+      "cat .github/hooks/cohent.json .gemini/settings.json .cursor/hooks.json .opencode/plugin/cohent.js",
+    ],
+    ["a workflow beside Copilot's hooks", "echo 'on: push' > .github/workflows/ci.yml"],
+    [
+      "OpenCode's own install in .opencode/",
+      "rm -rf .opencode/node_modules && echo '{}' > .opencode/package.json",
+    ],
+    ["Gemini's context file", "echo '# notes' > .gemini/GEMINI.md"],
   ];
   for (const [form, command] of allowed)
     it(`allowed: ${form}`, () => {
@@ -497,6 +532,14 @@ describe("the table's matching", () => {
     ["**/hooks.json", "is"],
     ["*.md", "is"],
     [".claude/commands", null],
+    [".github/hooks", "is"],
+    [".github/hooks/new.json", "is"],
+    [".github/copilot", "holds"],
+    [".gemini", "holds"],
+    [".opencode", "holds"],
+    [".opencode/plugins/x.ts", "is"],
+    [".opencode/agent", null],
+    [".github/workflows", null],
     ["src", null],
     ["", null],
   ])("%j %s a guard file", (rel, relation) => {

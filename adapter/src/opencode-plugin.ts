@@ -23,6 +23,8 @@ export { OPENCODE_PLUGIN_FILE };
 export const OPENCODE_PLUGIN_TIMEOUT_MS = 25_000;
 /** The session events the plugin forwards (OpenCode's `event` hook sees every bus event). */
 export const OPENCODE_EVENTS = ["session.created", "session.idle", "session.deleted"] as const;
+/** Those it hands to an adapter process that outlives OpenCode: `opencode run` exits right after session.idle (measured: the stop was lost under load). */
+export const OPENCODE_DETACHED_EVENTS = ["session.idle", "session.deleted"] as const;
 const [, , ...ARGS] = hookCommand("opencode").split(" ");
 
 /** The plugin's text, byte for byte what init writes (the fingerprint compares it). */
@@ -39,6 +41,9 @@ import { fileURLToPath } from "node:url";
 const FAILED = ${JSON.stringify(FAIL_CLOSED_REASON)};
 const SLOW = "Cohent: the guard hook did not answer within ${OPENCODE_PLUGIN_TIMEOUT_MS / 1000} s, so this tool call is refused. Try again; if it persists run node .cohent/cohent.mjs doctor";
 const EVENTS = ${JSON.stringify(OPENCODE_EVENTS)};
+// \`opencode run\` exits right after session.idle without waiting for the hooks: the end-of-work
+// events go to an adapter process that outlives it, and nothing waits for their answer.
+const DETACHED = ${JSON.stringify(OPENCODE_DETACHED_EVENTS)};
 
 export const CohentGuard = async (ctx) => {
   let root = process.cwd();
@@ -105,7 +110,18 @@ export const CohentGuard = async (ctx) => {
     event: async (arg) => {
       try {
         const e = arg.event;
-        if (EVENTS.includes(e.type)) await ask(e.type, {}, e.properties || {});
+        if (DETACHED.includes(e.type)) {
+          const child = spawn("node", ${JSON.stringify([".cohent/cohent.cjs", ...ARGS])}, { cwd: root, stdio: ["pipe", "ignore", "ignore"], detached: true, windowsHide: true });
+          child.on("error", () => {});
+          child.stdin.on("error", () => {});
+          child.stdin.end(JSON.stringify({ event: e.type, input: {}, output: e.properties || {}, directory }));
+          child.unref();
+          setTimeout(() => {
+            try {
+              child.kill("SIGKILL");
+            } catch {}
+          }, ${OPENCODE_PLUGIN_TIMEOUT_MS}).unref();
+        } else if (EVENTS.includes(e.type)) await ask(e.type, {}, e.properties || {});
       } catch {}
     },
   };

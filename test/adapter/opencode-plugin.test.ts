@@ -1,3 +1,4 @@
+import { spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -23,6 +24,10 @@ const here = __dirname;
 let raw = "";
 process.stdin.on("data", (c) => (raw += c));
 process.stdin.on("end", () => {
+  if (fs.existsSync(path.join(here, "slow"))) {
+    const until = Date.now() + 1000;
+    while (Date.now() < until) {}
+  }
   fs.appendFileSync(path.join(here, "stdin.log"), JSON.stringify({ argv: process.argv.slice(2), cwd: process.cwd(), raw }) + "\\n");
   const mode = fs.readFileSync(path.join(here, "mode"), "utf8").trim();
   const say = (o) => process.stdout.write(typeof o === "string" ? o : JSON.stringify(o));
@@ -40,6 +45,7 @@ process.stdin.on("end", () => {
   else if (mode === "hangs") {
     fs.writeFileSync(path.join(here, "hung.pid"), String(process.pid));
     setInterval(() => {}, 1000);
+    setTimeout(() => process.exit(0), 10000); // a detached one is nobody's to kill in a test
   }
 });
 `;
@@ -204,6 +210,8 @@ describe("the OpenCode plugin", () => {
     });
     await p.hooks.event!({ event: { type: "message.updated", properties: { sessionID: "s2" } } });
     await p.hooks.event!({ event: { type: "session.deleted", properties: { sessionID: "s2" } } });
+    // session.deleted goes to an adapter nobody waits for: its line comes in a moment.
+    for (let i = 0; i < 100 && p.calls().length < 2; i++) await new Promise((r) => setTimeout(r, 50));
     expect(p.calls().map((c) => c.stdin)).toEqual([
       {
         event: "session.created",
@@ -217,6 +225,26 @@ describe("the OpenCode plugin", () => {
         output: { sessionID: "s2" },
         directory: path.join(p.root, "src"),
       },
+    ]);
+  });
+
+  it("the stop (session.idle) reaches an adapter that outlives OpenCode, which exits right after it", async () => {
+    const p = await plugin();
+    writeFileSync(path.join(p.root, ".cohent", "slow"), "");
+    // A host that fires session.idle and exits at once, as `opencode run` does (measured: the stop was lost).
+    const host = `const m = await import(${JSON.stringify(pathToFileURL(path.join(p.root, OPENCODE_PLUGIN_FILE)).href)});
+const hooks = await Object.values(m)[0]({ directory: ${JSON.stringify(p.root)}, worktree: ${JSON.stringify(p.root)} });
+const t0 = Date.now();
+await hooks.event({ event: { type: "session.idle", properties: { sessionID: "ses_9" } } });
+console.log(Date.now() - t0);
+process.exit(0);`;
+    const r = spawnSync(process.execPath, ["--input-type=module", "-e", host], { encoding: "utf8" });
+    expect(r.status, r.stderr).toBe(0);
+    expect(Number(r.stdout.trim())).toBeLessThan(500); // the host never waits for it
+    expect(p.calls()).toEqual([]); // the host is gone, the adapter still at work
+    for (let i = 0; i < 100 && p.calls().length < 1; i++) await new Promise((r) => setTimeout(r, 50));
+    expect(p.calls().map((c) => c.stdin)).toEqual([
+      { event: "session.idle", input: {}, output: { sessionID: "ses_9" }, directory: p.root },
     ]);
   });
 

@@ -1,0 +1,3 @@
+import { wiringSuite } from "./wiring-suite.ts";
+
+wiringSuite("copilot");

@@ -142,6 +142,27 @@ describe("guard wiring check at session start", () => {
     });
   });
 
+  it("an OpenCode plugin that would not load (OpenCode skips it silently) and a second Copilot hooks file switching hooks off: a Codex session start reports both", async () => {
+    const co = await wired();
+    const plugin = path.join(co.root, ".opencode", "plugin", "cohent.js");
+    writeFileSync(plugin, readFileSync(plugin, "utf8").replace("export const", "export cont"));
+    writeFileSync(
+      path.join(co.root, ".github", "hooks", "off.json"),
+      JSON.stringify({ version: 1, disableAllHooks: true, hooks: {} }),
+    );
+    await sessionStart(co, "x-2", codex);
+    expect(await alarmOf(co)).toMatchObject({
+      sessionKey: "x-2",
+      changes: [
+        { file: ".github/hooks/off.json", change: "disableAllHooks set" },
+        {
+          file: ".opencode/plugin/cohent.js",
+          change: "plugin changed (OpenCode skips a plugin it cannot load, silently)",
+        },
+      ],
+    });
+  });
+
   it("a removed SessionStart entry: the session's first prompt checks instead", async () => {
     const co = await wired();
     editJson(co, ".codex/hooks.json", (o) => {

@@ -352,7 +352,7 @@ export function clientWiring(
             : {
                 hooksRun: null,
                 trust:
-                  "Cursor's gate for project hooks is not something Cohent can read (documented, not measured).",
+                  "Cursor is wired as its documentation describes, not proven in the binary (it cannot run here), and whether it runs the project's hooks is not something Cohent can read (not measured).",
               };
     clients.push({ host, wired, failsClosed, changes: mine, hooksRun: gate.hooksRun, trust: gate.trust });
 
@@ -394,7 +394,7 @@ export function clientWiring(
     if (gate.hooksRun !== null || host === "cursor")
       checks.push({
         name: `${host} ${host === "opencode" ? "plugin loading" : "folder trust"}`,
-        status: gate.hooksRun === false ? "warn" : "ok",
+        status: gate.hooksRun === true ? "ok" : "warn",
         detail: gate.trust,
       });
   }

@@ -50,6 +50,11 @@ export const PREFIXES: Readonly<Record<string, PrefixRule>> = {
     why: "the deadline of a hook run (the command is not one)",
     value: MILLISECONDS,
   },
+  COHENT_PLUGIN_TIMEOUT_MS: {
+    effect: "inert",
+    why: "the OpenCode plugin's own deadline (read by the plugin, not by the command)",
+    value: MILLISECONDS,
+  },
   COHENT_POLL_EVERY_MS: {
     effect: "inert",
     why: "the hook guard's poll interval (the command does not guard)",

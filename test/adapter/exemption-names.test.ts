@@ -45,6 +45,13 @@ const TABLE: Record<string, { changes: string; cases: Case[] }> = {
       { value: "", exempt: false },
     ],
   },
+  COHENT_PLUGIN_TIMEOUT_MS: {
+    changes: "nothing: the OpenCode plugin's own deadline",
+    cases: [
+      { value: "25000", exempt: true },
+      { value: "1000000", exempt: false },
+    ],
+  },
   COHENT_POLL_EVERY_MS: {
     changes: "nothing: the hook guard's poll interval",
     cases: [

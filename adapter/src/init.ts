@@ -448,6 +448,7 @@ export function renderInit(r: InitResult, upgraded = false): string {
     r.retrust.length
       ? `Codex skips these hooks until a person trusts them (again) in the Codex TUI here: ${r.retrust.join(", ")}. node .cohent/cohent.mjs doctor tells you whether it will run them.`
       : "Codex runs project hooks only after a person trusts them once in the TUI; node .cohent/cohent.mjs doctor tells you whether it will.",
+    "Copilot CLI and Gemini CLI run the project's hooks only in a folder they trust (untrusted, Copilot runs none and says nothing): trust this folder once in each; doctor says whether they will.",
     "",
     renderMcpEntries(r.root),
   );

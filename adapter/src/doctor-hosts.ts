@@ -1,6 +1,7 @@
 import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import type { WiringChange } from "@cohent/protocol";
+import { HOSTS, type Host as AnyHost } from "@cohent/protocol/hosts";
 import { childProcess, os } from "./builtins.js";
 import { DEADLINE_MS } from "./deadline.js";
 import { COPILOT_HOOKS_DIR, OPENCODE_PLUGIN_DIR, OPENCODE_PLUGINS_DIR } from "./guard-files.js";
@@ -30,7 +31,8 @@ export interface Check {
   detail: string;
 }
 
-export type Host = "copilot" | "gemini" | "cursor" | "opencode";
+/** The clients beyond Codex and Claude Code, whose wiring this file checks. */
+export type Host = Exclude<AnyHost, "codex" | "claude">;
 
 export interface ClientWiring {
   host: Host;
@@ -277,12 +279,7 @@ console.log(missing.length ? "its factory returns no " + missing.join(", ") : "o
 
 // ---- the report --------------------------------------------------------------------------------
 
-const NAMES: Record<Host, string> = {
-  copilot: "Copilot CLI",
-  gemini: "Gemini CLI",
-  cursor: "Cursor",
-  opencode: "OpenCode",
-};
+const NAMES: Record<Host, string> = HOSTS;
 
 /** Which files of the fingerprint belong to which client. */
 const FILES: Record<Host, (file: string) => boolean> = {

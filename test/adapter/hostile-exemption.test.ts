@@ -43,6 +43,7 @@ const ROWS: Row[] = [
   { name: "COHENT_HOOK_DEADLINE_MS", prefix: () => ({ COHENT_HOOK_DEADLINE_MS: "25000" }), exempt: true },
   { name: "COHENT_POLL_EVERY_MS", prefix: () => ({ COHENT_POLL_EVERY_MS: "0" }), exempt: true },
   { name: "COHENT_CODE_CACHE", prefix: () => ({ COHENT_CODE_CACHE: "0" }), exempt: true },
+  { name: "COHENT_PLUGIN_TIMEOUT_MS", prefix: () => ({ COHENT_PLUGIN_TIMEOUT_MS: "5000" }), exempt: true },
   { name: "COHENT_SESSION", prefix: (s) => ({ COHENT_SESSION: s.self }), exempt: true },
   { name: "COHENT_SESSION", prefix: (s) => ({ COHENT_SESSION: s.peer }), exempt: false },
   { name: "COHENT_AGENT_TOKEN", prefix: () => ({ COHENT_AGENT_TOKEN: fx.tokens[1] }), exempt: false },

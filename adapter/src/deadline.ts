@@ -1,11 +1,12 @@
 import { deadlineReason } from "./guard.js";
-import { deny } from "./hook-answer.js";
+import { denyText } from "./hook-answer.js";
+import type { Dialect } from "./hosts/dialect.js";
 
 /**
- * The hook's own deadline. Both clients run the tool when a hook hangs past
- * its timeout (shared/clients/FACTS.md), and macOS has no `timeout` program,
- * so the adapter answers a refusal itself, below the 30 s the wiring gives
- * the client. Other events end silently: they fail soft (an exit 2 would
+ * The hook's own deadline. Every hooked client runs the tool when a hook
+ * hangs past its timeout (shared/clients/FACTS.md, MORE-CLIENTS-MEASURED.md),
+ * and macOS has no `timeout` program, so the adapter answers a refusal
+ * itself, in the host's dialect, below the 30 s the wiring gives the client. Other events end silently: they fail soft (an exit 2 would
  * block a prompt, or keep the agent running on Stop).
  */
 
@@ -15,6 +16,8 @@ export const DEADLINE_MS =
 /** What the hook tells the deadline as it goes: the event, and how to save the session (the missed-publish mark) if time runs out. */
 export interface Watch {
   event: string | null;
+  /** The host's dialect, once known: the refusal is said in it (null: a host Cohent does not know, exit 2). */
+  dialect: Dialect | null;
   save?: () => void;
 }
 
@@ -23,8 +26,8 @@ export interface Watch {
  * that never settles would otherwise let node exit 0 with no output, which
  * both clients read as "allow". disarm() once the answer is written.
  */
-export function armDeadline(ms = DEADLINE_MS): Watch & { disarm(): void } {
-  const watch: Watch = { event: null };
+export function armDeadline(dialect: Dialect | null, ms = DEADLINE_MS): Watch & { disarm(): void } {
+  const watch: Watch = { event: null, dialect };
   const timer = setTimeout(() => {
     try {
       watch.save?.();
@@ -34,8 +37,12 @@ export function armDeadline(ms = DEADLINE_MS): Watch & { disarm(): void } {
     const event = watch.event;
     // Unknown yet (stdin not read): refuse, as for PreToolUse.
     if (event !== "PreToolUse" && event !== null) process.exit(0);
-    const out = deny({ permission: "deny", condition: "unreachable", reason: deadlineReason(ms) }).stdout!;
-    process.stdout.write(out + "\n", () => process.exit(0));
+    const reason = denyText(deadlineReason(ms));
+    const out = watch.dialect ? watch.dialect.deny(reason) : { stderr: reason, exitCode: 2 };
+    const exit = () => process.exit(out.exitCode);
+    if (out.stdout) process.stdout.write(out.stdout + "\n", exit);
+    else if (out.stderr) process.stderr.write(out.stderr + "\n", exit);
+    else exit();
   }, ms);
   return Object.assign(watch, { disarm: () => clearTimeout(timer) });
 }

@@ -13,7 +13,7 @@ import {
   publishMark,
 } from "./guard.js";
 import { guard, guardFilesCheck } from "./guard-shell.js";
-import { deny, inject, scrubbed, SILENT, type Answer } from "./hook-answer.js";
+import { deny, inject, render, scrubbed, SILENT, type Answer } from "./hook-answer.js";
 import { quietCheckout, sessionEnd, stop, subagentStop, track, type StopCall } from "./hook-stop.js";
 import { perform } from "./operations.js";
 import { redact } from "./redact.js";
@@ -30,14 +30,17 @@ import {
   spawned,
   turnStarted,
 } from "./subagents.js";
+import { HOSTS } from "@cohent/protocol/hosts";
+import { detect, unknownHostReason } from "./hosts/detect.js";
+import type { Dialect, Env, HookEvent } from "./hosts/dialect.js";
 import { classify, clientOf, type HookPayload } from "./tools.js";
 
 /**
- * `hook`: one Codex or Claude Code hook payload on stdin, one answer on
- * stdout. A transport: it parses the payload, calls the guard or the
- * operation layer, and renders. A deny is always the JSON
- * hookSpecificOutput form with a non-empty reason (both clients fail open
- * on anything less). runtime.json is read once per call and written at
+ * `hook`: one hook payload on stdin, one answer on stdout, for every client
+ * that has hooks. A transport: it reads the payload in its host's dialect
+ * (hosts/), calls the guard or the operation layer, and renders the answer
+ * in that dialect. A deny always carries a non-empty reason where the
+ * host's model reads it (every host fails open on anything less). runtime.json is read once per call and written at
  * most once (SessionFile), also when the call fails or runs out of time:
  * the missed-publish mark and the sub-agent tracking ride on that one write.
  */
@@ -55,9 +58,33 @@ interface Call extends StopCall {
   p: HookPayload;
   cwd: string;
   scriptUrl: string;
+  dialect: Dialect;
+  /** The client's name as sessions record it ("Copilot CLI"). */
+  client: string | null;
+  /** A tool of a known host that no table of its dialect knows. */
+  unknownTool?: string;
 }
 
-async function preToolUse({ p, root, s, cwd, scriptUrl, agentId }: Call): Promise<Answer> {
+/** The refusal of a tool no table of the host's dialect knows: what it writes cannot be told. */
+export const unknownToolReason = (label: string, tool: string) =>
+  `${label}'s tool ${JSON.stringify(tool).slice(0, 80)} is not one Cohent knows, so it cannot tell what the call writes and refuses it. Use the client's own edit, shell or read tools; a person can ask for the tool to be added to Cohent's table.`;
+
+async function preToolUse({
+  p,
+  root,
+  s,
+  cwd,
+  scriptUrl,
+  agentId,
+  dialect,
+  unknownTool,
+}: Call): Promise<Answer> {
+  if (unknownTool !== undefined)
+    return deny({
+      permission: "deny",
+      condition: "unconfigured",
+      reason: unknownToolReason(dialect.label, unknownTool),
+    });
   // A publish the last prompt missed: its stale intent goes first, so that a relayed `intent` publishes a fresh one.
   const missed = s ? missedPublish(s.state) : null;
   if (missed) s!.set(missed.change);
@@ -88,8 +115,8 @@ async function preToolUse({ p, root, s, cwd, scriptUrl, agentId }: Call): Promis
   return deny(notExempt ? { ...verdict, reason: `${verdict.reason} ${notExemptNote(notExempt)}` } : verdict);
 }
 
-async function userPromptSubmit({ p, root, s }: Call): Promise<Answer> {
-  if (!root || !s) return inject("UserPromptSubmit", NOTICE.notConfigured);
+async function userPromptSubmit({ p, root, s, client: clientName }: Call): Promise<Answer> {
+  if (!root || !s) return inject(NOTICE.notConfigured);
   // Claude Code's word that a background task ended starts a turn of the same work, not a new prompt:
   // publishing it would supersede the intent under a sub-agent that still works (measured, subagents.ts).
   if (isTaskNotification(p.prompt)) {
@@ -101,19 +128,18 @@ async function userPromptSubmit({ p, root, s }: Call): Promise<Answer> {
   s.set({ publishing: mark, subagents: undefined });
   const input = {
     prompt: typeof p.prompt === "string" ? p.prompt : "",
-    client: clientOf(p),
+    client: clientName,
     model: typeof p.model === "string" ? p.model : null,
   };
   const env = await perform("publish", input, { root, sessionId: s.id, surface: "hook", session: s });
   if (publishBound(mark, s.state.intentId)) s.set({ publishing: undefined });
-  if (env.ok) return inject("UserPromptSubmit", env.data.packet.text);
+  if (env.ok) return inject(env.data.packet.text);
   const code = env.error.code;
-  if (code === "NOT_CONFIGURED" || code === "NOT_PAIRED")
-    return inject("UserPromptSubmit", NOTICE.notPaired(env.error.message));
-  return inject("UserPromptSubmit", NOTICE.publishFailed(code, env.error.message));
+  if (code === "NOT_CONFIGURED" || code === "NOT_PAIRED") return inject(NOTICE.notPaired(env.error.message));
+  return inject(NOTICE.publishFailed(code, env.error.message));
 }
 
-async function postToolUse({ p, root, s, cwd, agentId }: Call): Promise<Answer> {
+async function postToolUse({ p, root, s, cwd, agentId, dialect }: Call): Promise<Answer> {
   if (s && agentId) track(s, (t) => seen(t, agentId));
   // A background command a sub-agent started can wake it after its SubagentStop (2.1.332).
   const task = agentId ? backgroundTaskOf(p.tool_response) : null;
@@ -134,10 +160,11 @@ async function postToolUse({ p, root, s, cwd, agentId }: Call): Promise<Answer> 
     await client.checkpoint(checkout, s, { status: "working", summary: `Edited ${touched.join(", ")}` });
   }
   const pending = s.state.pending;
-  if (!pending) return SILENT;
+  // A host that reads no context here (Copilot, Cursor, OpenCode) leaves the packet for a refusal to carry.
+  if (!pending || dialect.context("PostToolUse", pending.text) === undefined) return SILENT;
   s.set({ pending: undefined });
   await client.ack(checkout, s.id, pending.packetId, pending.text.length);
-  return inject("PostToolUse", pending.text);
+  return inject(pending.text);
 }
 
 /**
@@ -158,9 +185,9 @@ async function checkWiring(root: string | null, s: SessionFile | null, event: st
 }
 
 const HANDLERS: Record<string, (c: Call) => Promise<Answer>> = {
-  async SessionStart({ p, root, s }) {
+  async SessionStart({ p, root, s, client: clientName }) {
     s?.set({
-      client: clientOf(p) ?? s.state.client,
+      client: clientName ?? s.state.client,
       endedAt: undefined,
       ...(typeof p.model === "string" ? { model: p.model } : {}),
       // A resumed or cleared session starts again: its wiring is checked again.
@@ -181,49 +208,95 @@ const HANDLERS: Record<string, (c: Call) => Promise<Answer>> = {
   SessionEnd: sessionEnd,
 };
 
+/** Events a sub-agent's own session sends that are its parent's business, not a person's prompt or a session of its own. */
+const PARENTS_EVENTS: ReadonlySet<string> = new Set(["UserPromptSubmit", "SessionStart", "SessionEnd"]);
+
+/** Whether a payload a hook of unknown host got is a tool call (refused) rather than an event (left alone). */
+const looksLikeToolCall = (raw: Record<string, unknown>) =>
+  "tool_name" in raw || "toolName" in raw || "tool_input" in raw || ("input" in raw && "output" in raw);
+
 /**
  * Runs one hook payload. Never throws: an internal failure on PreToolUse is
- * a deny with its reason. `watch` (deadline.ts) learns the event, and how to
- * save the session if the deadline fires first.
+ * a deny with its reason. `host` is the wiring's `--host` (null: an older
+ * wiring, read by shape). `watch` (deadline.ts) learns the dialect and the
+ * event, and how to save the session if the deadline fires first.
  */
 export async function runHook(
   stdin: string,
   root: string | null,
   scriptUrl: string,
   watch?: Watch,
+  host: string | null = null,
+  env: Env = process.env,
 ): Promise<HookResult> {
-  let p: HookPayload;
+  const none = { event: "unknown", client: null, model: null, agentId: null };
+  let raw: Record<string, unknown>;
   try {
-    p = JSON.parse(stdin) as HookPayload;
-    if (!p || typeof p !== "object") throw new Error("not an object");
+    raw = JSON.parse(stdin.charCodeAt(0) === 0xfeff ? stdin.slice(1) : stdin) as Record<string, unknown>;
+    if (!raw || typeof raw !== "object" || Array.isArray(raw)) throw new Error("not an object");
   } catch {
+    return { ...none, stderr: PAYLOAD_NOT_JSON, exitCode: 2, injected: 0 };
+  }
+  const found = detect(host, raw, env, root);
+  if (!found) {
+    // No dialect to answer in: exit 2 with the reason on stderr, the refusal every hooked client reads.
+    const refuse = looksLikeToolCall(raw);
     return {
-      stderr: PAYLOAD_NOT_JSON,
-      exitCode: 2,
-      event: "unknown",
-      client: null,
-      model: null,
-      agentId: null,
+      ...none,
+      ...(refuse ? { stderr: unknownHostReason(host ?? ""), exitCode: 2 } : SILENT),
       injected: 0,
     };
   }
-  const event = p.hook_event_name ?? "";
-  if (watch) watch.event = event;
-  const agentId = agentIdOf(p);
-  const about = {
+  const { dialect } = found;
+  if (watch) watch.dialect = dialect;
+  let reading;
+  try {
+    reading = dialect.read(raw, env);
+  } catch {
+    reading = null;
+  }
+  const p: HookPayload = reading?.p ?? {};
+  let event = (reading ? p.hook_event_name : undefined) ?? "";
+  if (watch) watch.event = event || "other";
+  let agentId = agentIdOf(p);
+  const clientName =
+    env.COHENT_CLIENT ||
+    (host === null && (dialect.host === "claude" || dialect.host === "codex")
+      ? clientOf(p, env as NodeJS.ProcessEnv)
+      : HOSTS[dialect.host]);
+  const about = () => ({
     event: event || "unknown",
-    client: clientOf(p),
+    client: clientName,
     model: typeof p.model === "string" ? p.model : null,
     agentId,
-  };
+  });
+  const handler = reading ? HANDLERS[event] : undefined;
+  // Copilot runs its own wiring and Claude's for every call: the Claude entry then only guards.
+  if (!handler || (found.guardOnly && event !== "PreToolUse"))
+    return { ...about(), ...render(dialect, null, SILENT) };
   const sessionId = typeof p.session_id === "string" && p.session_id ? p.session_id : "unknown-session";
   let s: SessionFile | null = null;
   try {
-    const handler = HANDLERS[event];
-    if (!handler) return { ...about, ...SILENT };
     s = root ? new SessionFile(root, sessionId) : null;
+    // OpenCode's sub-agent is a child session: recorded at its start, its calls are then its parent's, as agentId.
+    if (s && reading!.childOf) {
+      s.set({ parent: reading!.childOf });
+      s.save();
+      return { ...about(), ...SILENT };
+    }
+    if (s?.state.parent) {
+      agentId = s.id;
+      s = new SessionFile(root!, s.state.parent);
+      if (PARENTS_EVENTS.has(event)) return { ...about(), ...render(dialect, null, SILENT) };
+      if (event === "Stop") event = "SubagentStop";
+      p.agent_id = agentId;
+    }
+    const version = reading!.version ?? dialect.version(env) ?? s?.state.hostVersion ?? null;
+    if (s && reading!.version && reading!.version !== s.state.hostVersion)
+      s.set({ hostVersion: reading!.version });
+    client.reportHost({ host: dialect.host, hostVersion: version, wiring: found.wiring });
     if (watch && s) watch.save = () => s!.save();
-    const answer = await handler({
+    const answer = await HANDLERS[event]!({
       p,
       root,
       s,
@@ -231,9 +304,12 @@ export async function runHook(
       scriptUrl,
       agentId,
       live: liveOf(p.background_tasks),
+      dialect,
+      client: clientName,
+      ...(reading!.unknownTool !== undefined ? { unknownTool: reading!.unknownTool } : {}),
     });
     s?.save();
-    return { ...about, ...scrubbed(answer, root) };
+    return { ...about(), ...scrubbed(render(dialect, event as HookEvent, answer), root) };
   } catch (err) {
     const message = redact(err instanceof Error ? err.message : String(err));
     try {
@@ -245,6 +321,6 @@ export async function runHook(
       event === "PreToolUse"
         ? deny({ permission: "deny", condition: "unconfigured", reason: adapterFailed(message) })
         : { stderr: hookFailed(message), exitCode: 0, injected: 0 };
-    return { ...about, ...scrubbed(answer, root) };
+    return { ...about(), ...scrubbed(render(dialect, event as HookEvent, answer), root) };
   }
 }

@@ -1,4 +1,4 @@
-import { readFileSync } from "node:fs";
+import { readFileSync, writeSync } from "node:fs";
 import { pathToFileURL } from "node:url";
 import { Script } from "node:vm";
 import { codeCacheFile, readCodeCache, writeCodeCache } from "./code-cache.js";
@@ -64,6 +64,13 @@ function run(stdin: string | null, path: string): void {
 }
 
 const stdin = process.argv[2] === "hook" ? readHookStdin() : null;
-const preview: HookPreview | null = stdin === null ? null : previewHook(stdin);
+const preview: HookPreview | null = stdin === null ? null : previewHook(stdin, process.argv.slice(3));
 if (!preview?.needsNoDecision)
   run(stdin, preview?.path ?? (process.argv[2] === "hook" ? "hook-other" : "cli"));
+else if (preview.stdout) {
+  try {
+    writeSync(1, preview.stdout + "\n");
+  } catch {
+    process.stdout.write(preview.stdout + "\n"); // EAGAIN on a non-blocking pipe: the stream retries
+  }
+}

@@ -5,6 +5,9 @@ import { findRoot, readProject } from "./config.js";
 import { armDeadline } from "./deadline.js";
 import { fail, failFrom } from "./envelope.js";
 import { runHook, type HookResult } from "./hook.js";
+import { isHost } from "@cohent/protocol/hosts";
+import { CLAUDE } from "./hosts/claude.js";
+import { DIALECTS, hostFlag } from "./hosts/detect.js";
 import { loaderHandoff } from "./loader-handoff.js";
 import { perform } from "./operations.js";
 import { claimRelay, loadSecond } from "./relay.js";
@@ -19,7 +22,7 @@ import { recordUsage, usageTarget } from "./usage.js";
  */
 
 const USAGE = `usage: node .cohent/cohent.mjs <command> [--json]
-  hook                                   read a Codex or Claude Code hook payload on stdin
+  hook [--host <client>]                 read a hook payload on stdin (codex, claude, copilot, gemini, cursor, opencode)
   intent '<json>'                        publish the compact structured intent (exits 2 on wait, duplicate, handoff)
   scope <path…>                          claim a write scope; replaces the previous claim
   scope --queue <path…>                  on a peer's scope, queue for it (a later packet says "granted")
@@ -163,12 +166,13 @@ export async function main(argv: string[]): Promise<number> {
   switch (command) {
     case "hook": {
       // Fail closed: a refusal of our own before the client's hook timeout lets the tool run (deadline.ts).
-      const watch = armDeadline();
+      const host = hostFlag(rest);
+      const watch = armDeadline(host === null ? CLAUDE : isHost(host) ? DIALECTS[host] : null);
       // hrtime, not performance.now(): the global `performance` loads perf_hooks on first touch.
       const started = process.hrtime.bigint();
       const root = findRoot(process.cwd(), import.meta.url);
       const stdin = await readStdin();
-      const result = await runHook(stdin, root, import.meta.url, watch);
+      const result = await runHook(stdin, root, import.meta.url, watch, host);
       writeFd(result.stdout, 1);
       writeFd(result.stderr, 2);
       recordHookUsage(root, result, Number(process.hrtime.bigint() - started) / 1e6);

@@ -55,6 +55,10 @@ export interface SessionState {
   subagents?: Subagents;
   /** The guard wiring was checked for this session (at its start, or its first prompt): hook.ts checkWiring. */
   wiringChecked?: boolean;
+  /** An OpenCode sub-agent's own session: its parent's id, whose intent and scope its calls are held to (hook.ts). */
+  parent?: string;
+  /** The host's version, as a payload once said it (OpenCode's session info): reported on later calls too. */
+  hostVersion?: string;
 }
 
 /** What the PreToolUse hook hands an exempt command: its session, and the answer when the hook ran it. */

@@ -1,0 +1,29 @@
+import type { Host } from "@cohent/protocol/hosts";
+import type { HookPayload } from "../tools.js";
+import { claudeContext, claudeDeny, type Dialect, type HookEvent } from "./dialect.js";
+
+/**
+ * Codex and Claude Code: the payload is already in the guard's shape
+ * (shared/clients/FACTS.md), and a deny is hookSpecificOutput with a
+ * reason, at exit 0 (both fail open on anything less). Their tools are
+ * classified by tools.ts's tables as they always were: an unlisted tool of
+ * theirs is a read (measured on four versions; refusing every tool a new
+ * release adds would stop agents for no write).
+ */
+
+const INJECTS: ReadonlySet<HookEvent> = new Set(["UserPromptSubmit", "PostToolUse"]);
+
+function claudeLike(host: Host, label: string): Dialect {
+  return {
+    host,
+    label,
+    read: (raw) => ({ p: raw as HookPayload }),
+    deny: (reason) => ({ stdout: JSON.stringify(claudeDeny(reason)), exitCode: 0 }),
+    allow: () => undefined,
+    context: (event, text) => (INJECTS.has(event) ? claudeContext(event, text) : undefined),
+    version: () => null,
+  };
+}
+
+export const CLAUDE = claudeLike("claude", "Claude Code");
+export const CODEX = claudeLike("codex", "Codex");

@@ -1,0 +1,98 @@
+import type { HookPayload } from "../tools.js";
+import { fileInput, mcpTool, obj, READ, str, type Dialect, type HookEvent, type Mapped } from "./dialect.js";
+
+/**
+ * Gemini CLI (measured on 0.58.0 and 0.61.0): Claude's snake_case keys with
+ * its own event and tool names. A deny is `{"decision":"deny","reason"}` at
+ * exit 0 (Claude's shape is ignored: the tool runs); the model reads
+ * "Tool execution blocked: <reason>". A sub-agent's calls carry the
+ * parent's session and nothing that marks them, so they are the parent's
+ * calls to the guard (invoke_agent runs in the foreground).
+ */
+
+const EVENTS: Record<string, HookEvent> = {
+  SessionStart: "SessionStart",
+  BeforeAgent: "UserPromptSubmit",
+  BeforeTool: "PreToolUse",
+  AfterTool: "PostToolUse",
+  AfterAgent: "Stop",
+  SessionEnd: "SessionEnd",
+};
+const NATIVE_NAME: Record<HookEvent, string> = {
+  SessionStart: "SessionStart",
+  UserPromptSubmit: "BeforeAgent",
+  PreToolUse: "BeforeTool",
+  PostToolUse: "AfterTool",
+  Stop: "AfterAgent",
+  SubagentStop: "AfterAgent",
+  SessionEnd: "SessionEnd",
+};
+
+/** Gemini's tools that write nothing of the checkout (measured list, and the reads its docs name). */
+const READS: ReadonlySet<string> = new Set([
+  "read_file",
+  "read_many_files",
+  "list_directory",
+  "grep_search",
+  "search_file_content",
+  "glob",
+  "web_fetch",
+  "google_web_search",
+  "write_todos",
+  "save_memory",
+  "list_background_processes",
+  "read_background_output",
+  "enter_plan_mode",
+  "exit_plan_mode",
+  "update_topic",
+  "activate_skill",
+  "invoke_agent",
+]);
+
+function tool(name: string, input: Record<string, unknown>, raw: Record<string, unknown>): Mapped | null {
+  switch (name) {
+    case "write_file":
+      return { name: "Write", input: fileInput(input, ["file_path", "absolute_path", "path"]) };
+    case "replace":
+      return { name: "Edit", input: fileInput(input, ["file_path", "absolute_path", "path"]) };
+    case "run_shell_command":
+      return { name: "Bash", input: { command: input.command } };
+  }
+  if (READS.has(name)) return READ;
+  // MCP tools: `mcp_<server>_<tool>`, with the server named in mcp_context (the name alone is ambiguous).
+  const ctx = obj(raw.mcp_context);
+  const server = str(ctx.server_name);
+  const mcpName = str(ctx.tool_name);
+  if (server && mcpName) return mcpTool(server, mcpName, input);
+  const m = /^mcp_([^_]+)_(.+)$/.exec(name);
+  if (m) return mcpTool(m[1]!, m[2]!, input);
+  return null;
+}
+
+export const GEMINI: Dialect = {
+  host: "gemini",
+  label: "Gemini CLI",
+  read(raw) {
+    const event = EVENTS[str(raw.hook_event_name) ?? ""];
+    if (!event) return null; // BeforeModel, PreCompress, …: nothing for the guard
+    const p: HookPayload = {
+      hook_event_name: event,
+      session_id: str(raw.session_id),
+      cwd: str(raw.cwd),
+      ...(typeof raw.prompt === "string" ? { prompt: raw.prompt } : {}),
+    };
+    const name = str(raw.tool_name);
+    if (!name || (event !== "PreToolUse" && event !== "PostToolUse")) return { p };
+    const mapped = tool(name, obj(raw.tool_input), raw);
+    if (!mapped) return { p: { ...p, tool_name: name, tool_input: {} }, unknownTool: name };
+    return { p: { ...p, tool_name: mapped.name, tool_input: mapped.input } };
+  },
+  deny: (reason) => ({ stdout: JSON.stringify({ decision: "deny", reason }), exitCode: 0 }),
+  allow: () => undefined,
+  // BeforeAgent's and AfterTool's additionalContext reach the model (Gemini's hook reference).
+  context: (event, text) =>
+    event === "UserPromptSubmit" || event === "PostToolUse"
+      ? JSON.stringify({ hookSpecificOutput: { hookEventName: NATIVE_NAME[event], additionalContext: text } })
+      : undefined,
+  version: () => null,
+};

@@ -1,4 +1,5 @@
 import { execFileSync } from "node:child_process";
+import net from "node:net";
 import { existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
@@ -442,5 +443,77 @@ describe("a host Cohent does not know", () => {
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/--host "windsurf", which is not a client Cohent knows/);
     expect(r.stdout).toBe("");
+  });
+});
+
+describe("sub-agents in the host's dialect", () => {
+  it("Copilot 1.0.102: a sub-agent's patch is held to its parent's scope (parentAgentId)", async () => {
+    const a = await agentOf("copilot");
+    await declared(a);
+    const sub = (file: string) => ({
+      ...(DIALECTS.copilot.write(`${a.id}-sub`, a.co.root, file) as object),
+      agentId: `${a.id}-sub`,
+      agentType: "general-purpose",
+      parentAgentId: a.id,
+    });
+    expect((await call(a, sub("src/sub.ts"))).allowed).toBe(true);
+    const outside = await call(a, sub("docs/sub.md"));
+    expect(outside.denied, outside.stdout).toMatch(/docs\/sub\.md/);
+    // Its prompt is the parent's task, not a person's: nothing is published for it.
+    const prompt = await call(a, {
+      ...copilotBase(`${a.id}-sub`, a.co.root),
+      prompt: "SUBAGENT-TASK: write",
+      agentId: `${a.id}-sub`,
+      parentAgentId: a.id,
+    });
+    expect([prompt.code, prompt.stdout]).toEqual([0, ""]);
+    const intents = (await sessionOf(a)).intents;
+    expect(intents.length).toBe(1);
+  });
+
+  it("OpenCode: a child session (task) is held to its parent's intent and scope; its idle does not end the parent's work", async () => {
+    const a = await agentOf("opencode");
+    await declared(a);
+    const child = `${a.id}-child`;
+    const created = await call(
+      a,
+      opencode("session.created", {}, { sessionID: child, info: { id: child, parentID: a.id } }, a.co.root),
+    );
+    expect(created.code).toBe(0);
+    const childWrite = (file: string) => ({ ...(a.d.write(child, a.co.root, file) as object) });
+    expect((await call(a, childWrite("src/child.ts"))).allowed).toBe(true);
+    const outside = await call(a, childWrite("docs/child.md"));
+    expect(outside.denied, outside.stdout).toMatch(/docs\/child\.md/);
+    await call(a, opencode("session.idle", {}, { sessionID: child }, a.co.root));
+    const after = await call(a, a.d.write(a.id, a.co.root, "src/after.ts"));
+    expect(after.allowed, after.stdout).toBe(true);
+    expect((await sessionOf(a)).intents.map((i) => i.state)).not.toContain("completed");
+  });
+});
+
+describe("a backend that accepts connections but never answers", () => {
+  it("every host's tool call is refused in its own dialect before the client's timeout", async () => {
+    const hole = net.createServer(() => {
+      /* accepts, never answers */
+    });
+    await new Promise<void>((r) => hole.listen(0, "127.0.0.1", r));
+    try {
+      const url = `http://127.0.0.1:${(hole.address() as net.AddressInfo).port}`;
+      const co = await makeCheckout(url, "acme/hole");
+      for (const host of HOSTS) {
+        const d = DIALECTS[host];
+        const a: Agent = {
+          co,
+          d,
+          id: `hole-${host}`,
+          env: { ...d.env, COHENT_AGENT_TOKEN: "ch_x", COHENT_HOOK_DEADLINE_MS: "1500" },
+          repo: "acme/hole",
+        };
+        const r = await call(a, d.write(a.id, co.root, "src/x.ts"));
+        expect(r.denied, `${host}: ${r.stdout} ${r.stderr}`).toMatch(/^Cohent: /);
+      }
+    } finally {
+      hole.close();
+    }
   });
 });

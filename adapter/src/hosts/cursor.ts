@@ -30,6 +30,7 @@ const EVENTS: Record<string, HookEvent> = {
   // Not wired by init, but gates of their own if a person wires them.
   beforeShellExecution: "PreToolUse",
   beforeMCPExecution: "PreToolUse",
+  beforeReadFile: "PreToolUse",
   afterFileEdit: "PostToolUse",
   // Claude's names, as Cursor may send them running `.claude/settings.json`.
   SessionStart: "SessionStart",
@@ -55,6 +56,7 @@ const READS: ReadonlySet<string> = new Set([
 function tool(name: string | undefined, input: Record<string, unknown>, event: string): Mapped | null {
   if (event === "beforeShellExecution") return { name: "Bash", input: { command: input.command } };
   if (event === "afterFileEdit") return { name: "Write", input: fileInput(input, FILE_KEYS) };
+  if (event === "beforeReadFile") return READ;
   if (name === undefined) {
     // The reported quirk: no tool_name. An edit's or a write's input says which; anything else is refused.
     if (typeof input.old_string === "string" || typeof input.new_string === "string")
@@ -97,7 +99,8 @@ function read(raw: Record<string, unknown>) {
   };
   const version = str(raw.cursor_version) ?? null;
   if (event !== "PreToolUse" && event !== "PostToolUse") return { p, version };
-  let input = raw.tool_input;
+  // afterFileEdit and beforeReadFile name their file at the top level.
+  let input = native === "afterFileEdit" || native === "beforeReadFile" ? raw : raw.tool_input;
   if (typeof input === "string") {
     try {
       input = JSON.parse(input); // beforeMCPExecution sends it as a JSON string

@@ -1,8 +1,13 @@
-import { spawn } from "node:child_process";
+import { execFile, spawn } from "node:child_process";
 import { statSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { CODEX_GUARD_COMMAND } from "../adapter/src/init.js";
+import { CLAUDE_GUARD_COMMAND, CODEX_GUARD_COMMAND } from "../adapter/src/init.js";
+import {
+  COPILOT_HOOK_COMMAND,
+  CURSOR_HOOK_COMMAND,
+  GEMINI_GUARD_COMMAND,
+} from "../adapter/src/host-wiring.js";
 import { benchCheckout, median, percentile } from "./lib.js";
 
 /**
@@ -35,11 +40,16 @@ function once(args: string[], cwd: string, env: Record<string, string>, stdin = 
   });
 }
 
-/** The same decision through the fail-closed wiring `init` writes (sh -c '… || { …; exit 2; }'). */
-function wrapped(cwd: string, env: Record<string, string>, stdin: string): Promise<number> {
+/** The same decision through the fail-closed wiring `init` writes (sh -c '… || { …; exit 2; }'), or another host's command. */
+function wrapped(
+  cwd: string,
+  env: Record<string, string>,
+  stdin: string,
+  command = CODEX_GUARD_COMMAND,
+): Promise<number> {
   return new Promise((resolve, reject) => {
     const start = performance.now();
-    const child = spawn("sh", ["-c", CODEX_GUARD_COMMAND], { cwd, env, stdio: ["pipe", "ignore", "ignore"] });
+    const child = spawn("sh", ["-c", command], { cwd, env, stdio: ["pipe", "ignore", "ignore"] });
     child.on("error", reject);
     child.on("close", (code) =>
       code === 0 ? resolve(performance.now() - start) : reject(new Error(`wrapped hook exited ${code}`)),
@@ -104,6 +114,116 @@ export async function benchAdapter(): Promise<Record<string, string | number>[]>
         () => wrapped(root, env, payloadOf(shell)),
       ],
     ];
+    // Every client's wiring as init writes it, each with a Read and an in-scope edit in its own dialect
+    // (issue 24): the same session, so the edit is in the scope declared above.
+    const file = path.join(root, "src/a.ts");
+    const patchText = "*** Begin Patch\n*** Update File: src/a.ts\n*** End Patch\n";
+    const hosts: [string, string | null, object, object][] = [
+      [
+        "Claude Code",
+        CLAUDE_GUARD_COMMAND,
+        {
+          hook_event_name: "PreToolUse",
+          session_id: "bench",
+          cwd: root,
+          tool_name: "Read",
+          tool_input: { file_path: file },
+        },
+        {
+          hook_event_name: "PreToolUse",
+          session_id: "bench",
+          cwd: root,
+          tool_name: "Write",
+          tool_input: { file_path: file, content: "x" },
+        },
+      ],
+      [
+        "Copilot CLI",
+        COPILOT_HOOK_COMMAND,
+        { sessionId: "bench", timestamp: 1, cwd: root, toolName: "view", toolArgs: { path: file } },
+        { sessionId: "bench", timestamp: 1, cwd: root, toolName: "apply_patch", toolArgs: patchText },
+      ],
+      [
+        "Gemini CLI",
+        GEMINI_GUARD_COMMAND,
+        {
+          session_id: "bench",
+          cwd: root,
+          hook_event_name: "BeforeTool",
+          tool_name: "read_file",
+          tool_input: { file_path: file },
+        },
+        {
+          session_id: "bench",
+          cwd: root,
+          hook_event_name: "BeforeTool",
+          tool_name: "write_file",
+          tool_input: { file_path: file, content: "x" },
+        },
+      ],
+      [
+        "Cursor",
+        CURSOR_HOOK_COMMAND,
+        {
+          hook_event_name: "preToolUse",
+          conversation_id: "bench",
+          workspace_roots: [root],
+          tool_name: "Read",
+          tool_input: { file_path: file },
+        },
+        {
+          hook_event_name: "preToolUse",
+          conversation_id: "bench",
+          workspace_roots: [root],
+          tool_name: "Write",
+          tool_input: { file_path: file, content: "x" },
+        },
+      ],
+      // OpenCode's plugin spawns node with the adapter's arguments, no shell.
+      [
+        "OpenCode",
+        null,
+        {
+          event: "tool.execute.before",
+          input: { tool: "read", sessionID: "bench" },
+          output: { args: { filePath: file } },
+          directory: root,
+        },
+        {
+          event: "tool.execute.before",
+          input: { tool: "write", sessionID: "bench" },
+          output: { args: { filePath: file, content: "x" } },
+          directory: root,
+        },
+      ],
+    ];
+    const hostEnv = { ...env, CLAUDE_PROJECT_DIR: root };
+    // Each host's edit is measured as the allow it is: a deny here would time the wrong path.
+    for (const [name, command, , edit] of hosts) {
+      const args = command ? ["-c", command] : [script, "hook", "--host", "opencode"];
+      // Not execFileSync: the service answering the hook runs in this process.
+      const out = await new Promise<string>((resolve, reject) => {
+        const child = execFile(
+          command ? "sh" : process.execPath,
+          args,
+          { cwd: root, env: hostEnv },
+          (err, stdout) => (err ? reject(err) : resolve(stdout)),
+        );
+        child.stdin!.end(JSON.stringify(edit));
+      });
+      if (/deny/.test(out)) throw new Error(`${name}: the in-scope edit was refused: ${out}`);
+    }
+    for (const [name, command, read, edit] of hosts)
+      for (const [what, payload] of [
+        ["Read", read],
+        ["in-scope edit", edit],
+      ] as const)
+        cases.push([
+          `${name}, as init wires it: ${what}`,
+          command
+            ? () => wrapped(root, hostEnv, JSON.stringify(payload), command)
+            : () => once([script, "hook", "--host", "opencode"], root, env, JSON.stringify(payload)),
+        ]);
     const times = new Map<string, number[]>(cases.map(([name]) => [name, []]));
     for (const [, fn] of cases) await fn(); // warm the file cache; the first decision writes the code cache
     for (let i = 0; i < RUNS; i++) for (const [name, fn] of cases) times.get(name)!.push(await fn());
@@ -116,7 +236,12 @@ export async function benchAdapter(): Promise<Record<string, string | number>[]>
         p50_ms: +median(t).toFixed(1),
         p90_ms: +percentile(t, 90).toFixed(1),
         ratio: +(median(t) / floor).toFixed(2),
-        goal: name === WRAPPED_EDIT ? `≤ ${GOALS.edit}` : name === WRAPPED_READ ? `≤ ${GOALS.read}` : "",
+        goal:
+          name === WRAPPED_EDIT || name.endsWith("in-scope edit")
+            ? `≤ ${GOALS.edit}`
+            : name === WRAPPED_READ || name.endsWith(": Read")
+              ? `≤ ${GOALS.read}`
+              : "",
         bundle_kb: +(statSync(script).size / 1024).toFixed(1),
       };
     });
@@ -135,5 +260,9 @@ if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.me
   console.log(
     `\ngoal: in-scope edit ≤ ${GOALS.edit} × node -e 0: ${edit} ${edit <= GOALS.edit ? "met" : "NOT met"}; Read ≤ ${GOALS.read} ×: ${read} ${read <= GOALS.read ? "met" : "NOT met"}`,
   );
+  for (const r of rows.filter((r) => String(r.case).includes(", as init wires it: ")))
+    console.log(
+      `  ${r.case}: ${r.ratio} (goal ${r.goal}) ${Number(r.ratio) <= Number(String(r.goal).slice(2)) ? "met" : "NOT met"}`,
+    );
   process.exit(0);
 }

@@ -38,7 +38,7 @@ export function previewHook(stdin: string, argv: readonly string[] = []): HookPr
       unknown
     >;
     if (!raw || typeof raw !== "object" || Array.isArray(raw)) return OTHER;
-    const found = detect(hostFlag(argv), raw, process.env, null);
+    const found = detect(hostFlag(argv), raw, process.env);
     if (!found) return OTHER; // a host Cohent does not know: the bundle refuses with its reason
     const r = found.dialect.read(raw, process.env);
     if (!r) return { needsNoDecision: !usageTarget().file, path: "hook-other" };

@@ -1,4 +1,6 @@
-import { isAbsolute, resolve } from "node:path";
+import { existsSync } from "node:fs";
+import { isAbsolute, join, resolve } from "node:path";
+import { COPILOT_HOOKS_FILE } from "./guard-files.js";
 import { normalizeRepoPath } from "@cohent/protocol/paths";
 import * as client from "./client.js";
 import { notExemptNote, parseExemptCommand } from "./exemption.js";
@@ -237,7 +239,7 @@ export async function runHook(
   } catch {
     return { ...none, stderr: PAYLOAD_NOT_JSON, exitCode: 2, injected: 0 };
   }
-  const found = detect(host, raw, env, root);
+  const found = detect(host, raw, env, () => !!root && existsSync(join(root, COPILOT_HOOKS_FILE)));
   if (!found) {
     // No dialect to answer in: exit 2 with the reason on stderr, the refusal every hooked client reads.
     const refuse = looksLikeToolCall(raw);

@@ -6,26 +6,8 @@ import { BOUNDS } from "./bounds.js";
  * the adapter builds the header with these.
  */
 
-/** Each host's name on the wire, and the name people read. */
-export const HOSTS = {
-  codex: "Codex",
-  claude: "Claude Code",
-  copilot: "Copilot CLI",
-  gemini: "Gemini CLI",
-  cursor: "Cursor",
-  opencode: "OpenCode",
-} as const;
-export type Host = keyof typeof HOSTS;
-export const HOST_IDS = Object.keys(HOSTS) as Host[];
-/** What the hook reports when it cannot tell which client runs it. */
-export const UNKNOWN_HOST = "unknown";
-export type ReportedHost = Host | typeof UNKNOWN_HOST;
-
-export const isHost = (s: unknown): s is Host => typeof s === "string" && Object.hasOwn(HOSTS, s);
-
-/** The name people read: "Claude Code", or "unknown client". */
-export const hostDisplayName = (h: string | null | undefined): string =>
-  isHost(h) ? HOSTS[h] : "unknown client";
+export * from "./host-names.js";
+import { HOST_IDS, isHost, UNKNOWN_HOST, type ReportedHost } from "./host-names.js";
 
 /**
  * How the call reached the hook: through the wiring `cohent init` wrote for

@@ -255,7 +255,7 @@ function line(dir: string, file: string): string {
   const flag = dir.includes("claude-settings") ? "claude" : host;
   const env = host === "copilot" ? { COPILOT_CLI: "1" } : {};
   const raw = stdinOf(dir, file);
-  const r = detect(flag, raw, env, null)!.dialect.read(raw, env);
+  const r = detect(flag, raw, env)!.dialect.read(raw, env);
   if (!r) return "-";
   const c = r.p.tool_name ? classify(r.p.tool_name, r.p.tool_input) : null;
   return [
@@ -292,19 +292,19 @@ describe("every recorded payload, read in its host's dialect", () => {
 describe("the sub-agents' sessions", () => {
   it("Copilot 1.0.102: a sub-agent's call is its parent's session, with its own id as agent", () => {
     const raw = stdinOf("copilot@1.0.102", "preToolUse-apply_patch-subagent");
-    const r = detect("copilot", raw, {}, null)!.dialect.read(raw, {})!;
+    const r = detect("copilot", raw, {})!.dialect.read(raw, {})!;
     expect(r.p.session_id).toBe(raw.parentAgentId);
     expect(r.p.agent_id).toBe(raw.agentId);
   });
   it("Copilot 1.0.85 names no parent: the sub-agent is a session of its own (held to its own intent)", () => {
     const raw = stdinOf("copilot@1.0.85", "preToolUse-apply_patch-subagent");
-    const r = detect("copilot", raw, {}, null)!.dialect.read(raw, {})!;
+    const r = detect("copilot", raw, {})!.dialect.read(raw, {})!;
     expect(r.p.session_id).toBe(raw.sessionId);
     expect(r.p.agent_id).toBeUndefined();
   });
   it("OpenCode: a child session's start names its parent", () => {
     const raw = stdinOf("opencode@1.18.33", "event-session.created-subagent");
-    const r = detect("opencode", raw, {}, null)!.dialect.read(raw, {})!;
+    const r = detect("opencode", raw, {})!.dialect.read(raw, {})!;
     expect(r.childOf).toBe((raw.output as any).info.parentID);
   });
 });
@@ -323,12 +323,12 @@ describe("which dialect answers", () => {
     [null, claudeWrite, {}, "Claude Code", "fail-closed"],
     [null, stdinOf("copilot@1.0.102", "preToolUse-bash"), {}, "Copilot CLI", "modified"],
   ] as const)("--host %s", (flag, raw, env, label, wiring) => {
-    const d = detect(flag, raw as Record<string, unknown>, env, null)!;
+    const d = detect(flag, raw as Record<string, unknown>, env)!;
     expect([d.dialect.label, d.wiring]).toEqual([label, wiring]);
   });
   it("a host no table knows has no dialect", () => {
-    expect(detect("windsurf", claudeWrite, {}, null)).toBeNull();
-    expect(detect("", claudeWrite, {}, null)).toBeNull();
+    expect(detect("windsurf", claudeWrite, {})).toBeNull();
+    expect(detect("", claudeWrite, {})).toBeNull();
   });
   it.each([
     [["hook", "--host", "gemini"], "gemini"],
@@ -342,8 +342,7 @@ describe("each host's deny, allow and context, as it reads them", () => {
   const answer = { exitCode: 0, injected: 0 };
   const deny = { ...answer, deny: "Cohent: no" };
   const ctx = { ...answer, context: "peers", injected: 5 };
-  const d = (flag: string, raw: Record<string, unknown> = {}, env = {}) =>
-    detect(flag, raw, env, null)!.dialect;
+  const d = (flag: string, raw: Record<string, unknown> = {}, env = {}) => detect(flag, raw, env)!.dialect;
   it.each([
     [
       "claude",

@@ -1,7 +1,4 @@
-import { existsSync } from "node:fs";
-import { join } from "node:path";
-import { HOST_IDS, isHost, type Host } from "@cohent/protocol/hosts";
-import { COPILOT_HOOKS_FILE } from "../guard-files.js";
+import { HOST_IDS, isHost, type Host } from "@cohent/protocol/host-names";
 import { CLAUDE, CODEX } from "./claude.js";
 import { COPILOT, COPILOT_PASCAL, COPILOT_VIA_CLAUDE } from "./copilot.js";
 import { CURSOR, CURSOR_VIA_CLAUDE } from "./cursor.js";
@@ -46,19 +43,24 @@ const isCursorShaped = (raw: Record<string, unknown>) =>
 const isCopilotShaped = (raw: Record<string, unknown>, env: Env) =>
   env.COPILOT_CLI === "1" || (typeof raw.sessionId === "string" && !("session_id" in raw));
 
+/**
+ * Whether the checkout has Copilot's own wiring (hook.ts looks for init's file): asked only of a
+ * Copilot call through Claude's entry, and never by the loader's fast path, whose import stays small.
+ */
+export type CopilotWired = () => boolean;
+const NOT_ASKED: CopilotWired = () => false;
+
 /** Claude Code's entry, and what else may be running it. */
 function claudeEntry(
   flagged: Dialect,
   raw: Record<string, unknown>,
   env: Env,
-  root: string | null,
+  copilotWired: CopilotWired,
 ): Detected {
   if (isCursorShaped(raw)) return { dialect: CURSOR_VIA_CLAUDE, wiring: "foreign", guardOnly: false };
-  if (isCopilotShaped(raw, env)) {
-    // Copilot runs its own wiring and Claude's for every call (measured): with both, this one only guards.
-    const native = !!root && existsSync(join(root, COPILOT_HOOKS_FILE));
-    return { dialect: COPILOT_VIA_CLAUDE, wiring: "foreign", guardOnly: native };
-  }
+  // Copilot runs its own wiring and Claude's for every call (measured): with both, this one only guards.
+  if (isCopilotShaped(raw, env))
+    return { dialect: COPILOT_VIA_CLAUDE, wiring: "foreign", guardOnly: copilotWired() };
   return { dialect: flagged, wiring: "fail-closed", guardOnly: false };
 }
 
@@ -67,11 +69,11 @@ export function detect(
   flag: string | null,
   raw: Record<string, unknown>,
   env: Env,
-  root: string | null,
+  copilotWired: CopilotWired = NOT_ASKED,
 ): Detected | null {
   if (flag !== null) {
     if (!isHost(flag)) return null;
-    if (flag === "claude" || flag === "codex") return claudeEntry(DIALECTS[flag], raw, env, root);
+    if (flag === "claude" || flag === "codex") return claudeEntry(DIALECTS[flag], raw, env, copilotWired);
     if (flag === "copilot" && typeof raw.hook_event_name === "string")
       return { dialect: COPILOT_PASCAL, wiring: "fail-closed", guardOnly: false };
     return { dialect: DIALECTS[flag], wiring: "fail-closed", guardOnly: false };
@@ -83,5 +85,10 @@ export function detect(
   if ("input" in raw && "output" in raw && typeof raw.event === "string")
     return { dialect: OPENCODE, wiring: "modified", guardOnly: false };
   if (env.GEMINI_SESSION_ID) return { dialect: GEMINI, wiring: "modified", guardOnly: false };
-  return claudeEntry(clientOf(raw, env as NodeJS.ProcessEnv) === "Codex" ? CODEX : CLAUDE, raw, env, root);
+  return claudeEntry(
+    clientOf(raw, env as NodeJS.ProcessEnv) === "Codex" ? CODEX : CLAUDE,
+    raw,
+    env,
+    copilotWired,
+  );
 }

@@ -1,4 +1,5 @@
-import type { Host, Wiring } from "@cohent/protocol/hosts";
+import type { Host } from "@cohent/protocol/host-names";
+import type { Wiring } from "@cohent/protocol/hosts";
 import type { HookPayload } from "../tools.js";
 
 /**

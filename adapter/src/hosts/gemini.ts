@@ -64,6 +64,7 @@ function tool(name: string, input: Record<string, unknown>, raw: Record<string, 
   const server = str(ctx.server_name);
   const mcpName = str(ctx.tool_name);
   if (server && mcpName) return mcpTool(server, mcpName, input);
+  if (name.startsWith("mcp__")) return { name, input }; // the documented spelling (measured: one underscore)
   const m = /^mcp_([^_]+)_(.+)$/.exec(name);
   if (m) return mcpTool(m[1]!, m[2]!, input);
   return null;

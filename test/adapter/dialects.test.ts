@@ -72,6 +72,32 @@ const opencode = (event: string, input: object, output: object, cwd: string) => 
   directory: cwd,
 });
 
+/** Cursor's documented payloads, the same through its own wiring and through Claude's entry. */
+const cursorCalls: Pick<Dialect, "start" | "prompt" | "write" | "read" | "shell" | "unknown"> = {
+  start: (s, cwd) => cursorBase(s, cwd, "sessionStart"),
+  prompt: (s, cwd, text) => ({
+    ...cursorBase(s, cwd, "beforeSubmitPrompt"),
+    prompt: text,
+    attachments: [],
+  }),
+  write: (s, cwd, file) => ({
+    ...cursorBase(s, cwd, "preToolUse"),
+    tool_name: "Write",
+    tool_input: { file_path: path.join(cwd, file), content: "x" },
+  }),
+  read: (s, cwd, file) => ({
+    ...cursorBase(s, cwd, "preToolUse"),
+    tool_name: "Read",
+    tool_input: { file_path: path.join(cwd, file) },
+  }),
+  shell: (s, cwd, command) => ({
+    ...cursorBase(s, cwd, "preToolUse"),
+    tool_name: "Shell",
+    tool_input: { command },
+  }),
+  unknown: (s, cwd) => ({ ...cursorBase(s, cwd, "preToolUse"), tool_name: "Teleport", tool_input: {} }),
+};
+
 const DIALECTS: Record<Host, Dialect> = {
   copilot: {
     flag: "copilot",
@@ -165,28 +191,7 @@ const DIALECTS: Record<Host, Dialect> = {
   cursor: {
     flag: "cursor",
     env: {},
-    start: (s, cwd) => cursorBase(s, cwd, "sessionStart"),
-    prompt: (s, cwd, text) => ({
-      ...cursorBase(s, cwd, "beforeSubmitPrompt"),
-      prompt: text,
-      attachments: [],
-    }),
-    write: (s, cwd, file) => ({
-      ...cursorBase(s, cwd, "preToolUse"),
-      tool_name: "Write",
-      tool_input: { file_path: path.join(cwd, file), content: "x" },
-    }),
-    read: (s, cwd, file) => ({
-      ...cursorBase(s, cwd, "preToolUse"),
-      tool_name: "Read",
-      tool_input: { file_path: path.join(cwd, file) },
-    }),
-    shell: (s, cwd, command) => ({
-      ...cursorBase(s, cwd, "preToolUse"),
-      tool_name: "Shell",
-      tool_input: { command },
-    }),
-    unknown: (s, cwd) => ({ ...cursorBase(s, cwd, "preToolUse"), tool_name: "Teleport", tool_input: {} }),
+    ...cursorCalls,
     denied: (stdout, code) => {
       const o = parse(stdout);
       return code === 0 && o?.permission === "deny" ? (o.agent_message as string) : null;
@@ -197,24 +202,7 @@ const DIALECTS: Record<Host, Dialect> = {
   "cursor-via-claude": {
     flag: "claude",
     env: {},
-    start: (s, cwd) => cursorBase(s, cwd, "sessionStart"),
-    prompt: (s, cwd, text) => ({ ...cursorBase(s, cwd, "beforeSubmitPrompt"), prompt: text }),
-    write: (s, cwd, file) => ({
-      ...cursorBase(s, cwd, "preToolUse"),
-      tool_name: "Write",
-      tool_input: { file_path: path.join(cwd, file), content: "x" },
-    }),
-    read: (s, cwd, file) => ({
-      ...cursorBase(s, cwd, "preToolUse"),
-      tool_name: "Read",
-      tool_input: { file_path: path.join(cwd, file) },
-    }),
-    shell: (s, cwd, command) => ({
-      ...cursorBase(s, cwd, "preToolUse"),
-      tool_name: "Shell",
-      tool_input: { command },
-    }),
-    unknown: (s, cwd) => ({ ...cursorBase(s, cwd, "preToolUse"), tool_name: "Teleport", tool_input: {} }),
+    ...cursorCalls,
     // Both answers in one: Cursor's documented one, and Claude's for a reader of Claude's format.
     denied: (stdout, code) => {
       const o = parse(stdout);

@@ -93,6 +93,26 @@ export const geminiHandler = (event: string) => ({
 });
 
 /**
+ * Gemini CLI reads GEMINI.md, not AGENTS.md, unless `context.fileName` names
+ * it (its settings reference): init adds AGENTS.md, where the protocol's
+ * section is, and keeps GEMINI.md and any name already there.
+ */
+export function geminiContext(config: Record<string, any>): Record<string, any> {
+  const context = config.context && typeof config.context === "object" ? config.context : {};
+  const had = context.fileName;
+  const names: string[] =
+    typeof had === "string"
+      ? [had]
+      : Array.isArray(had)
+        ? had.filter((n) => typeof n === "string")
+        : ["GEMINI.md"];
+  return {
+    ...config,
+    context: { ...context, fileName: names.includes("AGENTS.md") ? names : [...names, "AGENTS.md"] },
+  };
+}
+
+/**
  * Cursor: `.cursor/hooks.json` as documented (not installable here, so not
  * measured): `failClosed` on preToolUse makes a crash, a timeout or empty
  * stdout a block, so the adapter prints an explicit allow. Hook processes

@@ -19,6 +19,7 @@ import {
   failClosedCommand,
   GEMINI_HOOKS,
   GEMINI_SETTINGS_FILE,
+  geminiContext,
   geminiHandler,
   HOOK_TIMEOUT,
   hookCommand,
@@ -367,7 +368,11 @@ export function init(opts: InitOptions): InitResult {
   flat(COPILOT_HOOKS_FILE, COPILOT_EVENTS, copilotHandler, "bash");
   put(
     GEMINI_SETTINGS_FILE,
-    json(mergeHooks(readJsonObject(join(root, GEMINI_SETTINGS_FILE)), GEMINI_HOOKS, geminiHandler)),
+    json(
+      geminiContext(
+        mergeHooks(readJsonObject(join(root, GEMINI_SETTINGS_FILE)), GEMINI_HOOKS, geminiHandler),
+      ),
+    ),
   );
   flat(CURSOR_HOOKS_FILE, CURSOR_EVENTS, cursorHandler, "command");
   put(OPENCODE_PLUGIN_FILE, OPENCODE_PLUGIN);

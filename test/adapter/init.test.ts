@@ -307,6 +307,8 @@ describe("npx cohent init", () => {
     const plain = "node .cohent/cohent.cjs hook --host gemini";
     expect(JSON.parse(files[".gemini/settings.json"]!)).toEqual({
       model: { name: "gemini-2.5-pro" },
+      // Gemini reads GEMINI.md only, unless told: AGENTS.md holds the protocol's section.
+      context: { fileName: ["GEMINI.md", "AGENTS.md"] },
       hooks: {
         BeforeTool: [gemini.hooks.BeforeTool[0], { matcher: "*", hooks: [g(pre)] }],
         SessionStart: [{ hooks: [g(plain)] }],

@@ -120,18 +120,82 @@ async function jsonSchemaStub(args) {
 
 const common = { bundle: true, platform: "node", target: "node20", minify: true, legalComments: "none" };
 
+/** The third file, next to cohent.cjs: doctor, init and bootstrap (adapter/src/loader-setup.ts). */
+export const SETUP_FILE = "cohent-setup.cjs";
+/**
+ * The modules that main.ts reaches only by a dynamic import(), and that the setup file holds
+ * instead of the bundle cohent.cjs carries, which every hook process compiles twice (cohent.cjs's
+ * string literal, then the bundle from its code cache), both in proportion to its size. Measured
+ * with esbuild's metafile: they, with what only they import (init's templates, doctor's host
+ * checks, bootstrap), were 34 KB of the bundle's 192 KB.
+ *
+ * hook.ts's wiring check at a session start (wiring-check.ts, with the wiring fingerprint, the
+ * OpenCode plugin's text and trust: 18 KB more) stays in the bundle: it reports an adapter file
+ * removed or replaced, this one included, and could not if it lived in the file it checks.
+ */
+const SETUP_MODULES = ["doctor", "init", "bootstrap"];
+
+/**
+ * In main.ts's bundle, `import("./doctor.js")` and the like load the setup file through
+ * loader-setup.ts's loadSetup, which refuses, naming the file and the repair, a setup file that is
+ * missing, broken or from another build (its id, COHENT_SETUP_ID, is defined in both files).
+ */
+const toSetupFile = {
+  name: "to-setup-file",
+  setup(b) {
+    const re = new RegExp(`^\\./(${SETUP_MODULES.join("|")})\\.js$`);
+    b.onResolve({ filter: re }, (args) =>
+      args.kind === "dynamic-import" && args.importer.startsWith(join(here, "src"))
+        ? { path: SETUP_FILE, namespace: "cohent-setup" }
+        : undefined,
+    );
+    b.onLoad({ filter: /.*/, namespace: "cohent-setup" }, () => ({
+      contents: `module.exports = require(${JSON.stringify(join(here, "src", "loader-setup.ts"))}).loadSetup(__cohent_url, require);`,
+      loader: "js",
+      resolveDir: join(here, "src"),
+    }));
+  },
+};
+
+/**
+ * The setup file's source (CommonJS, its import.meta.url that of the cohent.cjs beside it, as in
+ * the bundle) and its id: the sha256 of that source, which the file exports as cohentSetupId.
+ */
+async function setupSource(logLevel) {
+  const r = await build({
+    ...common,
+    logLevel,
+    format: "cjs",
+    write: false,
+    stdin: {
+      contents: SETUP_MODULES.map((m) => `export * from "./${m}.ts";`).join("\n"),
+      resolveDir: join(here, "src"),
+      loader: "ts",
+    },
+    define: { "import.meta.url": "__cohent_url" },
+  });
+  const body = [
+    '"use strict";',
+    `var __cohent_url=require("node:url").pathToFileURL(require("node:path").join(__dirname,${JSON.stringify(ADAPTER_FILE)})).href;`,
+    r.outputFiles[0].text,
+  ].join("\n");
+  const id = createHash("sha256").update(body).digest("hex");
+  return { source: `${body}module.exports.cohentSetupId=${JSON.stringify(id)};\n`, id };
+}
+
 /**
  * main.ts as the source of one function expression `(require, module, url) => …`: CommonJS output,
  * with import.meta.url handed in by the loader. Its hash keys the code cache.
  */
-async function adapterSource(logLevel) {
+async function adapterSource(logLevel, setupId) {
   const r = await build({
     ...common,
     logLevel,
     format: "cjs",
     write: false,
     entryPoints: [join(here, "src", "main.ts")],
-    define: { "import.meta.url": "__cohent_url" },
+    plugins: [toSetupFile],
+    define: { "import.meta.url": "__cohent_url", COHENT_SETUP_ID: JSON.stringify(setupId) },
   });
   const source = `(function(require,module,__cohent_url){"use strict";${r.outputFiles[0].text}\n})`;
   return { source, hash: createHash("sha256").update(source).digest("hex") };
@@ -180,8 +244,14 @@ export function entrySource() {
 export async function buildAdapter({ quiet = false, outfile = OUTFILE } = {}) {
   mkdirSync(dirname(outfile), { recursive: true });
   const logLevel = quiet ? "silent" : "warning";
-  const { source, hash } = await adapterSource(logLevel);
+  const setup = await setupSource(logLevel);
+  const { source, hash } = await adapterSource(logLevel, setup.id);
   const adapterFile = join(dirname(outfile), ADAPTER_FILE);
+  const setupFile = join(dirname(outfile), SETUP_FILE);
+  writeFileSync(
+    setupFile,
+    `${header(SETUP_FILE, "doctor, init and bootstrap, loaded by cohent.cjs on demand.")}\n${setup.source}`,
+  );
   await build({
     ...common,
     logLevel,
@@ -209,7 +279,7 @@ export async function buildAdapter({ quiet = false, outfile = OUTFILE } = {}) {
   });
   if (!quiet)
     process.stderr.write(
-      `built ${adapterFile} (${statSync(adapterFile).size} bytes), its entry ${outfile} and ${mcpfile} (${statSync(mcpfile).size} bytes)\n`,
+      `built ${adapterFile} (${statSync(adapterFile).size} bytes), its entry ${outfile}, ${setupFile} (${statSync(setupFile).size} bytes) and ${mcpfile} (${statSync(mcpfile).size} bytes)\n`,
     );
   return outfile;
 }

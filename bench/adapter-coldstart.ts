@@ -1,5 +1,5 @@
 import { execFile, spawn } from "node:child_process";
-import { statSync } from "node:fs";
+import { copyFileSync, mkdirSync, readdirSync, statSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { CLAUDE_GUARD_COMMAND, CODEX_GUARD_COMMAND } from "../adapter/src/init.js";
@@ -213,20 +213,53 @@ export async function benchAdapter(): Promise<Record<string, string | number>[]>
       });
       if (/deny/.test(out)) throw new Error(`${name}: the in-scope edit was refused: ${out}`);
     }
+    // COHENT_BENCH_BASE: the folder of another build's adapter files (e.g. main's dist/adapter, copied
+    // aside), run from .cohent-base/ of the same checkout and session, interleaved with this build's
+    // rows: an A/B of the two builds under the same machine noise.
+    const base = process.env.COHENT_BENCH_BASE;
+    if (base) {
+      mkdirSync(path.join(root, ".cohent-base"), { recursive: true });
+      for (const name of readdirSync(base))
+        copyFileSync(path.join(base, name), path.join(root, ".cohent-base", name));
+    }
+    const baseScript = path.join(root, ".cohent-base", "cohent.cjs");
     for (const [name, command, read, edit] of hosts)
       for (const [what, payload] of [
         ["Read", read],
         ["in-scope edit", edit],
-      ] as const)
+      ] as const) {
         cases.push([
           `${name}, as init wires it: ${what}`,
           command
             ? () => wrapped(root, hostEnv, JSON.stringify(payload), command)
             : () => once([script, "hook", "--host", "opencode"], root, env, JSON.stringify(payload)),
         ]);
+        if (base)
+          cases.push([
+            `  ${name}, ${what}, base build (COHENT_BENCH_BASE)`,
+            command
+              ? () =>
+                  wrapped(
+                    root,
+                    hostEnv,
+                    JSON.stringify(payload),
+                    command.replace(".cohent/cohent.cjs", ".cohent-base/cohent.cjs"),
+                  )
+              : () => once([baseScript, "hook", "--host", "opencode"], root, env, JSON.stringify(payload)),
+          ]);
+      }
     const times = new Map<string, number[]>(cases.map(([name]) => [name, []]));
     for (const [, fn] of cases) await fn(); // warm the file cache; the first decision writes the code cache
-    for (let i = 0; i < RUNS; i++) for (const [name, fn] of cases) times.get(name)!.push(await fn());
+    // Each round in its own order (Fisher-Yates): a case never always follows the same one, so an
+    // A/B pair (this build and COHENT_BENCH_BASE's) is not skewed by what ran just before it.
+    for (let i = 0; i < RUNS; i++) {
+      const round = [...cases];
+      for (let j = round.length - 1; j > 0; j--) {
+        const k = Math.floor(Math.random() * (j + 1));
+        [round[j], round[k]] = [round[k]!, round[j]!];
+      }
+      for (const [name, fn] of round) times.get(name)!.push(await fn());
+    }
     const floor = median(times.get("node -e 0")!);
     return cases.map(([name]) => {
       const t = times.get(name)!;

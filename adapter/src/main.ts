@@ -9,6 +9,7 @@ import { isHost } from "@cohent/protocol/hosts";
 import { CLAUDE } from "./hosts/claude.js";
 import { DIALECTS, hostFlag } from "./hosts/detect.js";
 import { loaderHandoff } from "./loader-handoff.js";
+import { SETUP_UNAVAILABLE } from "./loader-setup.js";
 import { perform } from "./operations.js";
 import { claimRelay, loadSecond } from "./relay.js";
 import { queuedUnwaited } from "./scope-wait.js";
@@ -18,7 +19,7 @@ import { recordUsage, usageTarget } from "./usage.js";
 /**
  * cohent.mjs: the adapter in a user's checkout. Hand-parsed argv and no
  * dependencies: `hook` starts on every tool call. doctor, init and
- * bootstrap load on demand.
+ * bootstrap load on demand: bundled, from the setup file (loader-setup.ts).
  */
 
 const USAGE = `usage: node .cohent/cohent.mjs <command> [--json]
@@ -160,6 +161,23 @@ function recordHookUsage(root: string | null, r: HookResult, ms: number): void {
   recordUsage({ ...row, ok: r.exitCode === 0 && !denied, code: denied ? "DENIED" : undefined });
 }
 
+/**
+ * doctor, init and bootstrap: in the bundle, the setup file next to cohent.cjs (loader-setup.ts).
+ * One that is missing, broken or from another build is named, with its repair, and the command
+ * exits 1.
+ */
+async function loadSetupFor<T>(command: string, json: boolean, load: () => Promise<T>): Promise<T | number> {
+  try {
+    return await load();
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== SETUP_UNAVAILABLE) throw err;
+    const message = (err as Error).message;
+    if (json) write(JSON.stringify(fail(command, "NOT_CONFIGURED", message)), process.stdout);
+    else write(`cohent ${command}: ${message}`, process.stderr);
+    return 1;
+  }
+}
+
 export async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
   const json = rest.includes("--json");
@@ -183,16 +201,16 @@ export async function main(argv: string[]): Promise<number> {
       if (rest.some((a) => a === "--cost" || a === "--clear" || a === "--usage")) {
         return (await loadSecond()).usageCommand(rest, json);
       }
-      const { doctor } = await import("./doctor.js");
-      return doctor(positionals(rest), json, import.meta.url);
+      const setup = await loadSetupFor(command, json, () => import("./doctor.js"));
+      return typeof setup === "number" ? setup : setup.doctor(positionals(rest), json, import.meta.url);
     }
     case "bootstrap": {
-      const { bootstrap } = await import("./bootstrap.js");
-      return bootstrap(rest, json, import.meta.url);
+      const setup = await loadSetupFor(command, json, () => import("./bootstrap.js"));
+      return typeof setup === "number" ? setup : setup.bootstrap(rest, json, import.meta.url);
     }
     case "init": {
-      const { initCommand } = await import("./init.js");
-      return initCommand(rest, json, import.meta.url);
+      const setup = await loadSetupFor(command, json, () => import("./init.js"));
+      return typeof setup === "number" ? setup : setup.initCommand(rest, json, import.meta.url);
     }
     case "mcp":
     case "agent": {

@@ -138,7 +138,7 @@ const SETUP_MODULES = ["doctor", "init", "bootstrap"];
 /**
  * In main.ts's bundle, `import("./doctor.js")` and the like load the setup file through
  * loader-setup.ts's loadSetup, which refuses, naming the file and the repair, a setup file that is
- * missing, broken or from another build (its id, COHENT_SETUP_ID, is defined in both files).
+ * missing, broken or from another build (its id, __cohent_setup_id, is defined in both files).
  */
 const toSetupFile = {
   name: "to-setup-file",
@@ -195,7 +195,7 @@ async function adapterSource(logLevel, setupId) {
     write: false,
     entryPoints: [join(here, "src", "main.ts")],
     plugins: [toSetupFile],
-    define: { "import.meta.url": "__cohent_url", COHENT_SETUP_ID: JSON.stringify(setupId) },
+    define: { "import.meta.url": "__cohent_url", __cohent_setup_id: JSON.stringify(setupId) },
   });
   const source = `(function(require,module,__cohent_url){"use strict";${r.outputFiles[0].text}\n})`;
   return { source, hash: createHash("sha256").update(source).digest("hex") };

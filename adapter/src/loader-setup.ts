@@ -15,10 +15,10 @@ import { fileURLToPath } from "node:url";
 export const SETUP_FILE = "cohent-setup.cjs";
 
 /** The build's id of the setup file, written into both files (build.mjs): a setup file from another build is refused. */
-declare const COHENT_SETUP_ID: string;
+declare const __cohent_setup_id: string;
 
 /** What a missing, broken or mismatched setup file answers: what is wrong, and the one command that repairs it. */
-export const SETUP_UNAVAILABLE = "COHENT_SETUP_UNAVAILABLE";
+export const SETUP_UNAVAILABLE = "cohent-setup-unavailable";
 
 function unavailable(what: string): Error {
   return Object.assign(
@@ -45,7 +45,7 @@ export function loadSetup(scriptUrl: string, load: (id: string) => unknown): unk
         : `${name} is broken (${String(e?.message ?? err).split("\n")[0]})`,
     );
   }
-  if (!m || m.cohentSetupId !== COHENT_SETUP_ID)
+  if (!m || m.cohentSetupId !== __cohent_setup_id)
     throw unavailable(`${name} is not from the same build as the cohent.cjs beside it`);
   return m;
 }

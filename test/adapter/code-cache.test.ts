@@ -49,7 +49,7 @@ describe("the bundle's header", () => {
       readFileSync(path.join(import.meta.dirname, "../../adapter/package.json"), "utf8"),
     );
     expect(VERSION).toBe(pkg.version);
-    for (const name of ["cohent.mjs", "cohent.cjs", "cohent-mcp.mjs"]) {
+    for (const name of ["cohent.mjs", "cohent.cjs", "cohent-setup.cjs", "cohent-mcp.mjs"]) {
       const file = path.join(path.dirname(bundle), name);
       const head = readFileSync(file, "utf8").split("\n").slice(0, 3).join("\n");
       expect(head).toContain(`${path.basename(file)} ${pkg.version}`);

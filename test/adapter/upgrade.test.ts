@@ -158,6 +158,7 @@ describe("cohent init --upgrade", () => {
       adapterFiles: {
         "cohent.mjs": expect.stringMatching(/^sha256:[0-9a-f]{64}$/),
         "cohent.cjs": expect.stringMatching(/^sha256:[0-9a-f]{64}$/),
+        "cohent-setup.cjs": expect.stringMatching(/^sha256:[0-9a-f]{64}$/),
         "cohent-mcp.mjs": expect.stringMatching(/^sha256:[0-9a-f]{64}$/),
       },
     });
@@ -165,6 +166,7 @@ describe("cohent init --upgrade", () => {
     const attrs = readFileSync(path.join(co.root, ".gitattributes"), "utf8");
     expect(attrs).toContain(".cohent/cohent.mjs linguist-generated=true -diff");
     expect(attrs).toContain(".cohent/cohent-mcp.mjs linguist-generated=true -diff");
+    expect(attrs).toContain(".cohent/cohent-setup.cjs linguist-generated=true -diff");
     const check = spawnSync("git", ["check-attr", "linguist-generated", "diff", "--", ".cohent/cohent.mjs"], {
       cwd: co.root,
       encoding: "utf8",

@@ -109,7 +109,12 @@ describe("guard wiring check at session start", () => {
       Object.keys(
         JSON.parse(readFileSync(path.join(co.root, ".cohent", "runtime.json"), "utf8")).wiringHashes,
       ),
-    ).toEqual([".cohent/cohent.mjs", ".cohent/cohent.cjs", ".cohent/cohent-mcp.mjs"]);
+    ).toEqual([
+      ".cohent/cohent.mjs",
+      ".cohent/cohent.cjs",
+      ".cohent/cohent-setup.cjs",
+      ".cohent/cohent-mcp.mjs",
+    ]);
     appendFileSync(path.join(co.root, ".cohent", "cohent.cjs"), "\n// allow everything\n");
     await sessionStart(co, "p-1");
     expect((await alarmOf(co))?.changes).toEqual([

@@ -31,9 +31,9 @@ const [, , ...ARGS] = hookCommand("opencode").split(" ");
 export const OPENCODE_PLUGIN = `// Cohent's guard for OpenCode, written by \`cohent init\`. Do not edit: doctor and every session
 // start compare this file with what init wrote; a person changes it with \`cohent init --upgrade\`.
 // Each hook runs \`node .cohent/cohent.cjs ${ARGS.join(" ")}\` in the checkout with {event, input,
-// output, directory} on stdin and reads {decision, reason, context} from stdout. A tool call runs
-// only on an explicit allow: a deny refuses it, and so does every failure of the adapter (it cannot
-// start, exits non-zero, answers nothing or junk, or takes longer than ${OPENCODE_PLUGIN_TIMEOUT_MS / 1000} s). The other hooks never block.
+// output, directory} on stdin and reads {decision, reason, context} from stdout (a context goes to
+// the model with the prompt or with a tool's result). A tool call runs only on an explicit allow:
+// a deny refuses it, and so does every failure of the adapter (it cannot start, exits non-zero, answers nothing or junk, or takes longer than ${OPENCODE_PLUGIN_TIMEOUT_MS / 1000} s). The other hooks never block.
 import { spawn } from "node:child_process";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -93,7 +93,11 @@ export const CohentGuard = async (ctx) => {
       throw new Error(a.decision === "deny" && typeof a.reason === "string" && a.reason ? a.reason : a.failed || FAILED);
     },
     "tool.execute.after": async (input, output) => {
-      await ask("tool.execute.after", input, output);
+      const a = await ask("tool.execute.after", input, output);
+      // What peers changed, told once: the model reads it with the tool's result.
+      try {
+        if (typeof a.context === "string" && a.context && typeof output.output === "string") output.output += "\\n\\n" + a.context;
+      } catch {}
     },
     "chat.message": async (input, output) => {
       const a = await ask("chat.message", input, output);

@@ -264,6 +264,21 @@ process.exit(0);`;
     expect(p.calls()[0]!.stdin.event).toBe("chat.message");
   });
 
+  it("a tool call's context (peers' changes after the call) is appended to the tool's result the model reads", async () => {
+    const p = await plugin();
+    p.mode("allow-context");
+    const output = { title: "src/a.ts", output: "Wrote file successfully.", metadata: {} };
+    await p.hooks["tool.execute.after"]!(
+      { tool: "write", sessionID: "ses_1", callID: "c", args: {} },
+      output,
+    );
+    expect(output.output).toBe("Wrote file successfully.\n\nCTX-PEERS");
+    p.mode("allow");
+    const plain = { title: "", output: "ok", metadata: {} };
+    await p.hooks["tool.execute.after"]!({ tool: "bash", sessionID: "ses_1", callID: "d", args: {} }, plain);
+    expect(plain.output).toBe("ok");
+  });
+
   it("loads with any context OpenCode might pass, none included", async () => {
     for (const ctx of [null, { directory: undefined, worktree: undefined }, { directory: 42 }]) {
       const p = await plugin(ctx);

@@ -383,4 +383,15 @@ describe("each host's deny, allow and context, as it reads them", () => {
     expect([!!out.stdout, out.injected > 0]).toEqual([reaches, reaches]);
     if (reaches) expect(out.stdout).toContain("peers");
   });
+  it.each([
+    ["claude", true],
+    ["codex", true],
+    ["gemini", true],
+    ["opencode", true],
+    ["copilot", false],
+    ["cursor", false],
+  ])("%s: a tool call's context (a packet after PostToolUse) reaches the model: %s", (flag, reaches) => {
+    const out = render(d(flag), "PostToolUse", ctx);
+    expect([!!out.stdout, out.injected > 0]).toEqual([reaches, reaches]);
+  });
 });

@@ -99,8 +99,10 @@ export const OPENCODE: Dialect = {
   },
   deny: (reason) => ({ stdout: JSON.stringify({ decision: "deny", reason }), exitCode: 0 }),
   allow: () => JSON.stringify({ decision: "allow" }),
-  // The plugin adds a chat.message's context to that session's system prompt.
+  // The plugin adds a chat.message's context to that session's system prompt, and a tool call's to its result.
   context: (event, text) =>
-    event === "UserPromptSubmit" ? JSON.stringify({ decision: "allow", context: text }) : undefined,
+    event === "UserPromptSubmit" || event === "PostToolUse"
+      ? JSON.stringify({ decision: "allow", context: text })
+      : undefined,
   version: () => null,
 };

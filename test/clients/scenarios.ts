@@ -63,6 +63,14 @@ export const ROWS = {
     "Shared checkout: git add -A && git commit with a peer's edits in the tree is refused, peer named",
   commitOwn:
     "Shared checkout: node .cohent/cohent.mjs commit -m commits only the agent's file, with the trailer",
+  // Copilot CLI, Gemini CLI, OpenCode (scenarios-more.ts).
+  intentRecorded:
+    "Backend: the agent's intent under the client's name, with its prompt, completed by the stop event",
+  copilotWiringNative:
+    "Copilot, its own wiring only (.github/hooks): scope src, the patch tool on docs/out.md refused, src edits run",
+  copilotWiringClaude:
+    "Copilot reading only the Claude wiring (.claude/settings.json): the same refusals and the same allows",
+  copilotWiringBoth: "Copilot with both wirings (what init writes): the same refusals and the same allows",
 } as const;
 export type RowId = keyof typeof ROWS;
 
@@ -119,6 +127,33 @@ export class Checker {
       "denyReachesModel",
       `${stepId}: deny reason in the tool result`,
       ok,
+      res ? `tool result: ${clip(out)}` : "no tool result",
+    );
+  }
+
+  /**
+   * The file was not written and the model read `reason` for the call: for a refusal that is the
+   * client's own wording rather than the adapter's (Copilot: "Denied by preToolUse hook … (hook errored)").
+   */
+  refused(row: RowId, r: RunResult, stepId: string, file: string, reason: RegExp): void {
+    const res = r.results.get(stepId);
+    const out = res?.output ?? "";
+    this.expect(
+      row,
+      `${stepId}: ${file} not written`,
+      !this.exists(file),
+      `${file} exists: the call was not blocked`,
+    );
+    this.expect(
+      row,
+      `${stepId}: reason ${reason} reached the model`,
+      !!res && reason.test(out),
+      res ? `tool result: ${clip(out)}` : "no tool result for this call reached the model",
+    );
+    this.expect(
+      "denyReachesModel",
+      `${stepId}: refusal in the tool result`,
+      !!res && reason.test(out),
       res ? `tool result: ${clip(out)}` : "no tool result",
     );
   }
@@ -199,23 +234,23 @@ export interface Scenario {
 
 // ---------------------------------------------------------------- steps
 
-const sh = (id: string, command: string, before?: Step["before"]): Step => ({
+export const sh = (id: string, command: string, before?: Step["before"]): Step => ({
   id,
   action: { kind: "shell", command },
   ...(before ? { before } : {}),
 });
-const write = (id: string, path: string, before?: Step["before"]): Step => ({
+export const write = (id: string, path: string, before?: Step["before"]): Step => ({
   id,
   action: { kind: "write", path, content: `${id}\n` },
   ...(before ? { before } : {}),
 });
-const patch = (id: string, body: string, before?: Step["before"]): Step => ({
+export const patch = (id: string, body: string, before?: Step["before"]): Step => ({
   id,
   action: { kind: "patch", patch: body },
   ...(before ? { before } : {}),
 });
 
-const intentRecord = (objective: string, output: string, component: string) =>
+export const intentRecord = (objective: string, output: string, component: string) =>
   JSON.stringify({
     objective,
     plan: [`build ${output}`],
@@ -228,29 +263,32 @@ const intentRecord = (objective: string, output: string, component: string) =>
     capabilities: [],
     state: "planned",
   });
-const intentCmd = (objective = "Add the feature module", output = "feature-module", component = "feature") =>
-  `node .cohent/cohent.mjs intent '${intentRecord(objective, output, component)}'`;
-const scopeCmd = (...paths: string[]) => `node .cohent/cohent.mjs scope ${paths.join(" ")}`;
+export const intentCmd = (
+  objective = "Add the feature module",
+  output = "feature-module",
+  component = "feature",
+) => `node .cohent/cohent.mjs intent '${intentRecord(objective, output, component)}'`;
+export const scopeCmd = (...paths: string[]) => `node .cohent/cohent.mjs scope ${paths.join(" ")}`;
 
-const QUEUE_CMD = (...paths: string[]) => `node .cohent/cohent.mjs scope --queue ${paths.join(" ")}`;
+export const QUEUE_CMD = (...paths: string[]) => `node .cohent/cohent.mjs scope --queue ${paths.join(" ")}`;
 /** The queue command a refusal quotes (its paths end at the "(" that explains it); a fixed one when there is none, which the checks then catch. */
-function queueCommandIn(refusal: string | undefined): string {
+export function queueCommandIn(refusal: string | undefined): string {
   const m = /node \.cohent\/cohent\.mjs scope --queue(?: [^\s()]+)+/.exec(refusal ?? "");
   return m ? m[0] : QUEUE_CMD("no-queue-command-in-the-refusal");
 }
 
 export const PROMPT = "Add a feature module to the demo app";
-const INTENT_OK = /\[cohent intent\] wki_\w+: (proceed|parallel)/;
+export const INTENT_OK = /\[cohent intent\] wki_\w+: (proceed|parallel)/;
 const NETCHECK = (url: string) =>
   `node -e "fetch('${url}/healthz').then(r=>console.log('NET-OK',r.status),e=>console.log('NET-FAIL',(e.cause&&e.cause.code)||e.message))"`;
 
-function publishedBySelf(c: Ctx, r: RunResult): void {
+export function publishedBySelf(c: Ctx, r: RunResult): void {
   c.check.ran("intentThroughShell", r, "intent", INTENT_OK);
   c.check.ran("intentThroughShell", r, "scope", /Scope claimed: src\/feature/);
 }
 
 /** An edit of the existing src/app.ts outside the scope: the file is unchanged and the refusal reached the model. */
-function appRefusedOutsideScope(c: Ctx, r: RunResult, row: RowId, stepId: string): void {
+export function appRefusedOutsideScope(c: Ctx, r: RunResult, row: RowId, stepId: string): void {
   const app = readRepoFile(c.ws, "src/app.ts");
   c.check.expect(
     row,
@@ -268,7 +306,7 @@ function appRefusedOutsideScope(c: Ctx, r: RunResult, row: RowId, stepId: string
 }
 
 /** What bob, the peer, works on: his session, prompt and intent record (objective, output, component). */
-interface PeerWork {
+export interface PeerWork {
   session: string;
   prompt: string;
   record: [objective: string, output: string, component: string];
@@ -280,7 +318,7 @@ const SHARED_HELPERS: PeerWork = {
 };
 
 /** bob, a peer driven over HTTP, publishes an intent and claims `paths`; returns his client and intent. */
-async function peerHolds(c: Ctx, row: RowId, paths: string[], work: PeerWork = SHARED_HELPERS) {
+export async function peerHolds(c: Ctx, row: RowId, paths: string[], work: PeerWork = SHARED_HELPERS) {
   const bob = agentClient(c.ws.backend.url, c.ws.bobToken, work.session);
   const pub = await bob.post({
     type: "publish",
@@ -978,12 +1016,12 @@ function codexHookStates(json: any): Map<string, string> {
 // ---------------------------------------------------------------- the adapter itself fails
 
 /** The wrapper's line (guard.ts FAIL_CLOSED_REASON, wired by init.ts) and the adapter's deadline refusal (deadline.ts). */
-const WRAPPER_REFUSED = /the guard hook failed/;
-const DEADLINE_REFUSED = /did not reach a verdict/;
+export const WRAPPER_REFUSED = /the guard hook failed/;
+export const DEADLINE_REFUSED = /did not reach a verdict/;
 /** A shorter deadline keeps the hanging runs quick (the default is 25 s of the wiring's 30 s hook timeout), with room for a loaded machine. */
-const FAST_DEADLINE = { COHENT_HOOK_DEADLINE_MS: "6000" };
+export const FAST_DEADLINE = { COHENT_HOOK_DEADLINE_MS: "6000" };
 
-function noLeak(c: Ctx, row: RowId, r: RunResult, ids: string[]): void {
+export function noLeak(c: Ctx, row: RowId, r: RunResult, ids: string[]): void {
   for (const id of ids) {
     const out = r.results.get(id)?.output ?? "";
     c.check.expect(

@@ -7,10 +7,14 @@ import { afterAll, beforeAll, describe, it } from "vitest";
 import { CLIENTS, isInstalled } from "./clients.ts";
 import { startFakeAnthropic, type FakeAnthropic } from "./fake-anthropic.ts";
 import { startFakeOpenAI, type FakeOpenAI } from "./fake-openai.ts";
+import { startFakeChat, type FakeChat } from "./fake-chat.ts";
+import { startFakeGemini, type FakeGemini } from "./fake-gemini.ts";
 import { prepareWorkspace, runClaude, runCodex, type RunResult } from "./harness.ts";
+import { MORE_KINDS, runMore } from "./more-harness.ts";
 import { RESULTS_DIR } from "./paths.ts";
 import { currentLoad, machineCause } from "./retry.ts";
 import { Checker, PROMPT, SCENARIOS, type Check, type Ctx } from "./scenarios.ts";
+import { moreScenariosFor } from "./scenarios-more.ts";
 
 /**
  * COHENT_CLIENTS_INJECT_FIRST_FAILURE: the first attempt of every selected scenario is taken as failed
@@ -56,7 +60,9 @@ export function clientSuite(label: string): void {
     .split(",")
     .map((s) => s.trim())
     .filter(Boolean);
-  const scenarios = SCENARIOS.filter(
+  // Copilot CLI, Gemini CLI and OpenCode run their own, leaner list (scenarios-more.ts).
+  const more = MORE_KINDS.includes(client.kind);
+  const scenarios = (more ? moreScenariosFor(client.kind) : SCENARIOS).filter(
     (s) => (!s.only || s.only === client.kind) && (only.length === 0 || only.includes(s.id)),
   );
   const results: ClientResults = {
@@ -69,17 +75,23 @@ export function clientSuite(label: string): void {
 
   let openai: FakeOpenAI | null = null;
   let anthropic: FakeAnthropic | null = null;
+  let chat: FakeChat | null = null;
+  let gemini: FakeGemini | null = null;
 
   describe.skipIf(!enabled)(client.label, () => {
     beforeAll(async () => {
       if (!isInstalled(client))
         throw new Error(`${client.label} is not installed in the cache; run npx tsx test/clients/install.ts`);
       if (client.kind === "codex") openai = await startFakeOpenAI();
-      else anthropic = await startFakeAnthropic();
+      else if (client.kind === "claude") anthropic = await startFakeAnthropic();
+      else if (client.kind === "gemini") gemini = await startFakeGemini();
+      else chat = await startFakeChat();
     });
     afterAll(async () => {
       await openai?.close();
       await anthropic?.close();
+      await chat?.close();
+      await gemini?.close();
       mkdirSync(RESULTS_DIR, { recursive: true });
       writeFileSync(join(RESULTS_DIR, `${client.label}.json`), JSON.stringify(results, null, 2) + "\n");
     });
@@ -108,8 +120,12 @@ export function clientSuite(label: string): void {
           check,
           run: async (steps, opts = {}) => {
             const prompt = opts.prompt ?? PROMPT;
-            const r =
-              client.kind === "codex"
+            const r = more
+              ? await runMore(client, ws, (chat ?? gemini)!, steps, {
+                  prompt,
+                  ...(opts.env ? { env: opts.env } : {}),
+                })
+              : client.kind === "codex"
                 ? await runCodex(client, ws, openai!, steps, {
                     prompt,
                     ...(opts.sandbox ? { sandbox: opts.sandbox } : {}),

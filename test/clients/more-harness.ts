@@ -1,0 +1,136 @@
+// The adapter's scenarios in Copilot CLI, Gemini CLI and OpenCode (issue 24):
+// the same workspace as Codex's and Claude Code's (harness.ts: a real backend,
+// a checkout prepared with `cohent init`, alice's credential in an isolated
+// HOME), the client started the way the probes start it (probe-harness.ts:
+// offline, trusted, OpenCode's plugin dependencies seeded), and the scripted
+// steps of scenarios.ts said in the client's own tools:
+//
+// | step      | Copilot                                | Gemini                             | OpenCode                         |
+// | --------- | -------------------------------------- | ---------------------------------- | -------------------------------- |
+// | `shell`   | `bash {command, description}`          | `run_shell_command {command, …}`   | `bash {command, description}`    |
+// | `write`   | `apply_patch` custom call, `Add File`  | `write_file {file_path (abs), …}`  | `write {filePath (abs), content}` |
+// | `patch`   | `apply_patch` custom call, raw         | —                                  | —                                |
+//
+// Gemini sends a tool's result back as a JSON object (`{"output": …}`,
+// `{"error": "Tool execution blocked: R"}`); its string values, joined, are the
+// result the checks read.
+import { join, relative } from "node:path";
+import type { ClientSpec } from "./clients.ts";
+import type { FakeChat } from "./fake-chat.ts";
+import type { FakeGemini } from "./fake-gemini.ts";
+import type { RunResult, ToolResult, Workspace } from "./harness.ts";
+import { runCopilot, runGemini, runOpencode, type ProbeRun, type ProbeWorkspace } from "./probe-harness.ts";
+import type { Action, Step } from "./script.ts";
+
+export type MoreKind = "copilot" | "gemini" | "opencode";
+export const MORE_KINDS: readonly string[] = ["copilot", "gemini", "opencode"];
+
+/** The client's own tool call for one scripted action. */
+export function toolFor(kind: MoreKind, repo: string, a: Action): Action {
+  switch (a.kind) {
+    case "shell":
+      return {
+        kind: "tool",
+        name: kind === "gemini" ? "run_shell_command" : "bash",
+        args: { command: a.command, description: "run a command" },
+      };
+    case "write": {
+      const abs = join(repo, a.path);
+      if (kind === "copilot") {
+        const lines = a.content.replace(/\n$/, "").split("\n");
+        return {
+          kind: "custom-tool",
+          name: "apply_patch",
+          input: `*** Begin Patch\n*** Add File: ${relative(repo, abs)}\n${lines.map((l) => `+${l}`).join("\n")}\n*** End Patch\n`,
+        };
+      }
+      if (kind === "gemini")
+        return { kind: "tool", name: "write_file", args: { file_path: abs, content: a.content } };
+      return { kind: "tool", name: "write", args: { filePath: abs, content: a.content } };
+    }
+    case "patch":
+      if (kind !== "copilot") throw new Error(`a raw patch step is Copilot's, not ${kind}'s`);
+      return { kind: "custom-tool", name: "apply_patch", input: a.patch };
+    case "tool":
+    case "custom-tool":
+    case "end-turn":
+      return a;
+    default:
+      throw new Error(`${kind} has no tool for a ${a.kind} step`);
+  }
+}
+
+function translate(kind: MoreKind, repo: string, steps: Step[]): Step[] {
+  return steps.map((s) => ({
+    ...s,
+    action:
+      typeof s.action === "function"
+        ? (
+            (f) => (outputs: string[]) =>
+              toolFor(kind, repo, f(outputs.map((o) => resultText(kind, o))))
+          )(s.action)
+        : toolFor(kind, repo, s.action),
+  }));
+}
+
+/** What the model read as a tool result, as text (Gemini: the string values of its JSON object). */
+export function resultText(kind: MoreKind, raw: string): string {
+  if (kind !== "gemini") return raw;
+  try {
+    const v = JSON.parse(raw);
+    if (v && typeof v === "object")
+      return Object.values(v as Record<string, unknown>)
+        .map((x) => (typeof x === "string" ? x : JSON.stringify(x)))
+        .join("\n");
+    return typeof v === "string" ? v : raw;
+  } catch {
+    return raw;
+  }
+}
+
+/** The probe harness's view of a scenario workspace (its stand-in log folder is never written). */
+function asProbe(ws: Workspace): ProbeWorkspace {
+  return {
+    dir: ws.dir,
+    repo: ws.repo,
+    home: ws.home,
+    hookDir: join(ws.dir, "no-standin"),
+    dispose: () => {},
+  };
+}
+
+export interface MoreRunOpts {
+  prompt: string;
+  env?: NodeJS.ProcessEnv;
+}
+
+/** One run of a Copilot, Gemini or OpenCode client in a scenario workspace, with the steps in its own tools. */
+export async function runMore(
+  client: ClientSpec,
+  ws: Workspace,
+  model: FakeChat | FakeGemini,
+  steps: Step[],
+  opts: MoreRunOpts,
+): Promise<RunResult> {
+  const kind = client.kind as MoreKind;
+  const own = translate(kind, ws.repo, steps);
+  const pws = asProbe(ws);
+  const o = { prompt: opts.prompt, ...(opts.env ? { env: opts.env } : {}) };
+  let r: ProbeRun;
+  if (kind === "copilot") r = await runCopilot(client, pws, model as FakeChat, own, o);
+  else if (kind === "gemini") r = await runGemini(client, pws, model as FakeGemini, own, o);
+  else r = await runOpencode(client, pws, model as FakeChat, own, o);
+  const results = new Map<string, ToolResult>();
+  for (const [id, out] of r.results) results.set(id, { callId: id, output: resultText(kind, out) });
+  return {
+    code: r.code,
+    stdout: r.stdout,
+    stderr: r.stderr,
+    ms: r.ms,
+    results,
+    requests: r.requests.length,
+    modelSaw: r.modelSaw,
+    scriptErrors: r.scriptErrors,
+    hooks: [],
+  };
+}

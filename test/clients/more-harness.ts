@@ -14,6 +14,7 @@
 // Gemini sends a tool's result back as a JSON object (`{"output": …}`,
 // `{"error": "Tool execution blocked: R"}`); its string values, joined, are the
 // result the checks read.
+import { existsSync, mkdirSync, symlinkSync } from "node:fs";
 import { join, relative } from "node:path";
 import type { ClientSpec } from "./clients.ts";
 import type { FakeChat } from "./fake-chat.ts";
@@ -119,7 +120,16 @@ export async function runMore(
   let r: ProbeRun;
   if (kind === "copilot") r = await runCopilot(client, pws, model as FakeChat, own, o);
   else if (kind === "gemini") r = await runGemini(client, pws, model as FakeGemini, own, o);
-  else r = await runOpencode(client, pws, model as FakeChat, own, o);
+  else {
+    // OpenCode runs with its own XDG folders (probe-harness.ts), and the adapter keeps the credential
+    // under $XDG_CONFIG_HOME/cohent when that is set, as `bootstrap` would have written it there: the
+    // same file as HOME's, so that a scenario that edits one edits both.
+    const xdg = join(ws.dir, "xdg", "config");
+    mkdirSync(xdg, { recursive: true });
+    if (!existsSync(join(xdg, "cohent")))
+      symlinkSync(join(ws.home, ".config", "cohent"), join(xdg, "cohent"));
+    r = await runOpencode(client, pws, model as FakeChat, own, o);
+  }
   const results = new Map<string, ToolResult>();
   for (const [id, out] of r.results) results.set(id, { callId: id, output: resultText(kind, out) });
   return {

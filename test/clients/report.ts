@@ -121,8 +121,13 @@ export const GAPS: { client: string; gap: string; evidence: string; adapter: str
   },
 ];
 
+/** The client's name in the tables: the protocol's, but Codex CLI as the tables have always said. */
+function clientName(kind: string): string {
+  return kind === "codex" ? "Codex CLI" : (HOSTS[kind as keyof typeof HOSTS] ?? kind);
+}
+
 function label(kind: string, version: string): string {
-  return `${HOSTS[kind as keyof typeof HOSTS] ?? kind} ${version}`;
+  return `${kind === "codex" ? "Codex" : clientName(kind)} ${version}`;
 }
 
 /** One table of scenario rows over some clients: the rows that apply to at least one of them. */
@@ -250,7 +255,7 @@ export function compatibilityTable(all: ClientResults[]): string[] {
       : r
         ? "gaps"
         : "?";
-    out.push(`| ${HOSTS[c.kind]} | ${c.version} | ${level} | ${edit} | ${kill} | ${NOTES[c.kind]} |`);
+    out.push(`| ${clientName(c.kind)} | ${c.version} | ${level} | ${edit} | ${kill} | ${NOTES[c.kind]} |`);
   }
   return out;
 }

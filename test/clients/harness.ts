@@ -114,7 +114,16 @@ export async function prepareWorkspace(): Promise<Workspace> {
     },
     dispose: async () => {
       await ws.stopBackend();
-      if (!KEEP) rmSync(dir, { recursive: true, force: true });
+      if (KEEP) return;
+      // An OpenCode run leaves an adapter process behind for its stop (session.idle), which may still be
+      // writing under .cohent/ for a moment: the folder goes once nothing writes there any more.
+      for (let i = 0; ; i++)
+        try {
+          return rmSync(dir, { recursive: true, force: true });
+        } catch (err) {
+          if (i === 10) return void process.stderr.write(`[clients] left ${dir}: ${String(err)}\n`);
+          await new Promise((r) => setTimeout(r, 300));
+        }
     },
   };
   return ws;

@@ -8,8 +8,8 @@
 // dialect is the control: the same wiring lets an allowed call through, so a
 // refusal is the wiring's doing, not a call the client never made. The
 // adapter's own answers in each dialect are the hook's (issue 24 item 1);
-// the hang through the real adapter runs once the adapter answers Copilot's
-// and Gemini's dialect, and is skipped (saying so) before.
+// the hang runs through the real adapter, whose deadline answers in the
+// host's dialect.
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
@@ -114,38 +114,6 @@ const standin = (ws: ProbeWorkspace) =>
 /** The gated write: closed, and what the model read for it. */
 function verdict(ws: ProbeWorkspace, run: ProbeRun, step: string, file: string) {
   return { outcome: outcome(ws, file), result: run.results.get(step) ?? null };
-}
-
-/** Whether the built adapter answers a host's own dialect (the hook's side of issue 24). */
-function answersDialect(ws: ProbeWorkspace, host: "copilot" | "gemini"): boolean {
-  const payload =
-    host === "copilot"
-      ? {
-          sessionId: "probe",
-          timestamp: 1,
-          cwd: ws.repo,
-          toolName: "bash",
-          toolArgs: { command: "echo x > y.txt" },
-        }
-      : {
-          session_id: "probe",
-          cwd: ws.repo,
-          hook_event_name: "BeforeTool",
-          tool_name: "run_shell_command",
-          tool_input: { command: "echo x > y.txt" },
-        };
-  const r = spawnSync(process.execPath, [".cohent/cohent.cjs", "hook", "--host", host], {
-    cwd: ws.repo,
-    input: JSON.stringify(payload),
-    encoding: "utf8",
-    env: { PATH: process.env.PATH, HOME: ws.home },
-  });
-  try {
-    const a = JSON.parse(r.stdout);
-    return host === "copilot" ? a.permissionDecision === "deny" : a.decision === "deny";
-  } catch {
-    return false;
-  }
 }
 
 /**
@@ -271,10 +239,9 @@ function copilotSuite(client: ClientSpec): void {
       }
     });
 
-    it("the adapter hangs: its own deadline answers a deny before timeoutSec", async (ctx) => {
+    it("the adapter hangs: its own deadline answers a deny before timeoutSec", async () => {
       const ws = initialized();
       try {
-        if (!answersDialect(ws, "copilot")) ctx.skip("the adapter does not answer in Copilot's dialect yet");
         breakAdapter(ws.repo, "hangs");
         const r = await runCopilot(client, ws, model, [sh("gated", "echo g > gated.txt")], {
           prompt: "go",
@@ -371,10 +338,9 @@ function geminiSuite(client: ClientSpec): void {
       },
     );
 
-    it("the adapter hangs: its own deadline answers a deny before the timeout", async (ctx) => {
+    it("the adapter hangs: its own deadline answers a deny before the timeout", async () => {
       const ws = initialized();
       try {
-        if (!answersDialect(ws, "gemini")) ctx.skip("the adapter does not answer in Gemini's dialect yet");
         breakAdapter(ws.repo, "hangs");
         const r = await runGemini(client, ws, model, [writeFile(ws, "gated", "gated.txt")], {
           prompt: "go",

@@ -241,13 +241,13 @@ export const COPILOT_PROBES: Probe[] = [
         .map((h) => h.label)
         .filter((l) => l === "sessionStart" || l === "userPromptSubmitted")
         .slice(0, 2);
-      c.eq(
-        "first events",
-        order,
-        MARKS_SUBAGENTS(client)
-          ? ["sessionStart", "userPromptSubmitted"]
-          : ["userPromptSubmitted", "sessionStart"],
-      );
+      // 1.0.85: the prompt's event first, every run. 1.0.102: sessionStart logged first in the probe
+      // runs, userPromptSubmitted first in one full suite run at load 4.5 (not analysed further), so
+      // only both are required there.
+      if (MARKS_SUBAGENTS(client)) {
+        c.eq("first events (either order)", [...order].sort(), ["sessionStart", "userPromptSubmitted"]);
+        notes.push(`first events: ${order.join(", ")}`);
+      } else c.eq("first events", order, ["userPromptSubmitted", "sessionStart"]);
       const env = r.hooks[0]?.env ?? {};
       c.eq(
         "hook env: COPILOT_PROJECT_DIR, CLAUDE_PROJECT_DIR, COPILOT_HOOK_DIR (1.0.102 only), COPILOT_CLI, cwd",

@@ -14,7 +14,7 @@
 // Gemini sends a tool's result back as a JSON object (`{"output": …}`,
 // `{"error": "Tool execution blocked: R"}`); its string values, joined, are the
 // result the checks read.
-import { existsSync, mkdirSync, symlinkSync } from "node:fs";
+import { existsSync, mkdirSync, renameSync, symlinkSync, writeFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import type { ClientSpec } from "./clients.ts";
 import type { FakeChat } from "./fake-chat.ts";
@@ -105,6 +105,65 @@ export interface MoreRunOpts {
   env?: NodeJS.ProcessEnv;
 }
 
+/**
+ * COHENT_CLIENTS_TRACE_ADAPTER=1: every call of .cohent/cohent.cjs during the run is logged, its argv,
+ * stdin, stdout and exit, to `<run folder>/adapter-trace.jsonl` (keep it with COHENT_CLIENTS_KEEP=1).
+ * Not with `adapter-fails`, which moves that file itself.
+ */
+const TRACE = process.env.COHENT_CLIENTS_TRACE_ADAPTER === "1";
+const traceShim = (log: string) => `const { spawnSync } = require("child_process");
+const fs = require("fs");
+const args = process.argv.slice(2);
+const real = __dirname + "/cohent-traced.cjs";
+if (args[0] !== "hook") {
+  // The CLI (the agent's own commands, through cohent.mjs): stdin and stdout as they are.
+  const r = spawnSync(process.execPath, [real, ...args], { stdio: "inherit", env: process.env });
+  fs.appendFileSync(${JSON.stringify(log)}, JSON.stringify({ t: Date.now(), argv: args, status: r.status }) + "\\n");
+  process.exitCode = r.status === null ? 1 : r.status;
+} else {
+  // A hook call: stdin read as a stream (a client's pipe may be non-blocking), then the real adapter.
+  const chunks = [];
+  process.stdin.on("data", (c) => chunks.push(c));
+  process.stdin.on("end", () => {
+    const input = Buffer.concat(chunks);
+    const r = spawnSync(process.execPath, [real, ...args], { input, env: process.env });
+    fs.appendFileSync(${JSON.stringify(log)}, JSON.stringify({ t: Date.now(), argv: args, stdin: input.toString(), stdout: String(r.stdout), status: r.status }) + "\\n");
+    process.stdout.write(r.stdout);
+    process.stderr.write(r.stderr);
+    process.exitCode = r.status === null ? 1 : r.status;
+  });
+}
+`;
+
+function traced<T>(ws: Workspace, run: () => Promise<T>): Promise<T> {
+  if (!TRACE) return run();
+  const adapter = join(ws.repo, ".cohent", "cohent.cjs");
+  const real = join(ws.repo, ".cohent", "cohent-traced.cjs");
+  renameSync(adapter, real);
+  writeFileSync(adapter, traceShim(join(ws.dir, "adapter-trace.jsonl")));
+  process.stderr.write(`[clients] adapter calls traced to ${join(ws.dir, "adapter-trace.jsonl")}\n`);
+  return run().finally(() => renameSync(real, adapter));
+}
+
+function start(
+  client: ClientSpec,
+  ws: Workspace,
+  pws: ProbeWorkspace,
+  model: FakeChat | FakeGemini,
+  steps: Step[],
+  o: { prompt: string; env?: NodeJS.ProcessEnv },
+): Promise<ProbeRun> {
+  if (client.kind === "copilot") return runCopilot(client, pws, model as FakeChat, steps, o);
+  if (client.kind === "gemini") return runGemini(client, pws, model as FakeGemini, steps, o);
+  // OpenCode runs with its own XDG folders (probe-harness.ts), and the adapter keeps the credential
+  // under $XDG_CONFIG_HOME/cohent when that is set, as `bootstrap` would have written it there: the
+  // same file as HOME's, so that a scenario that edits one edits both.
+  const xdg = join(ws.dir, "xdg", "config");
+  mkdirSync(xdg, { recursive: true });
+  if (!existsSync(join(xdg, "cohent"))) symlinkSync(join(ws.home, ".config", "cohent"), join(xdg, "cohent"));
+  return runOpencode(client, pws, model as FakeChat, steps, o);
+}
+
 /** One run of a Copilot, Gemini or OpenCode client in a scenario workspace, with the steps in its own tools. */
 export async function runMore(
   client: ClientSpec,
@@ -117,19 +176,7 @@ export async function runMore(
   const own = translate(kind, ws.repo, steps);
   const pws = asProbe(ws);
   const o = { prompt: opts.prompt, ...(opts.env ? { env: opts.env } : {}) };
-  let r: ProbeRun;
-  if (kind === "copilot") r = await runCopilot(client, pws, model as FakeChat, own, o);
-  else if (kind === "gemini") r = await runGemini(client, pws, model as FakeGemini, own, o);
-  else {
-    // OpenCode runs with its own XDG folders (probe-harness.ts), and the adapter keeps the credential
-    // under $XDG_CONFIG_HOME/cohent when that is set, as `bootstrap` would have written it there: the
-    // same file as HOME's, so that a scenario that edits one edits both.
-    const xdg = join(ws.dir, "xdg", "config");
-    mkdirSync(xdg, { recursive: true });
-    if (!existsSync(join(xdg, "cohent")))
-      symlinkSync(join(ws.home, ".config", "cohent"), join(xdg, "cohent"));
-    r = await runOpencode(client, pws, model as FakeChat, own, o);
-  }
+  const r = await traced(ws, () => start(client, ws, pws, model, own, o));
   const results = new Map<string, ToolResult>();
   for (const [id, out] of r.results) results.set(id, { callId: id, output: resultText(kind, out) });
   return {

@@ -13,7 +13,9 @@ import { HOSTS } from "@cohent/protocol/hosts";
 import type { ClientKind } from "./clients.ts";
 import { blackHole, breakAdapter, restoreAdapter } from "./failures.ts";
 import { agentIntents, control, fileExists, readRepoFile } from "./harness.ts";
+import type { Step } from "./script.ts";
 import {
+  appRefusedOutsideScope,
   clip,
   DEADLINE_REFUSED,
   FAST_DEADLINE,
@@ -77,6 +79,40 @@ async function intentRecorded(c: Ctx, touched: string): Promise<void> {
   );
 }
 
+/** The client's own edit tool on the existing src/app.ts (Gemini `replace`; OpenCode `read`, then `edit`). */
+function editOutside(c: Ctx): Step[] {
+  const file = join(c.ws.repo, "src", "app.ts");
+  if (c.client.kind === "gemini")
+    return [
+      {
+        id: "edit-out",
+        action: {
+          kind: "tool",
+          name: "replace",
+          args: {
+            file_path: file,
+            old_string: "app = 1",
+            new_string: "app = 2",
+            instruction: "bump the app",
+          },
+        },
+      },
+    ];
+  if (c.client.kind === "opencode")
+    return [
+      { id: "read-out", action: { kind: "tool", name: "read", args: { filePath: file } } },
+      {
+        id: "edit-out",
+        action: {
+          kind: "tool",
+          name: "edit",
+          args: { filePath: file, oldString: "app = 1", newString: "app = 2" },
+        },
+      },
+    ];
+  return [];
+}
+
 /** The client's patch tool updating an existing file (Copilot only). */
 const update = (id: string, file: string, from: string, to: string) =>
   patch(id, `*** Begin Patch\n*** Update File: ${file}\n@@\n-${from}\n+${to}\n*** End Patch\n`);
@@ -103,6 +139,7 @@ export const MORE_SCENARIOS: Scenario[] = [
         sh("scope", scopeCmd("src/feature")),
         write("in-scope", "src/feature/a.ts"),
         write("out-of-scope", "docs/notes.md"),
+        ...editOutside(c),
         sh("shell-out-of-scope", "echo s > docs/shell.txt"),
         sh("context", "node .cohent/cohent.mjs context"),
       ]);
@@ -112,6 +149,8 @@ export const MORE_SCENARIOS: Scenario[] = [
       publishedBySelf(c, r);
       c.check.allowed("inScope", r, "in-scope", "src/feature/a.ts");
       c.check.blocked("outOfScope", r, "out-of-scope", "docs/notes.md", /outside your declared scope/);
+      // The edit tool on an existing file outside the scope (Copilot's patch tool: the copilot-wiring-* scenarios).
+      if (c.client.kind !== "copilot") appRefusedOutsideScope(c, r, "outOfScope", "edit-out");
       c.check.allowed("shellAdvisory", r, "shell-out-of-scope", "docs/shell.txt");
       c.check.ran("intentThroughShell", r, "context", /wki_\w+/);
       await intentRecorded(c, "src/feature/a.ts");
@@ -397,7 +436,7 @@ export const KNOWN_FAILURES: KnownFailure[] = [
     clients: ["opencode"],
     scenario: "claim-queue",
     check: /^the model saw the scope-granted notice$/,
-    why: 'no context after a tool call reaches OpenCode\'s model: adapter/src/hosts/opencode.ts answers a context only for chat.message (UserPromptSubmit); for the grant\'s tool.execute.after it answers {"decision":"allow"}, and the plugin (opencode-plugin.ts) drops that answer anyway, though OpenCode\'s tool.execute.after output {title, metadata, output} is mutable. The queued edit itself lands (checked).',
+    why: 'no context after a tool call reaches OpenCode\'s model. Traced (COHENT_CLIENTS_TRACE_ADAPTER=1, 1.18.33): the granted edit\'s tool.execute.before is answered {"decision":"allow"} (no context), and its tool.execute.after {"event":"tool.execute.after","input":{"tool":"write","sessionID":"ses_…","callID":"call_5_granted_edit","args":{"filePath":"/run/repo/src/shared/util.ts","content":"granted-edit\\n"}},"output":{"title":"src/shared/util.ts","metadata":{…},"output":"Wrote file successfully."},"directory":"/run/repo"} gets nothing on stdout (exit 0); adapter/src/hosts/opencode.ts gives a context only for chat.message, and the plugin (opencode-plugin.ts) drops tool.execute.after\'s answer, though its output.output is mutable. The queued edit itself lands (checked).',
   },
 ];
 

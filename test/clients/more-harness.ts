@@ -103,6 +103,8 @@ function asProbe(ws: Workspace): ProbeWorkspace {
 export interface MoreRunOpts {
   prompt: string;
   env?: NodeJS.ProcessEnv;
+  /** A sub-agent's steps: its requests carry SUBAGENT_MARK (fake-chat.ts) and are answered from these. */
+  subSteps?: Step[];
 }
 
 /**
@@ -151,7 +153,7 @@ function start(
   pws: ProbeWorkspace,
   model: FakeChat | FakeGemini,
   steps: Step[],
-  o: { prompt: string; env?: NodeJS.ProcessEnv },
+  o: { prompt: string; env?: NodeJS.ProcessEnv; subSteps?: Step[] },
 ): Promise<ProbeRun> {
   if (client.kind === "copilot") return runCopilot(client, pws, model as FakeChat, steps, o);
   if (client.kind === "gemini") return runGemini(client, pws, model as FakeGemini, steps, o);
@@ -175,7 +177,11 @@ export async function runMore(
   const kind = client.kind as MoreKind;
   const own = translate(kind, ws.repo, steps);
   const pws = asProbe(ws);
-  const o = { prompt: opts.prompt, ...(opts.env ? { env: opts.env } : {}) };
+  const o = {
+    prompt: opts.prompt,
+    ...(opts.env ? { env: opts.env } : {}),
+    ...(opts.subSteps ? { subSteps: translate(kind, ws.repo, opts.subSteps) } : {}),
+  };
   const r = await traced(ws, () => start(client, ws, pws, model, own, o));
   const results = new Map<string, ToolResult>();
   for (const [id, out] of r.results) results.set(id, { callId: id, output: resultText(kind, out) });

@@ -48,7 +48,15 @@ export function cell(results: ClientResults | undefined, row: RowId, kind: strin
         .find((x) => x.id === s.scenario)
         ?.rows.includes(row),
   );
-  if (checks.length === 0 && !errored) return "not run";
+  if (checks.length === 0 && !errored) {
+    // The scenario ran but checks this row on other versions only (a version's known gap): n/a.
+    const ran = results.scenarios.some((s) =>
+      scenariosOf(kind)
+        .find((x) => x.id === s.scenario)
+        ?.rows.includes(row),
+    );
+    return ran ? "n/a" : "not run";
+  }
   if (errored || checks.some((c) => !c.ok && !c.known)) return "FAIL";
   return checks.every((c) => c.ok) ? "pass" : "known failure";
 }
@@ -111,6 +119,14 @@ export const GAPS: { client: string; gap: string; evidence: string; adapter: str
     evidence: "shared/clients/FACTS.md; every blocked step here asserts the reason reached the model.",
     adapter:
       "A deny always carries a reason; an internal adapter failure on PreToolUse is itself a deny with its reason.",
+  },
+  {
+    client: "Copilot CLI 1.0.85",
+    gap: "A sub-agent's calls (`task`) carry the sub-agent's own `sessionId` and nothing that names the parent (1.0.102 adds `parentAgentId`).",
+    evidence:
+      "Scenario `subagent`: the sub-agent's edit inside the parent's scope is refused \"no structured intent\"; its shell runs.",
+    adapter:
+      "A call of an unknown session has no intent: its edits are refused (closed), so a 1.0.85 sub-agent cannot edit; 1.0.102's are held to the parent's scope.",
   },
   {
     client: "Both (by design)",

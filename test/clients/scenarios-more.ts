@@ -11,6 +11,7 @@ import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { HOSTS } from "@cohent/protocol/hosts";
 import type { ClientKind } from "./clients.ts";
+import { SUBAGENT_MARK } from "./fake-chat.ts";
 import { blackHole, breakAdapter, restoreAdapter } from "./failures.ts";
 import { agentIntents, control, fileExists, readRepoFile } from "./harness.ts";
 import type { Step } from "./script.ts";
@@ -415,6 +416,58 @@ const copilotWiring = (which: "native" | "claude" | "both"): Scenario => {
 };
 
 MORE_SCENARIOS.push(copilotWiring("native"), copilotWiring("claude"), copilotWiring("both"));
+
+/** The client's own sub-agent tool, with a task the fake model answers from the sub-script. */
+function spawnSubagent(kind: string): Step {
+  const prompt = `${SUBAGENT_MARK}: write src/feature/sub.ts`;
+  const args: Record<string, Record<string, unknown>> = {
+    copilot: {
+      description: "Write the feature module",
+      prompt,
+      agent_type: "general-purpose",
+      name: "feature",
+    },
+    gemini: { agent_name: "generalist", prompt },
+    opencode: { description: "Write the feature module", prompt, subagent_type: "general" },
+  };
+  return {
+    id: "spawn",
+    action: { kind: "tool", name: kind === "gemini" ? "invoke_agent" : "task", args: args[kind]! },
+  };
+}
+
+MORE_SCENARIOS.push({
+  id: "subagent",
+  title:
+    "a sub-agent (Copilot's and OpenCode's task, Gemini's invoke_agent) works under the parent's intent and scope: its write in scope runs, outside is refused, its shell runs (Copilot 1.0.85: its edits are refused, the known gap)",
+  rows: ["subagentMore", "copilotSubagentGap"],
+  async body(c) {
+    const r = await c.run(
+      [sh("intent", intentCmd()), sh("scope", scopeCmd("src/feature")), spawnSubagent(c.client.kind)],
+      {
+        subSteps: [
+          write("sub-in", "src/feature/sub.ts"),
+          write("sub-out", "docs/sub.md"),
+          sh("sub-shell", "echo s > sub-shell.txt"),
+        ],
+      },
+    );
+    publishedBySelf(c, r);
+    if (c.client.label === "copilot@1.0.85") {
+      // Measured (MORE-CLIENTS-MEASURED.md): 1.0.85's sub-agent calls carry their own sessionId and nothing
+      // that names the parent, so the adapter sees a session without an intent: closed, not held to the scope.
+      c.check.scriptOk(r, "copilotSubagentGap");
+      c.check.blocked("copilotSubagentGap", r, "sub-in", "src/feature/sub.ts", NO_INTENT);
+      c.check.blocked("copilotSubagentGap", r, "sub-out", "docs/sub.md", NO_INTENT);
+      c.check.allowed("copilotSubagentGap", r, "sub-shell", "sub-shell.txt");
+      return;
+    }
+    c.check.scriptOk(r, "subagentMore");
+    c.check.allowed("subagentMore", r, "sub-in", "src/feature/sub.ts");
+    c.check.blocked("subagentMore", r, "sub-out", "docs/sub.md", /outside your declared scope/);
+    c.check.allowed("subagentMore", r, "sub-shell", "sub-shell.txt");
+  },
+});
 
 /**
  * Checks the adapter is known to fail, each with the payload and the answer that show it (the

@@ -71,6 +71,10 @@ export const ROWS = {
   copilotWiringClaude:
     "Copilot reading only the Claude wiring (.claude/settings.json): the same refusals and the same allows",
   copilotWiringBoth: "Copilot with both wirings (what init writes): the same refusals and the same allows",
+  copilotSubagentGap:
+    "Known gap: Copilot 1.0.85 marks no sub-agent call (its own sessionId, no parent), so a sub-agent's edits are refused as an unknown session's (closed)",
+  subagentMore:
+    "Sub-agent (Copilot task, Gemini invoke_agent, OpenCode task): held to the parent's scope, in scope runs, outside refused",
 } as const;
 export type RowId = keyof typeof ROWS;
 

@@ -125,6 +125,7 @@ export function clientSuite(label: string): void {
               ? await runMore(client, ws, (chat ?? gemini)!, steps, {
                   prompt,
                   ...(opts.env ? { env: opts.env } : {}),
+                  ...(opts.subSteps ? { subSteps: opts.subSteps } : {}),
                 })
               : client.kind === "codex"
                 ? await runCodex(client, ws, openai!, steps, {

@@ -484,14 +484,8 @@ export interface KnownFailure {
   why: string;
 }
 
-export const KNOWN_FAILURES: KnownFailure[] = [
-  {
-    clients: ["opencode"],
-    scenario: "claim-queue",
-    check: /^the model saw the scope-granted notice$/,
-    why: 'no context after a tool call reaches OpenCode\'s model. Traced (COHENT_CLIENTS_TRACE_ADAPTER=1, 1.18.33): the granted edit\'s tool.execute.before is answered {"decision":"allow"} (no context), and its tool.execute.after {"event":"tool.execute.after","input":{"tool":"write","sessionID":"ses_…","callID":"call_5_granted_edit","args":{"filePath":"/run/repo/src/shared/util.ts","content":"granted-edit\\n"}},"output":{"title":"src/shared/util.ts","metadata":{…},"output":"Wrote file successfully."},"directory":"/run/repo"} gets nothing on stdout (exit 0); adapter/src/hosts/opencode.ts gives a context only for chat.message, and the plugin (opencode-plugin.ts) drops tool.execute.after\'s answer, though its output.output is mutable. The queued edit itself lands (checked).',
-  },
-];
+// OpenCode's grant notice (claim-queue) was the one entry: fixed (the plugin appends a tool call's context to its result).
+export const KNOWN_FAILURES: KnownFailure[] = [];
 
 /** The known failure a check of this client and scenario matches, if any. */
 export function knownFailure(

@@ -11,7 +11,7 @@
 // Spec (argv[2], JSON): { targets, token, agents, seconds, setupSeconds, rampMs,
 // sessionMs, pollMs, waitSeconds, checkpointMs, taskMs, prefix, pids }. Prints per-operation
 // counts and latencies, and the CPU the `pids` used in the window, as JSON.
-import { readFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 
 const spec = JSON.parse(process.argv[2]);
 const { targets, token, agents, seconds, prefix } = spec;
@@ -31,6 +31,9 @@ const cpuMs = () =>
     return sum + (Number(f[11]) + Number(f[12])) * 10; // utime + stime, 100 ticks per second
   }, 0);
 
+const trace = spec.trace ? [] : null; // [ms since start, op, ms, failure]; the first row is the hrtime (µs) at start
+const traceStart = performance.now();
+const traceHr = process.hrtime.bigint();
 const phases = { setup: { samples: {}, failures: {} }, window: { samples: {}, failures: {} } };
 let phase = "setup";
 let phaseEnd = performance.now() + (spec.setupSeconds ?? 15) * 1000;
@@ -42,6 +45,7 @@ async function call(op, base, headers, body) {
   const p = phases[phase];
   const t = performance.now();
   const fail = (code) => {
+    trace?.push([Math.round(t - traceStart), op, Math.round(performance.now() - t), code]);
     p.failures[op] = { ...p.failures[op], [code]: (p.failures[op]?.[code] ?? 0) + 1 };
     return null;
   };
@@ -55,6 +59,7 @@ async function call(op, base, headers, body) {
     const json = await res.json();
     if (!res.ok || !json.ok) return fail(json?.error?.code ?? `HTTP ${res.status}`);
     (p.samples[op] ??= []).push(performance.now() - t);
+    trace?.push([Math.round(t - traceStart), op, Math.round(performance.now() - t), 0]);
     return json.data;
   } catch (err) {
     return fail(err?.name === "TimeoutError" ? "cut at phase end" : (err?.name ?? "error"));
@@ -191,6 +196,11 @@ const stats = (p, secs) =>
         },
       ];
     }),
+  );
+if (trace)
+  writeFileSync(
+    spec.trace,
+    [[Number(traceHr / 1000n)], ...trace].map((r) => JSON.stringify(r)).join("\n") + "\n",
   );
 process.stdout.write(
   JSON.stringify({

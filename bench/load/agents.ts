@@ -53,6 +53,7 @@ function generate(
     seconds,
     setupSeconds: SETUP_SECONDS,
     prefix,
+    ...(process.env.BENCH_AGENTS_TRACE ? { trace: `${process.env.BENCH_AGENTS_TRACE}-${prefix}.jsonl` } : {}),
     ...PACE,
   });
 }
@@ -73,6 +74,7 @@ export async function benchAgents(db: Db, instances: number, baseline: AgentsRes
     // BENCH_AGENTS_CPU_PROF=<dir>: each server writes a V8 CPU profile there (node --cpu-prof).
     const prof = process.env.BENCH_AGENTS_CPU_PROF;
     const flags = prof ? ["--cpu-prof", `--cpu-prof-dir=${prof}`] : [];
+    if (process.env.BENCH_AGENTS_NODE_FLAGS) flags.push(...process.env.BENCH_AGENTS_NODE_FLAGS.split(" "));
     for (let i = 0; i < instances; i++) servers.push(await startCohent(db, flags));
     const r = await generate(
       servers.map((s) => s.url),

@@ -178,6 +178,10 @@ export function hotOverrides(db: Db): Overrides {
         cached: () => ({
           ...base,
           get: async (id: string) => read.intents.get(id),
+          // A poll's full path reads these outside any transaction (operations/agent/poll): prepared
+          // statements on the read connection, not Prisma (~0.5 ms of compilation each, a turn on SQLite).
+          active: read.intents.active,
+          candidates: read.intents.candidates,
           owner: async (id: string) => {
             const held = ownerCache.get(id);
             if (held) return held;
@@ -236,6 +240,7 @@ export function hotOverrides(db: Db): Overrides {
         cached: () => ({
           ...base,
           latestSeq: (repoId: string) => changes.cursor(repoId),
+          lastDecision: read.journal.lastDecision,
           tailAfter: async (repoId: string, after: number, take: number) => {
             const stamp = changes.stamp(repoId, "events");
             const held = windows.get(repoId);

@@ -3,9 +3,10 @@ import { leaseCutoff } from "../../core/lease.js";
 import { isRelevant, relatedPeers } from "../../core/relevance.js";
 import { indexNames, lookupOf } from "../../core/resolver-index.js";
 import { toChange } from "../../core/render.js";
-import type { Store } from "../../store/index.js";
+import { Gate } from "../../store/gate.js";
+import type { Store, Tx } from "../../store/index.js";
 import type { Caller, Deps } from "../deps.js";
-import { decide } from "../shared/decide.js";
+import { decide, readDecision } from "../shared/decide.js";
 import { issuePacket } from "../shared/packets.js";
 import { ownIntent, toPeerView } from "../shared/views.js";
 
@@ -157,77 +158,135 @@ async function quiet(deps: Deps, caller: Caller, intentId: string, cursor: numbe
  * Poll: re-resolves the caller against every active intent, then returns
  * only what concerns it after its cursor (core/relevance). No change means
  * no packet: zero characters to inject.
+ *
+ * The full path is a read first, outside any transaction: it holds no
+ * connection's turn on SQLite (one connection, every write waits for it)
+ * and no pooled client on PostgreSQL, while it resolves against every active
+ * intent (O(active) per poll: 200 waiters' first polls, each ~12 ms inside a
+ * transaction, queued every write behind 2.5 s of them). Only an answer that
+ * writes (a decision that changed, a packet) takes the transaction, and works
+ * it out again there.
  */
 export async function poll(deps: Deps, caller: Caller, req: PollRequest): Promise<PollResponse> {
+  const unchanged = await quiet(deps, caller, req.intentId, Number(req.cursor));
+  if (unchanged !== null) return { cursor: String(unchanged), control: caller.session.control, packet: null };
+  const turn = fullTurns(deps.store);
+  await turn.acquire();
+  try {
+    // Behind what the event loop has pending (the requests that arrived meanwhile), not ahead of it.
+    await new Promise((resolve) => setImmediate(resolve));
+    // Read before the rest: what it then learns is true at least as of here.
+    const at = await deps.store.changes.cursor(caller.repo.id);
+    const read = await fullPoll(deps.store, deps, caller, req, at, false);
+    return read ?? (await deps.store.tx(async (t) => (await fullPoll(t, deps, caller, req, at, true))!));
+  } finally {
+    turn.release();
+  }
+}
+
+/**
+ * The full path's turns, one at a time per store. A full poll resolves against every active intent
+ * (~12 ms with 200 of them); on SQLite its statements are synchronous, so it never yields to the
+ * event loop, and 200 waiters' first polls (or one wake-up that sends them all the full way) ran as
+ * one block of seconds in which no other request, a kill-switch read included, was even read. In
+ * turns, each after a pass of the event loop, a request waits at most for one of them.
+ */
+const turnsOf = new WeakMap<Store, Gate>();
+const fullTurns = (store: Store) => {
+  let g = turnsOf.get(store);
+  if (!g) turnsOf.set(store, (g = new Gate()));
+  return g;
+};
+
+/**
+ * The full path on `t`. Without `write` (the store, outside a transaction) it answers only when nothing is
+ * to be written, from the events up to `at` (read before it: every one of them is in what it read; a later
+ * one stays after the answer's cursor), else null.
+ */
+async function fullPoll(
+  t: Tx,
+  deps: Deps,
+  caller: Caller,
+  req: PollRequest,
+  at: number,
+  write: boolean,
+): Promise<PollResponse | null> {
   const cursor = Number(req.cursor);
   const control = caller.session.control;
-  const unchanged = await quiet(deps, caller, req.intentId, cursor);
-  if (unchanged !== null) return { cursor: String(unchanged), control, packet: null };
-  // Read before the transaction: what it then learns is true at least as of here.
-  const at = await deps.store.changes.cursor(caller.repo.id);
-  return deps.store.tx(async (t) => {
-    const me = await ownIntent(t, caller, req.intentId, { open: false });
-    let related = new Set<string>();
-    let stoodDown = new Set<string>();
-    let lookup = new Set<string>();
-    let candidates = new Set<string>();
-    let named: string[] | null = null;
-    let decision: Decision | null = null;
-    let action = me.lastAction;
-    let reason = "Changes since your cursor.";
-    let completed: PeerView[] | undefined;
-    if (!me.closedAt && me.record) {
-      const d = await decide(t, deps, caller, me.id, { all: true });
-      ({ action, reason } = d.resolution);
-      named = d.resolution.peerIds; // recorded as the last decision when it changed, equal to it when not
-      if (d.changed) ({ decision, completed } = d);
-      stoodDown = new Set(
-        d.others.filter((o) => o.lastAction === "duplicate" || o.lastAction === "handoff").map((o) => o.id),
-      );
-      related = relatedPeers({ ...me, record: me.record }, d.others, d.resolution.peerIds, {
-        caseInsensitive: caller.repo.caseInsensitive,
-      });
-      const l = lookupOf(me.record);
-      lookup = new Set([...l.active.flatMap((k) => k.names), ...l.completed]);
-      candidates = new Set(
-        d.others
-          .filter((o) => o.record && indexNames(o.record).some((n) => lookup.has(n.name)))
-          .map((o) => o.id),
-      );
+  const me = await ownIntent(t, caller, req.intentId, { open: false });
+  let related = new Set<string>();
+  let stoodDown = new Set<string>();
+  let lookup = new Set<string>();
+  let candidates = new Set<string>();
+  let named: string[] | null = null;
+  let decision: Decision | null = null;
+  let action = me.lastAction;
+  let reason = "Changes since your cursor.";
+  let completed: PeerView[] | undefined;
+  if (!me.closedAt && me.record) {
+    let d: Awaited<ReturnType<typeof readDecision>>;
+    if (write) {
+      const decided = await decide(t, deps, caller, me.id, { all: true });
+      if (decided.changed) ({ decision, completed } = decided);
+      d = { ...decided, last: decided.decision };
+    } else {
+      d = await readDecision(t, deps, caller, me.id, { all: true });
+      if (d.changed) return null;
     }
-    const learned = knownOf(deps.store);
-    if (learned.size >= 20_000) learned.clear(); // memory, not state: start over rather than grow
-    learned.set(me.id, { related, stoodDown, lookup, candidates, named, at });
-
-    const events = await t.journal.eventsAfter(caller.repo.id, cursor, SCAN);
-    const relevant = events.filter((e) => isRelevant(e, me.id, related));
-    const notices = await t.notices.hasUntold(me.id);
-    const shown = relevant.slice(0, BOUNDS.pollEvents);
-    const next =
-      shown.length < relevant.length
-        ? shown[shown.length - 1]!.seq
-        : (events[events.length - 1]?.seq ?? cursor);
-    if (shown.length === 0 && !decision && !notices) return { cursor: String(next), control, packet: null };
-    if (shown.length === 0 && !decision) reason = "Notices for you.";
-
-    const touched = [...new Set(shown.map((e) => e.intentId).filter((id) => id !== me.id))];
-    const peers = (await t.intents.byIds(touched)).map((r) => toPeerView(r, deps));
-    const packet = await issuePacket(
-      t,
-      deps,
-      caller,
-      {
-        kind: "poll",
-        intentId: me.id,
-        action,
-        reason,
-        peers,
-        decisions: decision ? [decision] : [],
-        changes: shown.map(toChange),
-        ...(completed ? { completed } : {}),
-      },
-      next,
+    ({ action, reason } = d.resolution);
+    named = d.resolution.peerIds; // recorded as the last decision when it changed, equal to it when not
+    stoodDown = new Set(
+      d.others.filter((o) => o.lastAction === "duplicate" || o.lastAction === "handoff").map((o) => o.id),
     );
-    return { cursor: String(next), control, packet };
-  });
+    related = relatedPeers({ ...me, record: me.record }, d.others, d.resolution.peerIds, {
+      caseInsensitive: caller.repo.caseInsensitive,
+    });
+    const l = lookupOf(me.record);
+    lookup = new Set([...l.active.flatMap((k) => k.names), ...l.completed]);
+    candidates = new Set(
+      d.others
+        .filter((o) => o.record && indexNames(o.record).some((n) => lookup.has(n.name)))
+        .map((o) => o.id),
+    );
+  }
+  const learned = knownOf(deps.store);
+  if (learned.size >= 20_000) learned.clear(); // memory, not state: start over rather than grow
+  learned.set(me.id, { related, stoodDown, lookup, candidates, named, at });
+
+  // Outside a transaction the shared window of the change log (store/hot tailAfter), up to `at`: it
+  // answers only when none is shown, so never renders one (a rendered change takes its time from eventsAfter).
+  type Event = Awaited<ReturnType<Tx["journal"]["eventsAfter"]>>[number];
+  const events = write
+    ? await t.journal.eventsAfter(caller.repo.id, cursor, SCAN)
+    : ((await t.journal.tailAfter(caller.repo.id, cursor, SCAN)).filter((e) => e.seq <= at) as Event[]);
+  const relevant = events.filter((e) => isRelevant(e, me.id, related));
+  const notices = await t.notices.hasUntold(me.id);
+  const shown = relevant.slice(0, BOUNDS.pollEvents);
+  const next =
+    shown.length < relevant.length
+      ? shown[shown.length - 1]!.seq
+      : (events[events.length - 1]?.seq ?? cursor);
+  if (shown.length === 0 && !decision && !notices) return { cursor: String(next), control, packet: null };
+  if (!write) return null;
+  if (shown.length === 0 && !decision) reason = "Notices for you.";
+
+  const touched = [...new Set(shown.map((e) => e.intentId).filter((id) => id !== me.id))];
+  const peers = (await t.intents.byIds(touched)).map((r) => toPeerView(r, deps));
+  const packet = await issuePacket(
+    t,
+    deps,
+    caller,
+    {
+      kind: "poll",
+      intentId: me.id,
+      action,
+      reason,
+      peers,
+      decisions: decision ? [decision] : [],
+      changes: shown.map(toChange),
+      ...(completed ? { completed } : {}),
+    },
+    next,
+  );
+  return { cursor: String(next), control, packet };
 }

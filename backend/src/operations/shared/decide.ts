@@ -32,30 +32,7 @@ export async function decide(
   } = {},
 ) {
   const repoId = caller.repo.id;
-  const cutoff = leaseCutoff(deps.clock(), deps.lease);
-  // Only the peers sharing a name with my record can match a rule (the IntentName index);
-  // `all` loads every active intent too, for callers that relate peers by paths as well.
-  // Completed peers come from the index either way, so both paths see the same completed work.
-  const candidates = (r: IntentRecord) => t.intents.candidates(repoId, lookupOf(r), cutoff);
-  const read = async () => {
-    // The reads that do not wait for each other go together (one round trip on PostgreSQL). Forced, the
-    // answer is recorded whatever the last one was.
-    const [me, last, early] = await Promise.all([
-      t.intents.get(intentId),
-      force ? null : t.journal.lastDecision(intentId),
-      record ? candidates(record) : null,
-    ]);
-    if (!me) throw new Error(`intent ${intentId} vanished inside its transaction`);
-    const found = early ?? (me.record ? await candidates(me.record) : []);
-    const others = (
-      all
-        ? [...(await t.intents.active(repoId, cutoff)), ...found.filter((i) => i.state === "completed")]
-        : found
-    ).filter((i) => i.id !== me.id);
-    const resolution = resolve(toResolverIntent(me), others.map(toResolverIntent));
-    const changed = !last || last.action !== resolution.action || !sameIds(last.peerIds, resolution.peerIds);
-    return { me, last, others, resolution, changed };
-  };
+  const read = () => readDecision(t, deps, caller, intentId, { force, all, record });
   let seen = await read();
   // A decision is recorded in the repository's order, under the lock claims take (journal `lock`):
   // read before it, the peers may miss a decision committed since (on PostgreSQL, by another
@@ -106,4 +83,44 @@ export async function decide(
     completed: onCompleted ? views(resolution.peerIds) : undefined,
     others,
   };
+}
+
+/**
+ * The resolver's answer for one intent as the store now reads, and whether it differs from the last one
+ * recorded (`changed`), recording nothing: `decide` records it; a poll outside any transaction
+ * (operations/agent/poll) reads through the store this way and takes a transaction only when it must write.
+ */
+export async function readDecision(
+  t: Tx,
+  deps: Deps,
+  caller: Caller,
+  intentId: string,
+  { force = false, all = false, record }: { force?: boolean; all?: boolean; record?: IntentRecord } = {},
+) {
+  const repoId = caller.repo.id;
+  const cutoff = leaseCutoff(deps.clock(), deps.lease);
+  // Only the peers sharing a name with my record can match a rule (the IntentName index);
+  // `all` loads every active intent too, for callers that relate peers by paths as well.
+  // Completed peers come from the index either way, so both paths see the same completed work.
+  const candidates = (r: IntentRecord) => t.intents.candidates(repoId, lookupOf(r), cutoff);
+  const read = async () => {
+    // The reads that do not wait for each other go together (one round trip on PostgreSQL). Forced, the
+    // answer is recorded whatever the last one was.
+    const [me, last, early] = await Promise.all([
+      t.intents.get(intentId),
+      force ? null : t.journal.lastDecision(intentId),
+      record ? candidates(record) : null,
+    ]);
+    if (!me) throw new Error(`intent ${intentId} vanished inside its transaction`);
+    const found = early ?? (me.record ? await candidates(me.record) : []);
+    const others = (
+      all
+        ? [...(await t.intents.active(repoId, cutoff)), ...found.filter((i) => i.state === "completed")]
+        : found
+    ).filter((i) => i.id !== me.id);
+    const resolution = resolve(toResolverIntent(me), others.map(toResolverIntent));
+    const changed = !last || last.action !== resolution.action || !sameIds(last.peerIds, resolution.peerIds);
+    return { me, last, others, resolution, changed };
+  };
+  return read();
 }

@@ -44,8 +44,10 @@ const jitter = (ms) => ms * (0.8 + 0.4 * Math.random());
 async function call(op, base, headers, body) {
   const p = phases[phase];
   const t = performance.now();
+  // A failed or cut request stays in the percentiles (a cut one at the time it was cut: a lower bound) and is counted by its cause.
   const fail = (code) => {
     trace?.push([Math.round(t - traceStart), op, Math.round(performance.now() - t), code]);
+    (p.samples[op] ??= []).push(performance.now() - t);
     p.failures[op] = { ...p.failures[op], [code]: (p.failures[op]?.[code] ?? 0) + 1 };
     return null;
   };

@@ -90,6 +90,8 @@ export function run(co: Checkout, args: string[], opts: RunOptions = {}): Promis
     child.on("close", (code, signal) =>
       resolve({ code, signal, stdout, stderr, ms: performance.now() - start }),
     );
+    // A process that exits before reading its stdin closes the pipe: EPIPE is its answer, not the test's error.
+    child.stdin.on("error", () => {});
     if (opts.stdin !== undefined) child.stdin.write(opts.stdin);
     if (!opts.keepStdinOpen) child.stdin.end();
     opts.onSpawn?.(child);

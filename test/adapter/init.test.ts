@@ -44,6 +44,8 @@ function sh(
     child.stderr.on("data", (c) => (stderr += c));
     child.on("error", reject);
     child.on("close", (code) => resolve({ code, stdout, stderr }));
+    // A command that exits before reading its stdin (node not on PATH) closes the pipe: EPIPE is its answer, not ours.
+    child.stdin.on("error", () => {});
     child.stdin.end(opts.stdin ?? "");
   });
 }

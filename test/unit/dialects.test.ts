@@ -371,27 +371,23 @@ describe("each host's deny, allow and context, as it reads them", () => {
   ])("%s: an allowed tool call prints %s", (flag, stdout) => {
     expect(render(d(flag), "PreToolUse", answer).stdout).toBe(stdout);
   });
-  it.each([
-    ["claude", true],
-    ["codex", true],
-    ["gemini", true],
-    ["opencode", true],
-    ["copilot", false],
-    ["cursor", false],
-  ])("%s: a prompt's context reaches the model: %s", (flag, reaches) => {
-    const out = render(d(flag), "UserPromptSubmit", ctx);
+  // A prompt's context, and a tool call's (a packet after PostToolUse): which hosts put them before the model.
+  it.each(
+    (["UserPromptSubmit", "PostToolUse"] as const).flatMap((event) =>
+      (
+        [
+          ["claude", true],
+          ["codex", true],
+          ["gemini", true],
+          ["opencode", true],
+          ["copilot", false],
+          ["cursor", false],
+        ] as const
+      ).map(([flag, reaches]) => [flag, event, reaches] as const),
+    ),
+  )("%s: the context at %s reaches the model: %s", (flag, event, reaches) => {
+    const out = render(d(flag), event, ctx);
     expect([!!out.stdout, out.injected > 0]).toEqual([reaches, reaches]);
     if (reaches) expect(out.stdout).toContain("peers");
-  });
-  it.each([
-    ["claude", true],
-    ["codex", true],
-    ["gemini", true],
-    ["opencode", true],
-    ["copilot", false],
-    ["cursor", false],
-  ])("%s: a tool call's context (a packet after PostToolUse) reaches the model: %s", (flag, reaches) => {
-    const out = render(d(flag), "PostToolUse", ctx);
-    expect([!!out.stdout, out.injected > 0]).toEqual([reaches, reaches]);
   });
 });

@@ -435,7 +435,11 @@ function opencodeSuite(client: ClientSpec): void {
       [
         "the adapter hangs (OpenCode has no hook timeout: the plugin's own)",
         (ws) => {
-          writeFileSync(join(ws.repo, ".cohent", "cohent.cjs"), `setInterval(() => {}, 1000);\n`);
+          // Hangs well past the plugin's 3 s, then goes: the detached stop it is also run for outlives OpenCode.
+          writeFileSync(
+            join(ws.repo, ".cohent", "cohent.cjs"),
+            `setInterval(() => {}, 1000);\nsetTimeout(() => process.exit(0), 60000);\n`,
+          );
           return { COHENT_PLUGIN_TIMEOUT_MS: "3000" };
         },
         "Cohent: the guard hook did not answer within 25 s",

@@ -5,7 +5,7 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { init } from "../../adapter/src/init.js";
 import { admin } from "@cohent/backend";
-import { agentClient, backendForFile } from "../helpers/backend.js";
+import { backendForFile } from "../helpers/backend.js";
 import { builtAdapter, intentJson, makeCheckout, run, shellQuote, type Checkout } from "./helpers.js";
 
 /**
@@ -403,17 +403,13 @@ describe("Copilot runs both its own wiring and Claude's", () => {
     expect(existsSync(path.join(a.co.root, ".github/hooks/cohent.json"))).toBe(true);
     const native: Agent = { ...a, d: DIALECTS.copilot };
     await declared(native);
-    // Claude's entry sees the same session's calls: no second publish, the same guard.
-    const before = await agentClient(fx.backend.url, a.env.COHENT_AGENT_TOKEN!, a.id).post({
-      type: "context",
-    });
+    // Claude's entry sees the same session's calls: no second publish (a publish opens an intent), the same guard.
+    const before = (await sessionOf(a)).intents.map((i) => i.id);
+    expect(before.length).toBe(1);
     const p = await call(a, a.d.prompt(a.id, a.co.root, "Add a feature module"));
     expect(p.code).toBe(0);
     expect(p.stdout.trim()).toBe("");
-    const after = await agentClient(fx.backend.url, a.env.COHENT_AGENT_TOKEN!, a.id).post({
-      type: "context",
-    });
-    expect(after.body.data?.intent?.id ?? null).toBe(before.body.data?.intent?.id ?? null);
+    expect((await sessionOf(a)).intents.map((i) => i.id)).toEqual(before);
     const outside = await call(a, a.d.write(a.id, a.co.root, "docs/out.md"));
     expect(outside.denied, outside.stdout).toMatch(/docs\/out\.md/);
     const inside = await call(a, a.d.write(a.id, a.co.root, "src/feature.ts"));

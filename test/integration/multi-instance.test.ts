@@ -122,6 +122,28 @@ describe.each(DATABASE_KINDS)("several instances on one database (%s)", (kind) =
     );
   });
 
+  it("a pause whose hint has not reached the other instance yet still refuses its claim", async () => {
+    const token = await a.issueToken("acme/multi", "late");
+    const one = agentClient(b.url, token, "m-late");
+    const intentId = (await one.post({ type: "publish", prompt: "late" })).body.data.intentId;
+    expect((await one.post({ type: "scope", intentId, paths: ["late/a"] })).status).toBe(200);
+    // Written past the store, so no hint is sent at all: instance b's cached session still says active,
+    // as it does while a real hint is in flight. The claim's transaction reads the row and refuses.
+    const session = await a.deps.db.prisma.session.findFirstOrThrow({ where: { key: "m-late" } });
+    await a.deps.db.prisma.session.update({
+      where: { id: session.id },
+      data: { control: "paused", controlReason: "Paused by ops." },
+    });
+    const paused = await one.post({ type: "scope", intentId, paths: ["late/b"] });
+    expect([paused.status, paused.body.error?.code, paused.body.error?.message]).toEqual([
+      423,
+      "SESSION_PAUSED",
+      "Paused by ops.",
+    ]);
+    const claims = await a.deps.db.prisma.claim.findMany({ where: { intentId } });
+    expect(claims.map((c) => c.paths).join()).toBe('["late/a"]');
+  });
+
   it("the console's live stream resumes from Last-Event-ID on the other instance with no gap and no repeat", async () => {
     const token = await a.issueToken("acme/multi", "live");
     const agent = agentClient(a.url, token, "m-live");

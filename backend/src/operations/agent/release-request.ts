@@ -14,7 +14,7 @@ import { Buckets } from "../../http/rate-limit.js";
 import { newId } from "../../ids.js";
 import type { Store } from "../../store/index.js";
 import type { Caller, Deps } from "../deps.js";
-import { assertControllable } from "../shared/claims.js";
+import { assertControllable, assertControllableNow } from "../shared/claims.js";
 import { freeExpired, grantQueue, noticePeer, notify } from "../shared/queue.js";
 import { ownHead } from "../shared/views.js";
 
@@ -76,7 +76,7 @@ export async function releaseRequest(
   const opts = { caseInsensitive: repo.caseInsensitive };
   return deps.store.tx(
     async (t) => {
-      await ownHead(t, caller, intentId);
+      await Promise.all([ownHead(t, caller, intentId), assertControllableNow(t, caller)]);
       await t.journal.lock(repo.id);
       const now = deps.clock();
       if (await freeExpired(t, deps, repo, now)) await grantQueue(t, deps, repo, now);

@@ -1,6 +1,6 @@
 import { normalizeRepoPaths, type ScopeRequest, type ScopeResponse } from "@cohent/protocol";
 import type { Caller, Deps } from "../deps.js";
-import { assertControllable, claimPaths, withClaim } from "../shared/claims.js";
+import { assertControllable, assertControllableNow, claimPaths, withClaim } from "../shared/claims.js";
 import { issuePacket } from "../shared/packets.js";
 import { queueClaim } from "../shared/queue.js";
 import { ownHead } from "../shared/views.js";
@@ -17,7 +17,7 @@ export async function scope(deps: Deps, caller: Caller, req: ScopeRequest): Prom
   const { intentId } = req;
   const paths = normalizeRepoPaths(req.paths);
   return withClaim<ScopeResponse>(deps, caller, intentId, async (t) => {
-    const me = await ownHead(t, caller, intentId);
+    const [me] = await Promise.all([ownHead(t, caller, intentId), assertControllableNow(t, caller)]);
     const { conflicts, replaced } = await claimPaths(t, deps, caller, intentId, paths);
     if (conflicts.length)
       return req.queue

@@ -148,6 +148,19 @@ export async function closeIntent(
   }
 }
 
+/**
+ * The same, on the session's row as this transaction reads it: a pause made on another instance a moment
+ * ago holds here although this instance's cached session has not heard of it yet (its hint is in flight).
+ */
+export async function assertControllableNow(t: Tx, caller: Caller): Promise<void> {
+  const row = await t.sessions.get(caller.session.id);
+  if (row)
+    assertControllable({
+      ...caller,
+      session: { ...caller.session, control: row.control, controlReason: row.controlReason },
+    });
+}
+
 export function assertControllable(caller: Caller): void {
   if (caller.session.control === "paused")
     throw new CohentError("SESSION_PAUSED", caller.session.controlReason ?? undefined);

@@ -4,9 +4,9 @@
 // Beside them, cohent.mjs: the two-line ES module entry that people and agents run, which requires
 // cohent.cjs. The hooks run cohent.cjs itself: Node's ES module loader costs a process ~8 ms.
 //
-// cohent.cjs is a small loader (adapter/src/loader.ts) that carries main.ts's bundle as a string and
+// cohent.cjs is a small loader (adapter/src/loader/loader.ts) that carries main.ts's bundle as a string and
 // compiles it through vm.Script with a V8 code cache in the user's cache folder, keyed by the
-// bundle's sha256 (adapter/src/code-cache.ts). Node 20 has no module compile cache of its own.
+// bundle's sha256 (adapter/src/loader/code-cache.ts). Node 20 has no module compile cache of its own.
 import { build } from "esbuild";
 import { createHash } from "node:crypto";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
@@ -120,7 +120,7 @@ async function jsonSchemaStub(args) {
 
 const common = { bundle: true, platform: "node", target: "node20", minify: true, legalComments: "none" };
 
-/** The third file, next to cohent.cjs: doctor, init and bootstrap (adapter/src/loader-setup.ts). */
+/** The third file, next to cohent.cjs: doctor, init and bootstrap (adapter/src/loader/loader-setup.ts). */
 export const SETUP_FILE = "cohent-setup.cjs";
 /**
  * The modules that main.ts reaches only by a dynamic import(), and that the setup file holds
@@ -136,21 +136,21 @@ export const SETUP_FILE = "cohent-setup.cjs";
 const SETUP_MODULES = ["doctor", "init", "bootstrap"];
 
 /**
- * In main.ts's bundle, `import("./doctor.js")` and the like load the setup file through
+ * In main.ts's bundle, `import("./installer/doctor.js")` and the like load the setup file through
  * loader-setup.ts's loadSetup, which refuses, naming the file and the repair, a setup file that is
  * missing, broken or from another build (its id, __cohent_setup_id, is defined in both files).
  */
 const toSetupFile = {
   name: "to-setup-file",
   setup(b) {
-    const re = new RegExp(`^\\./(${SETUP_MODULES.join("|")})\\.js$`);
+    const re = new RegExp(`^\\./installer/(${SETUP_MODULES.join("|")})\\.js$`);
     b.onResolve({ filter: re }, (args) =>
       args.kind === "dynamic-import" && args.importer.startsWith(join(here, "src"))
         ? { path: SETUP_FILE, namespace: "cohent-setup" }
         : undefined,
     );
     b.onLoad({ filter: /.*/, namespace: "cohent-setup" }, () => ({
-      contents: `module.exports = require(${JSON.stringify(join(here, "src", "loader-setup.ts"))}).loadSetup(__cohent_url, require);`,
+      contents: `module.exports = require(${JSON.stringify(join(here, "src", "loader", "loader-setup.ts"))}).loadSetup(__cohent_url, require);`,
       loader: "js",
       resolveDir: join(here, "src"),
     }));
@@ -168,7 +168,7 @@ async function setupSource(logLevel) {
     format: "cjs",
     write: false,
     stdin: {
-      contents: SETUP_MODULES.map((m) => `export * from "./${m}.ts";`).join("\n"),
+      contents: SETUP_MODULES.map((m) => `export * from "./installer/${m}.ts";`).join("\n"),
       resolveDir: join(here, "src"),
       loader: "ts",
     },
@@ -256,7 +256,7 @@ export async function buildAdapter({ quiet = false, outfile = OUTFILE } = {}) {
     ...common,
     logLevel,
     format: "cjs",
-    entryPoints: [join(here, "src", "loader.ts")],
+    entryPoints: [join(here, "src", "loader", "loader.ts")],
     outfile: adapterFile,
     define: { COHENT_BUNDLE: JSON.stringify(source), COHENT_BUNDLE_HASH: JSON.stringify(hash) },
     banner: {

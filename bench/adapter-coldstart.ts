@@ -2,12 +2,12 @@ import { execFile, spawn } from "node:child_process";
 import { copyFileSync, mkdirSync, readdirSync, statSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { CLAUDE_GUARD_COMMAND, CODEX_GUARD_COMMAND } from "../adapter/src/init.js";
+import { CLAUDE_GUARD_COMMAND, CODEX_GUARD_COMMAND } from "../adapter/src/installer/init.js";
 import {
   COPILOT_HOOK_COMMAND,
   CURSOR_HOOK_COMMAND,
   GEMINI_GUARD_COMMAND,
-} from "../adapter/src/host-wiring.js";
+} from "../adapter/src/installer/host-wiring.js";
 import { benchCheckout, median, percentile } from "./lib.js";
 
 /**

@@ -1,7 +1,7 @@
 import { spawn } from "node:child_process";
 import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { init } from "../adapter/src/init.js";
+import { init } from "../adapter/src/installer/init.js";
 import { makeCheckout } from "../test/adapter/helpers.js";
 import { benchCheckout, median, table } from "./lib.js";
 

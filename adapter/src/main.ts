@@ -1,20 +1,20 @@
 import { readFileSync, writeSync } from "node:fs";
 import type { Envelope } from "@cohent/protocol";
-import { exitCodeOf, HUMAN_COMMANDS, parseHuman, positionals, renderHuman } from "./cli.js";
-import { findRoot, readProject } from "./config.js";
-import { armDeadline } from "./deadline.js";
+import { exitCodeOf, HUMAN_COMMANDS, parseHuman, positionals, renderHuman } from "./transports/cli.js";
+import { findRoot, readProject } from "./state/config.js";
+import { armDeadline } from "./transports/deadline.js";
 import { fail, failFrom } from "./envelope.js";
-import { runHook, type HookResult } from "./hook.js";
+import { runHook, type HookResult } from "./transports/hook.js";
 import { isHost } from "@cohent/protocol/hosts";
 import { CLAUDE } from "./hosts/claude.js";
 import { DIALECTS, hostFlag } from "./hosts/detect.js";
-import { loaderHandoff } from "./loader-handoff.js";
-import { SETUP_UNAVAILABLE } from "./loader-setup.js";
+import { loaderHandoff } from "./loader/loader-handoff.js";
+import { SETUP_UNAVAILABLE } from "./loader/loader-setup.js";
 import { perform } from "./operations.js";
-import { claimRelay, loadSecond } from "./relay.js";
+import { claimRelay, loadSecond } from "./transports/relay.js";
 import { queuedUnwaited } from "./scope-wait.js";
-import { cliSessionId, selectSession } from "./session.js";
-import { recordUsage, usageTarget } from "./usage.js";
+import { cliSessionId, selectSession } from "./state/session.js";
+import { recordUsage, usageTarget } from "./state/usage.js";
 
 /**
  * cohent.mjs: the adapter in a user's checkout. Hand-parsed argv and no
@@ -201,15 +201,15 @@ export async function main(argv: string[]): Promise<number> {
       if (rest.some((a) => a === "--cost" || a === "--clear" || a === "--usage")) {
         return (await loadSecond()).usageCommand(rest, json);
       }
-      const setup = await loadSetupFor(command, json, () => import("./doctor.js"));
+      const setup = await loadSetupFor(command, json, () => import("./installer/doctor.js"));
       return typeof setup === "number" ? setup : setup.doctor(positionals(rest), json, import.meta.url);
     }
     case "bootstrap": {
-      const setup = await loadSetupFor(command, json, () => import("./bootstrap.js"));
+      const setup = await loadSetupFor(command, json, () => import("./installer/bootstrap.js"));
       return typeof setup === "number" ? setup : setup.bootstrap(rest, json, import.meta.url);
     }
     case "init": {
-      const setup = await loadSetupFor(command, json, () => import("./init.js"));
+      const setup = await loadSetupFor(command, json, () => import("./installer/init.js"));
       return typeof setup === "number" ? setup : setup.initCommand(rest, json, import.meta.url);
     }
     case "mcp":

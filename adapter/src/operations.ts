@@ -2,13 +2,13 @@ import { BOUNDS } from "@cohent/protocol/bounds";
 import { CohentError } from "@cohent/protocol/codes";
 import { normalizeRepoPaths } from "@cohent/protocol/paths";
 import type { CheckpointStatus, Envelope, FailureEnvelope } from "@cohent/protocol";
-import * as client from "./client.js";
-import { commitOperation, type CommitInput } from "./commit-op.js";
+import * as client from "./service/client.js";
+import { commitOperation, type CommitInput } from "./git/commit-op.js";
 import { fail, failFrom, withProtocolFlags } from "./envelope.js";
-import { stagedPaths } from "./git.js";
-import { SessionFile } from "./runtime.js";
+import { stagedPaths } from "./git/git.js";
+import { SessionFile } from "./state/runtime.js";
 import { stillQueued, waitForGrant } from "./scope-wait.js";
-import { recordUsage, type Surface } from "./usage.js";
+import { recordUsage, type Surface } from "./state/usage.js";
 
 /**
  * The one client-side operation layer. Every transport (the hook, the human

@@ -1,8 +1,8 @@
 import { BOUNDS } from "@cohent/protocol/bounds";
 import type { Envelope, FailureEnvelope, ScopeResponse } from "@cohent/protocol";
-import * as client from "./client.js";
+import * as client from "./service/client.js";
 import { fail, ok } from "./envelope.js";
-import type { SessionFile } from "./runtime.js";
+import type { SessionFile } from "./state/runtime.js";
 
 /**
  * `scope --wait <seconds>`: the claim has joined the queue (its refusal

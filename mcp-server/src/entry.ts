@@ -6,4 +6,4 @@
  */
 export { agentMain, agentOutcome } from "./agent-cli.js";
 export { mcpMain } from "./server.js";
-export { usageCommand } from "@cohent/adapter/usage-report.js";
+export { usageCommand } from "@cohent/adapter/state/usage-report.js";

@@ -8,10 +8,10 @@ import {
   type Tool,
 } from "@modelcontextprotocol/sdk/types.js";
 import { CohentError, zodDetails, type Envelope } from "@cohent/protocol";
-import { findRoot, readProject } from "@cohent/adapter/config.js";
+import { findRoot, readProject } from "@cohent/adapter/state/config.js";
 import { fail, failFrom } from "@cohent/adapter/envelope.js";
 import { perform } from "@cohent/adapter/operations.js";
-import { mcpSessionId, selectSession } from "@cohent/adapter/session.js";
+import { mcpSessionId, selectSession } from "@cohent/adapter/state/session.js";
 import { bindRepository, checkRepo, insideRoots } from "./binding.js";
 import { isOperation, MCP_INPUTS, McpOutput, OPERATIONS, toolSchemas, type Operation } from "./schemas.js";
 

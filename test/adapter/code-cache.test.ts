@@ -11,8 +11,13 @@ import {
 import path from "node:path";
 import { Script } from "node:vm";
 import { describe, expect, it } from "vitest";
-import { codeCacheFile, readCodeCache, STALE_MS, writeCodeCache } from "../../adapter/src/code-cache.js";
-import { previewHook } from "../../adapter/src/fast-path.js";
+import {
+  codeCacheFile,
+  readCodeCache,
+  STALE_MS,
+  writeCodeCache,
+} from "../../adapter/src/loader/code-cache.js";
+import { previewHook } from "../../adapter/src/loader/fast-path.js";
 
 const needsNoDecision = (stdin: string) => previewHook(stdin).needsNoDecision;
 import { REGENERATE, VERSION } from "../../adapter/build.mjs";

@@ -3,7 +3,7 @@ import net from "node:net";
 import { existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { init } from "../../adapter/src/init.js";
+import { init } from "../../adapter/src/installer/init.js";
 import { admin } from "@cohent/backend";
 import { backendForFile } from "../helpers/backend.js";
 import { builtAdapter, intentJson, makeCheckout, run, shellQuote, type Checkout } from "./helpers.js";

@@ -9,9 +9,9 @@ import {
   parseCodexTrust,
   trustHash,
   trustPreimage,
-} from "../../adapter/src/trust.js";
-import { CODEX_GUARD_COMMAND, init } from "../../adapter/src/init.js";
-import { pluginLoads } from "../../adapter/src/doctor-hosts.js";
+} from "../../adapter/src/installer/trust.js";
+import { CODEX_GUARD_COMMAND, init } from "../../adapter/src/installer/init.js";
+import { pluginLoads } from "../../adapter/src/installer/doctor-hosts.js";
 import { builtAdapter, claude, hook, makeCheckout, run } from "./helpers.js";
 
 /**

@@ -2,7 +2,7 @@ import { readdirSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { parseExemptCommand, PREFIXES } from "../../adapter/src/exemption.js";
+import { parseExemptCommand, PREFIXES } from "../../adapter/src/guard/exemption.js";
 
 /**
  * Every COHENT_* name the adapter knows, and whether it keeps the exemption

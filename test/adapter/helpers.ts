@@ -4,7 +4,7 @@ import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { buildAdapter } from "../../adapter/build.mjs";
-import { ADAPTER_FILES } from "../../adapter/src/init.js";
+import { ADAPTER_FILES } from "../../adapter/src/installer/init.js";
 
 /**
  * End-to-end helpers: the adapter is built with esbuild exactly as shipped,

@@ -3,7 +3,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { admin } from "@cohent/backend";
-import { PREFIXES } from "../../adapter/src/exemption.js";
+import { PREFIXES } from "../../adapter/src/guard/exemption.js";
 import { backendForFile } from "../helpers/backend.js";
 import { agentRuns, codex, hook, intentJson, makeCheckout, run, type Checkout } from "./helpers.js";
 

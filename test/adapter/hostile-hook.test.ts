@@ -2,7 +2,7 @@ import { execFileSync } from "node:child_process";
 import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
-import { init } from "../../adapter/src/init.js";
+import { init } from "../../adapter/src/installer/init.js";
 import { backendForFile } from "../helpers/backend.js";
 import {
   agentRuns,

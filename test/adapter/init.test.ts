@@ -15,8 +15,8 @@ import {
   mergeHooks,
   mergeSection,
   repoFromRemote,
-} from "../../adapter/src/init.js";
-import { OPENCODE_PLUGIN } from "../../adapter/src/opencode-plugin.js";
+} from "../../adapter/src/installer/init.js";
+import { OPENCODE_PLUGIN } from "../../adapter/src/installer/opencode-plugin.js";
 import { breakAdapter, pathWithoutNode, restoreAdapter } from "../clients/failures.js";
 
 const CLI = path.join(

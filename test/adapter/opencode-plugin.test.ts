@@ -4,8 +4,8 @@ import os from "node:os";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
-import { FAIL_CLOSED_REASON } from "../../adapter/src/guard.js";
-import { OPENCODE_PLUGIN, OPENCODE_PLUGIN_FILE } from "../../adapter/src/opencode-plugin.js";
+import { FAIL_CLOSED_REASON } from "../../adapter/src/guard/guard.js";
+import { OPENCODE_PLUGIN, OPENCODE_PLUGIN_FILE } from "../../adapter/src/installer/opencode-plugin.js";
 import { pathWithoutNode } from "../clients/failures.js";
 
 /**

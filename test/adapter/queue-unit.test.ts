@@ -3,11 +3,11 @@ import os from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import type { Notice, Packet } from "@cohent/protocol";
-import { parseHuman, renderHuman } from "../../adapter/src/cli.js";
-import { applyNotices, pendingOf, takeNotices } from "../../adapter/src/client.js";
+import { parseHuman, renderHuman } from "../../adapter/src/transports/cli.js";
+import { applyNotices, pendingOf, takeNotices } from "../../adapter/src/service/client.js";
 import { fail, ok } from "../../adapter/src/envelope.js";
-import { describeQueue } from "../../adapter/src/guard.js";
-import { SessionFile } from "../../adapter/src/runtime.js";
+import { describeQueue } from "../../adapter/src/guard/guard.js";
+import { SessionFile } from "../../adapter/src/state/runtime.js";
 import { queuedUnwaited, stillQueued, waitSeconds } from "../../adapter/src/scope-wait.js";
 
 /** The client side of the claim queue that needs no service: parsing, rendering, and what notices do to the session. */

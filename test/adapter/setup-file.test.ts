@@ -2,11 +2,11 @@ import { readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
-import { fileUrlOf } from "../../adapter/src/loader-handoff.js";
+import { fileUrlOf } from "../../adapter/src/loader/loader-handoff.js";
 import { makeCheckout, run, type Checkout } from "./helpers.js";
 
 /**
- * doctor, init and bootstrap live in the setup file next to cohent.cjs (adapter/src/loader-setup.ts),
+ * doctor, init and bootstrap live in the setup file next to cohent.cjs (adapter/src/loader/loader-setup.ts),
  * not in the bundle every hook compiles. The built adapter, run as people type it.
  */
 describe("the setup file (doctor, init, bootstrap)", () => {

@@ -6,9 +6,9 @@ import { build, type Plugin } from "esbuild";
 import { describe, expect, it } from "vitest";
 import { COHENT_VERSION, MIN_ADAPTER_VERSION } from "@cohent/protocol";
 import { backendForFile } from "../helpers/backend.js";
-import { CODEX_GUARD_COMMAND, CODEX_HOOK_COMMAND, CODEX_TIMEOUT } from "../../adapter/src/init.js";
-import { trustHash } from "../../adapter/src/trust.js";
-import { adapterVersionVerdict, recordedVersionVerdict } from "../../adapter/src/version.js";
+import { CODEX_GUARD_COMMAND, CODEX_HOOK_COMMAND, CODEX_TIMEOUT } from "../../adapter/src/installer/init.js";
+import { trustHash } from "../../adapter/src/installer/trust.js";
+import { adapterVersionVerdict, recordedVersionVerdict } from "../../adapter/src/service/version.js";
 import { builtAdapter, makeCheckout, run, type Checkout } from "./helpers.js";
 
 /**

@@ -9,18 +9,18 @@ import { admin } from "@cohent/backend";
 import { backendForFile } from "../helpers/backend.js";
 import { codex, hook, intentJson, makeCheckout, run } from "./helpers.js";
 import type { Envelope } from "@cohent/protocol";
-import { requestJson } from "../../adapter/src/http.js";
-import { leanTarget } from "../../adapter/src/tcp.js";
+import { requestJson } from "../../adapter/src/service/http.js";
+import { leanTarget } from "../../adapter/src/service/tcp.js";
 import {
   expectedLength,
   lastChunkIn,
   parseResponse,
   requestText,
   WireError,
-} from "../../adapter/src/wire.js";
+} from "../../adapter/src/service/wire.js";
 
 /**
- * The adapter's lean transport (adapter/src/tcp.ts over wire.ts): the
+ * The adapter's lean transport (adapter/src/service/tcp.ts over wire.ts): the
  * request's bytes and the response's parse as tables, then whole exchanges
  * against real servers on loopback, one of them misbehaving on purpose as a
  * broken server or proxy would, through both transports.

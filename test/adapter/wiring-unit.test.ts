@@ -3,9 +3,9 @@ import os from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { WiringChange } from "@cohent/protocol";
-import { GUARD_FILES } from "../../adapter/src/guard-files.js";
-import { ADAPTER_FILES, init } from "../../adapter/src/init.js";
-import { checkedPaths, describeChanges, wiringChanges } from "../../adapter/src/wiring.js";
+import { GUARD_FILES } from "../../adapter/src/guard/guard-files.js";
+import { ADAPTER_FILES, init } from "../../adapter/src/installer/init.js";
+import { checkedPaths, describeChanges, wiringChanges } from "../../adapter/src/installer/wiring.js";
 
 /**
  * The wiring fingerprint as a table: the files init writes (into a scratch

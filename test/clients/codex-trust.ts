@@ -4,7 +4,7 @@
 // [hooks.state."<abs hooks.json>:<label>:<group>:<handler>"] trusted_hash per
 // declared hook.
 import { readFileSync } from "node:fs";
-import { declaredHooks } from "../../adapter/src/trust.ts";
+import { declaredHooks } from "../../adapter/src/installer/trust.ts";
 
 export interface HookTrust {
   key: string;

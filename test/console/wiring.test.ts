@@ -2,7 +2,7 @@ import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Page } from "playwright-core";
-import { init } from "../../adapter/src/init.js";
+import { init } from "../../adapter/src/installer/init.js";
 import { builtAdapter, claude, hook, makeCheckout, run, type Checkout } from "../adapter/helpers.js";
 import { cohent, openControlRoom, screenshotPath, type ServeProcess } from "./browser.js";
 

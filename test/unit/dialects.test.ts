@@ -2,9 +2,9 @@ import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { render } from "../../adapter/src/hook-answer.js";
+import { render } from "../../adapter/src/transports/hook-answer.js";
 import { detect, hostFlag } from "../../adapter/src/hosts/detect.js";
-import { classify } from "../../adapter/src/tools.js";
+import { classify } from "../../adapter/src/guard/tools.js";
 
 /**
  * The dialects as a table (issue 24): every payload recorded from the real

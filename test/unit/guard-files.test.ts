@@ -2,20 +2,20 @@ import { mkdirSync, mkdtempSync, realpathSync, symlinkSync, writeFileSync } from
 import os from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { parseExemptCommand } from "../../adapter/src/exemption.js";
+import { parseExemptCommand } from "../../adapter/src/guard/exemption.js";
 import { simpleCommands } from "../../adapter/src/git/shell.js";
-import { guardFileWrites, type WriteContext } from "../../adapter/src/guard-file-writes.js";
+import { guardFileWrites, type WriteContext } from "../../adapter/src/guard/guard-file-writes.js";
 import {
   GUARD_FILES,
   managedSection,
   reachOf,
   SECTION_BEGIN,
   SECTION_END,
-} from "../../adapter/src/guard-files.js";
-import { guardFilesCheck } from "../../adapter/src/guard-shell.js";
-import { guardFilesVerdict } from "../../adapter/src/guard.js";
-import { mergeSection } from "../../adapter/src/init.js";
-import { classify } from "../../adapter/src/tools.js";
+} from "../../adapter/src/guard/guard-files.js";
+import { guardFilesCheck } from "../../adapter/src/guard/guard-shell.js";
+import { guardFilesVerdict } from "../../adapter/src/guard/guard.js";
+import { mergeSection } from "../../adapter/src/installer/init.js";
+import { classify } from "../../adapter/src/guard/tools.js";
 
 /**
  * The guard's own files (issue 23): which tool calls write, move or delete

@@ -14,7 +14,7 @@ import {
   withNotices,
   type Snapshot,
   type ToolKind,
-} from "../../adapter/src/guard.js";
+} from "../../adapter/src/guard/guard.js";
 import { scrubPaths } from "../../adapter/src/redact.js";
 
 /**

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { onStop, stopCheckpoint } from "../../adapter/src/guard.js";
+import { onStop, stopCheckpoint } from "../../adapter/src/guard/guard.js";
 import {
   agentIdOf,
   atSessionEnd,
@@ -16,7 +16,7 @@ import {
   turnStarted,
   type Live,
   type Subagents,
-} from "../../adapter/src/subagents.js";
+} from "../../adapter/src/guard/subagents.js";
 
 /**
  * Sub-agent tracking and the Stop, pure: the hook's transitions (hook.ts,

@@ -1,7 +1,7 @@
 import { existsSync } from "node:fs";
 import { isAbsolute, join } from "node:path";
 import { childProcess } from "../builtins.js";
-import { gitArgv, gitEnv } from "../git.js";
+import { gitArgv, gitEnv } from "./git.js";
 
 /**
  * git with the adapter's careful defaults (git.ts: no optional locks, no

@@ -1,5 +1,5 @@
 import type { Host } from "@cohent/protocol/hosts";
-import type { HookPayload } from "../tools.js";
+import type { HookPayload } from "../guard/tools.js";
 import { claudeContext, claudeDeny, type Dialect, type HookEvent } from "./dialect.js";
 
 /**

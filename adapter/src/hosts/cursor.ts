@@ -1,4 +1,4 @@
-import type { HookPayload } from "../tools.js";
+import type { HookPayload } from "../guard/tools.js";
 import {
   claudeDeny,
   fileInput,

@@ -2,7 +2,7 @@ import { HOST_IDS, isHost, type Host } from "@cohent/protocol/host-names";
 import { CLAUDE, CODEX } from "./claude.js";
 import { COPILOT, COPILOT_PASCAL, COPILOT_VIA_CLAUDE } from "./copilot.js";
 import { CURSOR, CURSOR_VIA_CLAUDE } from "./cursor.js";
-import { clientOf } from "../tools.js";
+import { clientOf } from "../guard/tools.js";
 import type { Detected, Dialect, Env } from "./dialect.js";
 import { GEMINI } from "./gemini.js";
 import { OPENCODE } from "./opencode.js";

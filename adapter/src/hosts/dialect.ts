@@ -1,6 +1,6 @@
 import type { Host } from "@cohent/protocol/host-names";
 import type { Wiring } from "@cohent/protocol/hosts";
-import type { HookPayload } from "../tools.js";
+import type { HookPayload } from "../guard/tools.js";
 
 /**
  * A host's dialect: how one client's hook payload reads as the guard's own

@@ -1,0 +1,231 @@
+import { basename, dirname, join, resolve } from "node:path";
+import { blocksEdits } from "@cohent/protocol/actions";
+import { normalizeRepoPath } from "@cohent/protocol/paths";
+import type { Envelope } from "@cohent/protocol";
+import * as client from "../service/client.js";
+import { existsSync, lstatSync, readFileSync, readlinkSync, realpathSync } from "node:fs";
+import { activePeers } from "../git/commit-op.js";
+import { checkGitCommand, classifyGitCommand } from "../git/git-guard.js";
+import { guardFileWrites } from "./guard-file-writes.js";
+import {
+  assess,
+  autoClaim,
+  gitVerdict,
+  guardFilesVerdict,
+  NO_PROJECT,
+  reportedKind,
+  type Snapshot,
+  type ToolKind,
+  type Verdict,
+  withNotices,
+} from "./guard.js";
+import type { SessionFile } from "../state/runtime.js";
+import type { ToolCall } from "./tools.js";
+
+/**
+ * The guard's shell: gathers the snapshot for one PreToolUse call with one
+ * contact with the service (a poll when one is due, else the cheap session
+ * read), lets the pure guard decide, and performs what the decision needs
+ * (claiming an edit's targets, reporting a local refusal). Session changes
+ * stay in the SessionFile; the hook saves it once.
+ */
+
+/** How often the guard polls while nothing blocks; in between it reads only the kill switch. */
+const POLL_EVERY_MS =
+  process.env.COHENT_POLL_EVERY_MS && Number(process.env.COHENT_POLL_EVERY_MS) >= 0
+    ? Number(process.env.COHENT_POLL_EVERY_MS)
+    : 10_000;
+
+/** Edit targets inside the repository; an edit wholly outside it is held to the kill switch only (a shell's rules). */
+function writeTargets(
+  call: ToolCall,
+  root: string | null,
+  cwd: string,
+): { kind: ToolKind; targets: string[] | null; targetError: string | null } {
+  if (call.kind !== "edit" || !root || !call.targets)
+    return { kind: call.kind!, targets: null, targetError: null };
+  const inside: string[] = [];
+  let targetError: string | null = null;
+  for (const t of call.targets) {
+    const abs = resolve(cwd, t);
+    if (abs !== root && !abs.startsWith(root + "/")) continue;
+    try {
+      inside.push(normalizeRepoPath(abs, root));
+    } catch (err) {
+      targetError = (err as Error).message;
+    }
+  }
+  return { kind: inside.length === 0 && !targetError ? "shell" : "edit", targets: inside, targetError };
+}
+
+/**
+ * The real path of an absolute path: symlinks followed as far as it exists,
+ * the missing rest kept as written. existsSync walks up to the part that
+ * exists without an exception (one costs more than the system calls), and
+ * one realpath resolves it. A missing last part is looked at once more: a
+ * dangling link, since writing through one creates its target.
+ */
+function realPath(abs: string, depth = 0): string | null {
+  const missing: string[] = [];
+  let p = abs;
+  // Whatever the file system says (ENOTDIR under a file, EACCES, a loop), no real path: the call is judged by its name.
+  try {
+    while (!existsSync(p)) {
+      if (missing.length === 0 && depth < 8 && lstatSync(p, { throwIfNoEntry: false })?.isSymbolicLink())
+        return realPath(resolve(dirname(p), readlinkSync(p)), depth + 1);
+      if (dirname(p) === p) return null;
+      missing.push(basename(p));
+      p = dirname(p);
+    }
+    return join(realpathSync.native(p), ...missing.reverse());
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The guard's own files (guard-files.ts): a call that writes, moves or
+ * deletes them is refused before anything else, the adapter's exempt command
+ * included (`node .cohent/cohent.mjs init`), with no contact with the
+ * service. Null for every other call. The file system is touched only for
+ * an edit target or a shell write target (one realpath each, for symlinks)
+ * and for an edit of an instruction file (its text, to compare its section).
+ */
+export function guardFilesCheck(
+  tool: string,
+  input: Record<string, unknown> | undefined,
+  call: ToolCall,
+  cwd: string,
+  root: string | null,
+): Verdict | null {
+  if (!root || call.kind === null) return null;
+  let realRoot: string | null | undefined;
+  const writes = guardFileWrites(tool, input, call, {
+    cwd,
+    root,
+    realpath: realPath,
+    realRoot: () => (realRoot ??= realPath(root)),
+    readFile: (rel) => {
+      try {
+        return readFileSync(join(root, rel), "utf8");
+      } catch {
+        return null;
+      }
+    },
+  });
+  return guardFilesVerdict(writes);
+}
+
+/** What the hook knows of this call besides the session: a publish missed (the stale intent already dropped), the sub-agent making it. */
+export interface CallFacts {
+  missedPublish: boolean;
+  agentId: string | null;
+}
+
+export async function guard(
+  tool: string,
+  call: ToolCall,
+  cwd: string,
+  root: string | null,
+  s: SessionFile | null,
+  facts: CallFacts,
+): Promise<Verdict> {
+  const { kind, targets, targetError } = writeTargets(call, root, cwd);
+  let checkout: client.Checkout | null = null;
+  let configError: string | null = root ? null : NO_PROJECT;
+  if (root) {
+    try {
+      checkout = { ...client.openCheckout(root), agentId: facts.agentId };
+    } catch (err) {
+      configError = (err as Error).message;
+    }
+  }
+  let contact: Envelope<any> | null = null;
+  if (checkout && s) {
+    const st = s.state;
+    const pollDue =
+      !!st.intentId &&
+      ((kind === "edit" && blocksEdits(st.action)) || Date.now() - (st.polledAt ?? 0) >= POLL_EVERY_MS);
+    contact = pollDue ? await client.poll(checkout, s) : await client.session(checkout, s);
+    // Notices wait (a grant, a lost claim): poll now, so that they change the scope before the decision.
+    if (!pollDue && contact.ok && (contact.data?.notices ?? 0) > 0 && st.intentId)
+      contact = await client.poll(checkout, s);
+  }
+  const st = s?.state;
+  const snap: Snapshot = {
+    control: st?.control ?? "active",
+    controlReason: st?.controlReason ?? null,
+    contactError: contact && !contact.ok ? contact.error : null,
+    configError,
+    intentId: st?.intentId ?? null,
+    missedPublish: facts.missedPublish,
+    action: st?.action ?? null,
+    scope: st?.scope ?? [],
+    explicitScope: st?.explicitScope ?? false,
+    targets,
+    targetError,
+    claimError: null,
+  };
+  const judged = { kind };
+  const wanted = checkout && s ? autoClaim(judged, snap) : null;
+  if (wanted && checkout && s) {
+    // While queued, this claim of work elsewhere keeps the place, and the grant keeps this work (backend core/queue).
+    const env = await client.claim(checkout, s, wanted, false);
+    if (env.ok) snap.scope = s.state.scope;
+    else snap.claimError = env.error;
+  }
+  const verdict = assess(judged, snap);
+  const reported = verdict.permission === "deny" ? reportedKind(verdict, snap) : null;
+  if (reported && checkout && s)
+    await client
+      .reportGuard(checkout, s, { kind: reported, tool, paths: targets ?? [] })
+      .catch(() => undefined);
+  const final =
+    verdict.permission === "allow" && kind === "shell" && call.command && root && checkout && s
+      ? await gitGuard(tool, call.command, cwd, root, checkout, s)
+      : verdict;
+  // Notices received on this call open a refusal's reason (a refused call gets no PostToolUse); an allowed call shows them there.
+  return final.permission === "deny" && s ? withNotices(final, client.takeNotices(s)) : final;
+}
+
+/**
+ * The Git guard's shell: a command that stages, commits, stashes or discards
+ * is checked against the intent's own scope and the active peers' (one
+ * `scopes` read, made only for such commands: an ordinary shell call costs
+ * nothing more). Git answers which paths it would take (git-guard.ts).
+ */
+async function gitGuard(
+  tool: string,
+  command: string,
+  cwd: string,
+  root: string,
+  checkout: client.Checkout,
+  s: SessionFile,
+): Promise<Verdict> {
+  let real: { root: string; cwd: string };
+  try {
+    real = { root: realpathSync(root), cwd: realpathSync(cwd) };
+  } catch {
+    return gitVerdict({ allowed: true });
+  }
+  if (classifyGitCommand(command, real.cwd).length === 0) return gitVerdict({ allowed: true });
+  let peers;
+  try {
+    peers = await activePeers(checkout, s);
+  } catch (err) {
+    const reason = `git command refused: the active peers' scopes could not be read (${(err as Error).message}), so it cannot be checked against their changes. Try again, or commit your own changes with node .cohent/cohent.mjs commit -m "<message>".`;
+    return gitVerdict({ allowed: false, reason });
+  }
+  const result = await checkGitCommand({
+    root: real.root,
+    cwd: real.cwd,
+    command,
+    own: s.state.scope,
+    peers,
+  });
+  if (!result.allowed) {
+    const paths = [...new Set(result.conflicts.flatMap((c) => c.paths))];
+    await client.reportGuard(checkout, s, { kind: "git-peer-changes", tool, paths }).catch(() => undefined);
+  }
+  return gitVerdict(result);
+}

@@ -1,0 +1,443 @@
+import { BOUNDS } from "@cohent/protocol/bounds";
+import { hostHeader, type HostReport } from "@cohent/protocol/hosts";
+import type {
+  CheckpointResponse,
+  ContextResponse,
+  Envelope,
+  GuardResponse,
+  IntentResponse,
+  Notice,
+  Packet,
+  PollResponse,
+  ReleaseRequestResponse,
+  PublishResponse,
+  QueuePlace,
+  ScopeResponse,
+  ScopesResponse,
+  SessionResponse,
+  WiringReport,
+} from "@cohent/protocol";
+import { fail } from "../envelope.js";
+import { readProject, resolveToken, type Project } from "../state/config.js";
+import { pollAgent, postAgent, sessionRead, type AgentConnection } from "./http.js";
+import { redact, redactDeep } from "../redact.js";
+import { sessionHeader, type SessionFile, type SessionState } from "../state/runtime.js";
+
+/**
+ * Every agent call to the service, once. Each keeps what the next process
+ * needs in the session's state (in memory: the caller saves runtime.json
+ * once). The operation layer and the guard call these; transports never do.
+ */
+
+export interface Checkout {
+  root: string;
+  project: Project;
+  token: string;
+  /** Aborts this checkout's requests (MCP cancellation, SIGINT in the agent CLI). */
+  signal?: AbortSignal;
+  /** The sub-agent on whose behalf the hook calls, sent as x-cohent-agent. */
+  agentId?: string | null;
+}
+
+export function openCheckout(root: string): Checkout {
+  const project = readProject(root);
+  const { token } = resolveToken(project);
+  return { root, project, token };
+}
+
+/** The hook's report of the client it runs in (protocol hosts), sent on every call of this process; null elsewhere. */
+let hostReport: string | null = null;
+
+/**
+ * The hook calls this once, when it knows its host: every agent call this
+ * process makes then carries it (`x-cohent-host`), so the session records its
+ * client, and its kill-switch reads and polls show that its tool calls reach
+ * the guard. The CLI and MCP never call it: their calls change nothing there.
+ */
+export function reportHost(report: HostReport | null): void {
+  hostReport = report && hostHeader(report);
+}
+
+export function connection(c: Checkout, sessionId: string): AgentConnection {
+  return {
+    service: c.project.service,
+    token: c.token,
+    session: sessionHeader(sessionId),
+    signal: c.signal,
+    agent: c.agentId ? sessionHeader(c.agentId) : null,
+    host: hostReport,
+  };
+}
+
+const post = <T>(c: Checkout, s: SessionFile, body: { type: string; [k: string]: unknown }) =>
+  postAgent(connection(c, s.id), body) as Promise<Envelope<T>>;
+
+/** Every answer's meta says whether the session is paused or cancelled: remember it. */
+function remember(s: SessionFile, env: Envelope<any>): void {
+  const m =
+    env.meta?.session ??
+    (env.ok && env.data?.control
+      ? { control: env.data.control, controlReason: env.data.controlReason ?? null }
+      : null);
+  if (m) {
+    s.set({ control: m.control, controlReason: m.controlReason });
+    if ("epoch" in m && typeof m.epoch === "number") fenced(s, m.epoch);
+  } else if (!env.ok && env.error.code === "SESSION_PAUSED")
+    s.set({ control: "paused", controlReason: env.error.message });
+  else if (!env.ok && env.error.code === "SESSION_CANCELLED")
+    s.set({ control: "cancelled", controlReason: env.error.message });
+}
+
+/**
+ * The lease epoch moved: the service freed this session's claims without it
+ * asking (lease expiry, a person). Whatever it thought it held is void, so
+ * the next edit claims again, and is refused if a newer holder has the path,
+ * even when the notice that says so has not been read yet.
+ */
+function fenced(s: SessionFile, epoch: number): void {
+  const known = s.state.epoch;
+  if (known === epoch) return;
+  s.set(known === undefined ? { epoch } : { epoch, scope: [], explicitScope: false, queued: undefined });
+}
+
+const clip = (v: string, n: number) => v.slice(0, n);
+
+/** The lines a packet's notices open its text with (empty without notices). */
+export const noticeText = (notices: readonly Notice[] | undefined): string =>
+  (notices ?? []).map((n) => n.text).join("\n");
+
+/**
+ * What a packet's notices change in the session's local idea of its scope:
+ * a granted claim is now the scope (the paths waited for and what the
+ * intent held by then); a lost claim's paths leave it, and the scope stops
+ * being explicit so that the next edit of them claims again (and is refused
+ * if a peer took them meanwhile).
+ */
+export function applyNotices(s: SessionFile, notices: readonly Notice[] | undefined): void {
+  for (const n of notices ?? []) {
+    if (n.kind === "scope-granted")
+      s.set({ scope: [...n.paths], explicitScope: n.paths.length > 0, queued: undefined });
+    else if (n.kind === "scope-lost") {
+      const lost = new Set(n.paths);
+      s.set({ scope: s.state.scope.filter((p) => !lost.has(p)), explicitScope: false });
+    } else if (n.kind === "queue-left") s.set({ queued: undefined });
+  }
+}
+
+/** Every packet the adapter receives passes here: its notices change the local scope. */
+function received(s: SessionFile, packet: Packet | null | undefined): void {
+  if (packet?.notices?.length) applyNotices(s, packet.notices);
+}
+
+export async function publish(
+  c: Checkout,
+  s: SessionFile,
+  input: { prompt: string; client: string | null; model: string | null; paths?: string[] },
+): Promise<Envelope<PublishResponse>> {
+  const body: Record<string, unknown> = {
+    type: "publish",
+    prompt: clip(redact(input.prompt), BOUNDS.promptChars) || "(empty prompt)",
+    paths: input.paths ?? [],
+  };
+  if (input.client) body.clientName = clip(input.client, BOUNDS.identityChars);
+  if (input.model) body.model = clip(input.model, BOUNDS.identityChars);
+  const env = await post<PublishResponse>(c, s, body as { type: string });
+  remember(s, env);
+  if (input.client) s.set({ client: input.client });
+  if (input.model) s.set({ model: input.model });
+  if (env.ok)
+    s.set({
+      intentId: env.data.intentId,
+      action: env.data.action,
+      cursor: env.data.packet.cursor,
+      scope: [],
+      explicitScope: false,
+      touched: [],
+      pending: undefined,
+      queued: undefined,
+    });
+  if (env.ok) received(s, env.data.packet);
+  return env;
+}
+
+const STALE_INTENT = new Set(["INTENT_CLOSED", "INTENT_NOT_FOUND", "NOT_INTENT_OWNER"]);
+
+/** Posts on the session's intent (publishing one for a client without a prompt hook); a closed intent gets a fresh prompt once. */
+async function onIntent<T>(
+  c: Checkout,
+  s: SessionFile,
+  prompt: string,
+  body: (intentId: string) => { type: string; [k: string]: unknown },
+): Promise<Envelope<T>> {
+  for (let attempt = 0; ; attempt++) {
+    if (!s.state.intentId) {
+      const env = await publish(c, s, {
+        prompt,
+        client: s.state.client ?? process.env.COHENT_CLIENT ?? null,
+        model: s.state.model,
+      });
+      if (!env.ok) return env;
+    }
+    const env = await post<T>(c, s, body(s.state.intentId!));
+    remember(s, env);
+    if (!env.ok && attempt === 0 && STALE_INTENT.has(env.error.code)) {
+      s.set({ intentId: undefined });
+      continue;
+    }
+    return env;
+  }
+}
+
+export async function intent(
+  c: Checkout,
+  s: SessionFile,
+  record: Record<string, unknown>,
+): Promise<Envelope<IntentResponse>> {
+  const clean = redactDeep(record);
+  const objective = typeof clean.objective === "string" ? clean.objective : "agent work";
+  const env = await onIntent<IntentResponse>(c, s, objective, (intentId) => ({
+    type: "intent",
+    intentId,
+    intent: clean,
+  }));
+  if (env.ok) {
+    s.set({ intentId: env.data.intentId, action: env.data.action, cursor: env.data.packet.cursor });
+    received(s, env.data.packet);
+  }
+  return env;
+}
+
+/**
+ * Claims a scope, replacing the previous claim. `explicit` marks a declared
+ * scope, which then bounds every edit. With `queue`, a collision also joins
+ * the claim queue: the refusal's details say where (ScopeRefusal.queued).
+ */
+export async function claim(
+  c: Checkout,
+  s: SessionFile,
+  paths: string[],
+  explicit: boolean,
+  queue = false,
+): Promise<Envelope<ScopeResponse>> {
+  const env = await onIntent<ScopeResponse>(c, s, "scope claimed through the adapter", (intentId) => ({
+    type: "scope",
+    intentId,
+    paths,
+    ...(queue ? { queue: true } : {}),
+  }));
+  if (env.ok) {
+    s.set({
+      scope: env.data.paths,
+      explicitScope: explicit && paths.length > 0,
+      queued: undefined,
+      ...(env.data.packet?.cursor ? { cursor: env.data.packet.cursor } : {}),
+    });
+    received(s, env.data.packet);
+  } else if (env.error.code === "SCOPE_CONFLICT")
+    s.set({ queued: queuePlace(env.error.details) ? paths : undefined });
+  return env;
+}
+
+/** The queue place a SCOPE_CONFLICT carries when the claim joined the queue, else null. */
+export function queuePlace(details: unknown): QueuePlace | null {
+  const q = (details as { queued?: QueuePlace | null } | undefined)?.queued;
+  return q && typeof q.place === "number" ? q : null;
+}
+
+/** Asks the holders of `paths` to let go; the note reaches them as untrusted peer text. */
+export async function releaseRequest(
+  c: Checkout,
+  s: SessionFile,
+  paths: string[],
+  note: string,
+): Promise<Envelope<ReleaseRequestResponse>> {
+  return onIntent<ReleaseRequestResponse>(c, s, "release requested through the adapter", (intentId) => ({
+    type: "release-request",
+    intentId,
+    paths,
+    note: clip(redact(note), BOUNDS.releaseNoteChars),
+  }));
+}
+
+export type CheckpointInput = {
+  status: "working" | "blocked" | "completed" | "abandoned";
+  summary: string;
+  paths?: string[];
+  pathsSource?: "provided-unverified" | "repository-derived";
+  commit?: string;
+};
+
+export async function checkpoint(
+  c: Checkout,
+  s: SessionFile,
+  input: CheckpointInput,
+): Promise<Envelope<CheckpointResponse>> {
+  if (!s.state.intentId)
+    return fail(
+      "checkpoint",
+      "INVALID_INPUT",
+      "This session has no work intent to checkpoint; publish a prompt or an intent first.",
+    );
+  const body: Record<string, unknown> = {
+    type: "checkpoint",
+    intentId: s.state.intentId,
+    status: input.status,
+    summary: clip(redact(input.summary), BOUNDS.summaryChars),
+  };
+  if (input.paths) body.paths = input.paths;
+  if (input.paths && input.pathsSource) body.pathsSource = input.pathsSource;
+  if (input.commit) body.commit = input.commit;
+  const env = await post<CheckpointResponse>(c, s, body as { type: string });
+  remember(s, env);
+  if (!env.ok) return env;
+  received(s, env.data.packet);
+  if (input.status === "completed" || input.status === "abandoned")
+    s.set({ action: input.status, scope: [], explicitScope: false, touched: [], queued: undefined });
+  else if (input.paths && !input.commit) s.set({ scope: env.data.paths ?? s.state.scope });
+  return env;
+}
+
+/**
+ * Polls for changes after the session's cursor; re-resolves its action. A
+ * packet it brings is kept as pending: the guard polls in PreToolUse, and the
+ * packet is injected (and acknowledged) at the next PostToolUse.
+ */
+export async function poll(c: Checkout, s: SessionFile, waitSeconds = 0): Promise<Envelope<PollResponse>> {
+  if (!s.state.intentId) return fail("poll", "INVALID_INPUT", "This session has no work intent yet.");
+  const env = (await pollAgent(
+    connection(c, s.id),
+    s.state.intentId,
+    s.state.cursor,
+    waitSeconds,
+  )) as Envelope<PollResponse>;
+  remember(s, env);
+  if (env.ok) {
+    s.set({ polledAt: Date.now(), cursor: env.data.cursor });
+    const packet = env.data.packet;
+    if (packet) {
+      received(s, packet);
+      s.set({ action: packet.action, pending: pendingOf(s.state.pending, packet) });
+    }
+  } else if (env.error.code === "INTENT_NOT_FOUND" || env.error.code === "NOT_INTENT_OWNER") {
+    s.set({ intentId: undefined, action: undefined });
+  }
+  return env;
+}
+
+/**
+ * The packet to inject at the next PostToolUse. A packet not yet shown is
+ * replaced, but its notices are told once and never again by the service,
+ * so their lines carry over to open the new text.
+ */
+export function pendingOf(
+  old: SessionState["pending"],
+  packet: Packet,
+): NonNullable<SessionState["pending"]> {
+  const carried = old?.notices ?? "";
+  const own = noticeText(packet.notices);
+  const notices = [carried, own].filter(Boolean).join("\n");
+  return {
+    packetId: packet.id,
+    text: carried ? `${carried}\n${packet.text}` : packet.text,
+    ...(notices ? { notices } : {}),
+  };
+}
+
+/**
+ * Takes the notice lines of the pending packet, for a refusal to carry: the
+ * rest of the packet stays pending for the next PostToolUse (the notices are
+ * told once). Undefined when no notice is pending.
+ */
+export function takeNotices(s: SessionFile): string | undefined {
+  const p = s.state.pending;
+  if (!p?.notices) return undefined;
+  const rest = p.text.startsWith(p.notices) ? p.text.slice(p.notices.length).trim() : p.text;
+  s.set({ pending: rest ? { packetId: p.packetId, text: rest } : undefined });
+  return p.notices;
+}
+
+/** The current brief: goal, this session's latest decision, active peers (related first). */
+export async function context(c: Checkout, s: SessionFile): Promise<Envelope<ContextResponse>> {
+  const env = await post<ContextResponse>(
+    c,
+    s,
+    s.state.intentId ? { type: "context", intentId: s.state.intentId } : { type: "context" },
+  );
+  remember(s, env);
+  if (env.ok && env.data.intentId && env.data.intentId === s.state.intentId && env.data.action)
+    s.set({ action: env.data.action });
+  if (env.ok && env.data.intentId && env.data.intentId === s.state.intentId) received(s, env.data.packet);
+  return env;
+}
+
+/** The other live intents' claimed paths: what the Git guard and `commit` check against (no packet). */
+export async function scopes(c: Checkout, s: SessionFile): Promise<Envelope<ScopesResponse>> {
+  const env = await post<ScopesResponse>(c, s, { type: "scopes" });
+  remember(s, env);
+  return env;
+}
+
+/** Reads the session's control state and renews its lease: the cheapest call that proves the service is there. */
+export async function session(c: Checkout, s: SessionFile): Promise<Envelope<SessionResponse>> {
+  const env = (await sessionRead(connection(c, s.id))) as Envelope<SessionResponse>;
+  remember(s, env);
+  return env;
+}
+
+/** How long SessionEnd gives the release: best effort, well inside the hook's budget. */
+const END_SCOPE_TIMEOUT_MS = 3_000;
+
+/**
+ * SessionEnd: an empty scope for the session's open intent, which frees its
+ * claim and leaves every queue at once (the service treats it so). Best
+ * effort: no publish for a session without an intent.
+ */
+export async function endScope(c: Checkout, s: SessionFile): Promise<void> {
+  const intentId = s.state.intentId;
+  if (!intentId || s.state.action === "completed" || s.state.action === "abandoned") return;
+  await postAgent(
+    { ...connection(c, s.id), timeoutMs: END_SCOPE_TIMEOUT_MS },
+    { type: "scope", intentId, paths: [] },
+  );
+}
+
+/** Reports a refusal the guard made locally, so the Control Room counts it. Best effort: never delays a deny. */
+export async function reportGuard(
+  c: Checkout,
+  s: SessionFile,
+  r: { kind: string; tool: string; paths: string[] },
+): Promise<void> {
+  const body: Record<string, unknown> = {
+    type: "guard",
+    kind: r.kind,
+    tool: clip(r.tool, BOUNDS.identityChars),
+    paths: r.paths.slice(0, BOUNDS.paths),
+  };
+  if (s.state.intentId) body.intentId = s.state.intentId;
+  await postAgent({ ...connection(c, s.id), timeoutMs: 1_500 }, body as { type: string });
+}
+
+/**
+ * Reports the guard wiring's state of this checkout (wiring-check.ts): the
+ * files that differ from what init wrote, or none, which clears an earlier
+ * report. `tool` says what checked: a session start, or doctor.
+ */
+export async function reportWiring(
+  c: Checkout,
+  sessionId: string,
+  tool: string,
+  wiring: WiringReport,
+  timeoutMs: number,
+): Promise<Envelope<GuardResponse>> {
+  return (await postAgent(
+    { ...connection(c, sessionId), timeoutMs },
+    { type: "guard", kind: "wiring", tool: clip(tool, BOUNDS.identityChars), wiring },
+  )) as Envelope<GuardResponse>;
+}
+
+/** Acknowledges the characters of a packet actually injected; once per packet. Undercounting is the only cost of a failure. */
+export async function ack(c: Checkout, sessionId: string, packetId: string, chars: number): Promise<void> {
+  await postAgent({ ...connection(c, sessionId), signal: undefined }, { type: "ack", packetId, chars }).catch(
+    () => undefined,
+  );
+}

@@ -1,0 +1,249 @@
+import type { IncomingMessage, RequestOptions } from "node:http";
+import { http, https } from "../builtins.js";
+import { leanExchange, leanTarget, MAX_RESPONSE_BYTES, type Attempt } from "./tcp.js";
+import { requestText, type WireResponse } from "./wire.js";
+import { WAIT_HEADER } from "@cohent/protocol/bounds";
+import { HOST_HEADER } from "@cohent/protocol/hosts";
+import type { Envelope } from "@cohent/protocol";
+import { fail } from "../envelope.js";
+import { adapterVersionVerdict } from "./version.js";
+
+/**
+ * The agent API over the lean transport (tcp.ts) or node:http, never fetch:
+ * Node 20 loads undici lazily on the first fetch, and that costs a hook more
+ * than the whole round trip to a local server. Any transport failure, a
+ * non-JSON answer or a 5xx without an envelope becomes
+ * CONTROL_PLANE_UNREACHABLE.
+ */
+
+export interface AgentConnection {
+  service: string;
+  token: string;
+  session: string;
+  /** A sub-agent's id (Claude Code's agent_id): its calls are the parent session's, tagged. */
+  agent?: string | null;
+  /** The hook's report of its client, as the x-cohent-host value (client.ts reportHost). */
+  host?: string | null;
+  timeoutMs?: number;
+  /** Aborts the request (MCP cancellation, SIGINT in the agent CLI): the answer is CANCELLED. */
+  signal?: AbortSignal;
+}
+
+export const DEFAULT_TIMEOUT_MS =
+  Number(process.env.COHENT_TIMEOUT_MS) > 0 ? Number(process.env.COHENT_TIMEOUT_MS) : 8_000;
+
+/** The same exchange through node:http or node:https: any URL, any Node. */
+function nodeExchange(
+  target: URL,
+  method: string,
+  headers: Record<string, string>,
+  payload?: string,
+): Attempt {
+  const request = target.protocol === "https:" ? https().request : http().request;
+  const opts: RequestOptions = {
+    method,
+    headers: {
+      ...headers,
+      ...(payload !== undefined ? { "content-length": String(Buffer.byteLength(payload)) } : {}),
+    },
+  };
+  let req: ReturnType<typeof request> | undefined;
+  const done = new Promise<WireResponse>((resolve, reject) => {
+    try {
+      req = request(target, opts, (res: IncomingMessage) => {
+        const chunks: Buffer[] = [];
+        let received = 0;
+        res.on("data", (c: Buffer) => {
+          chunks.push(c);
+          received += c.length;
+          if (received > MAX_RESPONSE_BYTES) {
+            reject(new Error(`an answer larger than ${MAX_RESPONSE_BYTES} bytes`));
+            req?.destroy();
+          }
+        });
+        res.on("error", reject);
+        res.on("end", () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks) }));
+      });
+    } catch (err) {
+      // Refused before sending (an invalid header): its message, as the lean transport reports it.
+      return reject(new Error((err as Error).message));
+    }
+    req.on("error", reject);
+    req.end(payload);
+  });
+  return { done, abort: () => req?.destroy() };
+}
+
+/**
+ * One attempt: the lean transport (tcp.ts) where it serves this URL, else
+ * node:http. A refusal at `localhost`, which the lean one tries as 127.0.0.1
+ * only, goes again through node:http, which also tries ::1.
+ */
+function exchange(target: URL, method: string, headers: Record<string, string>, payload?: string): Attempt {
+  const where = leanTarget(target);
+  const lean = where && leanExchange(where, requestText(method, target, headers, payload));
+  if (!lean) return nodeExchange(target, method, headers, payload);
+  if (target.hostname !== "localhost") return lean;
+  let current = lean;
+  const done = lean.done.catch((err: NodeJS.ErrnoException) => {
+    if (err.code !== "ECONNREFUSED") throw err;
+    current = nodeExchange(target, method, headers, payload);
+    return current.done;
+  });
+  return { done, abort: () => current.abort() };
+}
+
+export async function requestJson(
+  method: "GET" | "POST",
+  url: string,
+  headers: Record<string, string>,
+  body: unknown,
+  operation: string,
+  timeoutMs = DEFAULT_TIMEOUT_MS,
+  signal?: AbortSignal,
+): Promise<Envelope<any>> {
+  const target = new URL(url);
+  const payload = body === undefined ? undefined : JSON.stringify(body);
+  const all = {
+    accept: "application/json",
+    ...headers,
+    ...(payload !== undefined ? { "content-type": "application/json" } : {}),
+  };
+  const unreachable = (why: string) =>
+    fail(
+      operation,
+      "CONTROL_PLANE_UNREACHABLE",
+      `The Cohent service at ${target.origin} cannot be reached (${why}). Start it or fix the service URL in .cohent/project.json; edits and shell commands stay blocked until then.`,
+    );
+  if (signal?.aborted) return cancelled(operation);
+  let attempt: Attempt;
+  try {
+    attempt = exchange(target, method, all, payload);
+  } catch (err) {
+    return unreachable((err as Error).message);
+  }
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let onAbort: (() => void) | undefined;
+  const stop = new Promise<Envelope<any>>((resolve) => {
+    timer = setTimeout(() => resolve(unreachable(`no answer within ${timeoutMs} ms`)), timeoutMs);
+    onAbort = () => resolve(cancelled(operation));
+    signal?.addEventListener("abort", onAbort, { once: true });
+  });
+  const answered = attempt.done.then(
+    ({ status, body }) => {
+      try {
+        const env = JSON.parse(body.toString("utf8")) as Envelope<any>;
+        if (env && env.version === 1 && typeof env.ok === "boolean") return versionWarning(env);
+      } catch {
+        /* fall through */
+      }
+      return unreachable(`HTTP ${status} without a Cohent envelope`);
+    },
+    (err: NodeJS.ErrnoException) => unreachable(err.code ?? err.message),
+  );
+  // A timeout or a cancel drops the connection; a whole answer leaves it (node:http may keep it alive).
+  const env = await Promise.race([answered, stop.then((e) => (attempt.abort(), e))]);
+  clearTimeout(timer);
+  if (onAbort) signal?.removeEventListener("abort", onAbort);
+  return env;
+}
+
+function cancelled(operation: string): Envelope<any> {
+  return fail(
+    operation,
+    "CANCELLED",
+    "The operation was cancelled; the request to the Cohent service was aborted.",
+  );
+}
+
+/**
+ * One immediate resend when the first attempt surely did not take effect:
+ * the server answered DATABASE_UNAVAILABLE (its transaction rolled back), the
+ * connection was refused (never delivered), or, for a GET, the instance
+ * vanished mid-answer (a load balancer's 502, a reset). Behind a balancer the
+ * resend reaches another instance. A timeout is not resent: the hook's time
+ * budget is spent, and a POST may have landed.
+ */
+function resendable(env: Envelope<any>, method: "GET" | "POST"): boolean {
+  if (env.ok || env.error.code === "CANCELLED") return false;
+  if (env.error.code === "DATABASE_UNAVAILABLE") return true;
+  if (env.error.code !== "CONTROL_PLANE_UNREACHABLE") return false;
+  if (/\(ECONNREFUSED\)/.test(env.error.message)) return true;
+  return (
+    method === "GET" &&
+    /\((ECONNRESET|EPIPE|socket hang up)\)|without a Cohent envelope/.test(env.error.message)
+  );
+}
+
+async function withOneResend(
+  method: "GET" | "POST",
+  send: () => Promise<Envelope<any>>,
+): Promise<Envelope<any>> {
+  const first = await send();
+  return resendable(first, method) ? send() : first;
+}
+
+function agentHeaders(c: AgentConnection): Record<string, string> {
+  const h: Record<string, string> = { authorization: `Bearer ${c.token}`, "x-cohent-session": c.session };
+  if (c.agent) h["x-cohent-agent"] = c.agent;
+  if (c.host) h[HOST_HEADER] = c.host;
+  return h;
+}
+
+let versionSaid = false;
+/** An adapter older than the server accepts, or newer than the server: said once per process, on stderr and in the envelope. */
+function versionWarning(env: Envelope<any>): Envelope<any> {
+  const v = adapterVersionVerdict(env.meta);
+  if (!v || v.status === "ok") return env;
+  if (!versionSaid) process.stderr.write(`cohent: ${v.detail}\n`);
+  versionSaid = true;
+  return { ...env, warnings: [...(env.warnings ?? []), v.detail] };
+}
+
+export function postAgent(
+  c: AgentConnection,
+  body: { type: string; [k: string]: unknown },
+): Promise<Envelope<any>> {
+  return withOneResend("POST", () =>
+    requestJson("POST", `${c.service}/api/agent`, agentHeaders(c), body, body.type, c.timeoutMs, c.signal),
+  );
+}
+
+/** The poll; with `waitSeconds` (at most BOUNDS.waitSeconds) a long-poll that answers at the first change. */
+export function pollAgent(
+  c: AgentConnection,
+  intentId: string,
+  cursor?: string,
+  waitSeconds = 0,
+): Promise<Envelope<any>> {
+  const h = {
+    ...agentHeaders(c),
+    "x-cohent-intent": intentId,
+    ...(cursor ? { "x-cohent-cursor": cursor } : {}),
+    ...(waitSeconds > 0 ? { [WAIT_HEADER]: String(waitSeconds) } : {}),
+  };
+  // A long-poll holds the answer up to its wait: the timeout starts after it.
+  const timeoutMs = waitSeconds > 0 ? waitSeconds * 1000 + (c.timeoutMs ?? DEFAULT_TIMEOUT_MS) : c.timeoutMs;
+  return withOneResend("GET", () =>
+    requestJson("GET", `${c.service}/api/agent`, h, undefined, "poll", timeoutMs, c.signal),
+  );
+}
+
+/** The kill-switch read: renews the lease and reports control; no resolver run on the server. */
+export function sessionRead(c: AgentConnection): Promise<Envelope<any>> {
+  return withOneResend("GET", () =>
+    requestJson(
+      "GET",
+      `${c.service}/api/agent/session`,
+      agentHeaders(c),
+      undefined,
+      "session",
+      c.timeoutMs,
+      c.signal,
+    ),
+  );
+}
+
+export function health(service: string, timeoutMs?: number): Promise<Envelope<any>> {
+  return requestJson("GET", `${service}/healthz`, {}, undefined, "health", timeoutMs);
+}

@@ -603,3 +603,23 @@ describe("doctor, the other clients' wiring and trust gates", () => {
     expect(pluginLoads(co.root)).toEqual({ ok: false, why: ".opencode/plugin/cohent.js is missing" });
   });
 });
+
+describe("doctor checks the wiring init writes, from init's own list", () => {
+  it("a Claude Code wiring without SubagentStop and SessionEnd fails, naming both; init's own passes", async () => {
+    const co = await makeCheckout(null);
+    init({ cwd: co.root, server: "http://127.0.0.1:9", repo: "acme/shop", bundle: await builtAdapter() });
+    const claudeHooks = async () => {
+      const r = await run(co, ["doctor", "--json"]);
+      return JSON.parse(r.stdout).data.checks.find((c: { name: string }) => c.name === "claude hooks");
+    };
+    expect(await claudeHooks()).toMatchObject({ status: "ok" });
+    const file = path.join(co.root, ".claude", "settings.json");
+    const settings = JSON.parse(readFileSync(file, "utf8"));
+    delete settings.hooks.SubagentStop;
+    delete settings.hooks.SessionEnd;
+    writeFileSync(file, JSON.stringify(settings, null, 2));
+    const missing = await claudeHooks();
+    expect(missing.status).toBe("fail");
+    expect(missing.detail).toContain("for SubagentStop, SessionEnd;");
+  });
+});

@@ -11,6 +11,7 @@ import { adapterVersionVerdict, recordedVersionVerdict } from "../service/versio
 import { readWiring, reportState, type WiringState } from "./wiring-check.js";
 import { describeChanges } from "./wiring.js";
 import { clientName, clientSummary, clientWiring, wrapsFailure, type ClientWiring } from "./doctor-hosts.js";
+import { CLAUDE_HOOKS, CODEX_HOOKS } from "./init.js";
 
 /**
  * `doctor`: tells the truth about whether this checkout is guarded: the
@@ -27,9 +28,6 @@ interface Check {
   status: Status;
   detail: string;
 }
-
-const CLAUDE_EVENTS = ["SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "Stop"];
-const CODEX_EVENTS = ["SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "Stop"];
 
 function readJson(file: string): any {
   return JSON.parse(readFileSync(file, "utf8"));
@@ -105,7 +103,8 @@ export function codexReport(root: string): { report: CodexReport | null; checks:
           detail: `${root} is ${projectTrust ?? "not trusted"} in ${tomlFile}: Codex does not load .codex/hooks.json at all. Open codex in this directory and trust it.`,
         },
   );
-  const missing = CODEX_EVENTS.filter((e) => !hooks.some((h) => h.ours && h.event === e));
+  // The events init wires (init.ts CODEX_HOOKS), not a list of doctor's own.
+  const missing = CODEX_HOOKS.map((h) => h.event).filter((e) => !hooks.some((h) => h.ours && h.event === e));
   if (missing.length)
     checks.push({
       name: "codex hooks declared",
@@ -254,27 +253,28 @@ export function claudeCheck(root: string): Check {
       detail: ".claude/settings.json is missing or not JSON; run npx cohent init.",
     };
   }
-  const missing = CLAUDE_EVENTS.filter((event) => {
+  // Every entry init wires (init.ts CLAUDE_HOOKS): an event init matches on every tool needs a group that does too.
+  const everyTool = (m: unknown) => m === undefined || m === "" || m === "*" || m === ".*";
+  const missing = CLAUDE_HOOKS.filter(({ event, matcher }) => {
     const groups = Array.isArray(settings?.hooks?.[event]) ? settings.hooks[event] : [];
-    return !groups.some((g: any) => {
-      const all =
-        event !== "PreToolUse" && event !== "PostToolUse"
-          ? true
-          : g?.matcher === undefined || g.matcher === "" || g.matcher === "*" || g.matcher === ".*";
-      return (
-        all &&
+    return !groups.some(
+      (g: any) =>
+        (matcher === undefined || everyTool(g?.matcher)) &&
         Array.isArray(g?.hooks) &&
-        g.hooks.some((h: any) => isCohentHook(h?.command) && /\bhook\b/.test(h.command))
-      );
-    });
-  });
+        g.hooks.some((h: any) => isCohentHook(h?.command) && /\bhook\b/.test(h.command)),
+    );
+  }).map((h) => h.event);
   return missing.length
     ? {
         name: "claude hooks",
         status: "fail",
         detail: `.claude/settings.json does not run the adapter on every tool for ${missing.join(", ")}; run npx cohent init.`,
       }
-    : { name: "claude hooks", status: "ok", detail: "every event runs the adapter." };
+    : {
+        name: "claude hooks",
+        status: "ok",
+        detail: `every event init wires runs the adapter (${CLAUDE_HOOKS.map((h) => h.event).join(", ")}).`,
+      };
 }
 
 /**

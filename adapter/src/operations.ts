@@ -1,9 +1,10 @@
 import { BOUNDS } from "@cohent/protocol/bounds";
 import { CohentError } from "@cohent/protocol/codes";
 import { normalizeRepoPaths } from "@cohent/protocol/paths";
-import type { CheckpointStatus, Envelope, FailureEnvelope } from "@cohent/protocol";
+import { OPERATIONS, isOperation, type Operation } from "@cohent/protocol/operations";
+import type { Envelope, FailureEnvelope, OperationInputs } from "@cohent/protocol";
 import * as client from "./service/client.js";
-import { commitOperation, type CommitInput } from "./git/commit-op.js";
+import { commitOperation } from "./git/commit-op.js";
 import { fail, failFrom, withProtocolFlags } from "./envelope.js";
 import { stagedPaths } from "./git/git.js";
 import { SessionFile } from "./state/runtime.js";
@@ -18,28 +19,18 @@ import { recordUsage, type Surface } from "./state/usage.js";
  * the usage row, and saves the session's state once. It never throws.
  */
 
-export const OPERATIONS = [
-  "publish",
-  "intent",
-  "scope",
-  "checkpoint",
-  "context",
-  "commit",
-  "request-release",
-] as const;
-export type Operation = (typeof OPERATIONS)[number];
+export { OPERATIONS, isOperation, type Operation };
 
-export const isOperation = (s: string | undefined): s is Operation =>
-  (OPERATIONS as readonly string[]).includes(s ?? "");
+/** An operation's input as the protocol defines it (operation-inputs.ts), without the request's envelope fields. */
+type Input<K extends Operation> = Omit<OperationInputs[K], "version" | "repo">;
 
+/** What perform takes: the protocol's inputs, and what only the adapter's own transports add. */
 export interface Inputs {
-  publish: { prompt: string; paths?: string[]; client?: string | null; model?: string | null };
-  intent: { intent: Record<string, unknown> };
+  /** The hook names the client and model it recorded. */
+  publish: Input<"publish"> & { client?: string | null; model?: string | null };
+  intent: Input<"intent">;
   /** `queue` joins the claim queue on a collision; `wait` (seconds, implies queue) then blocks until granted. */
-  scope: {
-    paths: string[];
-    queue?: boolean;
-    wait?: number;
+  scope: Input<"scope"> & {
     /**
      * The queued refusal the PreToolUse hook got for this very command (the
      * relay cannot wait): the command then waits itself, where it can reach
@@ -47,14 +38,10 @@ export interface Inputs {
      */
     queuedByRelay?: FailureEnvelope;
   };
-  checkpoint: {
-    status: CheckpointStatus;
-    summary?: string;
-    source?: { kind: "staged" } | { kind: "paths"; paths: string[] };
-  };
-  context: object;
-  commit: CommitInput;
-  "request-release": { paths: string[]; note?: string };
+  checkpoint: Input<"checkpoint">;
+  context: Input<"context">;
+  commit: Input<"commit">;
+  "request-release": Input<"request-release">;
 }
 
 export interface OperationContext {

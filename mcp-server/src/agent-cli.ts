@@ -155,7 +155,7 @@ async function request(
     o.sessionId ??
     selectSession(root, { own: cliSessionId(), onAmbiguity: "refuse" }).sessionId;
   const data = o.queuedByRelay ? { ...(parsed.data as object), queuedByRelay: o.queuedByRelay } : parsed.data;
-  return perform(op, data as never, {
+  return perform(op, data, {
     root,
     sessionId,
     client: process.env.COHENT_CLIENT?.trim() || null,

@@ -1,112 +1,41 @@
 import { createRequire } from "node:module";
 import { z } from "zod";
-import { OPERATIONS, type Operation } from "@cohent/adapter/operations.js";
 import {
-  BOUNDS,
   CheckpointResponse,
   CommitResponse,
-  CheckpointStatus,
   ContextResponse,
   FailureEnvelope,
-  IntentRecord,
   IntentResponse,
-  PathList,
+  OPERATION_INPUTS as INPUTS,
+  OPERATIONS,
   PublishResponse,
   ReleaseRequestResponse,
   ScopeResponse,
   successEnvelope,
+  type Operation,
+  type OperationInputs as Inputs,
 } from "@cohent/protocol";
 
 /**
- * The requests of the agent CLI and the MCP tools, one zod schema per
- * operation, built from the protocol's own schemas. Strict at every level:
- * an unknown field is INVALID_INPUT. The JSON Schemas that `agent schema`
- * prints and that tools/list publishes are generated from these same
- * objects (in the MCP bundle, at build time: COHENT_SCHEMAS below), and the
- * transports validate with them.
+ * The requests of the agent CLI and the MCP tools: the protocol's operation
+ * inputs (protocol/src/operation-inputs.ts), one zod schema per operation.
+ * The JSON Schemas that `agent schema` prints and that tools/list publishes
+ * are generated from these same objects (in the MCP bundle, at build time:
+ * COHENT_SCHEMAS below), and the transports validate with them.
  */
 
-export { isOperation, OPERATIONS, type Operation } from "@cohent/adapter/operations.js";
-
-/** Optional everywhere; when given it must normalize to the repository the process is bound to. */
-const Repo = z.string().optional();
-const Version = z.literal(1).optional();
-
-export const PublishInput = z.strictObject({
-  version: Version,
-  repo: Repo,
-  prompt: z.string().min(1).max(BOUNDS.promptChars).describe("The user's request, as given."),
-  paths: PathList.optional().describe("Paths likely touched (hints)."),
-});
-
-export const IntentInput = z.strictObject({
-  version: Version,
-  repo: Repo,
-  intent: IntentRecord,
-});
-
-export const ScopeInput = z.strictObject({
-  version: Version,
-  repo: Repo,
-  paths: PathList.describe("Paths or globs; replaces your claim; [] releases it."),
-  queue: z.boolean().optional().describe("On a conflict, queue; a later packet says granted."),
-  /** Agent CLI only (MCP leaves it out): a tool call should not block for minutes. */
-  wait: z
-    .number()
-    .int()
-    .min(1)
-    .max(BOUNDS.scopeWaitSeconds)
-    .optional()
-    .describe("Queue, then block up to this many seconds until granted."),
-});
-
-export const ReleaseInput = z.strictObject({
-  version: Version,
-  repo: Repo,
-  paths: PathList.min(1),
-  note: z.string().max(BOUNDS.releaseNoteChars).optional(),
-});
-
-export const CheckpointSource = z.discriminatedUnion("kind", [
-  z.strictObject({ kind: z.literal("staged") }),
-  z.strictObject({ kind: z.literal("paths"), paths: PathList }),
-]);
-
-export const CheckpointInput = z.strictObject({
-  version: Version,
-  repo: Repo,
-  status: CheckpointStatus,
-  summary: z.string().max(BOUNDS.summaryChars).optional(),
-  source: CheckpointSource.optional().describe(
-    "staged: paths from git diff --cached; paths: your list (unverified).",
-  ),
-});
-
-export const ContextInput = z.strictObject({
-  version: Version,
-  repo: Repo,
-});
-
-export const CommitInput = z.strictObject({
-  version: Version,
-  repo: Repo,
-  // Its length is commit's to bound (commit.ts), not the listing's.
-  message: z.string().trim().min(1),
-  /** Unclaimed changed paths to include too; the scope's own changes always are. */
-  paths: PathList.optional(),
-});
-
-export const INPUTS = {
-  publish: PublishInput,
-  intent: IntentInput,
-  scope: ScopeInput,
-  checkpoint: CheckpointInput,
-  context: ContextInput,
-  commit: CommitInput,
-  "request-release": ReleaseInput,
-} as const satisfies Record<Operation, z.ZodType>;
-
-export type Inputs = { [K in Operation]: z.infer<(typeof INPUTS)[K]> };
+export { isOperation, OPERATIONS, type Operation } from "@cohent/protocol";
+export {
+  CheckpointInput,
+  CheckpointSource,
+  CommitInput,
+  ContextInput,
+  IntentInput,
+  PublishInput,
+  ReleaseInput,
+  ScopeInput,
+} from "@cohent/protocol";
+export { INPUTS, type Inputs };
 
 /**
  * Success or failure, one envelope. `agent schema` prints the protocol's full

@@ -163,7 +163,7 @@ export async function mcpMain(argv: readonly string[], opts: { scriptUrl: string
         sticky: session,
         onAmbiguity: "own",
       });
-      const env = await perform(op, parsed.data as never, {
+      const env = await perform(op, parsed.data, {
         root: bound,
         sessionId: picked.sessionId,
         client: clientName(),

@@ -8,6 +8,8 @@ export * from "./paths.js";
 export * from "./hosts.js";
 export * from "./intent.js";
 export * from "./requests.js";
+export * from "./operations.js";
+export * from "./operation-inputs.js";
 export * from "./packets.js";
 export * from "./responses.js";
 export * from "./envelope.js";

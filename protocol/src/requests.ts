@@ -176,6 +176,8 @@ export type ScopeRequest = z.infer<typeof ScopeRequest>;
 export type CheckpointRequest = z.infer<typeof CheckpointRequest>;
 export type AckRequest = z.infer<typeof AckRequest>;
 export type AgentRequest = z.infer<typeof AgentRequest>;
+/** The body of POST /api/agent as a client sends it: the fields with a default may be left out. */
+export type AgentRequestBody = z.input<typeof AgentRequest>;
 export type ContextRequest = z.infer<typeof ContextRequest>;
 export type GuardRequest = z.infer<typeof GuardRequest>;
 export type WiringChange = z.infer<typeof WiringChange>;

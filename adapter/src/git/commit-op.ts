@@ -9,6 +9,7 @@ import { ok } from "../envelope.js";
 import type { PeerScope } from "./git-guard.js";
 import { postAgent } from "../service/http.js";
 import type { SessionFile } from "../state/runtime.js";
+import type { Inputs } from "../operations.js";
 
 /**
  * The `commit` operation: asks the service for the active peers' scopes,
@@ -27,11 +28,8 @@ import type { SessionFile } from "../state/runtime.js";
  * recorded: false and a warning: the commit is in Git either way.
  */
 
-export interface CommitInput {
-  message: string;
-  /** Changed paths outside every scope to commit too (a path in a peer's scope is refused). */
-  paths?: string[];
-}
+/** The protocol's commit input (operation-inputs.ts): the message, and changed paths outside every scope to commit too (a path in a peer's scope is refused). */
+export type CommitInput = Inputs["commit"];
 
 /** The other live intents' scopes, from the service (one `scopes` read). Throws the service's failure. */
 export async function activePeers(c: client.Checkout, s: SessionFile): Promise<PeerScope[]> {

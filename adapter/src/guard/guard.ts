@@ -15,7 +15,7 @@ import {
   SCOPE_QUEUE_COMMAND,
   shellWord,
 } from "@cohent/protocol/scope-commands";
-import type { QueuePlace, ScopeConflict } from "@cohent/protocol";
+import type { GuardRequest, QueuePlace, ScopeConflict } from "@cohent/protocol";
 import type { GuardWrite } from "./guard-file-writes.js";
 import { SECTION_BEGIN, SECTION_END } from "./guard-files.js";
 import type { SessionState } from "../state/runtime.js";
@@ -245,7 +245,7 @@ export function autoClaim(call: { kind: ToolKind }, s: Snapshot): string[] | nul
 }
 
 /** Refusals the service cannot see, reported so that they count (it counts scope conflicts itself). */
-export function reportedKind(v: Verdict, s: Snapshot): string | null {
+export function reportedKind(v: Verdict, s: Snapshot): GuardRequest["kind"] | null {
   if (v.condition === "stopped") return s.control === "cancelled" ? "cancelled" : "paused";
   if (v.condition === "intentNotReady") return "intent-not-ready";
   if (v.condition === "outsideScope") return "outside-scope";

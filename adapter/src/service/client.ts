@@ -1,6 +1,7 @@
 import { BOUNDS } from "@cohent/protocol/bounds";
 import { hostHeader, type HostReport } from "@cohent/protocol/hosts";
 import type {
+  AgentRequestBody,
   CheckpointResponse,
   ContextResponse,
   Envelope,
@@ -69,7 +70,10 @@ export function connection(c: Checkout, sessionId: string): AgentConnection {
   };
 }
 
-const post = <T>(c: Checkout, s: SessionFile, body: { type: string; [k: string]: unknown }) =>
+/** One request body of the protocol's, by its type (protocol/src/requests.ts). */
+type Body<T extends AgentRequestBody["type"]> = Extract<AgentRequestBody, { type: T }>;
+
+const post = <T>(c: Checkout, s: SessionFile, body: AgentRequestBody) =>
   postAgent(connection(c, s.id), body) as Promise<Envelope<T>>;
 
 /** Every answer's meta says whether the session is paused or cancelled: remember it. */
@@ -134,14 +138,14 @@ export async function publish(
   s: SessionFile,
   input: { prompt: string; client: string | null; model: string | null; paths?: string[] },
 ): Promise<Envelope<PublishResponse>> {
-  const body: Record<string, unknown> = {
+  const body: Body<"publish"> = {
     type: "publish",
     prompt: clip(redact(input.prompt), BOUNDS.promptChars) || "(empty prompt)",
     paths: input.paths ?? [],
   };
   if (input.client) body.clientName = clip(input.client, BOUNDS.identityChars);
   if (input.model) body.model = clip(input.model, BOUNDS.identityChars);
-  const env = await post<PublishResponse>(c, s, body as { type: string });
+  const env = await post<PublishResponse>(c, s, body);
   remember(s, env);
   if (input.client) s.set({ client: input.client });
   if (input.model) s.set({ model: input.model });
@@ -167,7 +171,7 @@ async function onIntent<T>(
   c: Checkout,
   s: SessionFile,
   prompt: string,
-  body: (intentId: string) => { type: string; [k: string]: unknown },
+  body: (intentId: string) => AgentRequestBody,
 ): Promise<Envelope<T>> {
   for (let attempt = 0; ; attempt++) {
     if (!s.state.intentId) {
@@ -191,7 +195,7 @@ async function onIntent<T>(
 export async function intent(
   c: Checkout,
   s: SessionFile,
-  record: Record<string, unknown>,
+  record: Body<"intent">["intent"],
 ): Promise<Envelope<IntentResponse>> {
   const clean = redactDeep(record);
   const objective = typeof clean.objective === "string" ? clean.objective : "agent work";
@@ -278,7 +282,7 @@ export async function checkpoint(
       "INVALID_INPUT",
       "This session has no work intent to checkpoint; publish a prompt or an intent first.",
     );
-  const body: Record<string, unknown> = {
+  const body: Body<"checkpoint"> = {
     type: "checkpoint",
     intentId: s.state.intentId,
     status: input.status,
@@ -287,7 +291,7 @@ export async function checkpoint(
   if (input.paths) body.paths = input.paths;
   if (input.paths && input.pathsSource) body.pathsSource = input.pathsSource;
   if (input.commit) body.commit = input.commit;
-  const env = await post<CheckpointResponse>(c, s, body as { type: string });
+  const env = await post<CheckpointResponse>(c, s, body);
   remember(s, env);
   if (!env.ok) return env;
   received(s, env.data.packet);
@@ -405,16 +409,16 @@ export async function endScope(c: Checkout, s: SessionFile): Promise<void> {
 export async function reportGuard(
   c: Checkout,
   s: SessionFile,
-  r: { kind: string; tool: string; paths: string[] },
+  r: { kind: Body<"guard">["kind"]; tool: string; paths: string[] },
 ): Promise<void> {
-  const body: Record<string, unknown> = {
+  const body: Body<"guard"> = {
     type: "guard",
     kind: r.kind,
     tool: clip(r.tool, BOUNDS.identityChars),
     paths: r.paths.slice(0, BOUNDS.paths),
   };
   if (s.state.intentId) body.intentId = s.state.intentId;
-  await postAgent({ ...connection(c, s.id), timeoutMs: 1_500 }, body as { type: string });
+  await postAgent({ ...connection(c, s.id), timeoutMs: 1_500 }, body);
 }
 
 /**

@@ -4,7 +4,7 @@ import { leanExchange, leanTarget, MAX_RESPONSE_BYTES, type Attempt } from "./tc
 import { requestText, type WireResponse } from "./wire.js";
 import { WAIT_HEADER } from "@cohent/protocol/bounds";
 import { HOST_HEADER } from "@cohent/protocol/hosts";
-import type { Envelope } from "@cohent/protocol";
+import type { AgentRequestBody, Envelope } from "@cohent/protocol";
 import { fail } from "../envelope.js";
 import { adapterVersionVerdict } from "./version.js";
 
@@ -200,10 +200,7 @@ function versionWarning(env: Envelope<any>): Envelope<any> {
   return { ...env, warnings: [...(env.warnings ?? []), v.detail] };
 }
 
-export function postAgent(
-  c: AgentConnection,
-  body: { type: string; [k: string]: unknown },
-): Promise<Envelope<any>> {
+export function postAgent(c: AgentConnection, body: AgentRequestBody): Promise<Envelope<any>> {
   return withOneResend("POST", () =>
     requestJson("POST", `${c.service}/api/agent`, agentHeaders(c), body, body.type, c.timeoutMs, c.signal),
   );

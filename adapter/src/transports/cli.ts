@@ -131,7 +131,8 @@ export function parseHuman(
       }
       if (!record || typeof record !== "object" || Array.isArray(record))
         throw new CohentError("INVALID_INPUT", "The intent must be a JSON object.");
-      return { op: "intent", input: { intent: record as Record<string, unknown> } };
+      // The service validates the record (IntentRecord); the CLI checks only that it is an object.
+      return { op: "intent", input: { intent: record as Inputs["intent"]["intent"] } };
     }
     case "scope":
       return { op: "scope", input: parseScope(args) };

@@ -72,6 +72,8 @@ export const notices = (h: Handle): Notices => {
       take: number,
       packet: { id: string; repoId: string; at: Date },
     ): Promise<Notice[]> => {
+      // Every packet asks; almost always there is none: one index seek answers that.
+      if (!(await anyUntold(intentId))) return [];
       const rows = await x.all(
         `SELECT ${T.Notice.cols()} FROM "Notice" WHERE "intentId" = ? AND "toldAt" IS NULL ORDER BY "createdAt" ASC, "id" ASC LIMIT ?`,
         intentId,

@@ -34,14 +34,19 @@ export const releaseAsks = ({ x }: Handle): ReleaseAsks => ({
   }) => {
     await insert(x, T.ReleaseAsk, { ...a, paths: json(paths), createdAt: at });
   },
-  /** The open asks made of a holder (every claim asks: usually none, one index seek). */
+  /** The open asks made of a holder (every claim asks: usually there is none, which one index seek answers). */
   openTo: async (toIntentId: string) =>
-    (
-      await x.all(
-        `SELECT ${COLS} FROM "ReleaseAsk" WHERE "toIntentId" = ? AND "closedAt" IS NULL ORDER BY "createdAt" ASC`,
-        toIntentId,
-      )
-    ).map(toAsk),
+    !(await x.get(
+      `SELECT 1 FROM "ReleaseAsk" WHERE "toIntentId" = ? AND "closedAt" IS NULL LIMIT 1`,
+      toIntentId,
+    ))
+      ? []
+      : (
+          await x.all(
+            `SELECT ${COLS} FROM "ReleaseAsk" WHERE "toIntentId" = ? AND "closedAt" IS NULL ORDER BY "createdAt" ASC`,
+            toIntentId,
+          )
+        ).map(toAsk),
   /** Every open ask of the repository, oldest first: the Scopes view. */
   openOfRepo: async (repoId: string) =>
     (

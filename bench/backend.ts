@@ -106,7 +106,7 @@ export async function benchResolveLoaded() {
   const { tmpdir } = await import("node:os");
   const path = await import("node:path");
   const { openStore } = await import("../backend/src/store/index.js");
-  const { sqliteTime } = await import("../backend/src/store/fast.js");
+  const { sqliteTime } = await import("../backend/src/store/sql/exec.js");
   const { indexNames, lookupOf } = await import("../backend/src/core/resolver-index.js");
   const { toResolverIntent } = await import("../backend/src/operations/shared/views.js");
   const rows: {
@@ -123,7 +123,9 @@ export async function benchResolveLoaded() {
     try {
       const now = new Date();
       const at = sqliteTime(now);
-      const side = db.side!;
+      // Seeded on a connection of its own: the store reads what is committed.
+      const { default: Database } = await import("better-sqlite3");
+      const side = new Database(path.join(dir, "bench.sqlite"));
       side
         .prepare(`INSERT INTO "Repository" ("id", "name", "createdAt") VALUES ('r', 'bench/resolve', ?)`)
         .run(at);

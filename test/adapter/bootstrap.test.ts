@@ -57,7 +57,9 @@ describe("bootstrap", () => {
 
     const prompt = await hook(co, claude.prompt("paired-1", co.root, "hello"), claude.env);
     expect(prompt.context).toContain("[cohent plan]");
-    const rows = await server.deps.db.tx((tx) => tx.intent.findMany({ where: { prompt: "hello" } }));
+    const rows = await server.deps.db.prisma.$transaction((tx) =>
+      tx.intent.findMany({ where: { prompt: "hello" } }),
+    );
     expect(rows.map((r) => r.person)).toEqual(["carol"]);
   }, 30_000);
 
@@ -91,7 +93,9 @@ describe("bootstrap", () => {
       COHENT_AGENT_TOKEN: "coh_revoked-or-unknown-token-value",
     });
     expect(bad.context).toContain("UNAUTHENTICATED");
-    const rows = await server.deps.db.tx((tx) => tx.intent.findMany({ where: { prompt: "from dave" } }));
+    const rows = await server.deps.db.prisma.$transaction((tx) =>
+      tx.intent.findMany({ where: { prompt: "from dave" } }),
+    );
     expect(rows.map((r) => r.person)).toEqual(["dave"]);
   });
 });

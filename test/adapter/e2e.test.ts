@@ -44,12 +44,14 @@ describe("one agent: publish, intent, guarded edits, checkpoints", () => {
     expect(prompt.context).toContain("Ship the new checkout");
 
     const intentRow = (await sessionByKey(S)).intents[0]!;
-    const stored = await fx.backend.deps.db.tx((tx) => tx.intent.findUnique({ where: { id: intentRow.id } }));
+    const stored = await fx.backend.deps.db.prisma.$transaction((tx) =>
+      tx.intent.findUnique({ where: { id: intentRow.id } }),
+    );
     expect(stored!.prompt).toContain("[REDACTED:anthropic]");
     expect(stored!.prompt).not.toContain("sk-ant-api03");
     expect(stored!.client).toBe("Claude Code");
     // The injected plan packet is acknowledged with exactly the characters injected.
-    const plan = await fx.backend.deps.db.tx((tx) =>
+    const plan = await fx.backend.deps.db.prisma.$transaction((tx) =>
       tx.packet.findFirst({ where: { intentId: intentRow.id, kind: "plan" } }),
     );
     expect(plan!.ackedChars).toBe(prompt.context!.length);
@@ -89,7 +91,7 @@ describe("one agent: publish, intent, guarded edits, checkpoints", () => {
       env,
     );
     expect(edit.denied).toBeNull();
-    const claim = await fx.backend.deps.db.tx((tx) =>
+    const claim = await fx.backend.deps.db.prisma.$transaction((tx) =>
       tx.claim.findUnique({ where: { intentId: intentRow.id } }),
     );
     expect(JSON.parse(claim!.paths)).toEqual(["src/checkout/validate.ts"]);
@@ -100,7 +102,7 @@ describe("one agent: publish, intent, guarded edits, checkpoints", () => {
       env,
     );
     await hook(co, claude.stop(S, co.root), env);
-    const closed = await fx.backend.deps.db.tx((tx) =>
+    const closed = await fx.backend.deps.db.prisma.$transaction((tx) =>
       tx.intent.findUnique({
         where: { id: intentRow.id },
         include: { checkpoints: { orderBy: { createdAt: "asc" } } },
@@ -217,7 +219,7 @@ describe("two sessions in one checkout", () => {
     expect(outside.denied).toMatch(/web\/other\.tsx lies outside your declared scope \(web\/payments\)/);
     // The adapter reports the refusal it made locally, so the Control Room counts it as a path-guard catch.
     expect((await admin.metrics(fx.backend.deps, REPO)).pathGuardCatches).toBe(catchesBefore + 1);
-    const reported = await fx.backend.deps.db.tx((tx) =>
+    const reported = await fx.backend.deps.db.prisma.$transaction((tx) =>
       tx.guardCatch.findFirst({ where: { kind: "outside-scope" }, orderBy: { createdAt: "desc" } }),
     );
     expect(JSON.parse(reported!.paths)).toEqual(["web/other.tsx"]);
@@ -259,7 +261,7 @@ describe("two sessions in one checkout", () => {
       expect(r.cmd!.stdout).toMatch(new RegExp(`: ${action}\\.`));
       await hook(co, claude.stop(session, co.root), envB);
       const intentId = JSON.parse(readFileSync(runtime, "utf8")).sessions[session].intentId;
-      const row = await fx.backend.deps.db.tx((tx) =>
+      const row = await fx.backend.deps.db.prisma.$transaction((tx) =>
         tx.intent.findUnique({ where: { id: intentId }, include: { checkpoints: true } }),
       );
       expect(row!.state).not.toBe("completed");
@@ -433,7 +435,9 @@ describe("Claude Code sub-agents", () => {
       agent_type: "general-purpose",
     });
     const intentState = async () =>
-      (await fx.backend.deps.db.tx((tx) => tx.intent.findUnique({ where: { id: state().intentId } })))!.state;
+      (await fx.backend.deps.db.prisma.$transaction((tx) =>
+        tx.intent.findUnique({ where: { id: state().intentId } }),
+      ))!.state;
 
     await hook(co, claude.prompt(S, co.root, "Build the feature"), env);
     await agentRuns(co, claude, S, ["intent", intentJson({ objective: "Feature", outputs: ["feature"] })], {
@@ -515,7 +519,9 @@ describe("Claude Code sub-agents", () => {
     const state = () =>
       JSON.parse(readFileSync(path.join(co.root, ".cohent", "runtime.json"), "utf8")).sessions[S];
     const intent = async () =>
-      (await fx.backend.deps.db.tx((tx) => tx.intent.findUnique({ where: { id: state().intentId } })))!;
+      (await fx.backend.deps.db.prisma.$transaction((tx) =>
+        tx.intent.findUnique({ where: { id: state().intentId } }),
+      ))!;
     const A = "a11af1961474b3b94";
     const sub = (payload: object) => ({ ...payload, agent_id: A, agent_type: "general-purpose" });
     const task = (id: string, type: string) => ({ id, type, status: "running", description: id });

@@ -76,7 +76,7 @@ function relaysFor(co: Checkout, argv: string[]): { sessionId: string }[] {
 }
 
 async function checkpointsWith(summary: string) {
-  return fx.backend.deps.db.tx((tx) =>
+  return fx.backend.deps.db.prisma.$transaction((tx) =>
     tx.checkpoint.findMany({ where: { summary }, include: { intent: { include: { session: true } } } }),
   );
 }
@@ -257,7 +257,7 @@ describe("the relay", () => {
     expect(pre.denied).toBeNull(); // the adapter's own command, exempt
     const cmd = await run(co, argv);
     // Before: the hook performed it in the other checkout, with that checkout's credential, for a session the pause does not hold.
-    const elsewhere = await fx.backend.deps.db.tx((tx) =>
+    const elsewhere = await fx.backend.deps.db.prisma.$transaction((tx) =>
       tx.intent.findMany({ where: { record: { contains: objective } } }),
     );
     expect(elsewhere).toEqual([]);

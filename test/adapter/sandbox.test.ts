@@ -33,7 +33,7 @@ describe("the sandbox relay", () => {
     expect(relayed.pre.denied).toBeNull();
     expect(relayed.cmd!.code, relayed.cmd!.stdout + relayed.cmd!.stderr).toBe(0);
     const envelope = intentEnvelope(relayed.cmd!.stdout, "proceed");
-    const stored = await fx.backend.deps.db.tx((tx) =>
+    const stored = await fx.backend.deps.db.prisma.$transaction((tx) =>
       tx.intent.findUnique({ where: { id: envelope.data.intentId } }),
     );
     expect(JSON.parse(stored!.record!).objective).toBe("Agent CLI in the sandbox");
@@ -109,7 +109,7 @@ describe("the sandbox relay", () => {
     });
     expect(scope.cmd!.code).toBe(0);
     expect(scope.cmd!.stdout).toContain("Scope claimed: reports/ledger.");
-    const claim = await fx.backend.deps.db.tx((tx) =>
+    const claim = await fx.backend.deps.db.prisma.$transaction((tx) =>
       tx.claim.findUnique({ where: { intentId: envelope.data.intentId } }),
     );
     expect(JSON.parse(claim!.paths)).toEqual(["reports/ledger"]);
@@ -124,7 +124,7 @@ describe("the sandbox relay", () => {
       commandNodeArgs: sandboxed,
     });
     expect(done.cmd!.code).toBe(0);
-    const intent = await fx.backend.deps.db.tx((tx) =>
+    const intent = await fx.backend.deps.db.prisma.$transaction((tx) =>
       tx.intent.findUnique({ where: { id: envelope.data.intentId } }),
     );
     expect(intent!.state).toBe("completed");

@@ -92,7 +92,7 @@ describe("sharing one checkout", () => {
     expect(pre.denied).toContain("node .cohent/cohent.mjs commit -m 'ship it'");
     // The hook only looked: the tree, the index and HEAD are as they were.
     expect({ ...snapshot(co.root, "."), head: sh(co.root, "rev-parse", "HEAD") }).toEqual(before);
-    const catches = await fx.backend.deps.db.tx((tx) =>
+    const catches = await fx.backend.deps.db.prisma.$transaction((tx) =>
       tx.guardCatch.findMany({ where: { intentId: anaIntent } }),
     );
     expect(catches.map((c) => c.kind)).toEqual(["git-peer-changes"]);
@@ -135,13 +135,13 @@ describe("sharing one checkout", () => {
     expect(sh(co.root, "status", "--porcelain", "--", "src/a")).toBe("");
 
     // The commit is a checkpoint of Ana's intent; the claim stays; the Control Room and the recap show it.
-    const cps = await fx.backend.deps.db.tx((tx) =>
+    const cps = await fx.backend.deps.db.prisma.$transaction((tx) =>
       tx.checkpoint.findMany({ where: { intentId: anaIntent, source: { startsWith: "commit:" } } }),
     );
     expect(cps.map((c) => [c.source, JSON.parse(c.paths!)])).toEqual([
       [`commit:${hash}`, ["src/a/new.ts", "src/a/x.ts"]],
     ]);
-    const claim = await fx.backend.deps.db.tx((tx) =>
+    const claim = await fx.backend.deps.db.prisma.$transaction((tx) =>
       tx.claim.findUnique({ where: { intentId: anaIntent } }),
     );
     expect(JSON.parse(claim!.paths)).toEqual(["src/a"]);

@@ -137,7 +137,7 @@ export async function agentSessions(ws: Workspace) {
 /** The agent's work intents as stored (open or closed), with the agent-authored record and checkpoints. */
 export async function agentIntents(ws: Workspace) {
   const ids = (await agentSessions(ws)).map((s) => s.id);
-  const rows = await ws.backend.deps.db.tx((tx) =>
+  const rows = await ws.backend.deps.db.prisma.$transaction((tx) =>
     tx.intent.findMany({
       where: { sessionId: { in: ids } },
       include: { checkpoints: { orderBy: { createdAt: "asc" } } },

@@ -989,7 +989,7 @@ SCENARIOS.push({
       JSON.stringify(bobAfter) === JSON.stringify(bobBefore) && bobAfter.cached.includes("staged by bob"),
       `before ${clip(JSON.stringify(bobBefore))}; after ${clip(JSON.stringify(bobAfter))}`,
     );
-    const recorded = await c.ws.backend.deps.db.tx((tx) =>
+    const recorded = await c.ws.backend.deps.db.prisma.$transaction((tx) =>
       tx.checkpoint.findMany({ where: { source: `commit:${head}` } }),
     );
     c.check.expect(

@@ -3,7 +3,7 @@ import { createStore, migrate, openDb, type Db, type Store, type Tx } from "@coh
 import { freshDatabaseUrl } from "../helpers/backend.js";
 import { DATABASE_KINDS } from "../helpers/kinds.js";
 import { batcher } from "../../backend/src/store/batch.js";
-import type { Raw } from "../../backend/src/store/shell.js";
+import type { Raw } from "../../backend/src/store/handle.js";
 
 /**
  * Group commit (store/batch): writes to one repository that meet share one
@@ -126,7 +126,7 @@ describe.each(DATABASE_KINDS)("batched writes (%s)", (kind) => {
     },
   );
 
-  // On PostgreSQL these writes are sent without waiting for their answers (store/fast `later`,
+  // On PostgreSQL these writes are sent without waiting for their answers (store/sql/exec `later`,
   // pipelined): a failure must still fail its own member, with its own error, and only that member.
   const failing = (i: number, how: "check" | "constraint" | null, batch = true) =>
     store.tx(

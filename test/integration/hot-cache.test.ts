@@ -18,7 +18,7 @@ import { openTwoHandles, type TwoHandles } from "../helpers/two-handles.js";
 import { DATABASE_KINDS } from "../helpers/kinds.js";
 
 /**
- * The hot path's memory (store/hot) against a second handle on the same
+ * The hot path's memory (store/memory) against a second handle on the same
  * database: another process on SQLite (the admin CLI), another instance on
  * PostgreSQL. What one changes, the other's cached reads show within the
  * bound of store/changes.

@@ -5,9 +5,9 @@ import { DATABASE_KINDS } from "../helpers/kinds.js";
 
 /**
  * Nothing accepted is ever lost: a write outside a transaction is never swept
- * into another caller's rollback. On SQLite every query shares one
- * connection; the store relies on Prisma queueing plain statements behind an
- * open interactive transaction, and this test holds it to that.
+ * into another caller's rollback. On SQLite every write of the store shares
+ * one connection; a plain write waits for the open transaction's turn and
+ * commits on its own, and this test holds the store to that.
  */
 describe.each(DATABASE_KINDS)("store (%s)", (kind) => {
   let db: Db;
@@ -24,24 +24,26 @@ describe.each(DATABASE_KINDS)("store (%s)", (kind) => {
   });
 
   it("a plain write made while another transaction is open survives that transaction's rollback", async () => {
-    const now = new Date();
-    await db.prisma.repository.create({ data: { id: "rep_plain", name: "acme/plain", createdAt: now } });
+    const at = db.read.time(new Date());
+    const add = `INSERT INTO "Repository" ("id", "name", "createdAt") VALUES (?, ?, ?)`;
+    await db.read.run(add, "rep_plain", "acme/plain", at);
     let inside!: () => void;
     const opened = new Promise<void>((r) => (inside = r));
-    const failing = db.tx(async (tx) => {
-      await tx.repository.create({ data: { id: "rep_rolled", name: "acme/rolled", createdAt: now } });
+    const failing = db.tx(async (x) => {
+      await x.run(add, "rep_rolled", "acme/rolled", at);
       inside();
       await new Promise((r) => setTimeout(r, 100));
       throw new Error("roll back");
     });
     await opened;
-    // A single-statement write, which Prisma sends without a transaction of its own.
-    const plain = db.prisma.$executeRawUnsafe(
-      `UPDATE "Repository" SET "goal" = 'kept' WHERE "id" = 'rep_plain'`,
-    );
+    // A single-statement write outside any transaction: it commits on its own.
+    const plain = db.read.run(`UPDATE "Repository" SET "goal" = 'kept' WHERE "id" = 'rep_plain'`);
     await expect(failing).rejects.toThrow("roll back");
     await plain;
-    const rows = (await db.prisma.repository.findMany()).map((r) => [r.name, r.goal]);
+    const rows = (await db.read.all(`SELECT "name", "goal" FROM "Repository" ORDER BY "name"`)).map((r) => [
+      r.name,
+      r.goal,
+    ]);
     expect(rows).toEqual([["acme/plain", "kept"]]);
   });
 });

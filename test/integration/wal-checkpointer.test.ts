@@ -36,8 +36,13 @@ describe("WAL checkpointer (sqlite)", () => {
     await migrate(fresh.url);
     db = await openDb(fresh.url, { walCheckpointer });
     for (let i = 0; i < 20; i++)
-      await db.tx((tx) =>
-        tx.repository.create({ data: { id: `rep_${i}`, name: `acme/r${i}`, createdAt: new Date() } }),
+      await db.tx((x) =>
+        x.run(
+          `INSERT INTO "Repository" ("id", "name", "createdAt") VALUES (?, ?, ?)`,
+          `rep_${i}`,
+          `acme/r${i}`,
+          x.time(new Date()),
+        ),
       );
     return fresh.url.replace(/^file:/, "");
   }
@@ -64,8 +69,13 @@ describe("WAL checkpointer (sqlite)", () => {
     const file = await writeRepos(true);
     await db!.close();
     db = await openDb(`file:${file}`, { walCheckpointer: true });
-    await db.tx((tx) =>
-      tx.repository.create({ data: { id: "rep_again", name: "acme/again", createdAt: new Date() } }),
+    await db.tx((x) =>
+      x.run(
+        `INSERT INTO "Repository" ("id", "name", "createdAt") VALUES (?, ?, ?)`,
+        "rep_again",
+        "acme/again",
+        x.time(new Date()),
+      ),
     );
     let n = 0;
     for (let i = 0; i < 40 && n < 21; i++) {

@@ -77,7 +77,7 @@ describe("agent CLI", () => {
       ok: true,
       data: { status: "working", paths: ["-rf", "search.ts"] },
     });
-    const rows: any[] = await backend.deps.db.tx((tx: any) =>
+    const rows: any[] = await backend.deps.db.prisma.$transaction((tx: any) =>
       tx.checkpoint.findMany({ where: { intentId: p.data.intentId } }),
     );
     expect(rows.map((r) => r.source)).toEqual(["repository-derived"]);

@@ -109,7 +109,7 @@ describe("MCP server", () => {
         }),
       );
       expect(cp).toMatchObject({ ok: true, data: { status: "working", paths: ["src/cart/page.ts"] } });
-      const rows: any[] = await backend.deps.db.tx((tx: any) =>
+      const rows: any[] = await backend.deps.db.prisma.$transaction((tx: any) =>
         tx.checkpoint.findMany({ where: { intentId: pub.data.intentId } }),
       );
       expect(rows.map((r: any) => r.source)).toEqual(["repository-derived"]);
@@ -121,7 +121,7 @@ describe("MCP server", () => {
         }),
       );
       expect(cp2.ok).toBe(true);
-      const rows2: any[] = await backend.deps.db.tx((tx: any) =>
+      const rows2: any[] = await backend.deps.db.prisma.$transaction((tx: any) =>
         tx.checkpoint.findMany({ where: { intentId: pub.data.intentId }, orderBy: { createdAt: "asc" } }),
       );
       expect(rows2.map((r: any) => r.source)).toEqual(["repository-derived", "provided-unverified"]);
@@ -155,7 +155,7 @@ describe("MCP server", () => {
         "src/cart/page.ts",
         "src/cart/unstaged.ts",
       ]);
-      const commitRows: any[] = await backend.deps.db.tx((tx: any) =>
+      const commitRows: any[] = await backend.deps.db.prisma.$transaction((tx: any) =>
         tx.checkpoint.findMany({
           where: { intentId: pub.data.intentId, source: `commit:${commit.data.hash}` },
         }),

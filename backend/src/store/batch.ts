@@ -1,6 +1,6 @@
-import type { Db, PrismaTx } from "./db.js";
-import { sendLater, settle } from "./fast.js";
-import type { Raw } from "./shell.js";
+import type { Db } from "./db.js";
+import type { Raw } from "./handle.js";
+import { sendLater, settle, type Exec } from "./sql/exec.js";
 
 /**
  * Group commit: writes to one repository that arrive while one of its
@@ -18,7 +18,7 @@ import type { Raw } from "./shell.js";
 const MAX_BATCH = 16;
 
 interface Member {
-  fn: (c: PrismaTx, raw: Raw) => Promise<unknown>;
+  fn: (x: Exec, raw: Raw) => Promise<unknown>;
   done: (outcome: { ok: true; value: unknown } | { ok: false; error: unknown }) => void;
 }
 
@@ -32,12 +32,12 @@ const send = (raw: Raw, sql: string) => {
   if (raw.sqlite) raw.sqlite.exec(sql);
   else sendLater(raw.pg!, sql);
 };
-/** PostgreSQL: whether the member's writes sent without waiting all succeeded (store/fast `later`). */
+/** PostgreSQL: whether the member's writes sent without waiting all succeeded (store/sql/exec `later`). */
 const settled = async (raw: Raw) => {
   if (raw.pg) await settle(raw.pg);
 };
 
-export function batcher(db: Db, beforeCommit: (raw: Raw) => Promise<void>) {
+export function batcher(db: Db, beforeCommit: (x: Exec, raw: Raw) => Promise<void>) {
   const queues = new Map<string, Member[]>();
 
   async function drain(key: string, queue: Member[]) {
@@ -45,9 +45,9 @@ export function batcher(db: Db, beforeCommit: (raw: Raw) => Promise<void>) {
       const batch = queue.splice(0, MAX_BATCH);
       const outcomes: Parameters<Member["done"]>[0][] = [];
       try {
-        await db.tx(async (c, raw) => {
+        await db.tx(async (x, raw) => {
           // Alone, a write is the transaction: its failure rolls the transaction back (two round trips fewer).
-          if (batch.length === 1) outcomes.push({ ok: true, value: await batch[0]!.fn(c, raw) });
+          if (batch.length === 1) outcomes.push({ ok: true, value: await batch[0]!.fn(x, raw) });
           else
             for (const m of batch) {
               // What the members share (the lock held, the hints) as it was before this one.
@@ -55,7 +55,7 @@ export function batcher(db: Db, beforeCommit: (raw: Raw) => Promise<void>) {
               const hints = new Set(raw.hints);
               send(raw, "SAVEPOINT cohent_member");
               try {
-                const value = await m.fn(c, raw);
+                const value = await m.fn(x, raw);
                 // Its writes checked before the savepoint goes (a write can fail its check without
                 // aborting the transaction); RELEASE then shares the next statement's round trip.
                 await settled(raw);
@@ -71,7 +71,7 @@ export function batcher(db: Db, beforeCommit: (raw: Raw) => Promise<void>) {
                 outcomes.push({ ok: false, error });
               }
             }
-          await beforeCommit(raw);
+          await beforeCommit(x, raw);
         });
       } catch (error) {
         // Nothing committed: every member fails with the batch's error.
@@ -85,7 +85,7 @@ export function batcher(db: Db, beforeCommit: (raw: Raw) => Promise<void>) {
 
   return {
     /** Runs `fn` as its own savepoint in the next transaction of `key`'s batch. */
-    run<T>(key: string, fn: (c: PrismaTx, raw: Raw) => Promise<T>): Promise<T> {
+    run<T>(key: string, fn: (x: Exec, raw: Raw) => Promise<T>): Promise<T> {
       return new Promise<T>((resolve, reject) => {
         const member: Member = {
           fn,

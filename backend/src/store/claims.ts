@@ -1,43 +1,49 @@
-import type { PrismaTx } from "./db.js";
-import { json, list, toPeerClaim } from "./rows.js";
+import type { PeerClaim } from "../core/arbitrate.js";
+import type { Claims } from "./contract.js";
+import type { Handle } from "./handle.js";
+import { json, list, recordOf } from "./rows.js";
 
 /** Path claims: at most one per intent. */
-export const claims = (c: PrismaTx) => ({
+export const claims = ({ x }: Handle): Claims => ({
   pathsOf: async (intentId: string): Promise<string[] | null> => {
-    const row = await c.claim.findUnique({ where: { intentId }, select: { paths: true } });
-    return row ? list(row.paths) : null;
+    const r = await x.get(`SELECT "paths" FROM "Claim" WHERE "intentId" = ?`, intentId);
+    return r ? list(r.paths as string) : null;
   },
   /** Every other intent's claim in the repository, oldest update first. */
-  peers: async (repoId: string, exceptIntentId: string) =>
+  peers: async (repoId: string, exceptIntentId: string): Promise<PeerClaim[]> =>
     (
-      await c.claim.findMany({
-        where: { repoId, intentId: { not: exceptIntentId } },
-        include: { intent: { select: { person: true, client: true, model: true, record: true } } },
-        orderBy: { updatedAt: "asc" },
-      })
-    ).map(toPeerClaim),
+      await x.all(
+        `SELECT c."intentId", c."paths", i."person", i."client", i."model", i."record" FROM "Claim" c JOIN "Intent" i ON i."id" = c."intentId"
+          WHERE c."repoId" = ? AND c."intentId" <> ? ORDER BY c."updatedAt" ASC`,
+        repoId,
+        exceptIntentId,
+      )
+    ).map((r) => ({
+      intentId: r.intentId as string,
+      person: r.person as string,
+      client: r.client as string | null,
+      model: r.model as string | null,
+      objective: recordOf(r.record as string | null)?.objective ?? null,
+      paths: list(r.paths as string),
+    })),
   /** Intents whose claim outlived their session's lease. */
   expired: async (repoId: string, cutoff: Date) =>
     (
-      await c.claim.findMany({
-        where: { repoId, intent: { session: { lastSeenAt: { lt: cutoff } } } },
-        select: { intentId: true },
-      })
-    ).map((r) => r.intentId),
-  set: async ({
-    intentId,
-    repoId,
-    paths,
-    at,
-  }: {
-    intentId: string;
-    repoId: string;
-    paths: string[];
-    at: Date;
-  }) => {
-    const data = { paths: json(paths), updatedAt: at };
-    await c.claim.upsert({ where: { intentId }, create: { intentId, repoId, ...data }, update: data });
+      await x.all(
+        `SELECT c."intentId" FROM "Claim" c JOIN "Intent" i ON i."id" = c."intentId" JOIN "Session" s ON s."id" = i."sessionId"
+          WHERE c."repoId" = ? AND s."lastSeenAt" < ?`,
+        repoId,
+        x.time(cutoff),
+      )
+    ).map((r) => r.intentId as string),
+  set: async (c: { intentId: string; repoId: string; paths: string[]; at: Date }) => {
+    await x.later(
+      `INSERT INTO "Claim" ("intentId", "repoId", "paths", "updatedAt") VALUES (?, ?, ?, ?)
+        ON CONFLICT ("intentId") DO UPDATE SET "paths" = excluded."paths", "updatedAt" = excluded."updatedAt"`,
+      [c.intentId, c.repoId, json(c.paths), x.time(c.at)],
+    );
   },
   /** True when there was a claim to release. */
-  release: async (intentId: string) => (await c.claim.deleteMany({ where: { intentId } })).count > 0,
+  release: async (intentId: string) =>
+    (await x.run(`DELETE FROM "Claim" WHERE "intentId" = ?`, intentId)) > 0,
 });

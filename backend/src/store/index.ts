@@ -1,31 +1,29 @@
 import { batcher } from "./batch.js";
-import { encodeHint, CHANNEL, type ChangeKind, type Changes } from "./changes.js";
+import { encodeHint, CHANNEL, type ChangeKind } from "./changes.js";
 import { claims } from "./claims.js";
-import { openDb, type Db, type OpenOptions, type PrismaTx, type Provider } from "./db.js";
-import type { Raw } from "./shell.js";
-import { hotOverrides } from "./hot.js";
+import type { RepoRow, Store, Tx } from "./contract.js";
+import { openDb, type Db, type OpenOptions } from "./db.js";
+import type { Handle, Raw, Touch } from "./handle.js";
 import { intents } from "./intents.js";
 import { journal } from "./journal.js";
+import { createMemory } from "./memory.js";
 import { migrate } from "./migrate.js";
-import { noticeOverrides, notices } from "./notices.js";
+import { notices } from "./notices.js";
 import { consoleAuth, pairings } from "./people.js";
 import { queue } from "./queue.js";
-import { queueOverrides } from "./queue-fast.js";
 import { reads } from "./reads.js";
 import { releaseAsks } from "./release-asks.js";
 import { repos } from "./repos.js";
 import { sessions, tokens } from "./sessions.js";
+import type { Exec } from "./sql/exec.js";
 import { wiring } from "./wiring.js";
 
-export type { IntentRow } from "./rows.js";
-export type { PairingRow } from "./people.js";
+export type * from "./contract.js";
 export type { Changes, ChangeKind } from "./changes.js";
+export type { Touch } from "./handle.js";
 
-/** What a write tells the change notification: it touched this repository's change log or its control state. */
-export type Touch = (repoId: string, kind: ChangeKind) => void;
-
-/** One factory per concern; each concern's interface is what its factory returns. */
-const CONCERNS = {
+/** One factory per concern, each implementing its part of the contract (store/contract): one body per method. */
+const CONCERNS: { [K in keyof Tx]: (h: Handle) => Tx[K] } = {
   repos,
   intents,
   claims,
@@ -40,72 +38,37 @@ const CONCERNS = {
   releaseAsks,
   wiring,
 };
-type Concerns = typeof CONCERNS;
-
-/** Every query, one interface per concern, over one connection or one transaction. */
-export type Tx = { [K in keyof Concerns]: ReturnType<Concerns[K]> };
-export type Repo = NonNullable<Awaited<ReturnType<Tx["repos"]["byName"]>>>;
-export type Overrides = Partial<{ [K in keyof Concerns]: (c: PrismaTx, touch: Touch) => Tx[K] }>;
-
-/** The store: its concerns run outside a transaction (one statement each), and `tx` runs them as one. */
-export interface Store extends Tx {
-  provider: Provider;
-  /** Change hints and the high-water cursor of each repository. */
-  changes: Changes;
-  /**
-   * Runs `fn` as one transaction. Every operation that writes is one. With
-   * `batch` (a repository's id), it may share its transaction with other
-   * writes to that repository, in a savepoint of its own (store/batch).
-   */
-  tx<T>(fn: (t: Tx) => Promise<T>, opts?: { batch?: string }): Promise<T>;
-  /** One round trip to the database, for readiness: throws when it cannot be reached. */
-  ping(): Promise<void>;
-}
+export type Repo = RepoRow;
 
 /**
- * The seam for the hot path: each concern is built by one factory, so a
- * cached or prepared implementation of a concern (token and session reads,
- * coalesced lease renewals) replaces its factory, or wraps one method of
- * it, without touching the operations.
- *
  * Every write reports what it touched; after the transaction commits the
  * store tells `changes` (and, on PostgreSQL, the transaction itself sends one
  * NOTIFY per repository, delivered at its commit, to the other instances).
  */
-export function createStore(db: Db, overrides: Overrides = {}): Store {
-  const factories = {
-    ...CONCERNS,
-    ...hotOverrides(db),
-    ...queueOverrides(),
-    ...noticeOverrides(db),
-    ...overrides,
-  } as Record<string, (c: PrismaTx, touch: Touch) => unknown>;
+export function createStore(db: Db): Store {
+  const mem = createMemory();
+  const write = <T>(fn: (x: Exec) => Promise<T>) => db.tx((x) => fn(x));
   /**
    * The concerns on one handle (the store's own, outside any transaction, or a transaction's), each
-   * built on its first use: a write uses three or four of the twelve, and building them all (a few
-   * hundred closures) cost more than an empty transaction.
+   * built on its first use: a write uses three or four of the thirteen.
    */
   class Bound {
     readonly built: Record<string, unknown> = {};
-    constructor(
-      readonly c: PrismaTx,
-      readonly touch: Touch,
-    ) {}
+    readonly h: Handle;
+    constructor(x: Exec, tx: Raw | null, touch: Touch) {
+      this.h = { x, tx, touch, changes: db.changes, mem, write };
+    }
   }
-  for (const [k, make] of Object.entries(factories))
+  for (const [k, make] of Object.entries(CONCERNS) as [string, (h: Handle) => unknown][])
     Object.defineProperty(Bound.prototype, k, {
       get(this: Bound) {
-        return (this.built[k] ??= make(this.c, this.touch));
+        return (this.built[k] ??= make(this.h));
       },
     });
   /** One NOTIFY per transaction, with every hint its work (every member of a batch) collected. */
-  const notify = async (raw: Raw) => {
+  const notify = async (x: Exec, raw: Raw) => {
     if (!raw.pg || !raw.hints?.size) return;
-    await raw.pg.query({
-      name: "cohent_notify",
-      text: `SELECT pg_notify('${CHANNEL}', h) FROM unnest($1::text[]) AS h`,
-      values: [[...raw.hints]],
-    });
+    await x.get(`SELECT pg_notify('${CHANNEL}', h) FROM unnest(?::text[]) AS h`, [...raw.hints]);
     raw.hints.clear();
   };
   const batches = batcher(db, notify);
@@ -115,7 +78,7 @@ export function createStore(db: Db, overrides: Overrides = {}): Store {
     provider: db.provider,
     changes: db.changes,
     ping: async () => {
-      await db.prisma.$queryRawUnsafe("SELECT 1");
+      await db.read.get("SELECT 1");
     },
     tx: async (fn, opts) => {
       const touched = new Map<string, Set<ChangeKind>>();
@@ -123,8 +86,8 @@ export function createStore(db: Db, overrides: Overrides = {}): Store {
         const kinds = touched.get(repoId) ?? new Set();
         touched.set(repoId, kinds.add(kind));
       };
-      const body = async (c: PrismaTx, raw: Raw) => {
-        const out = await fn(new Bound(c, touch) as unknown as Tx);
+      const body = async (x: Exec, raw: Raw) => {
+        const out = await fn(new Bound(x, raw, touch) as unknown as Tx);
         // PostgreSQL: the hints go out at commit, to the other instances (a rolled-back savepoint's never do).
         if (raw.pg)
           for (const [repoId, kinds] of touched) (raw.hints ??= new Set()).add(encodeHint(repoId, kinds));
@@ -132,16 +95,16 @@ export function createStore(db: Db, overrides: Overrides = {}): Store {
       };
       const result = opts?.batch
         ? await batches.run(opts.batch, body)
-        : await db.tx(async (c, raw) => {
-            const out = await body(c, raw);
-            await notify(raw);
+        : await db.tx(async (x, raw) => {
+            const out = await body(x, raw);
+            await notify(x, raw);
             return out;
           });
       for (const [repoId, kinds] of touched) db.changes.committed(repoId, kinds);
       return result;
     },
   };
-  return Object.assign(new Bound(db.prisma, direct), store) as unknown as Store;
+  return Object.assign(new Bound(db.read, null, direct), store) as unknown as Store;
 }
 
 /** Applies pending migrations, then opens the database and its store: what `cohent serve` and every admin command do first. */

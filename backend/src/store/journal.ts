@@ -1,42 +1,64 @@
 import type { Action } from "@cohent/protocol";
-import type { PrismaTx } from "./db.js";
-import type { Touch } from "./index.js";
+import type { Journal } from "./contract.js";
+import type { Handle } from "./handle.js";
 import { json, list, toDecision } from "./rows.js";
+import { insert, T } from "./sql/tables.js";
+
+type TailEvent = { seq: number; intentId: string; kind: string; peerIds: string[]; summary: string };
+/** A window of the change log after `from`, as of one events stamp (`tailAfter`). */
+type Window = { stamp: number; from: number; events: Promise<TailEvent[]> };
 
 /** The journal: the repository lock, the change log, decisions, packets and guard catches. */
-export const journal = (c: PrismaTx, touch: Touch = () => {}) => {
-  let locked = false;
-  let appended: { repoId: string; seq: number } | null = null;
+export const journal = (h: Handle): Journal => {
+  const { x, touch, tx } = h;
+  let locked: string | null = null;
+  let appended: Promise<number> | null = null;
+  const windows = h.mem<string, Window>("tail");
+  const tail = async (repoId: string, after: number, take: number): Promise<TailEvent[]> =>
+    (
+      await x.all(
+        `SELECT "seq", "intentId", "kind", "peerIds", "summary" FROM "Event" WHERE "repoId" = ? AND "seq" > ? ORDER BY "seq" ASC LIMIT ?`,
+        repoId,
+        after,
+        take,
+      )
+    ).map((e) => ({
+      seq: Number(e.seq),
+      intentId: e.intentId as string,
+      kind: e.kind as string,
+      peerIds: list(e.peerIds as string),
+      summary: e.summary as string,
+    }));
   /**
-   * Takes the repository's write lock for the rest of the transaction (once):
-   * bumping `claimVersion` holds the repository row's lock (PostgreSQL) or the
-   * database write lock (SQLite) until commit. Every transaction that claims
-   * paths or appends to the change log takes it first, so a repository's
-   * claims are decided one at a time and its events commit in the order of
-   * their sequence numbers: a cursor never moves past an event that commits
-   * later, which concurrent instances on PostgreSQL would otherwise allow.
+   * Takes the repository's write lock for the rest of the transaction (once,
+   * and once for a whole batch: store/batch). On PostgreSQL, bumping
+   * `claimVersion` holds the repository row's lock until commit; on SQLite
+   * the transaction's BEGIN IMMEDIATE already holds the database's write
+   * lock. Every transaction that claims paths or appends to the change log
+   * takes it first, so a repository's claims are decided one at a time and
+   * its events commit in the order of their sequence numbers: a cursor never
+   * moves past an event that commits later.
    */
   const lock = async (repoId: string) => {
     if (locked) return;
-    await c.repository.update({ where: { id: repoId }, data: { claimVersion: { increment: 1 } } });
-    locked = true;
+    const held = tx ? (tx.held ??= new Set()) : new Set<string>();
+    if (!held.has(repoId) && x.dialect === "postgres") {
+      await x.later(`UPDATE "Repository" SET "claimVersion" = "claimVersion" + 1 WHERE "id" = ?`, [repoId]);
+    }
+    held.add(repoId);
+    locked = repoId;
     touch(repoId, "events");
   };
   return {
     lock,
     /**
-     * Whether this transaction holds the repository's lock already, so that what it reads is in
-     * the order decisions are made: here once `lock` was taken (the prepared journal, store/hot,
-     * knows better: on SQLite the transaction holds it from its BEGIN IMMEDIATE).
+     * Whether this transaction holds the repository's lock already, so that what it reads is in the
+     * order decisions are made. SQLite: from its BEGIN IMMEDIATE. PostgreSQL: once the lock row was
+     * sent by this member or an earlier one of its batch; what is read after it waits for it.
      */
-    holds: (_repoId: string) => locked,
+    holds: (repoId: string) => !!tx && (x.dialect === "sqlite" || !!tx.held?.has(repoId)),
     /** Appends to the change log (under the lock); the event's sequence number is the cursor. */
-    addEvent: async ({
-      at,
-      peerIds,
-      summary,
-      ...e
-    }: {
+    addEvent: async (e: {
       repoId: string;
       intentId: string;
       kind: string;
@@ -45,35 +67,74 @@ export const journal = (c: PrismaTx, touch: Touch = () => {}) => {
       at: Date;
     }) => {
       await lock(e.repoId);
-      const row = await c.event.create({
-        data: { ...e, summary: summary.slice(0, 500), peerIds: json(peerIds ?? []), createdAt: at },
-        select: { seq: true },
-      });
-      appended = { repoId: e.repoId, seq: row.seq };
+      // Not waited for: the statements after it share its round trip (PostgreSQL); only the cursor needs it.
+      const seq = x
+        .ahead(
+          `INSERT INTO "Event" ("repoId", "intentId", "kind", "peerIds", "summary", "createdAt") VALUES (?, ?, ?, ?, ?, ?) RETURNING "seq"`,
+          [e.repoId, e.intentId, e.kind, json(e.peerIds ?? []), e.summary.slice(0, 500), x.time(e.at)],
+        )
+        .row.then((r) => Number(r!.seq));
+      seq.catch(() => {}); // reported by `settle`
+      appended = seq;
     },
-    // Under the lock, the event this transaction appended last is the repository's latest: no re-read.
-    latestSeq: async (repoId: string) =>
-      appended?.repoId === repoId
-        ? appended.seq
-        : ((await c.event.findFirst({ where: { repoId }, orderBy: { seq: "desc" }, select: { seq: true } }))
-            ?.seq ?? 0),
-    /** The change log after `after`, without summaries, at most `take`: what the poll's quick path inspects. */
-    tailAfter: async (repoId: string, after: number, take: number) =>
-      (
-        await c.event.findMany({
-          where: { repoId, seq: { gt: after } },
-          orderBy: { seq: "asc" },
-          take,
-          select: { seq: true, intentId: true, kind: true, peerIds: true, summary: true },
-        })
-      ).map((e) => ({ ...e, peerIds: list(e.peerIds) })),
+    /**
+     * The repository's latest sequence number. Under the lock, the event this transaction appended
+     * last is the latest: no re-read. Outside a transaction, the cursor held by store/changes.
+     */
+    latestSeq: async (repoId: string): Promise<number> => {
+      if (appended && locked === repoId) return appended;
+      if (!tx) return h.changes.cursor(repoId);
+      return Number(
+        (await x.get(`SELECT MAX("seq") AS "seq" FROM "Event" WHERE "repoId" = ?`, repoId))?.seq ?? 0,
+      );
+    },
+    /**
+     * The change log after `after`, at most `take`: what the poll's quick path inspects. Outside a
+     * transaction, per repository one window as of one events stamp: a write wakes every long-poll of
+     * the repository at once, and they all ask for nearly the same cursor. A window answers only when
+     * complete: its read returned fewer events than it asked for.
+     */
+    tailAfter: async (repoId: string, after: number, take: number) => {
+      if (tx) return tail(repoId, after, take);
+      const stamp = h.changes.stamp(repoId, "events");
+      const held = windows.get(repoId);
+      const past = (events: TailEvent[]) => events.filter((e) => e.seq > after).slice(0, take);
+      if (held?.stamp === stamp && after >= held.from) {
+        const events = await held.events;
+        if (events.length < take) return past(events);
+      }
+      // From where the last window started (the waiters' cursors move together), so the ones behind share it too.
+      const from = Math.min(after, held?.from ?? after);
+      const w = { stamp, from, events: tail(repoId, from, take) };
+      // Set before the read resolves: the crowd woken with this caller reaches here in the same turn.
+      windows.set(repoId, w);
+      const events = await w.events.catch((err: unknown) => {
+        if (windows.get(repoId) === w) windows.delete(repoId);
+        throw err;
+      });
+      if (events.length < take) return past(events);
+      // Too far back for one window: the next one starts at the next caller's cursor.
+      if (windows.get(repoId) === w) windows.delete(repoId);
+      return from === after ? events : tail(repoId, after, take);
+    },
     eventsAfter: async (repoId: string, seq: number, take: number) =>
-      (await c.event.findMany({ where: { repoId, seq: { gt: seq } }, orderBy: { seq: "asc" }, take })).map(
-        (e) => ({ ...e, peerIds: list(e.peerIds) }),
-      ),
+      (
+        await x.all(
+          `SELECT ${T.Event.cols()} FROM "Event" WHERE "repoId" = ? AND "seq" > ? ORDER BY "seq" ASC LIMIT ?`,
+          repoId,
+          seq,
+          take,
+        )
+      ).map((r) => {
+        const e = T.Event.decode(r);
+        return { ...e, peerIds: list(e.peerIds) };
+      }),
     lastDecision: async (intentId: string) => {
-      const row = await c.decision.findFirst({ where: { intentId }, orderBy: { createdAt: "desc" } });
-      return row && toDecision(row);
+      const r = await x.get(
+        `SELECT ${T.Decision.cols()} FROM "Decision" WHERE "intentId" = ? ORDER BY "createdAt" DESC LIMIT 1`,
+        intentId,
+      );
+      return r ? toDecision(T.Decision.decode(r)) : null;
     },
     addDecision: async ({
       at,
@@ -87,7 +148,11 @@ export const journal = (c: PrismaTx, touch: Touch = () => {}) => {
       peerIds: string[];
       reason: string;
       at: Date;
-    }) => toDecision(await c.decision.create({ data: { ...d, peerIds: json(peerIds), createdAt: at } })),
+    }) => {
+      const row = { ...d, peerIds: json(peerIds), createdAt: at };
+      await insert(x, T.Decision, row);
+      return toDecision(row);
+    },
     addPacket: async ({
       at,
       peerIds,
@@ -105,26 +170,19 @@ export const journal = (c: PrismaTx, touch: Touch = () => {}) => {
       peerIds: string[];
       at: Date;
     }) => {
-      await c.packet.create({ data: { ...p, peerIds: json(peerIds), createdAt: at } });
+      await insert(x, T.Packet, { ...p, peerIds: json(peerIds), createdAt: at });
     },
     /** Records the characters injected, once; "missing" when the session has no such packet. */
-    ackPacket: async ({
-      id,
-      sessionId,
-      chars,
-      at,
-    }: {
-      id: string;
-      sessionId: string;
-      chars: number;
-      at: Date;
-    }) => {
-      const updated = await c.packet.updateMany({
-        where: { id, sessionId, ackedAt: null },
-        data: { ackedChars: chars, ackedAt: at },
-      });
-      if (updated.count === 1) return "acked";
-      return (await c.packet.findFirst({ where: { id, sessionId }, select: { id: true } }))
+    ackPacket: async (a: { id: string; sessionId: string; chars: number; at: Date }) => {
+      const updated = await x.run(
+        `UPDATE "Packet" SET "ackedChars" = ?, "ackedAt" = ? WHERE "id" = ? AND "sessionId" = ? AND "ackedAt" IS NULL`,
+        a.chars,
+        x.time(a.at),
+        a.id,
+        a.sessionId,
+      );
+      if (updated === 1) return "acked";
+      return (await x.get(`SELECT 1 FROM "Packet" WHERE "id" = ? AND "sessionId" = ?`, a.id, a.sessionId))
         ? "already"
         : "missing";
     },
@@ -143,9 +201,7 @@ export const journal = (c: PrismaTx, touch: Touch = () => {}) => {
       peerIds: string[];
       at: Date;
     }) => {
-      await c.guardCatch.create({
-        data: { ...g, paths: json(paths), peerIds: json(peerIds), createdAt: at },
-      });
+      await insert(x, T.GuardCatch, { ...g, paths: json(paths), peerIds: json(peerIds), createdAt: at });
     },
   };
 };

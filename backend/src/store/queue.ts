@@ -1,115 +1,108 @@
-import type { PrismaTx } from "./db.js";
+import type { Queue, QueueParty } from "./contract.js";
+import type { Handle } from "./handle.js";
 import { json, list, recordOf } from "./rows.js";
+import { inListSql, listParam, type Row } from "./sql/exec.js";
+import { insert, T } from "./sql/tables.js";
 
 /** Who an intent is, with its session and lease: what the queue and the Scopes view name. */
-const partySelect = {
-  person: true,
-  client: true,
-  model: true,
-  record: true,
-  sessionId: true,
-  session: { select: { lastSeenAt: true } },
-} as const;
-type PartyRow = {
-  person: string;
-  client: string | null;
-  model: string | null;
-  record: string | null;
-  sessionId: string;
-  session: { lastSeenAt: Date };
-};
-const toHolder = (intentId: string, r: PartyRow) => ({
+const PARTY = `i."person" AS "pPerson", i."client" AS "pClient", i."model" AS "pModel", i."record" AS "pRecord", i."sessionId" AS "pSessionId", s."lastSeenAt" AS "pLastSeenAt"`;
+const PARTY_FROM = `JOIN "Intent" i ON i."id" = w."intentId" JOIN "Session" s ON s."id" = i."sessionId"`;
+const toHolder = (intentId: string, r: Row): QueueParty => ({
   intentId,
-  person: r.person,
-  client: r.client,
-  model: r.model,
-  objective: recordOf(r.record)?.objective ?? null,
-  sessionId: r.sessionId,
-  lastSeenAt: r.session.lastSeenAt,
+  person: r.pPerson as string,
+  client: r.pClient as string | null,
+  model: r.pModel as string | null,
+  objective: recordOf(r.pRecord as string | null)?.objective ?? null,
+  sessionId: r.pSessionId as string,
+  lastSeenAt: new Date(r.pLastSeenAt as string),
 });
-export type QueueParty = ReturnType<typeof toHolder>;
-
-const inOrder = [{ createdAt: "asc" as const }, { id: "asc" as const }];
+export type { QueueParty };
 
 /** The claim queue (ClaimWait): at most one waiting claim per intent, in (createdAt, id) order. */
-export const queue = (c: PrismaTx) => ({
-  /** True when the repository has any waiter: the cheap check before a grant walk. */
-  any: async (repoId: string) => !!(await c.claimWait.findFirst({ where: { repoId }, select: { id: true } })),
-  /** The repository's queue in order, each waiter with its identity and its session's lease. */
-  list: async (repoId: string) =>
-    (
-      await c.claimWait.findMany({
-        where: { repoId },
-        orderBy: inOrder,
-        include: { intent: { select: partySelect } },
-      })
-    ).map((w) => ({
-      id: w.id,
-      intentId: w.intentId,
-      paths: list(w.paths),
-      createdAt: w.createdAt,
-      party: toHolder(w.intentId, w.intent),
-    })),
-  of: async (intentId: string) => {
-    const w = await c.claimWait.findUnique({ where: { intentId } });
-    return w && { id: w.id, intentId, paths: list(w.paths), createdAt: w.createdAt };
-  },
-  /** The time of the queue's last entry: a new entry goes strictly after it. */
-  tailAt: async (repoId: string) =>
-    (
-      await c.claimWait.findFirst({
-        where: { repoId },
-        orderBy: [{ createdAt: "desc" }, { id: "desc" }],
-        select: { createdAt: true },
-      })
-    )?.createdAt ?? null,
-  /** Writes the intent's single entry (replacing any): a new entry takes the tail. */
-  put: async (w: { id: string; repoId: string; intentId: string; paths: string[]; at: Date }) => {
-    await c.claimWait.deleteMany({ where: { intentId: w.intentId } });
-    await c.claimWait.create({
-      data: { id: w.id, repoId: w.repoId, intentId: w.intentId, paths: json(w.paths), createdAt: w.at },
-    });
-  },
-  /** Removes the intent's entry; its paths, or null when it had none. */
-  remove: async (intentId: string): Promise<string[] | null> => {
-    const w = await c.claimWait.findUnique({ where: { intentId }, select: { paths: true } });
-    if (!w) return null;
-    await c.claimWait.deleteMany({ where: { intentId } });
-    return list(w.paths);
-  },
-  /** Takes the intent out of the queue, if it was in it (one statement: every successful claim runs it). */
-  leave: async (intentId: string) => (await c.claimWait.deleteMany({ where: { intentId } })).count > 0,
-  /** Waiters whose session's lease expired. */
-  expired: async (repoId: string, cutoff: Date) =>
-    (
-      await c.claimWait.findMany({
-        where: { repoId, intent: { session: { lastSeenAt: { lt: cutoff } } } },
-        select: { intentId: true },
-      })
-    ).map((r) => r.intentId),
-  /** Every live claim of the repository with its holder, oldest first: the Scopes view and the queue's notices. */
-  holders: async (repoId: string) =>
-    (
-      await c.claim.findMany({
-        where: { repoId },
-        orderBy: [{ updatedAt: "asc" }, { intentId: "asc" }],
-        include: { intent: { select: partySelect } },
-      })
-    ).map((k) => ({ ...toHolder(k.intentId, k.intent), paths: list(k.paths), since: k.updatedAt })),
-  /** Several intents' identities, by id. */
-  parties: async (ids: string[]) =>
+export const queue = ({ x }: Handle): Queue => {
+  const wait = (r: Row) => {
+    const w = T.ClaimWait.decode(r);
+    return { id: w.id, intentId: w.intentId, paths: list(w.paths), createdAt: w.createdAt };
+  };
+  const parties = async (ids: string[]) =>
     new Map(
       (ids.length
-        ? await c.intent.findMany({
-            where: { id: { in: [...new Set(ids)] } },
-            select: { id: true, ...partySelect },
-          })
+        ? await x.all(
+            `SELECT i."id", ${PARTY} FROM "Intent" i JOIN "Session" s ON s."id" = i."sessionId" WHERE ${inListSql(x.dialect, `i."id"`)}`,
+            listParam(x.dialect, [...new Set(ids)]),
+          )
         : []
-      ).map((r) => [r.id, toHolder(r.id, r)]),
-    ),
-  /** One intent's identity, for a notice's peer or a view. */
-  party: async (intentId: string) => {
-    const r = await c.intent.findUnique({ where: { id: intentId }, select: partySelect });
-    return r && toHolder(intentId, r);
-  },
-});
+      ).map((r) => [r.id as string, toHolder(r.id as string, r)]),
+    );
+  return {
+    /** True when the repository has any waiter: the cheap check before a grant walk. */
+    any: async (repoId: string) =>
+      !!(await x.get(`SELECT 1 FROM "ClaimWait" WHERE "repoId" = ? LIMIT 1`, repoId)),
+    /** The repository's queue in order, each waiter with its identity and its session's lease. */
+    list: async (repoId: string) =>
+      (
+        await x.all(
+          `SELECT ${T.ClaimWait.cols("w")}, ${PARTY} FROM "ClaimWait" w ${PARTY_FROM} WHERE w."repoId" = ? ORDER BY w."createdAt" ASC, w."id" ASC`,
+          repoId,
+        )
+      ).map((r) => ({ ...wait(r), party: toHolder(r.intentId as string, r) })),
+    of: async (intentId: string) => {
+      const r = await x.get(`SELECT ${T.ClaimWait.cols()} FROM "ClaimWait" WHERE "intentId" = ?`, intentId);
+      return r ? wait(r) : null;
+    },
+    /** The time of the queue's last entry: a new entry goes strictly after it. */
+    tailAt: async (repoId: string) => {
+      const r = await x.get(
+        `SELECT "createdAt" FROM "ClaimWait" WHERE "repoId" = ? ORDER BY "createdAt" DESC, "id" DESC LIMIT 1`,
+        repoId,
+      );
+      return r ? new Date(r.createdAt as string) : null;
+    },
+    /** Writes the intent's single entry (replacing any): a new entry takes the tail. */
+    put: async (w: { id: string; repoId: string; intentId: string; paths: string[]; at: Date }) => {
+      await x.later(`DELETE FROM "ClaimWait" WHERE "intentId" = ?`, [w.intentId]);
+      await insert(x, T.ClaimWait, {
+        id: w.id,
+        repoId: w.repoId,
+        intentId: w.intentId,
+        paths: json(w.paths),
+        createdAt: w.at,
+      });
+    },
+    /** Removes the intent's entry; its paths, or null when it had none. */
+    remove: async (intentId: string): Promise<string[] | null> => {
+      const r = await x.get(`SELECT "paths" FROM "ClaimWait" WHERE "intentId" = ?`, intentId);
+      if (!r) return null;
+      await x.later(`DELETE FROM "ClaimWait" WHERE "intentId" = ?`, [intentId]);
+      return list(r.paths as string);
+    },
+    /** Takes the intent out of the queue, if it was in it (one statement: every successful claim runs it). */
+    leave: async (intentId: string) =>
+      (await x.run(`DELETE FROM "ClaimWait" WHERE "intentId" = ?`, intentId)) > 0,
+    /** Waiters whose session's lease expired. */
+    expired: async (repoId: string, cutoff: Date) =>
+      (
+        await x.all(
+          `SELECT w."intentId" FROM "ClaimWait" w JOIN "Intent" i ON i."id" = w."intentId" JOIN "Session" s ON s."id" = i."sessionId" WHERE w."repoId" = ? AND s."lastSeenAt" < ?`,
+          repoId,
+          x.time(cutoff),
+        )
+      ).map((r) => r.intentId as string),
+    /** Every live claim of the repository with its holder, oldest first: the Scopes view and the queue's notices. */
+    holders: async (repoId: string) =>
+      (
+        await x.all(
+          `SELECT w."intentId", w."paths", w."updatedAt", ${PARTY} FROM "Claim" w ${PARTY_FROM} WHERE w."repoId" = ? ORDER BY w."updatedAt" ASC, w."intentId" ASC`,
+          repoId,
+        )
+      ).map((r) => ({
+        ...toHolder(r.intentId as string, r),
+        paths: list(r.paths as string),
+        since: new Date(r.updatedAt as string),
+      })),
+    /** Several intents' identities, by id. */
+    parties,
+    /** One intent's identity, for a notice's peer or a view. */
+    party: async (intentId: string) => (await parties([intentId])).get(intentId) ?? null,
+  };
+};

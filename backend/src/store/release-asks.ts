@@ -1,24 +1,24 @@
-import type { PrismaTx } from "./db.js";
+import type { ReleaseAsks } from "./contract.js";
+import type { Handle } from "./handle.js";
 import { json, list } from "./rows.js";
+import { inListSql, listParam, type Row } from "./sql/exec.js";
+import { insert, T } from "./sql/tables.js";
 
-const toAsk = (r: {
-  id: string;
-  fromIntentId: string;
-  toIntentId: string;
-  paths: string;
-  note: string;
-  createdAt: Date;
-}) => ({
-  id: r.id,
-  fromIntentId: r.fromIntentId,
-  toIntentId: r.toIntentId,
-  paths: list(r.paths),
-  note: r.note,
-  at: r.createdAt,
-});
+const toAsk = (r: Row) => {
+  const a = T.ReleaseAsk.decode(r);
+  return {
+    id: a.id,
+    fromIntentId: a.fromIntentId,
+    toIntentId: a.toIntentId,
+    paths: list(a.paths),
+    note: a.note,
+    at: a.createdAt,
+  };
+};
+const COLS = T.ReleaseAsk.cols();
 
 /** Release requests (ReleaseAsk): one row per holder asked; open until honoured or closed. */
-export const releaseAsks = (c: PrismaTx) => ({
+export const releaseAsks = ({ x }: Handle): ReleaseAsks => ({
   add: async ({
     at,
     paths,
@@ -32,28 +32,42 @@ export const releaseAsks = (c: PrismaTx) => ({
     note: string;
     at: Date;
   }) => {
-    await c.releaseAsk.create({ data: { ...a, paths: json(paths), createdAt: at } });
+    await insert(x, T.ReleaseAsk, { ...a, paths: json(paths), createdAt: at });
   },
-  /** The open asks made of a holder. */
+  /** The open asks made of a holder (every claim asks: usually there is none, which one index seek answers). */
   openTo: async (toIntentId: string) =>
-    (
-      await c.releaseAsk.findMany({ where: { toIntentId, closedAt: null }, orderBy: { createdAt: "asc" } })
-    ).map(toAsk),
+    !(await x.get(
+      `SELECT 1 FROM "ReleaseAsk" WHERE "toIntentId" = ? AND "closedAt" IS NULL LIMIT 1`,
+      toIntentId,
+    ))
+      ? []
+      : (
+          await x.all(
+            `SELECT ${COLS} FROM "ReleaseAsk" WHERE "toIntentId" = ? AND "closedAt" IS NULL ORDER BY "createdAt" ASC`,
+            toIntentId,
+          )
+        ).map(toAsk),
   /** Every open ask of the repository, oldest first: the Scopes view. */
   openOfRepo: async (repoId: string) =>
-    (await c.releaseAsk.findMany({ where: { repoId, closedAt: null }, orderBy: { createdAt: "asc" } })).map(
-      toAsk,
-    ),
+    (
+      await x.all(
+        `SELECT ${COLS} FROM "ReleaseAsk" WHERE "repoId" = ? AND "closedAt" IS NULL ORDER BY "createdAt" ASC`,
+        repoId,
+      )
+    ).map(toAsk),
   /** Closes asks: honoured (the holder let go itself) or not. */
   close: async (ids: string[], at: Date, honoured: boolean) => {
     if (ids.length)
-      await c.releaseAsk.updateMany({
-        where: { id: { in: ids }, closedAt: null },
-        data: { closedAt: at, ...(honoured ? { honouredAt: at } : {}) },
-      });
+      await x.later(
+        `UPDATE "ReleaseAsk" SET "closedAt" = ?${honoured ? `, "honouredAt" = ?` : ""} WHERE ${inListSql(x.dialect, `"id"`)} AND "closedAt" IS NULL`,
+        [x.time(at), ...(honoured ? [x.time(at)] : []), listParam(x.dialect, ids)],
+      );
   },
   /** Closes every open ask made by an intent that closed: nobody waits on its answer any more. */
   closeFrom: async (fromIntentId: string, at: Date) => {
-    await c.releaseAsk.updateMany({ where: { closedAt: null, fromIntentId }, data: { closedAt: at } });
+    await x.later(`UPDATE "ReleaseAsk" SET "closedAt" = ? WHERE "closedAt" IS NULL AND "fromIntentId" = ?`, [
+      x.time(at),
+      fromIntentId,
+    ]);
   },
 });

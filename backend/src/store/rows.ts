@@ -1,6 +1,4 @@
-import { IntentRecord, type Action, type Control, type Decision, type Party } from "@cohent/protocol";
-import type { PeerClaim } from "../core/arbitrate.js";
-import type { Prisma } from "../generated/sqlite/client.js";
+import { IntentRecord, type Action, type Decision, type Party } from "@cohent/protocol";
 
 // JSON-in-text columns are decoded here, once; nothing outside the store sees their text.
 export const list = (text: string | null | undefined): string[] =>
@@ -35,39 +33,6 @@ export const toCommit = (k: { source: string; paths: string | null; summary: str
   at: k.createdAt.toISOString(),
 });
 
-export const intentInclude = {
-  session: { select: { key: true, lastSeenAt: true, control: true, controlReason: true } },
-  claim: { select: { paths: true } },
-  checkpoints: { orderBy: { createdAt: "desc" as const }, take: 1 },
-};
-
-/** A work intent with what every reader shows of it: its claim, its last checkpoint, its session's liveness. */
-export function toIntent(r: Prisma.IntentGetPayload<{ include: typeof intentInclude }>) {
-  const cp = r.checkpoints[0];
-  return {
-    id: r.id,
-    repoId: r.repoId,
-    sessionId: r.sessionId,
-    person: r.person,
-    client: r.client,
-    model: r.model,
-    prompt: r.prompt,
-    promptPaths: list(r.promptPaths),
-    record: recordOf(r.record),
-    state: r.state,
-    lastAction: r.lastAction as Action,
-    place: r.place,
-    createdAt: r.createdAt,
-    updatedAt: r.updatedAt,
-    closedAt: r.closedAt,
-    scope: list(r.claim?.paths), // the paths it claims now
-    lastCheckpoint: cp ? { status: cp.status, summary: cp.summary, at: cp.createdAt.toISOString() } : null,
-    session: { ...r.session, control: r.session.control as Control },
-  };
-}
-
-export type IntentRow = ReturnType<typeof toIntent>;
-
 export function toDecision(r: {
   id: string;
   intentId: string;
@@ -99,12 +64,4 @@ export const toParty = (r: {
   client: r.client,
   model: r.model,
   objective: recordOf(r.record)?.objective ?? null,
-});
-export const toPeerClaim = (c: {
-  intentId: string;
-  paths: string;
-  intent: { person: string; client: string | null; model: string | null; record: string | null };
-}): PeerClaim => ({
-  ...toParty({ id: c.intentId, ...c.intent }),
-  paths: list(c.paths),
 });

@@ -58,6 +58,13 @@ export interface OperationContext {
   session?: SessionFile;
   /** Performed by the PreToolUse hook for a sandboxed command (relay.ts): nothing may block past the hook's budget. */
   relayed?: boolean;
+  /**
+   * The checkout as the caller opened it. With `remote` (the backend's /mcp endpoint) there is no
+   * checkout on this machine: its root is "", its calls go to `checkout.send`, no usage row is
+   * written here, and what needs the agent's Git (a staged checkpoint, commit) is refused.
+   */
+  checkout?: client.Checkout;
+  remote?: boolean;
 }
 
 /** The packet an answer shows the agent, for the acknowledgement of injected characters. */
@@ -76,7 +83,8 @@ export async function perform<K extends Operation>(
   let repository: string | null = null;
   const s = ctx.session ?? new SessionFile(ctx.root, ctx.sessionId);
   try {
-    const c: client.Checkout = { ...client.openCheckout(ctx.root), signal: ctx.signal };
+    const c: client.Checkout = { ...(ctx.checkout ?? client.openCheckout(ctx.root)), signal: ctx.signal };
+    if (ctx.remote) refuseRemote(op, input);
     repository = c.project.repository;
     env = await dispatch(op, input, c, s, ctx);
     if (ctx.signal?.aborted && !(!env.ok && env.error.code === "CANCELLED"))
@@ -100,7 +108,7 @@ export async function perform<K extends Operation>(
   env.operation = op;
   withProtocolFlags(env);
   if (ctx.warnings?.length) env.warnings = [...(env.warnings ?? []), ...ctx.warnings];
-  if (ctx.surface !== "hook") {
+  if (ctx.surface !== "hook" && !ctx.remote) {
     const row = {
       op,
       surface: ctx.surface,
@@ -117,6 +125,20 @@ export async function perform<K extends Operation>(
     });
   }
   return env;
+}
+
+/** What only the agent's own checkout can do: a remote agent runs Git itself and sends paths. */
+function refuseRemote(op: Operation, input: unknown): void {
+  if (op === "commit")
+    throw new CohentError(
+      "INVALID_INPUT",
+      "commit needs the agent's checkout; over /mcp, commit with your own Git and checkpoint the paths.",
+    );
+  if (op === "checkpoint" && (input as Inputs["checkpoint"]).source?.kind === "staged")
+    throw new CohentError(
+      "INVALID_INPUT",
+      'source {kind:"staged"} reads the agent\'s checkout, which this server does not have; send source {kind:"paths", paths:[…]} instead.',
+    );
 }
 
 async function dispatch<K extends Operation>(

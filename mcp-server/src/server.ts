@@ -1,62 +1,22 @@
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
-import {
-  CallToolRequestSchema,
-  ListToolsRequestSchema,
-  RootsListChangedNotificationSchema,
-  type CallToolResult,
-  type Tool,
-} from "@modelcontextprotocol/sdk/types.js";
-import { CohentError, zodDetails, type Envelope } from "@cohent/protocol";
+import { RootsListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
+import { CohentError } from "@cohent/protocol";
 import { findRoot, readProject } from "@cohent/adapter/state/config.js";
-import { fail, failFrom } from "@cohent/adapter/envelope.js";
 import { perform } from "@cohent/adapter/operations.js";
 import { mcpSessionId, selectSession } from "@cohent/adapter/state/session.js";
 import { bindRepository, checkRepo, insideRoots } from "./binding.js";
-import { isOperation, MCP_INPUTS, McpOutput, OPERATIONS, toolSchemas, type Operation } from "./schemas.js";
+import { OPERATIONS } from "./schemas.js";
+import { INSTRUCTIONS, SERVER_INFO, SERVER_VERSION, serveTools } from "./tools.js";
 
 /**
  * `mcp [--repo DIR]`: the stdio MCP server. stdout carries MCP messages
- * only; everything else goes to stderr. A thin transport: it validates with
- * the operation's zod schema, checks the repository binding and the client's
+ * only; everything else goes to stderr. A thin transport over the shared
+ * tool table (tools.ts): it checks the repository binding and the client's
  * roots, and hands the request to the same operation layer as the agent CLI.
  */
 
-export const SERVER_VERSION = "0.1.0";
-
-const DESCRIPTIONS: Record<Operation, string> = {
-  publish: "Publish the user's prompt as your new work intent; returns the plan packet.",
-  intent:
-    "Declare your intent before editing; names match [A-Za-z0-9][A-Za-z0-9._:/@+-]*. action: proceed, parallel, wait, duplicate or handoff.",
-  scope: "Claim the paths you will write. SCOPE_CONFLICT names the peer and, with queue, your place.",
-  checkpoint: "Report progress, a block or the end of your work.",
-  context: "The brief: goal, your latest decision, active peers.",
-  commit: "Commit your scope's changes only, never a peer's; recorded on your intent.",
-  "request-release": "Ask the holders of paths to let go; your note reaches them.",
-};
-
-/** tools/list: names, one-line descriptions, annotations and the generated schemas. */
-export function toolList(): Tool[] {
-  return OPERATIONS.map((op) => ({
-    name: op,
-    description: DESCRIPTIONS[op],
-    ...toolSchemas(op),
-    // Every tool talks to the remote Cohent service: open world. None deletes anything.
-    annotations:
-      op === "context"
-        ? { readOnlyHint: true, idempotentHint: true, openWorldHint: true }
-        : { destructiveHint: false, openWorldHint: true },
-  })) as Tool[];
-}
-
-function result(env: Envelope<unknown>): CallToolResult {
-  const structured = McpOutput.parse(env) as Record<string, unknown>;
-  return {
-    content: [{ type: "text", text: JSON.stringify(structured) }],
-    structuredContent: structured,
-    ...(env.ok ? {} : { isError: true }),
-  };
-}
+export { SERVER_VERSION, toolList } from "./tools.js";
 
 export async function mcpMain(argv: readonly string[], opts: { scriptUrl: string }): Promise<number> {
   // stdout belongs to the protocol: a stray console.log must not corrupt it.
@@ -87,15 +47,7 @@ export async function mcpMain(argv: readonly string[], opts: { scriptUrl: string
     /* every call answers NOT_CONFIGURED */
   }
 
-  const server = new Server(
-    { name: "cohent", version: SERVER_VERSION },
-    {
-      capabilities: { tools: {} },
-      instructions:
-        "Cohent coordinates the coding agents working in this repository. Call intent before your first edit, scope before writing where a tool cannot tell, checkpoint when your plan changes or you finish. Every tool answers one envelope: version, ok, operation, data (on success) or error {code, message, retryable, details}, warnings, meta.",
-    },
-  );
-  const tools = toolList();
+  const server = new Server(SERVER_INFO, { capabilities: { tools: {} }, instructions: INSTRUCTIONS });
   const session = { bound: null as string | null, own: "" };
   let roots: Promise<CohentError | null> | null = null;
 
@@ -136,49 +88,25 @@ export async function mcpMain(argv: readonly string[], opts: { scriptUrl: string
     void checkRoots().then((refused) => refused && process.stderr.write(`cohent mcp: ${refused.message}\n`));
   };
 
-  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools }));
-  server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
-    const name = request.params.name;
-    const op = isOperation(name) ? name : null;
-    try {
-      if (!op)
-        throw new CohentError(
-          "INVALID_INPUT",
-          `No tool ${JSON.stringify(name)}; the tools are ${OPERATIONS.join(", ")}.`,
-        );
-      const parsed = MCP_INPUTS[op].safeParse(request.params.arguments ?? {});
-      if (!parsed.success)
-        throw new CohentError(
-          "INVALID_INPUT",
-          "The arguments do not match the tool's input schema.",
-          zodDetails(parsed.error),
-        );
-      checkRepo(bound, (parsed.data as { repo?: string }).repo);
-      const refused = await checkRoots();
-      if (refused) throw refused;
-      session.own ||= mcpSessionId(clientName());
-      const picked = selectSession(bound, {
-        client: clientName(),
-        own: session.own,
-        sticky: session,
-        onAmbiguity: "own",
-      });
-      const env = await perform(op, parsed.data, {
-        root: bound,
-        sessionId: picked.sessionId,
-        client: clientName(),
-        surface: "mcp",
-        signal: extra.signal,
-        ...(picked.warning ? { warnings: [picked.warning] } : {}),
-      });
-      return result(env);
-    } catch (err) {
-      return result(
-        extra.signal.aborted
-          ? fail(op ?? name, "CANCELLED", "The operation was cancelled.")
-          : failFrom(op ?? name, err),
-      );
-    }
+  serveTools(server, OPERATIONS, async (op, input: { repo?: string }, signal) => {
+    checkRepo(bound, input.repo);
+    const refused = await checkRoots();
+    if (refused) throw refused;
+    session.own ||= mcpSessionId(clientName());
+    const picked = selectSession(bound, {
+      client: clientName(),
+      own: session.own,
+      sticky: session,
+      onAmbiguity: "own",
+    });
+    return perform(op, input as never, {
+      root: bound,
+      sessionId: picked.sessionId,
+      client: clientName(),
+      surface: "mcp",
+      signal,
+      ...(picked.warning ? { warnings: [picked.warning] } : {}),
+    });
   });
 
   const transport = new StdioServerTransport();

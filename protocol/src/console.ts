@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { CONTROL_KINDS } from "./console-constants.js";
-import type { ReportedHost, Wiring } from "./hosts.js";
+import type { REMOTE_WIRING, ReportedHost, Wiring } from "./hosts.js";
 import type { Action, Control, Guard } from "./packets.js";
 
 export * from "./console-constants.js";
@@ -182,7 +182,8 @@ export interface CommitView {
  *   an older adapter); `unknown-host`: the hook could not tell; `wiring-modified`: the checkout's guard wiring
  *   differs from what init wrote; `foreign-unproven`: another client's configuration, not measured to fail
  *   closed in this host; `host-version`: a version of the host reported to ignore a deny or fail open (Copilot
- *   CLI 1.0.65 to 1.0.73); `no-guard-call`: its hook reported, but no edit or shell call has reached the guard yet.
+ *   CLI 1.0.65 to 1.0.73); `no-guard-call`: its hook reported, but no edit or shell call has reached the guard yet;
+ *   `remote-mcp`: a remote agent over the backend's /mcp endpoint, coordinated, but nothing checks its writes.
  */
 export type EnforcementLevel = "guarded" | "advisory";
 export type EnforcementWhy =
@@ -193,7 +194,8 @@ export type EnforcementWhy =
   | "wiring-modified"
   | "foreign-unproven"
   | "host-version"
-  | "no-guard-call";
+  | "no-guard-call"
+  | "remote-mcp";
 export interface EnforcementView {
   level: EnforcementLevel;
   why: EnforcementWhy;
@@ -204,7 +206,8 @@ export interface EnforcementView {
   /** "Claude Code", …, or "unknown client". */
   hostName: string;
   hostVersion: string | null;
-  wiring: Wiring | null;
+  /** "remote": a session of the /mcp endpoint, which no hook guards. */
+  wiring: Wiring | typeof REMOTE_WIRING | null;
   /** The first guarded tool call (a kill-switch read or poll of its hook) the service saw; null before. */
   guardSeenAt: string | null;
 }

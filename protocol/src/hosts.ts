@@ -18,12 +18,19 @@ import { HOST_IDS, isHost, UNKNOWN_HOST, type ReportedHost } from "./host-names.
 export const WIRINGS = ["fail-closed", "foreign", "modified"] as const;
 export type Wiring = (typeof WIRINGS)[number];
 
+/**
+ * What a session of the backend's /mcp endpoint records in place of a hook's
+ * wiring: no hook runs where a remote agent edits, so nothing checks its
+ * writes. Never accepted from the x-cohent-host header.
+ */
+export const REMOTE_WIRING = "remote";
+
 /** What the hook reports on every call it makes, as the `x-cohent-host` header. */
 export interface HostReport {
   host: ReportedHost;
   /** The version the host exposes (COPILOT_CLI_BINARY_VERSION, Cursor's cursor_version, …), or null. */
   hostVersion: string | null;
-  wiring: Wiring;
+  wiring: Wiring | typeof REMOTE_WIRING;
 }
 
 /**

@@ -20,7 +20,7 @@ import type {
 } from "@cohent/protocol";
 import { fail } from "../envelope.js";
 import { readProject, resolveToken, type Project } from "../state/config.js";
-import { pollAgent, postAgent, sessionRead, type AgentConnection } from "./http.js";
+import { pollAgent, postAgent, sessionRead, type AgentConnection, type AgentSender } from "./http.js";
 import { redact, redactDeep } from "../redact.js";
 import { sessionHeader, type SessionFile, type SessionState } from "../state/runtime.js";
 
@@ -38,6 +38,8 @@ export interface Checkout {
   signal?: AbortSignal;
   /** The sub-agent on whose behalf the hook calls, sent as x-cohent-agent. */
   agentId?: string | null;
+  /** Calls go to this in-process sender, not to project.service (the backend's /mcp endpoint). */
+  send?: AgentSender;
 }
 
 export function openCheckout(root: string): Checkout {
@@ -67,6 +69,7 @@ export function connection(c: Checkout, sessionId: string): AgentConnection {
     signal: c.signal,
     agent: c.agentId ? sessionHeader(c.agentId) : null,
     host: hostReport,
+    send: c.send,
   };
 }
 

@@ -27,7 +27,15 @@ export interface AgentConnection {
   timeoutMs?: number;
   /** Aborts the request (MCP cancellation, SIGINT in the agent CLI): the answer is CANCELLED. */
   signal?: AbortSignal;
+  /**
+   * Delivers an agent call in the caller's own process instead of over the network: the backend's
+   * /mcp endpoint runs this operation layer beside the agent route (backend http/mcp.ts).
+   */
+  send?: AgentSender;
 }
+
+/** An in-process POST /api/agent: the body, the answer's envelope (failures as envelopes, never a throw). */
+export type AgentSender = (body: AgentRequestBody) => Promise<Envelope<any>>;
 
 export const DEFAULT_TIMEOUT_MS =
   Number(process.env.COHENT_TIMEOUT_MS) > 0 ? Number(process.env.COHENT_TIMEOUT_MS) : 8_000;
@@ -201,6 +209,7 @@ function versionWarning(env: Envelope<any>): Envelope<any> {
 }
 
 export function postAgent(c: AgentConnection, body: AgentRequestBody): Promise<Envelope<any>> {
+  if (c.send) return c.send(body);
   return withOneResend("POST", () =>
     requestJson("POST", `${c.service}/api/agent`, agentHeaders(c), body, body.type, c.timeoutMs, c.signal),
   );

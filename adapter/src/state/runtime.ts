@@ -214,12 +214,14 @@ export class SessionFile {
   private relay: Relay | null = null;
   private saved = false;
 
+  /** `seed`: the state as the caller knows it, with no runtime.json (the backend's /mcp endpoint, which never saves). */
   constructor(
     readonly root: string,
     readonly id: string,
+    seed?: SessionState,
   ) {
-    this.loaded = load(root);
-    this.state = structuredClone(this.loaded.rt.sessions[id] ?? emptySession());
+    this.loaded = seed ? { rt: { version: 1, sessions: {}, relays: [] }, stamp: null } : load(root);
+    this.state = structuredClone(seed ?? this.loaded.rt.sessions[id] ?? emptySession());
   }
 
   get runtime(): Runtime {

@@ -1,6 +1,7 @@
 import {
   HOSTS,
   isHost,
+  REMOTE_WIRING,
   type EnforcementLevel,
   type EnforcementWhy,
   type Host,
@@ -19,7 +20,8 @@ import {
  * plugin skipped at load, a Codex hook no longer trusted, or an agent that
  * has not edited yet) stays advisory until its first guarded call: the
  * Control Room claims no more than it has seen. A host version reported to
- * break the refusal is advisory whatever its wiring. Anything else is advisory:
+ * break the refusal is advisory whatever its wiring. A session of the /mcp
+ * endpoint (wiring "remote") is advisory: nothing runs where it edits. Anything else is advisory:
  * coordinated (it may follow the protocol), not enforced.
  */
 
@@ -103,6 +105,11 @@ const list = (files: readonly string[]) =>
 const advisory = (why: EnforcementWhy, reason: string): Enforcement => ({ level: "advisory", why, reason });
 
 export function enforcement(f: EnforcementFacts): Enforcement {
+  if (f.wiring === REMOTE_WIRING)
+    return advisory(
+      "remote-mcp",
+      "A remote agent over /mcp: coordinated (it publishes, claims and checkpoints), but no hook runs where it edits, so nothing checks its writes.",
+    );
   if (f.modifiedFiles || f.wiring === "modified")
     return advisory(
       "wiring-modified",

@@ -26,6 +26,22 @@ import { nextChange, stampOf } from "../live/next-change.js";
 const isOperation = (t: unknown): t is AgentOperation =>
   typeof t === "string" && Object.hasOwn(AGENT_OPERATIONS, t);
 
+/**
+ * One POST /api/agent body, for an authenticated caller: the operation's answer (its data), or a
+ * CohentError. The route calls it, and the /mcp endpoint's in-process sender (http/mcp.ts).
+ */
+export async function agentPost(deps: Deps, caller: Caller, body: { type?: unknown }): Promise<unknown> {
+  if (!isOperation(body.type))
+    throw new CohentError(
+      "INVALID_INPUT",
+      `type must be one of ${Object.keys(AGENT_OPERATIONS).join(", ")}.`,
+    );
+  const operation = AGENT_OPERATIONS[body.type];
+  const parsed = operation.schema.safeParse(body);
+  if (!parsed.success) throw new CohentError("INVALID_INPUT", undefined, zodDetails(parsed.error));
+  return operation.run(deps, caller, parsed.data as never);
+}
+
 /** A waiting long-poll re-polls at least this often with no hint of a change: a peer's lease lapsing changes answers without an event. */
 const RECHECK_MS = 10_000;
 
@@ -89,15 +105,7 @@ export function agentRoutes(deps: Deps, body: Middleware): Middleware {
     authenticated,
     async (ctx) => {
       const body = ctx.request.body as { type?: unknown };
-      if (!isOperation(body.type))
-        throw new CohentError(
-          "INVALID_INPUT",
-          `type must be one of ${Object.keys(AGENT_OPERATIONS).join(", ")}.`,
-        );
-      const operation = AGENT_OPERATIONS[body.type];
-      const parsed = operation.schema.safeParse(body);
-      if (!parsed.success) throw new CohentError("INVALID_INPUT", undefined, zodDetails(parsed.error));
-      reply(deps, ctx, body.type, await operation.run(deps, callerOf(ctx), parsed.data as never));
+      reply(deps, ctx, String(body.type), await agentPost(deps, callerOf(ctx), body));
     },
   );
 

@@ -5,9 +5,10 @@ import { CohentError, SERVER_METHODS } from "@cohent/protocol";
 import type { Deps } from "../operations/deps.js";
 import { consoleConfigFromEnv, type ConsoleConfig } from "../config.js";
 import { agentRoutes } from "./agent.js";
-import { jsonBody } from "./body.js";
+import { assertNoNul, jsonBody } from "./body.js";
 import { consoleRoutes } from "./console.js";
 import { errorEnvelope, reply } from "./envelope.js";
+import { mcpOptionsFromEnv, mcpRoute } from "./mcp.js";
 import { pairingRoutes } from "./pairing.js";
 import { consoleUi } from "./ui.js";
 import { localRuntime, type HttpRuntime } from "./runtime.js";
@@ -15,27 +16,9 @@ import { byBearer, rateLimited } from "./rate-limit.js";
 
 const READY_TIMEOUT_MS = 2_000;
 
-/**
- * NUL characters in a JSON body: PostgreSQL text cannot hold them and no
- * field needs them, so they are refused here, for every route, with a stable
- * code (an iterative walk: a deeply nested body cannot overflow the stack).
- * Path lists are left to the protocol's path rules, which answer INVALID_PATH.
- */
+/** NUL characters in a JSON body are refused for every route (body.ts assertNoNul). */
 async function refuseNul(ctx: Koa.Context, next: Koa.Next) {
-  const stack: unknown[] = [ctx.request.body];
-  while (stack.length) {
-    const v = stack.pop();
-    if (typeof v === "string") {
-      if (v.includes("\u0000"))
-        throw new CohentError("INVALID_INPUT", "NUL characters are not accepted in any field.");
-    } else if (v && typeof v === "object") {
-      for (const [k, x] of Object.entries(v)) {
-        if (k.includes("\u0000"))
-          throw new CohentError("INVALID_INPUT", "NUL characters are not accepted in any field.");
-        if (k !== "paths") stack.push(x);
-      }
-    }
-  }
+  assertNoNul(ctx.request.body);
   await next();
 }
 
@@ -92,6 +75,9 @@ export function createApp(
   // Before the body is read: a flood from one token is refused without parsing or a query.
   const limit = rateLimited(runtime.limits?.token, byBearer);
   app.use((ctx, next) => (ctx.path.startsWith("/api/agent") ? limit(ctx, () => agent(ctx, next)) : next()));
+  // MCP over Streamable HTTP for remote agents: the same tools, token and rate limit (mcp.ts).
+  const mcp = mcpRoute(deps, jsonBody(), limit, mcpOptionsFromEnv(consoleConfig.publicUrl));
+  app.use((ctx, next) => (ctx.path === "/mcp" || ctx.path === "/mcp/" ? mcp(ctx, next) : next()));
   const health = new Router();
   // Liveness: the process answers. Readiness: the database answers too; a balancer sends traffic only to ready instances.
   health.get("/healthz", (ctx) => reply(deps, ctx, "health", { status: "ok" }));

@@ -150,3 +150,27 @@ export function jsonBody(limit: number = BOUNDS.bodyBytes) {
     await next();
   };
 }
+
+/**
+ * NUL characters in a JSON body: PostgreSQL text cannot hold them and no
+ * field needs them, so they are refused, for every route and for every call
+ * the /mcp endpoint makes, with a stable code (an iterative walk: a deeply
+ * nested body cannot overflow the stack). Path lists are left to the
+ * protocol's path rules, which answer INVALID_PATH.
+ */
+export function assertNoNul(body: unknown): void {
+  const stack: unknown[] = [body];
+  while (stack.length) {
+    const v = stack.pop();
+    if (typeof v === "string") {
+      if (v.includes("\u0000"))
+        throw new CohentError("INVALID_INPUT", "NUL characters are not accepted in any field.");
+    } else if (v && typeof v === "object") {
+      for (const [k, x] of Object.entries(v)) {
+        if (k.includes("\u0000"))
+          throw new CohentError("INVALID_INPUT", "NUL characters are not accepted in any field.");
+        if (k !== "paths") stack.push(x);
+      }
+    }
+  }
+}

@@ -50,6 +50,15 @@ function fromHttpError(err: unknown): CohentError | null {
   return null;
 }
 
+/** Any failure as the stable code it leaves with (a 500 INTERNAL for what nothing knows). */
+export function knownError(err: unknown): CohentError {
+  return err instanceof CohentError
+    ? err
+    : isDatabaseUnavailable(err)
+      ? new CohentError("DATABASE_UNAVAILABLE")
+      : (fromHttpError(err) ?? toCohentError(err));
+}
+
 /** First middleware: every failure leaves as a v1 failure envelope with a stable code; a 500 never leaks its message. */
 export function errorEnvelope(deps: Deps) {
   return async (ctx: Context, next: Next) => {
@@ -67,12 +76,7 @@ export function errorEnvelope(deps: Deps) {
         );
       }
     } catch (err) {
-      const known =
-        err instanceof CohentError
-          ? err
-          : isDatabaseUnavailable(err)
-            ? new CohentError("DATABASE_UNAVAILABLE")
-            : (fromHttpError(err) ?? toCohentError(err));
+      const known = knownError(err);
       // An operation's own rate limit (release requests) says when to retry, as the transport's does.
       const retryAfter = (known.details as { retryAfterSeconds?: unknown } | undefined)?.retryAfterSeconds;
       if (known.code === "RATE_LIMITED" && typeof retryAfter === "number")

@@ -1,6 +1,7 @@
 import {
   hostDisplayName,
   isHost,
+  REMOTE_WIRING,
   UNKNOWN_HOST,
   WIRINGS,
   type EnforcementView,
@@ -42,7 +43,12 @@ export function enforcementView(s: SessionHost, alarms: Alarms): EnforcementView
     host: isHost(s.host) || s.host === UNKNOWN_HOST ? s.host : null,
     hostName: hostDisplayName(s.host),
     hostVersion: s.hostVersion,
-    wiring: (WIRINGS as readonly string[]).includes(s.wiring ?? "") ? (s.wiring as Wiring) : null,
+    wiring:
+      s.wiring === REMOTE_WIRING
+        ? REMOTE_WIRING
+        : (WIRINGS as readonly string[]).includes(s.wiring ?? "")
+          ? (s.wiring as Wiring)
+          : null,
     guardSeenAt: s.guardSeenAt?.toISOString() ?? null,
   };
 }

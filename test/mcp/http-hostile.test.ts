@@ -177,3 +177,37 @@ describe("/mcp refuses hostile input", () => {
     expect((await fetch(`${backend.url}/healthz`)).status).toBe(200);
   });
 });
+
+describe("/mcp and the agent API's rate limit", () => {
+  let limited: TestBackend, secret: string;
+  beforeAll(async () => {
+    const before = process.env.COHENT_RATE_LIMIT;
+    process.env.COHENT_RATE_LIMIT = "0.1/3";
+    try {
+      limited = await startBackend({ kind: "sqlite" });
+    } finally {
+      if (before === undefined) delete process.env.COHENT_RATE_LIMIT;
+      else process.env.COHENT_RATE_LIMIT = before;
+    }
+    await limited.addRepo("acme/shop");
+    secret = await limited.issueToken("acme/shop", "flood");
+  });
+  afterAll(() => limited?.stop());
+
+  it("refuses a token's flood with 429 RATE_LIMITED and Retry-After, counted with its /api/agent calls", async () => {
+    const headers = { authorization: `Bearer ${secret}` };
+    const statuses: number[] = [];
+    for (let i = 0; i < 2; i++)
+      statuses.push((await rawMcp(limited.url, { body: initializeBody(), headers })).status);
+    // The same bucket as the agent API: a call there takes from it too.
+    const agent = await fetch(`${limited.url}/api/agent/session`, {
+      headers: { ...headers, "x-cohent-session": "s1" },
+    });
+    statuses.push(agent.status);
+    const refused = await rawMcp(limited.url, { body: initializeBody(), headers });
+    expect(statuses).toEqual([200, 200, 200]);
+    expect(refused.status).toBe(429);
+    expect(refused.headers.get("retry-after")).toBeTruthy();
+    expect(refused.json.error.data.code).toBe("RATE_LIMITED");
+  });
+});

@@ -188,7 +188,7 @@ export function mcpRoute(deps: Deps, body: Middleware, limit: Middleware, opts: 
       ctx.set("WWW-Authenticate", 'Bearer realm="cohent"');
       throw new CohentError(
         "UNAUTHENTICATED",
-        "Send Authorization: Bearer <agent token> (cohent token create).",
+        "Send Authorization: Bearer <agent token> (cohent token issue).",
       );
     }
     const sid = ctx.get("mcp-session-id");

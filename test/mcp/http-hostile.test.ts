@@ -162,6 +162,20 @@ describe("/mcp refuses hostile input", () => {
     expect((await tool("scope", { paths: ["/etc/passwd"] })).error.code).toBe("INVALID_PATH");
   });
 
+  it("answers a browser client on an allowed origin with CORS, its preflight included", async () => {
+    const origin = "http://localhost:6274";
+    const pre = await rawMcp(backend.url, {
+      method: "OPTIONS",
+      headers: { origin, "access-control-request-method": "POST" },
+    });
+    expect(pre.status).toBe(204);
+    expect(pre.headers.get("access-control-allow-origin")).toBe(origin);
+    expect(pre.headers.get("access-control-allow-headers")).toContain("mcp-session-id");
+    const init = await rawMcp(backend.url, { body: initializeBody(), headers: { ...auth(), origin } });
+    expect(init.status).toBe(200);
+    expect(init.headers.get("access-control-expose-headers")).toBe("mcp-session-id");
+  });
+
   it("answers a notification with 202 and still serves a well-formed call afterwards", async () => {
     const note = await rawMcp(backend.url, {
       body: JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }),

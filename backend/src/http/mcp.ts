@@ -173,6 +173,17 @@ export function mcpRoute(deps: Deps, body: Middleware, limit: Middleware, opts: 
         "FORBIDDEN",
         `Origin ${origin.slice(0, 100)} may not call /mcp; set COHENT_MCP_ORIGINS to allow a browser client's origin.`,
       );
+    if (origin) {
+      // A browser client on an allowed origin (the MCP Inspector on loopback, the Control Room's origin): CORS.
+      ctx.set("Access-Control-Allow-Origin", origin);
+      ctx.set("Vary", "Origin");
+      ctx.set("Access-Control-Allow-Methods", "POST, DELETE");
+      ctx.set(
+        "Access-Control-Allow-Headers",
+        "authorization, content-type, mcp-session-id, mcp-protocol-version",
+      );
+      ctx.set("Access-Control-Expose-Headers", "mcp-session-id");
+    }
     if (ctx.method === "OPTIONS" || ctx.method === "GET" || !["POST", "DELETE"].includes(ctx.method)) {
       ctx.set("Allow", "POST, DELETE");
       if (ctx.method === "OPTIONS") return void (ctx.status = 204);
@@ -257,10 +268,17 @@ export function mcpRoute(deps: Deps, body: Middleware, limit: Middleware, opts: 
       return;
     }
 
+    const gone = new AbortController();
+    ctx.res.once("close", () => ctx.res.writableFinished || gone.abort());
     const server = new Server(SERVER_INFO, { capabilities: { tools: {} }, instructions: INSTRUCTIONS });
     serveTools(server, REMOTE_OPERATIONS, async (op, input: { repo?: string }, signal) => {
       checkRepository(caller, input.repo);
-      return perform(op, input as never, { ...(await remoteContext(deps, caller, session, send)), signal });
+      // A client that hangs up mid-call cancels it (its notifications/cancelled would reach another request).
+      const both = AbortSignal.any([signal, gone.signal]);
+      return perform(op, input as never, {
+        ...(await remoteContext(deps, caller, session, send)),
+        signal: both,
+      });
     });
     const transport = new StreamableHTTPServerTransport({
       sessionIdGenerator: undefined,

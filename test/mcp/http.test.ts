@@ -120,6 +120,7 @@ describe.each(DATABASE_KINDS)("MCP over HTTP (%s)", (kind) => {
         level: "advisory",
         why: "remote-mcp",
         wiring: "remote",
+        hostName: "remote MCP client",
         hostVersion: "1.7.0",
       });
       expect(work.enforcement.reason).toContain("nothing checks its writes");

@@ -41,7 +41,8 @@ export function enforcementView(s: SessionHost, alarms: Alarms): EnforcementView
   return {
     ...verdict,
     host: isHost(s.host) || s.host === UNKNOWN_HOST ? s.host : null,
-    hostName: hostDisplayName(s.host),
+    // A /mcp session has no hook to name its host: its client's name is on the session itself.
+    hostName: s.wiring === REMOTE_WIRING ? "remote MCP client" : hostDisplayName(s.host),
     hostVersion: s.hostVersion,
     wiring:
       s.wiring === REMOTE_WIRING

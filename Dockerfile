@@ -1,11 +1,12 @@
 # syntax=docker/dockerfile:1
 # The Cohent server: the packed tarball (`npm run pack` → cohent-<version>.tgz), installed the way a
-# user installs it, on Node 20 slim, run as a non-root user with its data folder on a volume.
+# user installs it, on Node 24 slim (an LTS line the whole test suite runs on; Node 20 is past its end
+# of life), run as a non-root user with its data folder on a volume.
 #   npm run pack && docker build -t cohent .
 #   docker run -p 4317:4317 -v cohent-data:/data cohent
 # DATABASE_URL=postgresql://… switches the embedded SQLite for PostgreSQL (see compose.yaml).
 
-FROM node:20-slim AS install
+FROM node:24-slim AS install
 # better-sqlite3 compiles from source when its prebuilt binary cannot be downloaded.
 RUN apt-get update \
  && apt-get install -y --no-install-recommends python3 make g++ \
@@ -14,7 +15,7 @@ COPY cohent-*.tgz /tmp/
 RUN npm install -g --prefix /opt/cohent --no-audit --no-fund /tmp/cohent-*.tgz \
  && npm cache clean --force
 
-FROM node:20-slim
+FROM node:24-slim
 # The build tools stay in the first stage; this one gets the installed package only.
 COPY --from=install /opt/cohent /opt/cohent
 ENV PATH=/opt/cohent/bin:$PATH \

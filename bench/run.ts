@@ -20,6 +20,11 @@ const extra: { file: string; fn: string; title: string }[] = [
     fn: "benchAdapter",
     title: "Adapter cold start (PreToolUse hook vs node -e 0)",
   },
+  {
+    file: "./node-lines.ts",
+    fn: "benchNodeLines",
+    title: "Hook cold start per Node.js line (vs that line's node -e 0)",
+  },
   { file: "./mcp-budget.ts", fn: "benchMcp", title: "MCP tools/list budget" },
   {
     file: "./package-start.ts",

@@ -107,6 +107,8 @@ export async function buildPackage(out = defaultOut) {
 
   const manifest = JSON.parse(readFileSync(join(root, "package", "package.json"), "utf8"));
   manifest.version = version;
+  // The supported Node.js lines are stated once, in the workspace's engines (scripts/node-lines.mjs).
+  manifest.engines = { node: JSON.parse(readFileSync(join(root, "package.json"), "utf8")).engines.node };
   manifest.dependencies = Object.fromEntries(RUNTIME_DEPENDENCIES.map((name) => [name, lockedVersion(name)]));
   writeFileSync(join(out, "package.json"), JSON.stringify(manifest, null, 2) + "\n");
   return { dir: out, version };

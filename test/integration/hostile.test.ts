@@ -473,15 +473,19 @@ function corpus(ctx: {
       expect: [tooLarge ? "HEADERS_TOO_LARGE" : "INVALID_INPUT"],
     });
   }
-  out.push({
-    category: "oversize headers",
-    name: "1,000 headers",
-    bytes: request("GET", "/api/agent/session", {
-      ...agent(),
-      ...Object.fromEntries(Array.from({ length: 1_000 }, (_, i) => [`x-h${i}`, "v"])),
-    }),
-    expect: ["ok"],
-  });
+  // Many small headers, well under 16 KiB: answered on every line. Over 1,000 fields in all, Node 22's
+  // parser and later refuse the request (HPE_HEADER_OVERFLOW, whatever their size); Node 20 keeps the first.
+  const fieldLimit = Number(process.versions.node.split(".")[0]) >= 22;
+  for (const count of [900, 1_000])
+    out.push({
+      category: "oversize headers",
+      name: `${count.toLocaleString("en")} headers`,
+      bytes: request("GET", "/api/agent/session", {
+        ...agent(),
+        ...Object.fromEntries(Array.from({ length: count }, (_, i) => [`x-h${i}`, "v"])),
+      }),
+      expect: [count >= 1_000 && fieldLimit ? "HEADERS_TOO_LARGE" : "ok"],
+    });
   // The hook's client report (x-cohent-host): a well-formed one is recorded; anything else is INVALID_INPUT, on
   // the kill-switch read and on a publish alike, before anything is stored.
   const hostReports: [value: string, expect: Answer][] = [

@@ -3,8 +3,20 @@
 // free port with a temporary data folder, `cohent init` a scratch Git repository, run one hook decision
 // against it, stop. Prints the figures (package size, install time, start-time ratios to `node -e 0`)
 // and exits non-zero on the first check that fails. Run by `npm run test:package` and .ci/run.
+// It runs on the Node that runs it, every step: .ci/run puts each supported line's binary first on PATH
+// (PATH="$(dirname "$(node scripts/node-line.mjs 24)"):$PATH" npm run test:package), so npm, the
+// install, better-sqlite3's compile (against that Node's own headers) and `cohent serve` use it.
 import { execFileSync, spawn, spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { buildPackage, packTarball } from "../../scripts/pack.mjs";
@@ -18,11 +30,16 @@ for (const dir of [prefix, home, repo]) mkdirSync(dir, { recursive: true });
 // A fresh user: no npm cache, no ~/.npmrc, no credentials, no XDG folders. What belongs to the machine
 // stays: PATH, its CA bundle (TLS is intercepted here), npm's global config (with --prefix npm would
 // look for it under the temporary prefix) and where the Node headers live (node-gyp compiles
-// better-sqlite3 against them instead of downloading them).
+// better-sqlite3 against them instead of downloading them): the running Node's own when it has them
+// (an official build's include/node, as /usr/include/node for /usr/bin/node), else the machine's.
 const machine = (name) => {
   const v = execFileSync("npm", ["config", "get", name], { encoding: "utf8" }).trim();
   return v && v !== "null" && v !== "undefined" ? v : undefined;
 };
+const ownHeaders = path.resolve(path.dirname(process.execPath), "..");
+const nodedir = existsSync(path.join(ownHeaders, "include", "node", "node.h"))
+  ? ownHeaders
+  : machine("nodedir");
 const env = Object.fromEntries(
   Object.entries({
     PATH: `${path.join(prefix, "bin")}:${process.env.PATH}`,
@@ -31,7 +48,8 @@ const env = Object.fromEntries(
     NODE_EXTRA_CA_CERTS: process.env.NODE_EXTRA_CA_CERTS,
     SSL_CERT_FILE: process.env.SSL_CERT_FILE,
     npm_config_globalconfig: machine("globalconfig"),
-    npm_config_nodedir: process.env.npm_config_nodedir ?? machine("nodedir"),
+    // Not npm_config_nodedir from the environment: `npm run` exports the machine's there.
+    npm_config_nodedir: nodedir,
     npm_config_update_notifier: "false",
   }).filter(([, v]) => v !== undefined),
 );
@@ -102,6 +120,16 @@ function hook(payload, token) {
 }
 
 try {
+  figures.node = process.version;
+  // One Node for every step: a second one on PATH would build better-sqlite3 for the wrong ABI.
+  const onPath = execFileSync("node", ["-p", "process.execPath"], { env, encoding: "utf8" }).trim();
+  const npmVersions = execFileSync("npm", ["version", "--json"], { cwd: tmp, env, encoding: "utf8" });
+  const npmNode = `v${JSON.parse(npmVersions).node}`;
+  check(
+    realpathSync(onPath) === realpathSync(process.execPath) && npmNode === process.version,
+    `node on PATH and npm's are the Node that runs this (${process.version})`,
+    `${onPath}, npm on ${npmNode}`,
+  );
   const { dir, version } = await buildPackage(path.join(tmp, "package"));
   const tarball = packTarball(dir, tmp);
   const [info] = JSON.parse(
@@ -121,6 +149,12 @@ try {
     Object.keys(published.dependencies).join(", "),
   );
   check(!info.files.some((f) => /\.ts$/.test(f.path)), "no TypeScript in the tarball");
+  const workspace = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8"));
+  check(
+    published.engines?.node === workspace.engines.node,
+    "the package's engines are the workspace's (the supported Node lines, stated once)",
+    JSON.stringify(published.engines),
+  );
 
   const install = timed(
     "npm",
@@ -130,6 +164,13 @@ try {
   figures.installSeconds = +(install.ms / 1000).toFixed(1);
   check(install.status === 0, "npm install -g --prefix <tmp> cohent-<version>.tgz", install.stderr);
   check(!/EBADENGINE/.test(install.stderr), "the install prints no engine warning", install.stderr);
+  const sqlite = path.join(prefix, "lib", "node_modules", "cohent", "node_modules", "better-sqlite3");
+  const load = timed(process.execPath, ["-e", `require(${JSON.stringify(sqlite)})(":memory:").close()`]);
+  check(
+    load.status === 0,
+    `better-sqlite3 was built for this Node (ABI ${process.versions.modules})`,
+    load.stderr,
+  );
   figures.installedMiB = +(
     Number(execFileSync("du", ["-sk", prefix], { encoding: "utf8" }).split("\t")[0]) / 1024
   ).toFixed(1);
@@ -278,7 +319,10 @@ try {
 
   process.stdout.write(JSON.stringify(figures, null, 2) + "\n");
   mkdirSync("test/artifacts", { recursive: true });
-  writeFileSync("test/artifacts/package-figures.json", JSON.stringify(figures, null, 2) + "\n");
+  writeFileSync(
+    `test/artifacts/package-figures-node${process.versions.node.split(".")[0]}.json`,
+    JSON.stringify(figures, null, 2) + "\n",
+  );
   rmSync(tmp, { recursive: true, force: true });
 } catch (err) {
   server?.child.kill("SIGTERM");

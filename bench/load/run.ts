@@ -16,6 +16,8 @@ const argv = process.argv.slice(2);
 const only = argv.includes("--only") ? argv[argv.indexOf("--only") + 1] : undefined;
 const kinds = (process.env.BENCH_LOAD_DB ?? "sqlite,postgres").split(",");
 const rowNames = process.env.BENCH_LOAD_ROWS?.split(",");
+/** Section 2's PostgreSQL configurations: how many `cohent serve` share the database. */
+const pgInstances = (process.env.BENCH_AGENTS_PG_INSTANCES ?? "1,2").split(",").map(Number);
 
 async function withDb<T>(kind: string, fn: (db: Db) => Promise<T>): Promise<T | null> {
   const db = kind === "postgres" ? await postgresDb() : sqliteDb();
@@ -52,7 +54,7 @@ try {
     const baseline = await agentsBaseline(bare);
     const rows: Row[] = [];
     for (const kind of kinds) {
-      for (const instances of kind === "postgres" ? [1, 2] : [1])
+      for (const instances of kind === "postgres" ? pgInstances : [1])
         rows.push(...((await withDb(kind, (db) => benchAgents(db, instances, baseline))) ?? []));
     }
     table(agentsTitle, rows);

@@ -1,6 +1,6 @@
 import { table } from "../lib.js";
 import { postgresDb, sqliteDb, startBareKoa, type Db } from "./procs.js";
-import { agentsBaseline, agentsTitle, benchAgents } from "./agents.js";
+import { agentsBaseline, agentsTitle, benchAgents, SCENARIOS } from "./agents.js";
 import { benchProfile } from "./profile.js";
 import { benchRequests, type Row } from "./requests.js";
 
@@ -55,7 +55,10 @@ try {
     const rows: Row[] = [];
     for (const kind of kinds) {
       for (const instances of kind === "postgres" ? pgInstances : [1])
-        rows.push(...((await withDb(kind, (db) => benchAgents(db, instances, baseline))) ?? []));
+        for (const scenario of SCENARIOS)
+          rows.push(
+            ...((await withDb(kind, (db) => benchAgents(db, instances, baseline, scenario === "mix"))) ?? []),
+          );
     }
     table(agentsTitle, rows);
   }

@@ -63,9 +63,10 @@ export function recentEvents(store: Store) {
       // The first waiter of a repository starts it at its cursor: long-polls ask near the head.
       if (!f) feeds.set(repoId, (f = { base: after, top: after, events: [], stamp: -1, reading: null }));
       if (after < f.base) return null;
-      // At most two reads: one for a new stamp, one more when the caller saw a cursor past what it brought.
+      // A read for a new stamp; while short of what the caller saw, more (a read in flight may have
+      // started before it): at most three, then the caller polls again at the next hint.
       if (f.stamp !== store.changes.stamp(repoId, "events")) await refresh(repoId, f);
-      if (f.top < upTo) await refresh(repoId, f);
+      for (let i = 0; f.top < upTo && i < 3; i++) await refresh(repoId, f);
       if (after < f.base) return null;
       const out: RecentEvent[] = [];
       // Binary search for the first event after `after`.

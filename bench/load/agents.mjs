@@ -8,13 +8,21 @@
 // Polling is a long-poll (x-cohent-wait, spec.waitSeconds, default 20; 0 for the
 // old fixed-interval poll every pollMs): each agent keeps one open and answers
 // it with a fresh one, so a change reaches it as soon as it is written.
-// Spec (argv[2], JSON): { targets, token, agents, seconds, setupSeconds, rampMs,
+// With spec.mix (the contention mix), the agents belong to spec.tokens' people (agent i to tokens[i % n]),
+// and share components, outputs and paths: ten agents a component, four an output and an area, so claims
+// meet peers' (a refused scope joins the queue: `queue: true`), queues form and the resolver finds candidates.
+// Spec (argv[2], JSON): { targets, token, tokens, mix, agents, seconds, setupSeconds, rampMs,
 // sessionMs, pollMs, waitSeconds, checkpointMs, taskMs, prefix, pids }. Prints per-operation
 // counts and latencies, and the CPU the `pids` used in the window, as JSON.
 import { readFileSync, writeFileSync } from "node:fs";
 
 const spec = JSON.parse(process.argv[2]);
 const { targets, token, agents, seconds, prefix } = spec;
+const mix = !!spec.mix;
+const tokens = spec.tokens?.length ? spec.tokens : [token];
+/** The contention mix's shares: agents per component, per output and per area. */
+const shared = (n) => Math.max(1, Math.floor(agents / n));
+const areaOf = (i, task) => (mix ? `shared/area-${(i + task * 7) % shared(4)}` : `agents/a${i}`);
 const rampMs = spec.rampMs ?? 2000;
 const GRACE_MS = 3000; // requests still open this long after a phase ends are cut and counted
 const every = {
@@ -70,10 +78,11 @@ async function call(op, base, headers, body) {
 
 /** publish, intent, scope: one task's start. */
 async function startTask(i, task, base, headers) {
+  const area = areaOf(i, task);
   const pub = await call("publish", base, headers, {
     type: "publish",
-    prompt: `Agent ${i}, task ${task}: work on module ${i}`,
-    paths: [`agents/a${i}`],
+    prompt: `Agent ${i}, task ${task}: work on ${area}`,
+    paths: [area],
   });
   if (!pub) return null;
   const decided = await call("intent", base, headers, {
@@ -82,12 +91,23 @@ async function startTask(i, task, base, headers) {
     intent: {
       objective: `Agent ${i} task ${task}`,
       plan: ["Edit the module", "Run its tests"],
-      components: [`module-${i}`],
-      outputs: [`agent-${i}-task-${task}`],
+      components: [mix ? `component-${(i + task * 3) % shared(10)}` : `module-${i}`],
+      outputs: [mix ? `output-${(i + task * 5) % shared(4)}` : `agent-${i}-task-${task}`],
     },
   });
-  await call("scope", base, headers, { type: "scope", intentId: pub.intentId, paths: [`agents/a${i}`] });
-  return { intentId: pub.intentId, cursor: decided?.packet?.cursor ?? "0", step: 0 };
+  const scoped = await call("scope", base, headers, {
+    type: "scope",
+    intentId: pub.intentId,
+    paths: [area],
+    ...(mix ? { queue: true } : {}),
+  });
+  // A refused claim (queued) works without paths until its grant: its checkpoints claim nothing.
+  return {
+    intentId: pub.intentId,
+    cursor: decided?.packet?.cursor ?? "0",
+    step: 0,
+    area: scoped ? area : null,
+  };
 }
 
 const state = [];
@@ -121,7 +141,7 @@ await Promise.all(
   Array.from({ length: agents }, async (_, i) => {
     const base = targets[i % targets.length];
     const headers = {
-      authorization: `Bearer ${token}`,
+      authorization: `Bearer ${tokens[i % tokens.length]}`,
       "x-cohent-session": `${prefix}-agent-${i}`,
       "content-type": "application/json",
     };
@@ -172,7 +192,7 @@ await Promise.all(
           intentId: w.intentId,
           status: "working",
           summary: `step ${w.step}`,
-          paths: [`agents/a${i}/file-${w.step % 3}.ts`],
+          ...(w.area ? { paths: [`${w.area}/file-${w.step % 3}.ts`] } : {}),
         });
       }
     }

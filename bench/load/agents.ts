@@ -41,14 +41,17 @@ interface AgentsResult {
 function generate(
   targets: string[],
   pids: number[],
-  token: string,
+  tokens: string[],
   seconds: number,
   prefix: string,
+  mix = false,
 ): Promise<AgentsResult> {
   return runJson<AgentsResult>("agents.mjs", {
     targets,
     pids,
-    token,
+    token: tokens[0],
+    tokens,
+    mix,
     agents: AGENTS,
     seconds,
     setupSeconds: SETUP_SECONDS,
@@ -59,16 +62,33 @@ function generate(
 }
 
 export function agentsBaseline(bare: Proc): Promise<AgentsResult> {
-  return generate([bare.url], [bare.pid], "bare", BASELINE_SECONDS, "bare");
+  return generate([bare.url], [bare.pid], ["bare"], BASELINE_SECONDS, "bare");
 }
 
 const ms = (x: number | null) => (x === null || !Number.isFinite(x) ? "-" : x.toFixed(x < 10 ? 2 : 1));
 
-/** One configuration: `instances` server processes on one database, the load split across them. */
-export async function benchAgents(db: Db, instances: number, baseline: AgentsResult): Promise<Row[]> {
-  const repo = "bench/agents";
+/** The scenarios of section 2 (BENCH_AGENTS_SCENARIOS): each agent on its own work, and the contention mix. */
+export const SCENARIOS = (process.env.BENCH_AGENTS_SCENARIOS ?? "own,mix").split(",") as ("own" | "mix")[];
+/** The contention mix's people: agent i is person i % PEOPLE's. */
+const PEOPLE = 8;
+
+/**
+ * One configuration: `instances` server processes on one database, the load split across them. `mix`:
+ * agents of PEOPLE people sharing components, outputs and paths (agents.mjs), in a repository of its own.
+ */
+export async function benchAgents(
+  db: Db,
+  instances: number,
+  baseline: AgentsResult,
+  mix = false,
+): Promise<Row[]> {
+  const repo = mix ? "bench/agents-mix" : "bench/agents";
   await cohent(db, "repo", "add", repo, "--goal", "Two hundred agents at once");
-  const token = await cohent(db, "token", "issue", "--repo", repo, "--person", "bench", "--client", "bench");
+  const tokens: string[] = [];
+  for (let p = 0; p < (mix ? PEOPLE : 1); p++)
+    tokens.push(
+      await cohent(db, "token", "issue", "--repo", repo, "--person", `bench-${p}`, "--client", "bench"),
+    );
   const servers: Proc[] = [];
   try {
     // BENCH_AGENTS_CPU_PROF=<dir>: each server writes a V8 CPU profile there (node --cpu-prof).
@@ -79,11 +99,12 @@ export async function benchAgents(db: Db, instances: number, baseline: AgentsRes
     const r = await generate(
       servers.map((s) => s.url),
       servers.map((s) => s.pid),
-      token,
+      tokens,
       SECONDS,
-      `${db.kind}-${instances}`,
+      `${db.kind}-${instances}${mix ? "-mix" : ""}`,
+      mix,
     );
-    const config = `${db.kind} × ${instances}`;
+    const config = `${db.kind} × ${instances}${mix ? ", mix" : ""}`;
     const line = (operation: string, o: OpStats, b: OpStats): Row => ({
       config,
       operation,
@@ -129,4 +150,5 @@ export async function benchAgents(db: Db, instances: number, baseline: AgentsRes
 export const agentsTitle =
   `${AGENTS} simulated agents from one separate process: each publishes, declares and claims its first task (setup, bounded by ${SETUP_SECONDS} s), ` +
   `then for a ${SECONDS} s window (bare Koa: ${BASELINE_SECONDS} s) reads the kill switch every ~${PACE.sessionMs / 1000} s, ${PACE.waitSeconds ? `keeps one long-poll open (x-cohent-wait: ${PACE.waitSeconds}; its latency is the time held open, answered at a change), ` : `polls every ~${PACE.pollMs / 1000} s, `}` +
-  `checkpoints every ~${PACE.checkpointMs / 1000} s and starts a new task every ~${PACE.taskMs / 1000} s`;
+  `checkpoints every ~${PACE.checkpointMs / 1000} s and starts a new task every ~${PACE.taskMs / 1000} s. ` +
+  `"mix": the agents of ${PEOPLE} people share components (10 agents each), outputs and areas (4 each); a refused scope queues; SCOPE_CONFLICT is an answer, counted in the notes`;

@@ -19,6 +19,16 @@ const body = {
 app.use(async (ctx) => {
   // Read the request body, as the real server does.
   for await (const _ of ctx.req);
+  // A long-poll (x-cohent-wait: seconds) is held that long, as the real server holds one while nothing
+  // concerns it: answered at once, the 200 agents' long-polls would spin thousands of requests a second.
+  const wait = Number(ctx.get("x-cohent-wait")) * 1000;
+  if (wait > 0) {
+    const res = ctx.res;
+    await new Promise((resolve) => {
+      const timer = setTimeout(resolve, wait);
+      res.once("close", () => (clearTimeout(timer), resolve()));
+    });
+  }
   ctx.body = body;
 });
 const server = http.createServer(app.callback());

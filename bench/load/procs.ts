@@ -1,6 +1,6 @@
 import { execFile, spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { createWriteStream, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -13,7 +13,9 @@ import pg from "pg";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 export const ROOT = path.resolve(here, "../..");
-const COHENT = path.join(ROOT, "backend/bin/cohent.mjs");
+/** BENCH_COHENT_ROOT: another checkout whose server to measure (an A/B against an earlier commit, in the same run's conditions). */
+const SERVER_ROOT = process.env.BENCH_COHENT_ROOT ? path.resolve(process.env.BENCH_COHENT_ROOT) : ROOT;
+const COHENT = path.join(SERVER_ROOT, "backend/bin/cohent.mjs");
 
 export interface Db {
   kind: "sqlite" | "postgres";
@@ -84,7 +86,7 @@ export function cohent(db: Db, ...args: string[]): Promise<string> {
     execFile(
       process.execPath,
       [COHENT, ...args, ...db.args],
-      { env: childEnv(db), cwd: ROOT },
+      { env: childEnv(db), cwd: SERVER_ROOT },
       (err, stdout, stderr) => {
         if (err) reject(new Error(`cohent ${args.join(" ")} failed: ${stderr || err.message}`));
         else resolve(stdout.trim());
@@ -99,7 +101,10 @@ export interface Proc {
   stop(): Promise<void>;
 }
 
-/** Spawns a server process and waits for the line announcing its URL (on stdout or stderr). */
+/** BENCH_SERVER_LOG_DIR: where each server's output goes, `<what>-<pid>.log` (a warning such as "database unavailable" says why a request failed). */
+const LOG_DIR = process.env.BENCH_SERVER_LOG_DIR ?? path.join(os.tmpdir(), "cohent-bench-logs");
+
+/** Spawns a server process and waits for the line announcing its URL (on stdout or stderr); its output then goes to its log file. */
 function spawnServer(args: string[], env: NodeJS.ProcessEnv, pattern: RegExp, what: string): Promise<Proc> {
   const child: ChildProcess = spawn(process.execPath, args, {
     cwd: ROOT,
@@ -108,6 +113,9 @@ function spawnServer(args: string[], env: NodeJS.ProcessEnv, pattern: RegExp, wh
   });
   let tail = "";
   let started = false;
+  mkdirSync(LOG_DIR, { recursive: true });
+  const log = createWriteStream(path.join(LOG_DIR, `${what.replace(/\W+/g, "-")}-${child.pid}.log`));
+  child.once("exit", () => log.end());
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => fail(new Error(`${what} did not start within 60 s:\n${tail}`)), 60_000);
     const fail = (err: Error) => {
@@ -117,8 +125,9 @@ function spawnServer(args: string[], env: NodeJS.ProcessEnv, pattern: RegExp, wh
       reject(err);
     };
     const onData = (chunk: Buffer) => {
-      // Keep draining both pipes for the whole run (a full pipe would stall the server's logger),
-      // but once started, without work: this process shares the machine with the one it measures.
+      // Keep draining both pipes for the whole run (a full pipe would stall the server's logger), into
+      // the server's log file: this process shares the machine with the one it measures, so no parsing.
+      log.write(chunk);
       if (started) return;
       tail = (tail + chunk.toString()).slice(-4000);
       const m = pattern.exec(tail);

@@ -37,8 +37,12 @@ export async function prepareCases(server: Proc, db: Db, repo: string): Promise<
     });
     return { a, intentId: intentId as string };
   };
-  // Ten peers, so that the resolver and the poll have something to compare against.
-  for (let i = 0; i < 10; i++) await started(`peer-${i}`, `peer-out-${i}`);
+  // Ten peers, each holding a claim, so that the resolver, the poll and the scope's arbitration have
+  // something to compare against.
+  for (let i = 0; i < 10; i++) {
+    const peer = await started(`peer-${i}`, `peer-out-${i}`);
+    await peer.a.post({ type: "scope", intentId: peer.intentId, paths: [`peers/p${i}`, `docs/p${i}.md`] });
+  }
 
   const read = await started("bench-read", "read-out");
   const empty = await started("bench-poll", "poll-out");
@@ -47,6 +51,15 @@ export async function prepareCases(server: Proc, db: Db, repo: string): Promise<
   const pub = agent(base, token, "bench-pub");
   const int = await started("bench-int", "int-out");
   const scope = await started("bench-scope", "scope-out");
+  // It shares two peers' components: the resolver finds candidates (and decides it works beside them).
+  const intentBody = {
+    objective: "Bench bench-int",
+    components: ["component-int-out", "component-peer-out-0", "component-peer-out-1"],
+    outputs: ["int-out"],
+  };
+  // The intent row's body meets peers: check the resolver names them, as the row's name promises.
+  const met = await int.a.post({ type: "intent", intentId: int.intentId, intent: intentBody });
+  if (!(met.peerIds as string[]).length) throw new Error("the intent row's intent meets no peer");
   // Cursors once every setup write is in: the empty poll has nothing new;
   // the caller's own checkpoint lands after ownCursor, so every poll from there sees it.
   const emptyCursor = (await empty.a.poll(empty.intentId)).cursor as string;
@@ -63,11 +76,7 @@ export async function prepareCases(server: Proc, db: Db, repo: string): Promise<
     headers,
     body: JSON.stringify(body),
   });
-  const intentBody = {
-    objective: "Bench bench-int",
-    components: ["component-int-out"],
-    outputs: ["int-out"],
-  };
+
   return [
     {
       name: "kill-switch read GET /api/agent/session",

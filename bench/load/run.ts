@@ -1,6 +1,6 @@
 import { table } from "../lib.js";
 import { postgresDb, sqliteDb, startBareKoa, type Db } from "./procs.js";
-import { agentsBaseline, agentsTitle, benchAgents } from "./agents.js";
+import { agentsBaseline, agentsTitle, benchAgents, SCENARIOS } from "./agents.js";
 import { benchProfile } from "./profile.js";
 import { benchRequests, type Row } from "./requests.js";
 
@@ -16,6 +16,8 @@ const argv = process.argv.slice(2);
 const only = argv.includes("--only") ? argv[argv.indexOf("--only") + 1] : undefined;
 const kinds = (process.env.BENCH_LOAD_DB ?? "sqlite,postgres").split(",");
 const rowNames = process.env.BENCH_LOAD_ROWS?.split(",");
+/** Section 2's PostgreSQL configurations: how many `cohent serve` share the database. */
+const pgInstances = (process.env.BENCH_AGENTS_PG_INSTANCES ?? "1,2").split(",").map(Number);
 
 async function withDb<T>(kind: string, fn: (db: Db) => Promise<T>): Promise<T | null> {
   const db = kind === "postgres" ? await postgresDb() : sqliteDb();
@@ -52,8 +54,11 @@ try {
     const baseline = await agentsBaseline(bare);
     const rows: Row[] = [];
     for (const kind of kinds) {
-      for (const instances of kind === "postgres" ? [1, 2] : [1])
-        rows.push(...((await withDb(kind, (db) => benchAgents(db, instances, baseline))) ?? []));
+      for (const instances of kind === "postgres" ? pgInstances : [1])
+        for (const scenario of SCENARIOS)
+          rows.push(
+            ...((await withDb(kind, (db) => benchAgents(db, instances, baseline, scenario === "mix"))) ?? []),
+          );
     }
     table(agentsTitle, rows);
   }

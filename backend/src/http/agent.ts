@@ -22,6 +22,7 @@ import type { Caller, Deps } from "../operations/deps.js";
 import { awaitsContinue } from "./edges.js";
 import { named, reply } from "./envelope.js";
 import { nextChange, stampOf } from "../live/next-change.js";
+import { Slots } from "../live/slots.js";
 
 const isOperation = (t: unknown): t is AgentOperation =>
   typeof t === "string" && Object.hasOwn(AGENT_OPERATIONS, t);
@@ -44,6 +45,8 @@ export async function agentPost(deps: Deps, caller: Caller, body: { type?: unkno
 
 /** A waiting long-poll re-polls at least this often with no hint of a change: a peer's lease lapsing changes answers without an event. */
 const RECHECK_MS = 10_000;
+/** The waiters' session re-reads, a few at a time (live/slots). */
+const rechecks = new Slots(2);
 
 /**
  * /api/agent: a thin transport. Authenticate once, parse, call the operation, render the envelope.
@@ -189,7 +192,12 @@ export function agentRoutes(deps: Deps, body: Middleware): Middleware {
         // The session row only when its control may have moved (a hint, or the periodic recheck): 200 waiters
         // woken by one peer's write must not each read it.
         const recheck = Date.now() - polledAt >= RECHECK_MS;
-        const session = controlMoved || recheck ? await deps.store.sessions.get(caller.session.id) : null;
+        // Two at a time: on PostgreSQL the store's backstop moves every control stamp every 2 s, and 200
+        // waiters' reads at once queued the read pool 188 deep behind them (the kill-switch reads with them).
+        const session =
+          controlMoved || recheck
+            ? await rechecks.run(() => deps.store.sessions.get(caller.session.id))
+            : null;
         if (
           session &&
           (session.control !== caller.session.control ||

@@ -6,6 +6,7 @@ import { toChange } from "../../core/render.js";
 import { Gate } from "../../store/gate.js";
 import type { Store, Tx } from "../../store/index.js";
 import type { Caller, Deps } from "../deps.js";
+import { recentOf } from "../../live/recent-events.js";
 import { decide, readDecision } from "../shared/decide.js";
 import { issuePacket } from "../shared/packets.js";
 import { ownIntent, toPeerView } from "../shared/views.js";
@@ -87,6 +88,26 @@ async function reaches(store: Store, learned: Learned, peerId: string, seq: numb
   for (const n of names) if (learned.lookup.has(n)) return true;
   return false;
 }
+/**
+ * The named peers' oldest last call, read again at most every NAMED_MS per decision (the `named` list of
+ * what its last full poll learned: a new decision of the intent goes the full path, and brings a new list).
+ * The store's own cache keeps it only until the next event, so every write sent each waiter whose decision
+ * named a peer to the database (a pooled read each on PostgreSQL). A peer's renewal seen that much later
+ * only sends a poll the full way; a lapse is checked against the current time at every poll.
+ */
+const NAMED_MS = 5_000;
+const namedSeen = new WeakMap<readonly string[], { at: number; value: Promise<NamedPeers> }>();
+type NamedPeers = Awaited<ReturnType<Store["intents"]["namedPeers"]>>;
+function namedOf(store: Store, named: readonly string[] | null, intentId: string, repoId: string) {
+  if (!named) return store.intents.namedPeers(intentId, repoId);
+  const held = namedSeen.get(named);
+  if (held && Date.now() - held.at < NAMED_MS) return held.value;
+  const value = store.intents.namedPeers(intentId, repoId);
+  namedSeen.set(named, { at: Date.now(), value });
+  value.catch(() => namedSeen.delete(named));
+  return value;
+}
+
 /** A decision event's summary starts with its action (shared/decide). */
 const STANDS_DOWN = /^(duplicate|handoff)\b/;
 const knownOf = (store: Store) => {
@@ -116,9 +137,14 @@ async function quiet(deps: Deps, caller: Caller, intentId: string, cursor: numbe
   if ((await store.notices.untold(caller.session.id, repoId)).get(intentId)) return null;
   let next = cursor;
   const learned = knownOf(store).get(intentId);
-  if ((await store.changes.cursor(repoId)) > cursor) {
+  const head = await store.changes.cursor(repoId);
+  if (head > cursor) {
     if (!learned) return null;
-    const tail = await store.journal.tailAfter(repoId, Math.min(cursor, learned.at), TAIL);
+    // From memory, shared by every waiter (live/recent-events); the store's read when too far back.
+    const from = Math.min(cursor, learned.at);
+    const tail =
+      (await recentOf(store).after(repoId, from, TAIL, head)) ??
+      (await store.journal.tailAfter(repoId, from, TAIL));
     if (tail.length >= TAIL) return null;
     for (const e of tail) {
       // Its own decision made elsewhere (intent, context) since the last full poll: what it named may have moved.
@@ -148,7 +174,7 @@ async function quiet(deps: Deps, caller: Caller, intentId: string, cursor: numbe
   }
   // A lapse of a peer its decision named can change the answer; when it named none (the usual case), no read.
   if (learned?.named?.length !== 0) {
-    const { named, oldestSeen } = await store.intents.namedPeers(intentId, repoId);
+    const { named, oldestSeen } = await namedOf(store, learned?.named ?? null, intentId, repoId);
     if (named.length && oldestSeen && oldestSeen < leaseCutoff(deps.clock(), deps.lease)) return null;
   }
   return next;
@@ -253,12 +279,15 @@ async function fullPoll(
   if (learned.size >= 20_000) learned.clear(); // memory, not state: start over rather than grow
   learned.set(me.id, { related, stoodDown, lookup, candidates, named, at });
 
-  // Outside a transaction the shared window of the change log (store/hot tailAfter), up to `at`: it
+  // Outside a transaction the change log held in memory (live/recent-events), up to `at`: it
   // answers only when none is shown, so never renders one (a rendered change takes its time from eventsAfter).
   type Event = Awaited<ReturnType<Tx["journal"]["eventsAfter"]>>[number];
+  const outside = async () =>
+    (await recentOf(deps.store).after(caller.repo.id, cursor, SCAN, at)) ??
+    (await t.journal.tailAfter(caller.repo.id, cursor, SCAN));
   const events = write
     ? await t.journal.eventsAfter(caller.repo.id, cursor, SCAN)
-    : ((await t.journal.tailAfter(caller.repo.id, cursor, SCAN)).filter((e) => e.seq <= at) as Event[]);
+    : ((await outside()).filter((e) => e.seq <= at) as Event[]);
   const relevant = events.filter((e) => isRelevant(e, me.id, related));
   const notices = await t.notices.hasUntold(me.id);
   const shown = relevant.slice(0, BOUNDS.pollEvents);

@@ -2,7 +2,7 @@ import { execFileSync, spawn } from "node:child_process";
 import { mkdirSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { CODEX_GUARD_COMMAND } from "../adapter/src/init.js";
+import { CODEX_GUARD_COMMAND } from "../adapter/src/installer/init.js";
 import { supportedLines } from "../scripts/node-lines.mjs";
 import { benchCheckout, median, percentile } from "./lib.js";
 

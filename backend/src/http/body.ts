@@ -17,12 +17,38 @@ const DECODERS: Record<BodyEncoding, () => zlib.Gunzip | zlib.Inflate> = {
   deflate: () => zlib.createInflate(),
 };
 
+/**
+ * How long a connection closed on a refusal still takes (and drops) what the client sends. Closed
+ * with the client's bytes unread, a socket answers them with a reset, and the reset can discard the
+ * answer before the client has read it: a 5 MB body under load got no answer at all. So the server
+ * sends its answer and its FIN, drops what still arrives, and closes when the client does or after
+ * this long (a lingering close, as nginx does).
+ */
+export const LINGER_MS = 1_000;
+
+function lingerOnClose(req: IncomingMessage) {
+  const socket = req.socket;
+  // Node's server ends a `Connection: close` response's socket with destroySoon (after the answer is
+  // written); here that becomes a half-close, the rest of the body dropped by the request's dump.
+  socket.destroySoon = function lingeringClose(this: typeof socket) {
+    const close = () => {
+      clearTimeout(timer);
+      this.destroy();
+    };
+    const timer = setTimeout(close, LINGER_MS);
+    timer.unref();
+    this.once("end", close);
+    this.end();
+  };
+}
+
 /** Refusals that leave bytes of the body unread close the connection: the rest is not worth reading. */
 function refuse(
   ctx: Context,
   code: "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_ENCODING" | "INVALID_ENCODING",
 ): never {
   ctx.set("Connection", "close");
+  lingerOnClose(ctx.req);
   if (code === "UNSUPPORTED_ENCODING") ctx.set("Accept-Encoding", BODY_ENCODINGS.join(", "));
   throw new CohentError(
     code,

@@ -1,4 +1,4 @@
-import type { Action, Control, IntentRecord, Usage } from "@cohent/protocol";
+import type { Action, Control } from "@cohent/protocol";
 import { indexNames, type NameLookup } from "../core/resolver-index.js";
 import type { IntentRow, Intents } from "./contract.js";
 import type { Handle } from "./handle.js";
@@ -264,21 +264,7 @@ export const intents = (h: Handle): Intents => {
         );
         return { named, oldestSeen: seen?.at ? new Date(seen.at as string) : null };
       }),
-    create: async ({
-      at,
-      promptPaths,
-      ...i
-    }: {
-      id: string;
-      repoId: string;
-      sessionId: string;
-      person: string;
-      client: string | null;
-      model: string | null;
-      prompt: string;
-      promptPaths: string[];
-      at: Date;
-    }) => {
+    create: async ({ at, promptPaths, ...i }) => {
       await insert(x, T.Intent, { ...i, promptPaths: json(promptPaths), createdAt: at, updatedAt: at });
     },
     /**
@@ -286,17 +272,7 @@ export const intents = (h: Handle): Intents => {
      * one more than the highest there, each time: the caller holds the repository lock (journal
      * `lock`) and decides it next, so places follow the order in which records are decided.
      */
-    update: async (
-      id: string,
-      change: {
-        record?: IntentRecord;
-        usage?: Usage;
-        state?: string;
-        lastAction?: string;
-        updatedAt?: Date;
-        closedAt?: Date;
-      },
-    ) => {
+    update: async (id, change) => {
       const { record, usage, ...rest } = change;
       const { sets, args } = setSql(x, {
         ...rest,
@@ -327,22 +303,7 @@ export const intents = (h: Handle): Intents => {
         }
       }
     },
-    addCheckpoint: async ({
-      at,
-      paths,
-      commit,
-      source,
-      ...cp
-    }: {
-      id: string;
-      intentId: string;
-      status: string;
-      summary: string;
-      paths: string[] | null;
-      source: string;
-      commit?: string | null;
-      at: Date;
-    }) => {
+    addCheckpoint: async ({ at, paths, commit, source, ...cp }) => {
       await insert(x, T.Checkpoint, {
         ...cp,
         source: commit ? commitSource(commit) : source,

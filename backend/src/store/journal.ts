@@ -1,4 +1,3 @@
-import type { Action } from "@cohent/protocol";
 import type { Journal } from "./contract.js";
 import type { Handle } from "./handle.js";
 import { json, list, toDecision } from "./rows.js";
@@ -58,14 +57,7 @@ export const journal = (h: Handle): Journal => {
      */
     holds: (repoId: string) => !!tx && (x.dialect === "sqlite" || !!tx.held?.has(repoId)),
     /** Appends to the change log (under the lock); the event's sequence number is the cursor. */
-    addEvent: async (e: {
-      repoId: string;
-      intentId: string;
-      kind: string;
-      summary: string;
-      peerIds?: string[];
-      at: Date;
-    }) => {
+    addEvent: async (e) => {
       await lock(e.repoId);
       // Not waited for: the statements after it share its round trip (PostgreSQL); only the cursor needs it.
       const seq = x
@@ -136,40 +128,12 @@ export const journal = (h: Handle): Journal => {
       );
       return r ? toDecision(T.Decision.decode(r)) : null;
     },
-    addDecision: async ({
-      at,
-      peerIds,
-      ...d
-    }: {
-      id: string;
-      repoId: string;
-      intentId: string;
-      action: Action;
-      peerIds: string[];
-      reason: string;
-      at: Date;
-    }) => {
+    addDecision: async ({ at, peerIds, ...d }) => {
       const row = { ...d, peerIds: json(peerIds), createdAt: at };
       await insert(x, T.Decision, row);
       return toDecision(row);
     },
-    addPacket: async ({
-      at,
-      peerIds,
-      ...p
-    }: {
-      id: string;
-      repoId: string;
-      intentId: string;
-      sessionId: string;
-      kind: string;
-      action: string;
-      cursor: number;
-      chars: number;
-      tokens: number;
-      peerIds: string[];
-      at: Date;
-    }) => {
+    addPacket: async ({ at, peerIds, ...p }) => {
       await insert(x, T.Packet, { ...p, peerIds: json(peerIds), createdAt: at });
     },
     /** Records the characters injected, once; "missing" when the session has no such packet. */
@@ -186,21 +150,7 @@ export const journal = (h: Handle): Journal => {
         ? "already"
         : "missing";
     },
-    addGuardCatch: async ({
-      at,
-      paths,
-      peerIds,
-      ...g
-    }: {
-      id: string;
-      repoId: string;
-      intentId: string;
-      agentId: string | null;
-      kind: string;
-      paths: string[];
-      peerIds: string[];
-      at: Date;
-    }) => {
+    addGuardCatch: async ({ at, paths, peerIds, ...g }) => {
       await insert(x, T.GuardCatch, { ...g, paths: json(paths), peerIds: json(peerIds), createdAt: at });
     },
   };

@@ -39,26 +39,7 @@ export const notices = (h: Handle): Notices => {
     return m && m.stamp === h.changes.stamp(repoId, "notices") ? m.untold : null;
   };
   return {
-    add: async ({
-      at,
-      paths,
-      peer,
-      ...n
-    }: {
-      id: string;
-      repoId: string;
-      intentId: string;
-      sessionId: string;
-      kind: NoticeKind;
-      paths: string[];
-      peer: NoticePeer | null;
-      note: string | null;
-      reason: string | null;
-      queueLength: number | null;
-      waitedMs: number | null;
-      text: string;
-      at: Date;
-    }) => {
+    add: async ({ at, paths, peer, ...n }) => {
       await insert(x, T.Notice, { ...n, paths: json(paths), peer: peer ? json(peer) : null, createdAt: at });
       touch(n.repoId, "notices");
     },

@@ -72,19 +72,7 @@ export const consoleAuth = ({ x }: Handle): ConsoleAuth => ({
       tokenHash,
       x.time(at),
     )) === 1,
-  addSession: async ({
-    at,
-    ...s
-  }: {
-    id: string;
-    tokenHash: string;
-    csrfToken: string;
-    person: string;
-    provider: string;
-    githubToken: string | null;
-    at: Date;
-    expiresAt: Date;
-  }) => {
+  addSession: async ({ at, ...s }) => {
     await insert(x, T.ConsoleSession, { ...s, createdAt: at, lastSeenAt: at });
   },
   sessionByHash: async (tokenHash: string) => {

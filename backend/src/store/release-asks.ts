@@ -19,19 +19,7 @@ const COLS = T.ReleaseAsk.cols();
 
 /** Release requests (ReleaseAsk): one row per holder asked; open until honoured or closed. */
 export const releaseAsks = ({ x }: Handle): ReleaseAsks => ({
-  add: async ({
-    at,
-    paths,
-    ...a
-  }: {
-    id: string;
-    repoId: string;
-    fromIntentId: string;
-    toIntentId: string;
-    paths: string[];
-    note: string;
-    at: Date;
-  }) => {
+  add: async ({ at, paths, ...a }) => {
     await insert(x, T.ReleaseAsk, { ...a, paths: json(paths), createdAt: at });
   },
   /** The open asks made of a holder (every claim asks: usually there is none, which one index seek answers). */

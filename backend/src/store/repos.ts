@@ -35,13 +35,7 @@ export const repos = (h: Handle): Repos => {
       return row;
     },
     byId,
-    create: async (data: {
-      id: string;
-      name: string;
-      goal?: string;
-      caseInsensitive?: boolean;
-      createdAt: Date;
-    }) => {
+    create: async (data) => {
       await insert(x, T.Repository, data);
       return { goal: "", caseInsensitive: false, claimVersion: 0, ...data };
     },

@@ -44,17 +44,7 @@ export const tokens = (h: Handle): Tokens => {
       return row;
     },
     get,
-    create: async ({
-      at,
-      ...t
-    }: {
-      id: string;
-      repoId: string;
-      person: string;
-      client: string | null;
-      tokenHash: string;
-      at: Date;
-    }) => {
+    create: async ({ at, ...t }) => {
       await insert(x, T.AgentToken, { ...t, createdAt: at });
     },
     revoke: async (id: string, at: Date) => {
@@ -94,14 +84,7 @@ export const sessions = (h: Handle): Sessions => {
     return r ? toSession(r) : null;
   };
   /** Renews the lease, creating the session on its first call: one statement unless it is the first. */
-  const write = async (s: {
-    repoId: string;
-    tokenId: string;
-    key: string;
-    client: string | null;
-    newId: () => string;
-    at: Date;
-  }): Promise<SessionRow> => {
+  const write = async (s: Parameters<Sessions["renew"]>[0]) => {
     const renew = (y: typeof x) =>
       y.get(
         `UPDATE "Session" SET "lastSeenAt" = ? WHERE "tokenId" = ? AND "key" = ? RETURNING ${T.Session.cols()}`,
@@ -129,16 +112,7 @@ export const sessions = (h: Handle): Sessions => {
      * Renews the session's lease, creating the session on its first call. Every agent call runs this.
      * `renewEveryMs`: outside a transaction the renewal is written at most this often.
      */
-    renew: async (s: {
-      repoId: string;
-      tokenId: string;
-      key: string;
-      client: string | null;
-      /** The id of a session seen for the first time: asked only then, not on every call. */
-      newId: () => string;
-      at: Date;
-      renewEveryMs?: number;
-    }) => {
+    renew: async (s) => {
       if (h.tx) return write(s);
       const key = `${s.tokenId}|${s.key}`;
       const at = s.at.getTime();
@@ -260,18 +234,7 @@ export const sessions = (h: Handle): Sessions => {
           .map((i) => ({ id: i.id as string, state: i.state as string, lastAction: i.lastAction as string })),
       }));
     },
-    addCommand: async ({
-      at,
-      ...cmd
-    }: {
-      id: string;
-      repoId: string;
-      sessionId: string;
-      kind: string;
-      actor: string;
-      reason: string | null;
-      at: Date;
-    }) => {
+    addCommand: async ({ at, ...cmd }) => {
       await insert(x, T.Command, { ...cmd, createdAt: at });
     },
   };

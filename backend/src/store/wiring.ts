@@ -12,15 +12,7 @@ import { T } from "./sql/tables.js";
  * modified, with the time it was cleared).
  */
 export const wiring = ({ x, touch }: Handle): Wiring => ({
-  report: async (r: {
-    newId: () => string;
-    repoId: string;
-    tokenId: string;
-    checkout: string;
-    sessionId: string;
-    changes: WiringChange[];
-    at: Date;
-  }): Promise<void> => {
+  report: async (r) => {
     const { repoId, tokenId, checkout, sessionId, at } = r;
     if (r.changes.length) {
       await x.run(

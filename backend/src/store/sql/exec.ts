@@ -38,22 +38,56 @@ export interface Exec {
   ahead(sql: string, args: unknown[]): { row: Promise<Row | undefined> };
 }
 
+/**
+ * A statement that returns rows reads them as arrays (better-sqlite3's raw mode) and builds each
+ * row with a constructor compiled for its columns: an object literal of one shape. Its own row
+ * objects, one property at a time, cost nearly twice as much (200 active intents of 22 columns:
+ * 3.0 ms against 1.7 ms), and every full poll reads those.
+ */
+interface Prepared {
+  s: Database.Statement;
+  row: ((a: unknown[]) => Row) | null;
+}
+
+function rowMaker(s: Database.Statement): (a: unknown[]) => Row {
+  const names = s.columns().map((c) => c.name);
+  // The names are the statement's own columns (the store's SQL), quoted as JSON: a literal of them.
+  return new Function("a", `return {${names.map((n, i) => `${JSON.stringify(n)}:a[${i}]`).join(",")}};`) as (
+    a: unknown[],
+  ) => Row;
+}
+
 export function sqliteExec(conn: Database.Database): Exec {
-  const cache = new Map<string, Database.Statement>();
+  const cache = new Map<string, Prepared>();
   // Prisma's connection returns integers as BigInt (defaultSafeIntegers); these statements want numbers.
   const st = (sql: string) => {
-    let s = cache.get(sql);
-    if (!s) cache.set(sql, (s = conn.prepare(sql).safeIntegers(false)));
-    return s;
+    let p = cache.get(sql);
+    if (!p) {
+      const s = conn.prepare(sql).safeIntegers(false);
+      p = s.reader ? { s: s.raw(true), row: rowMaker(s) } : { s, row: null };
+      cache.set(sql, p);
+    }
+    return p;
+  };
+  const get = (sql: string, args: unknown[]): Row | undefined => {
+    const p = st(sql);
+    if (!p.row) return p.s.get(...args) as Row | undefined;
+    const a = p.s.get(...args) as unknown[] | undefined;
+    return a === undefined ? undefined : p.row(a);
+  };
+  const all = (sql: string, args: unknown[]): Row[] => {
+    const p = st(sql);
+    if (!p.row) return p.s.all(...args) as Row[];
+    return (p.s.all(...args) as unknown[][]).map(p.row);
   };
   return {
     dialect: "sqlite",
     time: sqliteTime,
-    get: async (sql, ...args) => st(sql).get(...args) as Row | undefined,
-    all: async (sql, ...args) => st(sql).all(...args) as Row[],
-    run: async (sql, ...args) => st(sql).run(...args).changes,
-    later: async (sql, args, changed) => expect(sql, st(sql).run(...args).changes, changed),
-    ahead: (sql, args) => ({ row: Promise.resolve(st(sql).get(...args) as Row | undefined) }),
+    get: async (sql, ...args) => get(sql, args),
+    all: async (sql, ...args) => all(sql, args),
+    run: async (sql, ...args) => st(sql).s.run(...args).changes,
+    later: async (sql, args, changed) => expect(sql, st(sql).s.run(...args).changes, changed),
+    ahead: (sql, args) => ({ row: Promise.resolve(get(sql, args)) }),
   };
 }
 

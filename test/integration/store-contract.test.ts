@@ -263,6 +263,9 @@ describe.each(DATABASE_KINDS)("store contract (%s)", (kind) => {
     expect(
       (await tx((t) => t.claims.peers("rep_c", "wki_a"))).map((p) => [p.intentId, p.paths, p.objective]),
     ).toEqual([["wki_b", ["docs/**"], "Checkout"]]);
+    expect(await tx((t) => t.claims.claimed("rep_c", "wki_a"))).toEqual([
+      { intentId: "wki_b", paths: ["docs/**"] },
+    ]);
     expect(await s.claims.expired("rep_c", at(2.5))).toEqual(["wki_b"]); // bo's session was last seen at 2 s
 
     expect(await s.journal.latestSeq("rep_c")).toBe(1);

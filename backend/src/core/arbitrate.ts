@@ -6,14 +6,25 @@ import {
   type ScopeConflict,
 } from "@cohent/protocol";
 
-/** A peer's current claim, with the identity a human recognizes. */
-export interface PeerClaim {
+/** A peer's current claim: its intent and paths. */
+export interface Claimed {
   intentId: string;
+  paths: string[];
+}
+
+/** A peer's current claim, with the identity a human recognizes. */
+export interface PeerClaim extends Claimed {
   person: string;
   client: string | null;
   model: string | null;
   objective: string | null;
+}
+
+/** One peer's claim that a proposed scope overlaps, and through which paths of each. */
+export interface Overlap<P extends Claimed> {
+  peer: P;
   paths: string[];
+  theirPaths: string[];
 }
 
 /**
@@ -30,32 +41,47 @@ export function arbitrate(
   peers: readonly PeerClaim[],
   opts: MatchOptions = {},
 ): ScopeConflict[] {
-  const conflicts: ScopeConflict[] = [];
-  if (!mine.length) return conflicts;
+  return overlaps(mine, peers, opts).map((o) => conflictOf(o.peer, o));
+}
+
+/** The arbitration itself, on claims with or without their holders: the overlapped ones, in the peers' order. */
+export function overlaps<P extends Claimed>(
+  mine: readonly string[],
+  peers: readonly P[],
+  opts: MatchOptions = {},
+): Overlap<P>[] {
+  const found: Overlap<P>[] = [];
+  if (!mine.length) return found;
   if (!opts.budget) opts = { ...opts, budget: matchBudget() };
   for (const peer of peers) {
     if (!peer.paths.length) continue;
-    const who = {
-      intentId: peer.intentId,
-      person: peer.person,
-      client: peer.client,
-      model: peer.model,
-      objective: peer.objective,
-    };
     // Out of budget: every remaining peer counts as overlapping, through everything, at no further cost.
     if (exhausted(opts.budget!)) {
-      conflicts.push({ ...who, paths: [...new Set(mine)], theirPaths: [...new Set(peer.paths)] });
+      found.push({ peer, paths: [...new Set(mine)], theirPaths: [...new Set(peer.paths)] });
       continue;
     }
     const pairs = scopeOverlap(mine, peer.paths, opts);
     if (pairs.length === 0) continue;
-    conflicts.push({
-      ...who,
+    found.push({
+      peer,
       paths: [...new Set(pairs.map((p) => p.mine))],
       theirPaths: [...new Set(pairs.map((p) => p.theirs))],
     });
   }
-  return conflicts;
+  return found;
+}
+
+/** An overlap as the conflict a caller is told of: the holder's identity and the paths on each side. */
+export function conflictOf(holder: PeerClaim, o: { paths: string[]; theirPaths: string[] }): ScopeConflict {
+  return {
+    intentId: holder.intentId,
+    person: holder.person,
+    client: holder.client,
+    model: holder.model,
+    objective: holder.objective,
+    paths: o.paths,
+    theirPaths: o.theirPaths,
+  };
 }
 
 export function describeConflicts(conflicts: readonly ScopeConflict[]): string {

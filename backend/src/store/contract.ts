@@ -11,7 +11,7 @@ import type {
   Usage,
   WiringChange,
 } from "@cohent/protocol";
-import type { PeerClaim } from "../core/arbitrate.js";
+import type { Claimed, PeerClaim } from "../core/arbitrate.js";
 import type { MetricRows } from "../core/metrics.js";
 import type { RecapRow } from "../core/recap.js";
 import type { NameLookup } from "../core/resolver-index.js";
@@ -156,6 +156,7 @@ export interface Intents {
 export interface Claims {
   pathsOf(intentId: string): Promise<string[] | null>;
   peers(repoId: string, exceptIntentId: string): Promise<PeerClaim[]>;
+  claimed(repoId: string, exceptIntentId: string): Promise<Claimed[]>;
   expired(repoId: string, cutoff: Date): Promise<string[]>;
   set(c: { intentId: string; repoId: string; paths: string[]; at: Date }): Promise<void>;
   release(intentId: string): Promise<boolean>;

@@ -6,7 +6,7 @@ import {
   type ScopeConflict,
   type ScopeRefusal,
 } from "@cohent/protocol";
-import { arbitrate, describeConflicts } from "../../core/arbitrate.js";
+import { conflictOf, describeConflicts, overlaps } from "../../core/arbitrate.js";
 import { keepsWait, samePaths } from "../../core/queue.js";
 import { newId } from "../../ids.js";
 import type { Tx } from "../../store/index.js";
@@ -41,7 +41,7 @@ export async function claimPaths(
   const repoId = caller.repo.id;
   await t.journal.lock(repoId);
   const now = deps.clock();
-  const held = () => Promise.all([t.claims.pathsOf(intentId), t.claims.peers(repoId, intentId)]);
+  const held = () => Promise.all([t.claims.pathsOf(intentId), t.claims.claimed(repoId, intentId)]);
   // An expired lease frees its scopes: peers may claim those paths again, waiters first. The claims
   // are read together with the expiry check (one round trip on PostgreSQL), and again if it freed any.
   const [freed, first] = await Promise.all([freeExpired(t, deps, caller.repo, now), held()]);
@@ -49,10 +49,18 @@ export async function claimPaths(
   const [previous, peers] = freed ? await held() : first;
   const replaced = previous ?? [];
   const budget = matchBudget();
-  const conflicts = arbitrate(paths, peers, { caseInsensitive: caller.repo.caseInsensitive, budget });
+  const found = overlaps(paths, peers, { caseInsensitive: caller.repo.caseInsensitive, budget });
   // Unsure is not a conflict to report: the claim is refused for its cost (nothing written, nothing queued).
   if (budget.steps <= 0) throw overRoomBudget(paths, peers.length);
-  if (conflicts.length) return { conflicts, replaced };
+  if (found.length) {
+    // Who holds them, read only now (the lock is held: the same claims; one gone meanwhile is no conflict).
+    const holders = new Map((await t.claims.peers(repoId, intentId)).map((p) => [p.intentId, p]));
+    const conflicts = found.flatMap((o) => {
+      const holder = holders.get(o.peer.intentId);
+      return holder ? [conflictOf(holder, o)] : [];
+    });
+    if (conflicts.length) return { conflicts, replaced };
+  }
 
   if (paths.length) await t.claims.set({ intentId, repoId, paths, at: now });
   else if (previous) await t.claims.release(intentId);

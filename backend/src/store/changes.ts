@@ -12,7 +12,10 @@
  *      synchronously before the first cached read of each event-loop turn and every PROBE_MS for waiters;
  *      on PostgreSQL a LISTEN on CHANNEL (one NOTIFY per writing transaction
  *      per repository, sent inside the transaction so it is delivered at commit);
- *  (c) a backstop: every BACKSTOP_MS everything counts as changed.
+ *  (c) on PostgreSQL a backstop: every BACKSTOP_MS everything counts as changed
+ *      (the admin CLI's writes send no NOTIFY). Not on SQLite: the probe sees
+ *      every other connection's commit, and the backstop only woke every
+ *      waiter and emptied every cache every 2 s for nothing.
  *
  * The bound (how long another process's write can stay invisible to a cache
  * held here): SQLite, for reads the current turn of the event loop (probed
@@ -63,6 +66,12 @@ export interface Changes {
    * Never to validate a cached value.
    */
   peek(repoId: string, kind: ChangeKind): number;
+  /**
+   * `peek` without the periodic backstop: moved by a hint (this instance's commit, a NOTIFY, a probe,
+   * a listener lost), not by the clock. For a waiter deciding whether to read its row again: it reads
+   * it on its own schedule anyway (http/agent RECHECK_MS).
+   */
+  hinted(repoId: string, kind: ChangeKind): number;
   /** The repository's high-water cursor, from memory while nothing changed. */
   cursor(repoId: string): Promise<number>;
   /** Calls `fn` on every hint that may concern the repository. Returns the unsubscribe. */
@@ -84,6 +93,7 @@ export async function createChanges(
 ): Promise<Changes> {
   let tick = 1;
   let everythingAt = 0;
+  let backstopAt = 0;
   const changedAt = new Map<string, number>(); // `${kind}|${repoId}` -> tick
   const subscribers = new Map<string, Set<() => void>>();
   const cursors = new Map<string, { value: number; stamp: number }>();
@@ -127,7 +137,8 @@ export async function createChanges(
       probe();
       return changes.peek(repoId, kind);
     },
-    peek: (repoId, kind) => Math.max(everythingAt, changedAt.get(`${kind}|${repoId}`) ?? 0),
+    peek: (repoId, kind) => Math.max(backstopAt, changes.hinted(repoId, kind)),
+    hinted: (repoId, kind) => Math.max(everythingAt, changedAt.get(`${kind}|${repoId}`) ?? 0),
     async cursor(repoId) {
       const stamp = changes.stamp(repoId, "events");
       const held = cursors.get(repoId);
@@ -204,7 +215,7 @@ export async function createChanges(
     boundMs: source.probe ? 0 : (opts.backstopMs ?? BACKSTOP_MS),
     close: async () => {
       clearInterval(prober);
-      clearInterval(backstop);
+      if (backstop) clearInterval(backstop);
       await stopListening?.();
     },
   };
@@ -214,8 +225,13 @@ export async function createChanges(
   // request that arrives meanwhile, sent after another process's commit, must still probe.
   const prober = setInterval(probeNow, opts.probeMs ?? PROBE_MS);
   prober.unref();
-  const backstop = setInterval(bumpAll, opts.backstopMs ?? BACKSTOP_MS);
-  backstop.unref();
+  const backstop = source.probe
+    ? null
+    : setInterval(() => {
+        backstopAt = ++tick;
+        for (const subs of [...subscribers.values()]) notify(subs);
+      }, opts.backstopMs ?? BACKSTOP_MS);
+  backstop?.unref();
   const stopListening = await source.listen?.((payload) => {
     const hint = decodeHint(payload);
     if (hint) bumpRepo(hint.repoId, hint.kinds);

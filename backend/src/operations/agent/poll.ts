@@ -230,6 +230,14 @@ const fullTurns = (store: Store) => {
 };
 
 /**
+ * The rest of a full poll in a later turn of the event loop. The server takes in one new connection
+ * per turn (strace of the 200-agent run: one accept4 per turn, the accept queue 170 deep while 200
+ * long-polls' first full polls ran a whole one per turn); a turn that holds a full poll's three parts
+ * at once (~10 ms) kept every kill-switch read behind it for seconds. Only outside a transaction.
+ */
+const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+/**
  * The full path on `t`. Without `write` (the store, outside a transaction) it answers only when nothing is
  * to be written, from the events up to `at` (read before it: every one of them is in what it read; a later
  * one stays after the answer's cursor), else null.
@@ -263,6 +271,7 @@ async function fullPoll(
     } else {
       d = await readDecision(t, deps, caller, me.id, { all: true });
       if (d.changed) return null;
+      await nextTurn();
     }
     ({ action, reason } = d.resolution);
     named = d.resolution.peerIds; // recorded as the last decision when it changed, equal to it when not
@@ -272,6 +281,7 @@ async function fullPoll(
     related = relatedPeers({ ...me, record: me.record }, d.others, d.resolution.peerIds, {
       caseInsensitive: caller.repo.caseInsensitive,
     });
+    if (!write) await nextTurn();
     const l = lookupOf(me.record);
     lookup = new Set([...l.active.flatMap((k) => k.names), ...l.completed]);
     candidates = new Set(

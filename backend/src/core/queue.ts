@@ -1,5 +1,5 @@
 import { matchBudget, scopeOverlap, type MatchOptions } from "@cohent/protocol";
-import { arbitrate, type PeerClaim } from "./arbitrate.js";
+import { arbitrate, overlaps, type Claimed, type PeerClaim } from "./arbitrate.js";
 
 /** A waiting claim, in queue order (createdAt, then id). */
 export interface QueuedClaim {
@@ -26,7 +26,7 @@ export const queueOrder = (a: QueuedClaim, b: QueuedClaim): number =>
  * `claims` are the live claims, expired ones already removed by the caller.
  */
 export function grantOrder(
-  claims: readonly PeerClaim[],
+  claims: readonly Claimed[],
   queue: readonly QueuedClaim[],
   opts: MatchOptions = {},
 ): { granted: QueuedClaim[]; waiting: QueuedClaim[] } {
@@ -37,22 +37,14 @@ export function grantOrder(
   for (const w of [...queue].sort(queueOrder)) {
     const others = [...held.values()].filter((c) => c.intentId !== w.intentId);
     const blocked =
-      arbitrate(w.paths, others, opts).length > 0 ||
+      overlaps(w.paths, others, opts).length > 0 ||
       waiting.some((e) => scopeOverlap(w.paths, e.paths, opts).length > 0);
     if (blocked) {
       waiting.push(w);
       continue;
     }
     granted.push(w);
-    const prior = held.get(w.intentId);
-    held.set(w.intentId, {
-      intentId: w.intentId,
-      person: prior?.person ?? "",
-      client: prior?.client ?? null,
-      model: prior?.model ?? null,
-      objective: prior?.objective ?? null,
-      paths: w.paths,
-    });
+    held.set(w.intentId, { intentId: w.intentId, paths: w.paths });
   }
   return { granted, waiting };
 }

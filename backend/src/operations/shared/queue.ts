@@ -165,7 +165,8 @@ export async function grantQueue(t: Tx, deps: Deps, repo: RepoRef, at: Date): Pr
     if (w.party.lastSeenAt < cutoff) await dropWaiter(t, repo, w.party, "lease-expired", at);
   const waiters = all.filter((w) => w.party.lastSeenAt >= cutoff);
   if (!waiters.length) return [];
-  const { granted } = grantOrder(await t.claims.peers(repo.id, ""), waiters, matching(repo));
+  // The claims' paths alone (claims.claimed): a grant needs no holder's name.
+  const { granted } = grantOrder(await t.claims.claimed(repo.id, ""), waiters, matching(repo));
   for (const granted1 of granted) {
     const w = waiters.find((x) => x.id === granted1.id)!;
     const g = { ...granted1, paths: grantedPaths(granted1.paths, await t.claims.pathsOf(granted1.intentId)) };

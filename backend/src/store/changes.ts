@@ -13,7 +13,7 @@
  *      on PostgreSQL a LISTEN on CHANNEL (one NOTIFY per writing transaction
  *      per repository, sent inside the transaction so it is delivered at commit);
  *  (c) on PostgreSQL a backstop: every BACKSTOP_MS everything counts as changed
- *      (the admin CLI's writes send no NOTIFY). Not on SQLite: the probe sees
+ *      (a write made past the store sends no NOTIFY). Not on SQLite: the probe sees
  *      every other connection's commit, and the backstop only woke every
  *      waiter and emptied every cache every 2 s for nothing.
  *

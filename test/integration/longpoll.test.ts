@@ -103,6 +103,26 @@ describe.each(DATABASE_KINDS)("long-poll (%s)", (kind) => {
     expect(Number(answer.body.data.cursor)).toBeGreaterThanOrEqual(Number(cursor));
   });
 
+  it("answers a change that lands while the waiter waits out its look gap after an unrelated one", async () => {
+    const { producer, consumer, p, c, cursor } = await pair();
+    const pending = longPoll(b.url, consumer, c, cursor, "20");
+    await new Promise((r) => setTimeout(r, 300));
+    // The unrelated write wakes the waiter, which looks, finds nothing and starts its 250 ms gap.
+    await call(a.url, `unrelated-${n}`, { body: { type: "publish", prompt: "something else again" } });
+    await new Promise((r) => setTimeout(r, 100));
+    const wroteAt = Date.now();
+    await call(a.url, producer, {
+      body: { type: "checkpoint", intentId: p, status: "completed", summary: "done" },
+    });
+    const answer = await pending;
+    const latency = Date.now() - wroteAt;
+    console.log(`long-poll (${kind}): a change within the look gap answered ${latency} ms after its write`);
+    expect(answer.body.data.packet?.action).toBe("proceed");
+    // Its hint came during the gap: read when the gap ends (250 ms), not at the backstop (2 s on
+    // PostgreSQL) or the recheck (10 s). A gap that swallowed the hint answered after 1,447 ms here.
+    expect(latency).toBeLessThan(1_000);
+  });
+
   it("answers when the session is paused from another process meanwhile", async () => {
     const { consumer, c, cursor } = await pair();
     const pending = longPoll(b.url, consumer, c, cursor, "20");

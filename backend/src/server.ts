@@ -5,6 +5,7 @@ import type { ConsoleConfig } from "./config.js";
 import { DEFAULT_LEASE, type LeaseConfig } from "./core/lease.js";
 import { createApp } from "./http/app.js";
 import { attachEdges } from "./http/edges.js";
+import { warmConsole } from "./http/ui.js";
 import type { Deps } from "./operations/deps.js";
 import type { Db } from "./store/db.js";
 import { openStore } from "./store/index.js";
@@ -71,6 +72,7 @@ export async function startServer(opts: {
   });
   const { port } = server.address() as AddressInfo;
   const url = `http://${opts.host ?? "127.0.0.1"}:${port}`;
+  await warmConsole(opts.host ?? "127.0.0.1", port);
   return {
     url,
     port,

@@ -26,7 +26,7 @@ export interface Sample {
 }
 
 /** A main thread's time on a CPU and waiting for one so far, in ms; zeros where the kernel does not say. */
-function schedstat(pid: number): { cpu: number; wait: number } {
+export function schedstat(pid: number): { cpu: number; wait: number } {
   try {
     const [cpu, wait] = readFileSync(`/proc/${pid}/task/${pid}/schedstat`, "utf8").trim().split(/\s+/);
     return { cpu: Number(cpu) / 1e6, wait: Number(wait) / 1e6 };

@@ -49,15 +49,17 @@ export function consoleUi(buildDir: string) {
 }
 
 /**
- * Loads the Control Room's bundle and renders its first page and its error
- * page through the server itself, before anyone waits on it. The first load
- * holds the event loop for 50-80 ms in one turn (module evaluation, the
- * route nodes, the first render); a /healthz behind it took 135 ms under
- * load. A failure or a silence is ignored: the page then loads on first use.
+ * Loads the Control Room's bundle and renders its sign-in page and its
+ * home through the server itself, before anyone waits on them. The first
+ * load holds the event loop for 50-80 ms in one turn (module evaluation,
+ * the route nodes, the first render); a /healthz behind it took 135 ms
+ * under load. Once loaded, the error page costs ~3 ms cold (and SvelteKit
+ * would log a warm-up's 404). A failure or a silence is ignored: the page
+ * then loads on first use.
  */
 export async function warmConsole(host: string, port: number): Promise<void> {
   const to = host === "0.0.0.0" || host === "::" ? "127.0.0.1" : host;
-  for (const path of ["/signin", "/.cohent-warm-up"])
+  for (const path of ["/signin", "/"])
     await new Promise<void>((done) => {
       const req = http.get({ host: to, port, path, timeout: 5_000, agent: false }, (res) => {
         res.resume();

@@ -118,7 +118,7 @@ async function jsonSchemaStub(args) {
   };
 }
 
-const common = { bundle: true, platform: "node", target: "node20", minify: true, legalComments: "none" };
+const common = { bundle: true, platform: "node", target: "node20", minify: process.env.COHENT_BUILD_PLAIN !== "1", legalComments: "none" };
 
 /** The third file, next to cohent.cjs: doctor, init and bootstrap (adapter/src/loader/loader-setup.ts). */
 export const SETUP_FILE = "cohent-setup.cjs";

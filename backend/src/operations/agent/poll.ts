@@ -205,7 +205,7 @@ export async function poll(deps: Deps, caller: Caller, req: PollRequest): Promis
   await turn.acquire();
   try {
     // Behind what the event loop has pending (the requests that arrived meanwhile), not ahead of it.
-    await new Promise((resolve) => setImmediate(resolve));
+    await nextTurn();
     // Read before the rest: what it then learns is true at least as of here.
     const at = await deps.store.changes.cursor(caller.repo.id);
     const read = await fullPoll(deps.store, deps, caller, req, at, false);
@@ -230,12 +230,17 @@ const fullTurns = (store: Store) => {
 };
 
 /**
- * The rest of a full poll in a later turn of the event loop. The server takes in one new connection
- * per turn (strace of the 200-agent run: one accept4 per turn, the accept queue 170 deep while 200
- * long-polls' first full polls ran a whole one per turn); a turn that holds a full poll's three parts
- * at once (~10 ms) kept every kill-switch read behind it for seconds. Only outside a transaction.
+ * The rest of a full poll after PASSES passes of the event loop. Node takes in at most one new
+ * connection per pass (strace: one accept4 per epoll_pwait, never read on to EAGAIN, a bare
+ * http server too), and every hook call is a new process, so a new connection. With one pass
+ * between the parts, 200 long-polls' first full polls let one connection in per part (~3 ms):
+ * the accept queue stood 170 deep and the kill-switch read waited 0.4-0.6 s at the window's
+ * start. A pass with nothing pending costs microseconds. Only outside a transaction.
  */
-const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
+const PASSES = 32;
+const nextTurn = async () => {
+  for (let i = 0; i < PASSES; i++) await new Promise<void>((resolve) => setImmediate(resolve));
+};
 
 /**
  * The full path on `t`. Without `write` (the store, outside a transaction) it answers only when nothing is

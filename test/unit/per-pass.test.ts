@@ -1,0 +1,37 @@
+import { describe, expect, it } from "vitest";
+import { PerPass } from "../../backend/src/live/per-pass.js";
+
+const pass = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+describe("PerPass", () => {
+  it("lets `size` callers on per pass of the event loop, the rest in later passes, in order", async () => {
+    const gate = new PerPass(2);
+    const order: [number, number][] = [];
+    let passes = 0;
+    let counting = true;
+    void (async () => {
+      while (counting) {
+        await pass();
+        passes++;
+      }
+    })();
+    await Promise.all(
+      Array.from({ length: 5 }, async (_, i) => {
+        await gate.admit();
+        order.push([i, passes]);
+      }),
+    );
+    counting = false;
+    expect(order.map(([i]) => i)).toEqual([0, 1, 2, 3, 4]);
+    const perPass = new Map<number, number>();
+    for (const [, p] of order) perPass.set(p, (perPass.get(p) ?? 0) + 1);
+    expect([...perPass.values()]).toEqual([2, 2, 1]);
+  });
+
+  it("lets a caller on at once when the pass has room", async () => {
+    const gate = new PerPass(8);
+    expect(gate.admit()).toBeUndefined();
+    await pass();
+    expect(gate.admit()).toBeUndefined();
+  });
+});

@@ -118,9 +118,7 @@ async function jsonSchemaStub(args) {
   };
 }
 
-// COHENT_BUILD_PLAIN=1: not minified, so that a --cpu-prof of a hook names the sources' functions.
-const minify = process.env.COHENT_BUILD_PLAIN !== "1";
-const common = { bundle: true, platform: "node", target: "node20", minify, legalComments: "none" };
+const common = { bundle: true, platform: "node", target: "node20", minify: true, legalComments: "none" };
 
 /** The third file, next to cohent.cjs: doctor, init and bootstrap (adapter/src/loader/loader-setup.ts). */
 export const SETUP_FILE = "cohent-setup.cjs";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { PerPass } from "../../backend/src/live/per-pass.js";
+import { afterPasses, PerPass } from "../../backend/src/live/per-pass.js";
 
 const pass = () => new Promise<void>((resolve) => setImmediate(resolve));
 
@@ -33,5 +33,21 @@ describe("PerPass", () => {
     expect(gate.admit()).toBeUndefined();
     await pass();
     expect(gate.admit()).toBeUndefined();
+  });
+
+  it("afterPasses(n) resolves after n passes of the event loop, not before", async () => {
+    let passes = 0;
+    let counting = true;
+    void (async () => {
+      while (counting) {
+        await pass();
+        passes++;
+      }
+    })();
+    await afterPasses(3);
+    const seen = passes;
+    counting = false;
+    expect(seen).toBeGreaterThanOrEqual(2);
+    expect(seen).toBeLessThanOrEqual(3);
   });
 });

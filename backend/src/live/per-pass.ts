@@ -1,9 +1,17 @@
 /**
- * Lets at most `size` callers on per pass of the event loop; the rest wait for later passes, in order.
- * Node takes in at most one new connection per pass (operations/agent/poll.ts), so a crowd of
- * long-polls woken by one write and all looking in the same pass keeps every new connection, each
- * hook call's kill-switch read among them, waiting for that whole pass.
+ * Node takes in at most one new connection per pass of its event loop (strace: one accept4 per
+ * epoll_pwait, never read on to EAGAIN, a bare http server too), and every hook call is a new
+ * process, so a new connection. Work that fills a pass keeps every new connection, each hook
+ * call's kill-switch read among them, waiting for that whole pass: long work yields for several
+ * passes between its parts, and a crowd woken together goes on a few per pass.
  */
+
+/** Resolves after `n` passes of the event loop; a pass with nothing pending costs microseconds. */
+export async function afterPasses(n: number): Promise<void> {
+  for (let i = 0; i < n; i++) await new Promise<void>((resolve) => setImmediate(resolve));
+}
+
+/** Lets at most `size` callers on per pass of the event loop; the rest wait for later passes, in order. */
 export class PerPass {
   #left: number;
   #waiters: (() => void)[] = [];

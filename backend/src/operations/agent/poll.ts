@@ -6,6 +6,7 @@ import { toChange } from "../../core/render.js";
 import { Gate } from "../../store/gate.js";
 import type { Store, Tx } from "../../store/index.js";
 import type { Caller, Deps } from "../deps.js";
+import { afterPasses } from "../../live/per-pass.js";
 import { recentOf } from "../../live/recent-events.js";
 import { decide, readDecision } from "../shared/decide.js";
 import { issuePacket } from "../shared/packets.js";
@@ -230,17 +231,13 @@ const fullTurns = (store: Store) => {
 };
 
 /**
- * The rest of a full poll after PASSES passes of the event loop. Node takes in at most one new
- * connection per pass (strace: one accept4 per epoll_pwait, never read on to EAGAIN, a bare
- * http server too), and every hook call is a new process, so a new connection. With one pass
- * between the parts, 200 long-polls' first full polls let one connection in per part (~3 ms):
- * the accept queue stood 170 deep and the kill-switch read waited 0.4-0.6 s at the window's
- * start. A pass with nothing pending costs microseconds. Only outside a transaction.
+ * The rest of a full poll after PASSES passes of the event loop (live/per-pass: one new connection
+ * is taken in per pass). With one pass between the parts, 200 long-polls' first full polls let one
+ * connection in per part (~3 ms): the accept queue stood 170 deep and the kill-switch read waited
+ * 0.4-0.6 s at the window's start. Only outside a transaction.
  */
 const PASSES = 32;
-const nextTurn = async () => {
-  for (let i = 0; i < PASSES; i++) await new Promise<void>((resolve) => setImmediate(resolve));
-};
+const nextTurn = () => afterPasses(PASSES);
 
 /**
  * The full path on `t`. Without `write` (the store, outside a transaction) it answers only when nothing is

@@ -1,12 +1,13 @@
 // Two bundles, split by entry point: adapter/src/main.ts into one dependency-free CommonJS file,
-// dist/adapter/cohent.cjs (the hook and the CLI), and mcp-server/src/entry.ts into the lazily
+// dist/adapter/cohent-core.js (the hook and the CLI, run by cohent.cjs), and mcp-server/src/entry.ts into the lazily
 // loaded second file next to it, cohent-mcp.mjs (the MCP server and the JSON agent CLI: SDK and zod).
 // Beside them, cohent.mjs: the two-line ES module entry that people and agents run, which requires
 // cohent.cjs. The hooks run cohent.cjs itself: Node's ES module loader costs a process ~8 ms.
 //
-// cohent.cjs is a small loader (adapter/src/loader/loader.ts) that carries main.ts's bundle as a string and
-// compiles it through vm.Script with a V8 code cache in the user's cache folder, keyed by the
-// bundle's sha256 (adapter/src/loader/code-cache.ts). Node 20 has no module compile cache of its own.
+// cohent.cjs is a small loader (adapter/src/loader/loader.ts) that reads main.ts's bundle from
+// cohent-core.js beside it and compiles it through vm.Script with a V8 code cache in the user's
+// cache folder, keyed by the bundle's sha256 (adapter/src/loader/code-cache.ts). Node 20 has no
+// module compile cache of its own.
 import { build } from "esbuild";
 import { createHash } from "node:crypto";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
@@ -19,6 +20,8 @@ const here = dirname(fileURLToPath(import.meta.url));
 export const OUTFILE = join(here, "..", "dist", "adapter", "cohent.mjs");
 /** The adapter itself, next to cohent.mjs: what the hooks run and what cohent.mjs requires. */
 export const ADAPTER_FILE = "cohent.cjs";
+/** main.ts's bundle, next to cohent.cjs, which reads it as text and compiles it (adapter/src/loader/loader.ts). */
+export const CORE_FILE = "cohent-core.js";
 /** The second file, next to cohent.mjs: MCP server and agent CLI (SDK and zod), never parsed by a hook. */
 export const MCP_FILE = "cohent-mcp.mjs";
 /** The adapter's version, written into both files' headers: the product version (protocol/src/version.ts, also in project.json). */
@@ -124,8 +127,8 @@ const common = { bundle: true, platform: "node", target: "node20", minify: true,
 export const SETUP_FILE = "cohent-setup.cjs";
 /**
  * The modules that main.ts reaches only by a dynamic import(), and that the setup file holds
- * instead of the bundle cohent.cjs carries, which every hook process compiles twice (cohent.cjs's
- * string literal, then the bundle from its code cache), both in proportion to its size. Measured
+ * instead of the bundle in cohent-core.js, which every hook process that decides reads and
+ * deserializes from its code cache, in proportion to its size. Measured
  * with esbuild's metafile: they, with what only they import (init's templates, doctor's host
  * checks, bootstrap), were 34 KB of the bundle's 192 KB.
  *
@@ -185,7 +188,8 @@ async function setupSource(logLevel) {
 
 /**
  * main.ts as the source of one function expression `(require, module, url) => …`: CommonJS output,
- * with import.meta.url handed in by the loader. Its hash keys the code cache.
+ * with import.meta.url handed in by the loader, after a first line naming the file, the version and
+ * the hash of both, which the loader checks. The hash keys the code cache.
  */
 async function adapterSource(logLevel, setupId) {
   const r = await build({
@@ -197,8 +201,14 @@ async function adapterSource(logLevel, setupId) {
     plugins: [toSetupFile],
     define: { "import.meta.url": "__cohent_url", __cohent_setup_id: JSON.stringify(setupId) },
   });
-  const source = `(function(require,module,__cohent_url){"use strict";${r.outputFiles[0].text}\n})`;
-  return { source, hash: createHash("sha256").update(source).digest("hex") };
+  const body = `(function(require,module,__cohent_url){"use strict";${r.outputFiles[0].text}\n})`;
+  const hash = createHash("sha256").update(`${VERSION}\n${body}`).digest("hex");
+  return { source: `${coreHead(hash)}${body}`, hash };
+}
+
+/** The core file's first line: what it is and its hash. The loader refuses a file that does not start with the line of its own build. */
+function coreHead(hash) {
+  return `// ${CORE_FILE} ${VERSION} sha256:${hash}: the Cohent adapter's code, run by ${ADAPTER_FILE} beside it. Generated; do not edit. Regenerate: ${REGENERATE}\n`;
 }
 
 /**
@@ -247,6 +257,8 @@ export async function buildAdapter({ quiet = false, outfile = OUTFILE } = {}) {
   const setup = await setupSource(logLevel);
   const { source, hash } = await adapterSource(logLevel, setup.id);
   const adapterFile = join(dirname(outfile), ADAPTER_FILE);
+  const coreFile = join(dirname(outfile), CORE_FILE);
+  writeFileSync(coreFile, source);
   const setupFile = join(dirname(outfile), SETUP_FILE);
   writeFileSync(
     setupFile,
@@ -258,11 +270,17 @@ export async function buildAdapter({ quiet = false, outfile = OUTFILE } = {}) {
     format: "cjs",
     entryPoints: [join(here, "src", "loader", "loader.ts")],
     outfile: adapterFile,
-    define: { COHENT_BUNDLE: JSON.stringify(source), COHENT_BUNDLE_HASH: JSON.stringify(hash) },
+    define: {
+      COHENT_BUNDLE_HEAD: JSON.stringify(coreHead(hash)),
+      COHENT_BUNDLE_LENGTH: String(source.length),
+      COHENT_BUNDLE_HASH: JSON.stringify(hash),
+    },
     banner: {
-      js: header(ADAPTER_FILE, "the Cohent adapter (hook and CLI), one self-contained file.", [
-        `bundle sha256:${hash}; Codex trust is keyed to the hook commands, not to this file.`,
-      ]),
+      js: header(
+        ADAPTER_FILE,
+        `the Cohent adapter (hook and CLI): this loader, and its code in ${CORE_FILE}.`,
+        [`bundle sha256:${hash}; Codex trust is keyed to the hook commands, not to this file.`],
+      ),
     },
   });
   writeFileSync(outfile, entrySource());
@@ -279,7 +297,7 @@ export async function buildAdapter({ quiet = false, outfile = OUTFILE } = {}) {
   });
   if (!quiet)
     process.stderr.write(
-      `built ${adapterFile} (${statSync(adapterFile).size} bytes), its entry ${outfile}, ${setupFile} (${statSync(setupFile).size} bytes) and ${mcpfile} (${statSync(mcpfile).size} bytes)\n`,
+      `built ${adapterFile} (${statSync(adapterFile).size} bytes) with ${coreFile} (${statSync(coreFile).size} bytes), its entry ${outfile}, ${setupFile} (${statSync(setupFile).size} bytes) and ${mcpfile} (${statSync(mcpfile).size} bytes)\n`,
     );
   return outfile;
 }

@@ -21,6 +21,7 @@ import { previewHook } from "../../adapter/src/loader/fast-path.js";
 
 const needsNoDecision = (stdin: string) => previewHook(stdin).needsNoDecision;
 import { REGENERATE, VERSION } from "../../adapter/build.mjs";
+import { ADAPTER_FILES } from "../../adapter/src/installer/init.js";
 import { builtAdapter, makeCheckout, run, type Checkout } from "./helpers.js";
 
 /**
@@ -30,7 +31,7 @@ import { builtAdapter, makeCheckout, run, type Checkout } from "./helpers.js";
  * must be ignored, and the command must answer as without one.
  */
 
-/** The adapter beside an entry: cohent.cjs, which carries the bundle and its hash. */
+/** The adapter beside an entry: cohent.cjs, which names the hash of its bundle (cohent-core.js). */
 const adapterOf = (script: string) => script.replace(/\.mjs$/, ".cjs");
 const hashOf = (script: string) =>
   /bundle sha256:([0-9a-f]{64})/.exec(readFileSync(adapterOf(script), "utf8").slice(0, 600))![1]!;
@@ -54,7 +55,7 @@ describe("the bundle's header", () => {
       readFileSync(path.join(import.meta.dirname, "../../adapter/package.json"), "utf8"),
     );
     expect(VERSION).toBe(pkg.version);
-    for (const name of ["cohent.mjs", "cohent.cjs", "cohent-setup.cjs", "cohent-mcp.mjs"]) {
+    for (const name of ADAPTER_FILES) {
       const file = path.join(path.dirname(bundle), name);
       const head = readFileSync(file, "utf8").split("\n").slice(0, 3).join("\n");
       expect(head).toContain(`${path.basename(file)} ${pkg.version}`);

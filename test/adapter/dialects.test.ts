@@ -1,12 +1,21 @@
 import { execFileSync } from "node:child_process";
 import net from "node:net";
-import { existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { init } from "../../adapter/src/installer/init.js";
 import { admin } from "@cohent/backend";
 import { backendForFile } from "../helpers/backend.js";
-import { builtAdapter, intentJson, makeCheckout, run, shellQuote, type Checkout } from "./helpers.js";
+import {
+  builtAdapter,
+  claude,
+  codex,
+  intentJson,
+  makeCheckout,
+  run,
+  shellQuote,
+  type Checkout,
+} from "./helpers.js";
 
 /**
  * One guard, every dialect (issue 24): each host's native payloads, as
@@ -500,4 +509,53 @@ describe("a backend that accepts connections but never answers", () => {
       hole.close();
     }
   });
+});
+
+describe("the adapter's code file (cohent-core.js) missing or from another build", () => {
+  const damages = [
+    ["missing", (f: string) => rmSync(f), "is missing"],
+    [
+      "from another build",
+      (f: string) =>
+        writeFileSync(f, readFileSync(f, "utf8").replace(/sha256:[0-9a-f]{8}/, "sha256:00000000")),
+      "is not from the same build as the cohent.cjs beside it",
+    ],
+  ] as const;
+  for (const [what, damage, says] of damages)
+    it(`${what}: every host's edit is refused in its own dialect, naming the file and the repair; a read runs`, async () => {
+      const co = await makeCheckout(fx.backend.url, "acme/dialects");
+      damage(path.join(co.root, ".cohent", "cohent-core.js"));
+      for (const host of HOSTS) {
+        const d = DIALECTS[host];
+        const a: Agent = {
+          co,
+          d,
+          id: `core-${host}`,
+          env: { ...d.env, COHENT_AGENT_TOKEN: "ch_x" },
+          repo: "acme/dialects",
+        };
+        const edit = await call(a, d.write(a.id, co.root, "src/x.ts"));
+        expect(edit.denied, `${host}: ${edit.stdout} ${edit.stderr}`).toBe(
+          `Cohent: .cohent/cohent-core.js ${says}${says === "is missing" ? ": it holds the adapter's code." : "."} Repair: npx cohent init --upgrade (it rewrites the adapter's files in .cohent/).`,
+        );
+        const read = await call(a, d.read(a.id, co.root, "src/app.ts"));
+        expect(read.allowed, `${host}: ${read.stdout}`).toBe(true);
+        // An event that guards nothing goes on, the reason on stderr, as the hook answers its own failures.
+        const prompt = await call(a, d.prompt(a.id, co.root, "Add a feature"));
+        expect(prompt.code, host).toBe(0);
+        expect(prompt.stderr).toContain(`.cohent/cohent-core.js ${says}`);
+      }
+      // Codex and Claude Code, through the entries init writes for them.
+      const refusal = `Cohent: .cohent/cohent-core.js ${says}`;
+      for (const [who, payload, env] of [
+        ["codex", codex.patch("core-codex", co.root, patch("src/x.ts")), codex.env],
+        ["claude", claude.write("core-claude", co.root, path.join(co.root, "src/x.ts")), claude.env],
+      ] as const) {
+        const r = await run(co, ["hook", "--host", who], { stdin: JSON.stringify(payload), env });
+        expect(claudeDenied(r.stdout, r.code), `${who}: ${r.stdout}`).toContain(refusal);
+      }
+      const cli = await run(co, ["context"], { env: { COHENT_AGENT_TOKEN: "ch_x" } });
+      expect(cli.code).toBe(1);
+      expect(cli.stderr).toContain(`Cohent: .cohent/cohent-core.js ${says}`);
+    });
 });

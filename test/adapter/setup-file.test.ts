@@ -1,8 +1,8 @@
 import { readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { pathToFileURL } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
-import { fileUrlOf } from "../../adapter/src/loader/loader-handoff.js";
+import { fileUrlOf, pathOfFileUrl } from "../../adapter/src/loader/loader-handoff.js";
 import { makeCheckout, run, type Checkout } from "./helpers.js";
 
 /**
@@ -19,7 +19,9 @@ describe("the setup file (doctor, init, bootstrap)", () => {
 
   it("doctor, init and bootstrap are not in the bundle the hooks compile", async () => {
     co = await makeCheckout(null);
-    const adapter = readFileSync(path.join(co.root, ".cohent", "cohent.cjs"), "utf8");
+    const adapter = ["cohent.cjs", "cohent-core.js"]
+      .map((n) => readFileSync(path.join(co!.root, ".cohent", n), "utf8"))
+      .join("\n");
     const setup = readFileSync(setupFile(co), "utf8");
     // Texts only doctor and init print, present in the setup file and absent from cohent.cjs.
     for (const text of ["Codex will run the hooks here", "Hooks run here (trust gates)"]) {
@@ -116,5 +118,29 @@ describe("fileUrlOf: the loader's own URL, as pathToFileURL answers", () => {
   for (const p of paths)
     it(JSON.stringify(p), () => {
       expect(fileUrlOf(p)).toBe(pathToFileURL(p).href);
+    });
+});
+
+describe("pathOfFileUrl: the way back, as fileURLToPath answers", () => {
+  const urls = [
+    "file:///tmp/a/b.cjs",
+    "file:///home/u/repo/.cohent/cohent.cjs",
+    "file:///a%20b/c.cjs",
+    "file:///%C3%A9/x",
+    "file:///a/./b",
+    "file:///a/../b",
+    "file:///a//b",
+    "file://localhost/a/b",
+    "file:///a/b?x=1",
+    "file:///a/b#h",
+    "file:///",
+  ];
+  for (const u of urls)
+    it(u, () => {
+      expect(pathOfFileUrl(u)).toBe(fileURLToPath(u));
+    });
+  for (const p of ["/tmp/a/b.cjs", "/a b/c.cjs", "/é/x", "/a~b/x_y-z.cjs"])
+    it(`round trip ${p}`, () => {
+      expect(pathOfFileUrl(fileUrlOf(p))).toBe(p);
     });
 });

@@ -295,8 +295,11 @@ describe("the adapter speaks the protocol's codes", () => {
 });
 
 describe("the hook bundle", () => {
-  it("keeps zod and the MCP SDK out of cohent.cjs", async () => {
-    const bundle = readFileSync(path.join(path.dirname(await builtAdapter()), "cohent.cjs"), "utf8");
+  it("keeps zod and the MCP SDK out of cohent.cjs and its code", async () => {
+    const dir = path.dirname(await builtAdapter());
+    const bundle = ["cohent.cjs", "cohent-core.js"]
+      .map((n) => readFileSync(path.join(dir, n), "utf8"))
+      .join("\n");
     expect(bundle).not.toMatch(/ZodError|\$ZodType|zod/i);
     expect(bundle).not.toMatch(/modelcontextprotocol|McpServer|StdioServerTransport/);
     // The protocol's own path matcher is in (the one the server uses, not a copy), and minimatch is not.

@@ -158,6 +158,7 @@ describe("cohent init --upgrade", () => {
       adapterFiles: {
         "cohent.mjs": expect.stringMatching(/^sha256:[0-9a-f]{64}$/),
         "cohent.cjs": expect.stringMatching(/^sha256:[0-9a-f]{64}$/),
+        "cohent-core.js": expect.stringMatching(/^sha256:[0-9a-f]{64}$/),
         "cohent-setup.cjs": expect.stringMatching(/^sha256:[0-9a-f]{64}$/),
         "cohent-mcp.mjs": expect.stringMatching(/^sha256:[0-9a-f]{64}$/),
       },
@@ -167,6 +168,7 @@ describe("cohent init --upgrade", () => {
     expect(attrs).toContain(".cohent/cohent.mjs linguist-generated=true -diff");
     expect(attrs).toContain(".cohent/cohent-mcp.mjs linguist-generated=true -diff");
     expect(attrs).toContain(".cohent/cohent-setup.cjs linguist-generated=true -diff");
+    expect(attrs).toContain(".cohent/cohent-core.js linguist-generated=true -diff");
     const check = spawnSync("git", ["check-attr", "linguist-generated", "diff", "--", ".cohent/cohent.mjs"], {
       cwd: co.root,
       encoding: "utf8",

@@ -112,6 +112,7 @@ describe("guard wiring check at session start", () => {
     ).toEqual([
       ".cohent/cohent.mjs",
       ".cohent/cohent.cjs",
+      ".cohent/cohent-core.js",
       ".cohent/cohent-setup.cjs",
       ".cohent/cohent-mcp.mjs",
     ]);

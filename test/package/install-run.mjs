@@ -240,7 +240,9 @@ try {
   const init = timed(cohent, ["init", "--server", server.url, "--repo", "acme/shop"], { cwd: repo });
   check(init.status === 0, "cohent init in a scratch repository", init.stderr);
   check(
-    ["cohent.mjs", "cohent.cjs", "cohent-mcp.mjs"].every((f) => existsSync(path.join(repo, ".cohent", f))),
+    ["cohent.mjs", "cohent.cjs", "cohent-core.js", "cohent-mcp.mjs"].every((f) =>
+      existsSync(path.join(repo, ".cohent", f)),
+    ),
     "init wrote the adapter's three files",
   );
   const project = JSON.parse(readFileSync(path.join(repo, ".cohent", "project.json"), "utf8"));

@@ -75,7 +75,14 @@ export const PREFIXES: Readonly<Record<string, PrefixRule>> = {
   COHENT_USAGE_LOG: { effect: "target", why: "a file the command writes" },
   COHENT_TRANSPORT: { effect: "code path", why: "the HTTP transport the command uses" },
   // Build-time constants, never read from the environment: refused all the same, being code by name.
-  COHENT_BUNDLE: { effect: "code path", why: "the adapter's code (a build constant)" },
+  COHENT_BUNDLE_HEAD: {
+    effect: "code path",
+    why: "the first line of the adapter's code file (a build constant)",
+  },
+  COHENT_BUNDLE_LENGTH: {
+    effect: "code path",
+    why: "the length of the adapter's code file (a build constant)",
+  },
   COHENT_BUNDLE_HASH: { effect: "code path", why: "the adapter's code cache key (a build constant)" },
   COHENT_SCHEMAS: { effect: "code path", why: "the MCP file's schemas (a build constant)" },
   COHENT_VERSION: { effect: "identity", why: "the adapter version it announces (a build constant)" },

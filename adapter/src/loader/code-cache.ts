@@ -1,4 +1,15 @@
-import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
+import {
+  closeSync,
+  fstatSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import { basename, dirname, isAbsolute, join } from "node:path";
 import { cohentCacheDir } from "./cache-dir.js";
 
@@ -40,9 +51,9 @@ export function codeCacheFile(
 }
 
 /** Only the user's own cache is code to run: not another user's file, nor one that others may write. */
-function ownedByUser(file: string): boolean {
+function ownedByUser(fd: number): boolean {
   if (!process.getuid) return true;
-  const st = statSync(file);
+  const st = fstatSync(fd);
   return st.uid === process.getuid() && (st.mode & 0o022) === 0;
 }
 
@@ -53,11 +64,16 @@ function header(hash: string, length: number): string {
 /** The cached data for this bundle, or undefined when absent, foreign, truncated or damaged. */
 export function readCodeCache(file: string, hash: string): Buffer | undefined {
   let buf: Buffer;
+  let fd: number | undefined;
   try {
-    if (!ownedByUser(file)) return undefined;
-    buf = readFileSync(file);
+    // One open: the file checked is the file read.
+    fd = openSync(file, "r");
+    if (!ownedByUser(fd)) return undefined;
+    buf = readFileSync(fd);
   } catch {
     return undefined;
+  } finally {
+    if (fd !== undefined) closeSync(fd);
   }
   if (buf.length <= HEADER) return undefined;
   const [magic, h, v8, len] = buf.toString("latin1", 0, HEADER).trimEnd().split(" ");

@@ -2,6 +2,7 @@ import { detect, hostFlag } from "../hosts/detect.js";
 import { agentIdOf, isSpawn } from "../guard/subagents.js";
 import { toolKind } from "../guard/tools.js";
 import { usageTarget } from "../state/usage.js";
+import type { Out } from "../hosts/dialect.js";
 
 /** What the loader reads off a hook payload before the bundle loads. */
 export interface HookPreview {
@@ -26,10 +27,18 @@ export interface HookPreview {
    * cache that a prompt's run wrote costs ~3 ms more (bench/adapter-coldstart.ts).
    */
   path: string;
+  /**
+   * The answer when the adapter's code cannot load (loader.ts): a tool call
+   * refused in the host's dialect, any other event let be with the reason on
+   * stderr, as hook.ts answers its own failures; a payload of no host Cohent
+   * knows refused by exit 2.
+   */
+  unloadable(reason: string): Out;
 }
 
 const EVENT = /^[A-Za-z]{1,32}$/;
-const OTHER: HookPreview = { needsNoDecision: false, path: "hook-other" };
+const refused = (reason: string): Out => ({ stderr: reason, exitCode: 2 });
+const OTHER: HookPreview = { needsNoDecision: false, path: "hook-other", unloadable: refused };
 
 export function previewHook(stdin: string, argv: readonly string[] = []): HookPreview {
   try {
@@ -41,7 +50,12 @@ export function previewHook(stdin: string, argv: readonly string[] = []): HookPr
     const found = detect(hostFlag(argv), raw, process.env);
     if (!found) return OTHER; // a host Cohent does not know: the bundle refuses with its reason
     const r = found.dialect.read(raw, process.env);
-    if (!r) return { needsNoDecision: !usageTarget().file, path: "hook-other" };
+    if (!r)
+      return {
+        needsNoDecision: !usageTarget().file,
+        path: "hook-other",
+        unloadable: (reason) => ({ stderr: reason, exitCode: 0 }),
+      };
     const p = r.p;
     const event =
       typeof p.hook_event_name === "string" && EVENT.test(p.hook_event_name) ? p.hook_event_name : "other";
@@ -56,7 +70,9 @@ export function previewHook(stdin: string, argv: readonly string[] = []): HookPr
       !isSpawn(tool, agentIdOf(p)) &&
       !usageTarget().file;
     const allow = needsNoDecision ? found.dialect.allow() : undefined;
-    return { needsNoDecision, path, ...(allow ? { stdout: allow } : {}) };
+    const unloadable = (reason: string): Out =>
+      event === "PreToolUse" ? found.dialect.deny(reason) : { stderr: reason, exitCode: 0 };
+    return { needsNoDecision, path, unloadable, ...(allow ? { stdout: allow } : {}) };
   } catch {
     return OTHER; // not JSON: the bundle refuses it with its reason
   }

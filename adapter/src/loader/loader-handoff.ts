@@ -22,8 +22,18 @@ export function loaderHandoff(): LoaderHandoff | undefined {
  * call (the loader's, node --cpu-prof); any other path (spaces, ~, non-ASCII,
  * Windows) goes through pathToFileURL.
  */
+const PLAIN_PATH = /^(?:\/(?!\.\.?(?:\/|$))[A-Za-z0-9._-]+)+$/;
+
 export function fileUrlOf(path: string): string {
-  return /^(?:\/(?!\.\.?(?:\/|$))[A-Za-z0-9._-]+)+$/.test(path)
+  return PLAIN_PATH.test(path)
     ? `file://${path}`
     : (process.getBuiltinModule("node:url") as typeof import("node:url")).pathToFileURL(path).href;
+}
+
+/** The inverse, as fileURLToPath would answer: a plain path's URL without building a URL (~0.4 ms a hook call, node --cpu-prof). */
+export function pathOfFileUrl(url: string): string {
+  const path = url.startsWith("file:///") ? url.slice(7) : "";
+  return PLAIN_PATH.test(path)
+    ? path
+    : (process.getBuiltinModule("node:url") as typeof import("node:url")).fileURLToPath(url);
 }

@@ -1,16 +1,22 @@
 import { readFileSync, writeSync } from "node:fs";
 import { codeCacheFile, readCodeCache, writeCodeCache } from "./code-cache.js";
 import { previewHook, type HookPreview } from "./fast-path.js";
+import type { Out } from "../hosts/dialect.js";
 import { fileUrlOf, type LoaderHandoff } from "./loader-handoff.js";
 
 /**
- * cohent.cjs itself: a small CommonJS module that carries the adapter
- * (main.ts, bundled as one function expression) as a string, and compiles it
- * with vm.Script against the V8 code cache kept in the user's cache folder,
- * so that a hook deserializes its code instead of parsing and compiling
- * 150 KB. The bundle, its hash and this loader travel together. Without a
- * usable cache the bundle compiles as usual, and the cache is written when
- * the process exits, with every function the run compiled.
+ * cohent.cjs itself: a small CommonJS module that reads the adapter (main.ts,
+ * bundled as one function expression) from cohent-core.js beside it, and
+ * compiles it with vm.Script against the V8 code cache kept in the user's
+ * cache folder, so that a hook deserializes its code instead of parsing and
+ * compiling 160 KB. Without a usable cache the bundle compiles as usual, and
+ * the cache is written when the process exits, with every function the run
+ * compiled.
+ *
+ * The bundle is a file of its own, not a string literal in this one: Node
+ * compiles this module on every hook call, a call that needs no decision
+ * included, and a 160 KB literal cost that compile ~1 ms to scan (node
+ * --cpu-prof; callgrind: 4 M of a Read's 98 M instructions).
  *
  * CommonJS because Node's ES module loader costs a process about 8 ms
  * before the first line runs (bench/adapter-coldstart.ts), a fifth of a
@@ -18,19 +24,37 @@ import { fileUrlOf, type LoaderHandoff } from "./loader-handoff.js";
  * people and agents type, is a two-line ES module that requires it.
  */
 
-declare const COHENT_BUNDLE: string;
+declare const COHENT_BUNDLE_HEAD: string;
+declare const COHENT_BUNDLE_LENGTH: number;
 declare const COHENT_BUNDLE_HASH: string;
 
 type Require = (id: string) => unknown;
 
+const CORE_FILE = "cohent-core.js";
+
 /**
- * The bundle, named at the top level: V8 compiles this module's top level
- * eagerly and each function lazily, when first called, from its source. A
- * 160 KB literal inside run() was scanned twice, in the top level's preparse
- * and again when run() compiled (~1 ms a hook call, node --cpu-prof); here
- * it is scanned once.
+ * cohent-core.js, or why it cannot run: missing, unreadable, or not of this
+ * build (its first line names the build's hash, and its length is this
+ * build's: the code cache is keyed by that hash, and V8 checks of a source
+ * only its length). Read as UTF-8, through Node's native read-and-decode
+ * (a latin1 read goes through a Buffer: ~0.5 ms more on a first call).
  */
-const BUNDLE: string = COHENT_BUNDLE;
+function readCore(): { source: string } | { reason: string } {
+  const name = /[\\/]\.cohent$/.test(__dirname) ? `.cohent/${CORE_FILE}` : `${__dirname}/${CORE_FILE}`;
+  const repair = `Repair: npx cohent init --upgrade (it rewrites the adapter's files in .cohent/).`;
+  let source: string;
+  try {
+    source = readFileSync(`${__dirname}/${CORE_FILE}`, "utf8");
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    return {
+      reason: `Cohent: ${name} ${code === "ENOENT" ? "is missing" : `cannot be read (${code})`}: it holds the adapter's code. ${repair}`,
+    };
+  }
+  if (source.length !== COHENT_BUNDLE_LENGTH || !source.startsWith(COHENT_BUNDLE_HEAD))
+    return { reason: `Cohent: ${name} is not from the same build as the cohent.cjs beside it. ${repair}` };
+  return { source };
+}
 
 /**
  * The hook payload, read whole here so that a call that needs no decision
@@ -45,7 +69,7 @@ function readHookStdin(): string | null {
   }
 }
 
-function run(stdin: string | null, path: string): void {
+function run(source: string, stdin: string | null, path: string): void {
   const selfUrl = fileUrlOf(__filename);
   const handoff: LoaderHandoff = { import: (url) => import(url), ...(stdin !== null ? { stdin } : {}) };
   (globalThis as { cohentLoader?: LoaderHandoff }).cohentLoader = handoff;
@@ -53,7 +77,7 @@ function run(stdin: string | null, path: string): void {
   const cachedData = file ? readCodeCache(file, COHENT_BUNDLE_HASH) : undefined;
   // node:vm is not among the modules Node has loaded at start: a call that needs no decision never loads it.
   const { Script } = process.getBuiltinModule("node:vm") as typeof import("node:vm");
-  const script = new Script(BUNDLE, { filename: selfUrl, cachedData });
+  const script = new Script(source, { filename: selfUrl, cachedData });
   if (file && (!cachedData || script.cachedDataRejected)) {
     process.once("exit", () => {
       try {
@@ -71,14 +95,29 @@ function run(stdin: string | null, path: string): void {
   );
 }
 
-const stdin = process.argv[2] === "hook" ? readHookStdin() : null;
-const preview: HookPreview | null = stdin === null ? null : previewHook(stdin, process.argv.slice(3));
-if (!preview?.needsNoDecision)
-  run(stdin, preview?.path ?? (process.argv[2] === "hook" ? "hook-other" : "cli"));
-else if (preview.stdout) {
+/** Writes to a descriptor whole; EAGAIN on a non-blocking pipe hands the rest to the stream, which retries. */
+function put(fd: 1 | 2, text: string): void {
   try {
-    writeSync(1, preview.stdout + "\n");
+    writeSync(fd, text);
   } catch {
-    process.stdout.write(preview.stdout + "\n"); // EAGAIN on a non-blocking pipe: the stream retries
+    (fd === 1 ? process.stdout : process.stderr).write(text);
   }
 }
+
+const stdin = process.argv[2] === "hook" ? readHookStdin() : null;
+const preview: HookPreview | null = stdin === null ? null : previewHook(stdin, process.argv.slice(3));
+if (!preview?.needsNoDecision) {
+  const core = readCore();
+  if ("source" in core)
+    run(core.source, stdin, preview?.path ?? (process.argv[2] === "hook" ? "hook-other" : "cli"));
+  else if (process.argv[2] === "hook") {
+    // Refused in the host's own dialect: a hook that only failed would let the tool run in some hosts.
+    const out: Out = preview ? preview.unloadable(core.reason) : { stderr: core.reason, exitCode: 2 };
+    if (out.stdout) put(1, out.stdout + "\n");
+    if (out.stderr) put(2, out.stderr + "\n");
+    process.exitCode = out.exitCode;
+  } else {
+    put(2, core.reason + "\n");
+    process.exitCode = 1;
+  }
+} else if (preview.stdout) put(1, preview.stdout + "\n");

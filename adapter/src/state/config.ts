@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync, chmodSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
 import { CohentError } from "@cohent/protocol/codes";
+import { pathOfFileUrl } from "../loader/loader-handoff.js";
 
 /**
  * Where the adapter's state lives. Committed: .cohent/project.json (service
@@ -26,7 +26,7 @@ export interface Credential {
 export function findRoot(cwd = process.cwd(), scriptUrl?: string): string | null {
   if (process.env.COHENT_ROOT) return resolve(process.env.COHENT_ROOT);
   if (scriptUrl?.startsWith("file:")) {
-    const dir = dirname(fileURLToPath(scriptUrl));
+    const dir = dirname(pathOfFileUrl(scriptUrl));
     if (dir.endsWith("/.cohent") || dir.endsWith("\\.cohent")) return dirname(dir);
   }
   let dir = resolve(cwd);

@@ -2,6 +2,7 @@ import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync, chmodSy
 import { dirname, join, resolve } from "node:path";
 import { CohentError } from "@cohent/protocol/codes";
 import { pathOfFileUrl } from "../loader/loader-handoff.js";
+import { configDir } from "./config-dir.js";
 
 /**
  * Where the adapter's state lives. Committed: .cohent/project.json (service
@@ -65,12 +66,6 @@ export function readProject(root: string): Project {
     );
   }
   return { version: 1, service: p.service.replace(/\/+$/, ""), repository: p.repository };
-}
-
-export function configDir(): string {
-  const xdg = process.env.XDG_CONFIG_HOME;
-  const home = process.env.HOME ?? process.env.USERPROFILE ?? "";
-  return join(xdg && xdg.startsWith("/") ? xdg : join(home, ".config"), "cohent");
 }
 
 export function credentialsFile(): string {

@@ -1,7 +1,7 @@
 import { appendFileSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { cohentCacheDir } from "../loader/cache-dir.js";
-import { configDir } from "./config.js";
+import { configDir } from "./config-dir.js";
 
 /**
  * The local usage ledger: one JSONL row of metadata per agent operation, in

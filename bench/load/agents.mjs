@@ -14,7 +14,8 @@
 // Spec (argv[2], JSON): { targets, token, tokens, mix, agents, seconds, setupSeconds, rampMs,
 // sessionMs, pollMs, waitSeconds, checkpointMs, taskMs, prefix, pids }. Prints per-operation
 // counts and latencies, and the CPU the `pids` used in the window, as JSON.
-import { readFileSync, writeFileSync } from "node:fs";
+import { readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { availableParallelism } from "node:os";
 
 const spec = JSON.parse(process.argv[2]);
 const { targets, token, agents, seconds, prefix } = spec;
@@ -32,6 +33,29 @@ const every = {
 };
 const taskMs = spec.taskMs ?? 30000;
 const waitSeconds = spec.waitSeconds ?? 20;
+
+/** The whole machine's CPU ticks, busy and all (every core), from /proc/stat. */
+const machineTicks = () => {
+  const t = readFileSync("/proc/stat", "utf8").split("\n")[0].trim().split(/\s+/).slice(1, 9).map(Number);
+  const all = t.reduce((a, b) => a + b, 0);
+  return { busy: all - t[3] - t[4], all }; // less idle and iowait
+};
+/** CPU ms of every PostgreSQL process (its backends included), read from /proc: 0 on SQLite. */
+const databaseCpuMs = () => {
+  let sum = 0;
+  for (const pid of readdirSync("/proc")) {
+    if (!/^\d+$/.test(pid)) continue;
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+      if (!stat.includes(" (postgres) ")) continue;
+      const f = stat.split(") ")[1].split(" ");
+      sum += (Number(f[11]) + Number(f[12])) * 10;
+    } catch {
+      /* gone meanwhile */
+    }
+  }
+  return sum;
+};
 
 const cpuMs = () =>
   (spec.pids ?? []).reduce((sum, pid) => {
@@ -155,6 +179,9 @@ phase = "window";
 const start = performance.now();
 phaseEnd = start + seconds * 1000;
 const cpuBefore = cpuMs();
+const machineBefore = machineTicks();
+const databaseBefore = databaseCpuMs();
+const generatorBefore = process.cpuUsage();
 await Promise.all(
   state.map(async (a, i) => {
     // Tasks started in the setup end at random points, so new tasks spread over the window.
@@ -199,6 +226,15 @@ await Promise.all(
   }),
 );
 const cpu = cpuMs() - cpuBefore;
+const machineAfter = machineTicks();
+const generatorUsed = process.cpuUsage(generatorBefore);
+// Who used the machine in the window: its cores' busy share, the database's and this generator's CPU.
+const machine = {
+  cores: availableParallelism(),
+  busy: (machineAfter.busy - machineBefore.busy) / Math.max(1, machineAfter.all - machineBefore.all),
+  databaseCpuMs: databaseCpuMs() - databaseBefore,
+  generatorCpuMs: (generatorUsed.user + generatorUsed.system) / 1000,
+};
 await Promise.all(pollers);
 const elapsed = (performance.now() - start) / 1000;
 
@@ -230,6 +266,7 @@ process.stdout.write(
     setup: stats(phases.setup, setupSeconds),
     elapsed,
     cpuMs: cpu,
+    machine,
     ops: stats(phases.window, elapsed),
   }) + "\n",
 );

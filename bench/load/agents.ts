@@ -35,6 +35,8 @@ interface AgentsResult {
   setup: Ops;
   elapsed: number;
   cpuMs: number;
+  /** The window's machine: cores, their busy share (0-1), the database's and the generator's CPU ms. */
+  machine: { cores: number; busy: number; databaseCpuMs: number; generatorCpuMs: number };
   ops: Ops;
 }
 
@@ -139,7 +141,7 @@ export async function benchAgents(
       "bare Koa ops/s": (total(baseline) / baseline.elapsed).toFixed(1),
       "bare Koa p50 ms": "",
       "bare Koa p99 ms": "",
-      "failures / notes": `setup ${r.setupSeconds.toFixed(1)} s (bare ${baseline.setupSeconds.toFixed(1)} s); server CPU ${(r.cpuMs / r.elapsed / 10).toFixed(0)} % of a core, ${(r.cpuMs / Math.max(total(r), 1)).toFixed(2)} ms/op (bare ${(baseline.cpuMs / Math.max(total(baseline), 1)).toFixed(2)})`,
+      "failures / notes": `setup ${r.setupSeconds.toFixed(1)} s (bare ${baseline.setupSeconds.toFixed(1)} s); server CPU ${(r.cpuMs / r.elapsed / 10).toFixed(0)} % of a core, ${(r.cpuMs / Math.max(total(r), 1)).toFixed(2)} ms/op (bare ${(baseline.cpuMs / Math.max(total(baseline), 1)).toFixed(2)}); machine ${(r.machine.busy * 100).toFixed(0)} % busy of ${r.machine.cores} cores: database ${(r.machine.databaseCpuMs / r.elapsed / 10).toFixed(0)} %, generator ${(r.machine.generatorCpuMs / r.elapsed / 10).toFixed(0)} % of a core`,
     });
     return rows;
   } finally {

@@ -44,8 +44,16 @@ export async function agentPost(deps: Deps, caller: Caller, body: { type?: unkno
   return operation.run(deps, caller, parsed.data as never);
 }
 
-/** A waiting long-poll re-polls at least this often with no hint of a change: a peer's lease lapsing changes answers without an event. */
+/**
+ * A waiting long-poll re-polls at least this often with no hint of a change: a peer's lease lapsing
+ * changes answers without an event. Each waiter draws its own interval between three quarters of it
+ * and all of it: waiters opened together (200 agents started at once, or reconnecting after a
+ * restart) otherwise recheck together at every interval, 200 polls and session reads in one pass,
+ * and the writes of that second waited behind them (bench:load's agents, PostgreSQL × 2: a burst of
+ * 90-350 ms writes ten seconds into the window).
+ */
 const RECHECK_MS = 10_000;
+const recheckInterval = () => RECHECK_MS * (0.75 + 0.25 * Math.random());
 /**
  * A waiter woken within this long of its last wake waits out the rest before it looks: each waiter
  * looked at every write (200 waiters, a write every 25 ms: some 8,000 looks a second), and the
@@ -188,13 +196,14 @@ export function agentRoutes(deps: Deps, body: Middleware): Middleware {
       const repo = [caller.repo.id];
       const changes = deps.store.changes;
       // Not moved by the store's backstop (every 2 s on PostgreSQL): 200 waiters each read their session
-      // again at every one, 100 pooled reads a second; what it would catch waits at most for RECHECK_MS.
+      // again at every one, 100 pooled reads a second; what it would catch waits at most for the recheck (RECHECK_MS).
       const controlStamp = () => changes.hinted(caller.repo.id, "control");
       // The stamp is taken before each read: a hint that arrives during the read is not waited for.
       let stamp = stampOf(changes, repo);
       let control = controlStamp();
       let answer = await poll(deps, caller, req);
       let polledAt = Date.now();
+      const recheckMs = recheckInterval();
       let wokeAt = -Infinity;
       while (answer.packet === null && Date.now() < deadline && !closed.signal.aborted) {
         if (stampOf(changes, repo) === stamp)
@@ -212,12 +221,12 @@ export function agentRoutes(deps: Deps, body: Middleware): Middleware {
         const controlMoved = controlStamp() !== control;
         control = controlStamp();
         // A hint with no event past the cursor and no control change (the store's backstop, a peer's
-        // unrelated write) needs no poll, except every RECHECK_MS for what only time changes: a lapsed lease.
+        // unrelated write) needs no poll, except at each recheck for what only time changes: a lapsed lease.
         const moved = (await changes.cursor(caller.repo.id)) > Number(answer.cursor);
-        if (!moved && !controlMoved && Date.now() - polledAt < RECHECK_MS) continue;
+        if (!moved && !controlMoved && Date.now() - polledAt < recheckMs) continue;
         // The session row only when its control may have moved (a hint, or the periodic recheck): 200 waiters
         // woken by one peer's write must not each read it.
-        const recheck = Date.now() - polledAt >= RECHECK_MS;
+        const recheck = Date.now() - polledAt >= recheckMs;
         // Two at a time: on PostgreSQL the store's backstop moves every control stamp every 2 s, and 200
         // waiters' reads at once queued the read pool 188 deep behind them (the kill-switch reads with them).
         const session =

@@ -40,7 +40,10 @@ const machineTicks = () => {
   const all = t.reduce((a, b) => a + b, 0);
   return { busy: all - t[3] - t[4], all }; // less idle and iowait
 };
-/** CPU ms of every PostgreSQL process (its backends included), read from /proc: 0 on SQLite. */
+/**
+ * CPU ms of every PostgreSQL process on the machine (its backends included), read from /proc: 0 on
+ * SQLite. A backend that exits within the window takes its share with it: a lower bound.
+ */
 const databaseCpuMs = () => {
   let sum = 0;
   for (const pid of readdirSync("/proc")) {

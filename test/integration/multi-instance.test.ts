@@ -1,8 +1,12 @@
-import type { ChildProcess } from "node:child_process";
+import { spawn, type ChildProcess } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
 import pg from "pg";
 import Database from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { admin } from "@cohent/backend";
+import { migrationsFor } from "../../backend/src/store/migrate.js";
 import { agentClient, freshDatabaseUrl, startBackend, type TestBackend } from "../helpers/backend.js";
 import { DATABASE_KINDS } from "../helpers/kinds.js";
 import { signedInAdmin } from "../console/helpers.js";
@@ -209,4 +213,79 @@ describe.each(DATABASE_KINDS)("migrations with two instances starting at once (%
       await db.drop();
     }
   });
+});
+
+/**
+ * Two processes opening one fresh SQLite file at the same instant, as two `cohent serve` or a serve
+ * and an admin command do: the switch to WAL deadlocks there and SQLite fails one of them at once,
+ * whatever its busy timeout (CI: "cohent serve exited 1: INTERNAL: database is locked"). Each child
+ * runs the rounds on a shared clock, one fresh file a round, and says what it applied.
+ */
+const START_CHILD = `
+import { createInterface } from "node:readline";
+import { migrate } from "./backend/src/store/migrate.ts";
+import { openDb } from "./backend/src/store/db.ts";
+const [dir, rounds] = [process.argv[1], Number(process.argv[2])];
+const lines = createInterface({ input: process.stdin });
+process.stdout.write("ready\\n");
+const base = Number(await new Promise((r) => lines.once("line", r)));
+lines.close();
+for (let i = 0; i < rounds; i++) {
+  while (Date.now() < base + i * 200 - 5) await new Promise((r) => setTimeout(r, 1));
+  while (Date.now() < base + i * 200); // spun, not slept: both start within microseconds
+  const url = "file:" + dir + "/round" + i + ".sqlite";
+  try {
+    const applied = (await migrate(url)).length;
+    await (await openDb(url)).close();
+    process.stdout.write(JSON.stringify({ i, applied }) + "\\n");
+  } catch (e) {
+    process.stdout.write(JSON.stringify({ i, error: String(e) }) + "\\n");
+  }
+}
+`;
+
+describe("two processes opening one fresh SQLite file at once", () => {
+  it("both open it, every time, and the migrations are applied once", async () => {
+    const ROUNDS = 16;
+    const dir = mkdtempSync(path.join(os.tmpdir(), "cohent-start-"));
+    const children = [0, 1].map(() =>
+      spawn(
+        process.execPath,
+        ["--import", "tsx", "--input-type=module", "-e", START_CHILD, dir, String(ROUNDS)],
+        {
+          cwd: path.resolve(import.meta.dirname, "../.."),
+          stdio: ["pipe", "pipe", "inherit"],
+        },
+      ),
+    );
+    const outputs = children.map((c) => {
+      let out = "";
+      c.stdout!.on("data", (d: Buffer) => (out += d.toString()));
+      return {
+        ready: new Promise<void>((r) => c.stdout!.on("data", () => out.includes("ready\n") && r())),
+        done: new Promise<string>((r) => c.once("exit", () => r(out))),
+      };
+    });
+    try {
+      await Promise.all(outputs.map((o) => o.ready));
+      for (const c of children) c.stdin!.end(`${Date.now() + 100}\n`);
+      const reports = (await Promise.all(outputs.map((o) => o.done))).map((out) =>
+        out
+          .split("\n")
+          .filter((l) => l.startsWith("{"))
+          .map((l) => JSON.parse(l) as { i: number; applied?: number; error?: string }),
+      );
+      const migrations = migrationsFor("sqlite").length;
+      for (const report of reports) {
+        expect(report.filter((r) => r.error)).toEqual([]);
+        expect(report).toHaveLength(ROUNDS);
+      }
+      for (let i = 0; i < ROUNDS; i++) {
+        expect(reports.map((report) => report[i]!.applied).sort()).toEqual([0, migrations]);
+      }
+    } finally {
+      for (const c of children) c.kill();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 60_000);
 });

@@ -10,7 +10,7 @@ import { CHANNEL, createChanges, type ChangeSource, type Changes } from "./chang
 import { Gate } from "./gate.js";
 import type { Raw } from "./handle.js";
 import { counting, pgExec, settle, sqliteExec, type Exec } from "./sql/exec.js";
-import { sqliteBegin } from "./sql/sqlite-begin.js";
+import { sqliteBegin, sqliteWal } from "./sql/sqlite-busy.js";
 import { BACKSTOP_PAGES, startWalCheckpointer, type WalCheckpointer } from "./wal-checkpointer.js";
 
 export type Provider = "sqlite" | "postgres";
@@ -63,10 +63,10 @@ export function sqlitePath(url: string): string {
 /** How long a write waits for another process's SQLite write lock. */
 const BUSY_MS = 10_000;
 
-function sqliteConnection(file: string): Database.Database {
+async function sqliteConnection(file: string): Promise<Database.Database> {
   const conn = new Database(file, { timeout: BUSY_MS });
   // WAL lets the admin CLI write while the server runs; foreign keys are off by default in SQLite.
-  conn.pragma("journal_mode = WAL");
+  await sqliteWal(conn, BUSY_MS);
   conn.pragma("synchronous = NORMAL");
   conn.pragma("foreign_keys = ON");
   return conn;
@@ -146,13 +146,13 @@ export async function openDb(url: string, opts: OpenOptions = {}): Promise<Db> {
   if (provider === "sqlite") {
     const file = sqlitePath(url);
     mkdirSync(path.dirname(file), { recursive: true });
-    const conn = sqliteConnection(file);
+    const conn = await sqliteConnection(file);
     const checkpointer: WalCheckpointer | null = opts.walCheckpointer
       ? startWalCheckpointer(file, opts.onWalCheckpointerError)
       : null;
     if (checkpointer) conn.pragma(`wal_autocheckpoint = ${BACKSTOP_PAGES}`);
     // Reads outside a transaction: a second connection, which sees what is committed.
-    const side = sqliteConnection(file);
+    const side = await sqliteConnection(file);
     tx = sqliteTx(conn);
     read = readsAndWrites(sqliteExec(side), tx);
     const latest = side.prepare<[string], { seq: number | null }>(

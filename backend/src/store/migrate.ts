@@ -6,6 +6,7 @@ import pg from "pg";
 import { CohentError } from "@cohent/protocol/codes";
 import { COHENT_VERSION } from "@cohent/protocol/version";
 import { shipped } from "../shipped.js";
+import { sqliteWal } from "./sql/sqlite-busy.js";
 import { providerOf, sqlitePath, type Provider } from "./db.js";
 
 /**
@@ -66,11 +67,13 @@ export async function migrate(url: string): Promise<string[]> {
   return provider === "sqlite" ? migrateSqlite(url, migrations) : migratePostgres(url, migrations);
 }
 
-function migrateSqlite(url: string, migrations: Migration[]): string[] {
+const BUSY_MS = 10_000;
+
+async function migrateSqlite(url: string, migrations: Migration[]): Promise<string[]> {
   mkdirSync(path.dirname(sqlitePath(url)), { recursive: true });
-  const db = new Database(sqlitePath(url), { timeout: 10_000 });
+  const db = new Database(sqlitePath(url), { timeout: BUSY_MS });
   try {
-    db.pragma("journal_mode = WAL");
+    await sqliteWal(db, BUSY_MS);
     db.exec(SQLITE_TABLE);
     // IMMEDIATE takes the write lock first, so two starting processes cannot both apply.
     return db

@@ -262,7 +262,10 @@ describe("two processes opening one fresh SQLite file at once", () => {
       let out = "";
       c.stdout!.on("data", (d: Buffer) => (out += d.toString()));
       return {
-        ready: new Promise<void>((r) => c.stdout!.on("data", () => out.includes("ready\n") && r())),
+        ready: new Promise<void>((resolve, reject) => {
+          c.stdout!.on("data", () => out.includes("ready\n") && resolve());
+          c.once("exit", (code) => reject(new Error(`a child exited ${code} before it was ready`)));
+        }),
         done: new Promise<string>((r) => c.once("exit", () => r(out))),
       };
     });

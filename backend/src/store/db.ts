@@ -61,7 +61,7 @@ export function sqlitePath(url: string): string {
 }
 
 /** How long a write waits for another process's SQLite write lock. */
-const BUSY_MS = 10_000;
+export const BUSY_MS = 10_000;
 
 async function sqliteConnection(file: string): Promise<Database.Database> {
   const conn = new Database(file, { timeout: BUSY_MS });

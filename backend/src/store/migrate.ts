@@ -7,7 +7,7 @@ import { CohentError } from "@cohent/protocol/codes";
 import { COHENT_VERSION } from "@cohent/protocol/version";
 import { shipped } from "../shipped.js";
 import { sqliteWal } from "./sql/sqlite-busy.js";
-import { providerOf, sqlitePath, type Provider } from "./db.js";
+import { BUSY_MS, providerOf, sqlitePath, type Provider } from "./db.js";
 
 /**
  * Applies the committed Prisma migration SQL at start. It keeps Prisma's own
@@ -66,8 +66,6 @@ export async function migrate(url: string): Promise<string[]> {
   const migrations = migrationsFor(provider);
   return provider === "sqlite" ? migrateSqlite(url, migrations) : migratePostgres(url, migrations);
 }
-
-const BUSY_MS = 10_000;
 
 async function migrateSqlite(url: string, migrations: Migration[]): Promise<string[]> {
   mkdirSync(path.dirname(sqlitePath(url)), { recursive: true });

@@ -203,7 +203,11 @@ async function adapterSource(logLevel, setupId) {
   });
   const body = `(function(require,module,__cohent_url){"use strict";${r.outputFiles[0].text}\n})`;
   const hash = createHash("sha256").update(`${VERSION}\n${body}`).digest("hex");
-  return { source: `${coreHead(hash)}${body}`, hash };
+  const source = `${coreHead(hash)}${body}`;
+  // The loader reads the file's length in bytes as its length in characters (esbuild escapes non-ASCII by default).
+  if (/[^\x00-\x7f]/.test(source))
+    throw new Error(`${CORE_FILE} is not ASCII: the loader reads it as latin1`);
+  return { source, hash };
 }
 
 /** The core file's first line: what it is and its hash. The loader refuses a file that does not start with the line of its own build. */

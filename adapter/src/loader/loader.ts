@@ -1,4 +1,4 @@
-import { readFileSync, writeSync } from "node:fs";
+import { closeSync, openSync, readFileSync, readSync, writeSync } from "node:fs";
 import { codeCacheFile, readCodeCache, writeCodeCache } from "./code-cache.js";
 import { previewHook, type HookPreview } from "./fast-path.js";
 import type { Out } from "../hosts/dialect.js";
@@ -36,15 +36,19 @@ const CORE_FILE = "cohent-core.js";
  * cohent-core.js, or why it cannot run: missing, unreadable, or not of this
  * build (its first line names the build's hash, and its length is this
  * build's: the code cache is keyed by that hash, and V8 checks of a source
- * only its length). Read as UTF-8, through Node's native read-and-decode
- * (a latin1 read goes through a Buffer: ~0.5 ms more on a first call).
+ * only its length). The build writes it in ASCII (adapter/build.mjs checks),
+ * so its length in bytes is its length in characters: one read of that many
+ * bytes and one more (a longer file is another build's) into one buffer, and
+ * a latin1 decode. readFileSync(…, "utf8") reads in 8 KiB steps, 20 reads
+ * for this file, each growing its buffer: on a Firecracker VM that cost
+ * ~4 ms a hook call where this costs ~0.5 (bench/adapter-coldstart.ts).
  */
 function readCore(): { source: string } | { reason: string } {
   const name = /[\\/]\.cohent$/.test(__dirname) ? `.cohent/${CORE_FILE}` : `${__dirname}/${CORE_FILE}`;
   const repair = `Repair: npx cohent init --upgrade (it rewrites the adapter's files in .cohent/).`;
   let source: string;
   try {
-    source = readFileSync(`${__dirname}/${CORE_FILE}`, "utf8");
+    source = readExactly(`${__dirname}/${CORE_FILE}`, COHENT_BUNDLE_LENGTH + 1);
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     return {
@@ -54,6 +58,19 @@ function readCore(): { source: string } | { reason: string } {
   if (source.length !== COHENT_BUNDLE_LENGTH || !source.startsWith(COHENT_BUNDLE_HEAD))
     return { reason: `Cohent: ${name} is not from the same build as the cohent.cjs beside it. ${repair}` };
   return { source };
+}
+
+/** Up to `max` bytes of a file (fewer only at its end), as latin1. */
+function readExactly(file: string, max: number): string {
+  const buf = Buffer.allocUnsafe(max);
+  const fd = openSync(file, "r");
+  try {
+    let n = 0;
+    for (let r = -1; r !== 0 && n < max; n += r) r = readSync(fd, buf, n, max - n, null);
+    return buf.toString("latin1", 0, n);
+  } finally {
+    closeSync(fd);
+  }
 }
 
 /**

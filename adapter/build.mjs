@@ -10,7 +10,7 @@
 // module compile cache of its own.
 import { build } from "esbuild";
 import { createHash } from "node:crypto";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
@@ -255,6 +255,18 @@ export function entrySource() {
   ].join("\n");
 }
 
+/**
+ * Each file written whole under a temporary name, then renamed: `cohent init` from the workspace
+ * builds before it copies, and another init beside it (the real-client suite runs two) must read
+ * the last build or this one, never a file cut short (measured: a checkout whose cohent-core.js
+ * was "not from the same build").
+ */
+function put(file, content) {
+  const tmp = `${file}.${process.pid}.tmp`;
+  writeFileSync(tmp, content);
+  renameSync(tmp, file);
+}
+
 export async function buildAdapter({ quiet = false, outfile = OUTFILE } = {}) {
   mkdirSync(dirname(outfile), { recursive: true });
   const logLevel = quiet ? "silent" : "warning";
@@ -262,16 +274,17 @@ export async function buildAdapter({ quiet = false, outfile = OUTFILE } = {}) {
   const { source, hash } = await adapterSource(logLevel, setup.id);
   const adapterFile = join(dirname(outfile), ADAPTER_FILE);
   const coreFile = join(dirname(outfile), CORE_FILE);
-  writeFileSync(coreFile, source);
+  put(coreFile, source);
   const setupFile = join(dirname(outfile), SETUP_FILE);
-  writeFileSync(
+  put(
     setupFile,
     `${header(SETUP_FILE, "doctor, init and bootstrap, loaded by cohent.cjs on demand.")}\n${setup.source}`,
   );
-  await build({
+  const loader = await build({
     ...common,
     logLevel,
     format: "cjs",
+    write: false,
     entryPoints: [join(here, "src", "loader", "loader.ts")],
     outfile: adapterFile,
     define: {
@@ -287,18 +300,21 @@ export async function buildAdapter({ quiet = false, outfile = OUTFILE } = {}) {
       ),
     },
   });
-  writeFileSync(outfile, entrySource());
+  put(adapterFile, loader.outputFiles[0].contents);
+  put(outfile, entrySource());
   const mcpfile = join(dirname(outfile), MCP_FILE);
-  await build({
+  const mcp = await build({
     ...common,
     logLevel,
     format: "esm",
+    write: false,
     entryPoints: [join(here, "..", "mcp-server", "src", "entry.ts")],
     outfile: mcpfile,
     plugins: [trimMcp],
     define: { COHENT_SCHEMAS: JSON.stringify(await generatedSchemas(logLevel)) },
     banner: { js: header(MCP_FILE, "the Cohent MCP server and agent CLI, loaded by cohent.mjs on demand.") },
   });
+  put(mcpfile, mcp.outputFiles[0].contents);
   if (!quiet)
     process.stderr.write(
       `built ${adapterFile} (${statSync(adapterFile).size} bytes) with ${coreFile} (${statSync(coreFile).size} bytes), its entry ${outfile}, ${setupFile} (${statSync(setupFile).size} bytes) and ${mcpfile} (${statSync(mcpfile).size} bytes)\n`,

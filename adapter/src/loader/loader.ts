@@ -39,9 +39,10 @@ const CORE_FILE = "cohent-core.js";
  * only its length). The build writes it in ASCII (adapter/build.mjs checks),
  * so its length in bytes is its length in characters: one read of that many
  * bytes and one more (a longer file is another build's) into one buffer, and
- * a latin1 decode. readFileSync(…, "utf8") reads in 8 KiB steps, 20 reads
- * for this file, each growing its buffer: on a Firecracker VM that cost
- * ~4 ms a hook call where this costs ~0.5 (bench/adapter-coldstart.ts).
+ * a latin1 decode, where readFileSync(…, "utf8") reads in 8 KiB steps (20
+ * reads for this file, strace). With the process.exit below: an in-scope
+ * edit 1.274 → 1.257× of `node -e 0`, medians of 50 interleaved rounds on a
+ * quiet machine; about a millisecond, within one bench run's noise.
  */
 function readCore(): { source: string } | { reason: string } {
   const name = /[\\/]\.cohent$/.test(__dirname) ? `.cohent/${CORE_FILE}` : `${__dirname}/${CORE_FILE}`;
@@ -122,8 +123,8 @@ function put(fd: 1 | 2, text: string): void {
 }
 
 // At a hook call's natural end (the loop empty, the answer written): process.exit skips Node's
-// teardown of the V8 heap, a munmap per page (~5 ms of an edit's 80 on a Firecracker VM,
-// bench/adapter-coldstart.ts). The 'exit' listeners, the code cache's write among them, still run.
+// teardown of the V8 heap, a munmap per page (an edit: 30 munmap calls where it made 57, strace;
+// readCore says what both changes measured). The 'exit' listeners, the code cache's write, still run.
 if (process.argv[2] === "hook") process.once("beforeExit", () => process.exit());
 
 const stdin = process.argv[2] === "hook" ? readHookStdin() : null;

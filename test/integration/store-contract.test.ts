@@ -240,6 +240,30 @@ describe.each(DATABASE_KINDS)("store contract (%s)", (kind) => {
     expect((await s.intents.latestOpenOfSession("ses_kb_2"))?.id).toBe("wki_b");
     expect((await s.intents.active("rep_c", at(0))).map((r) => r.id)).toEqual(["wki_a", "wki_b"]);
     expect((await s.intents.active("rep_c", at(100))).map((r) => r.id)).toEqual([]);
+    // The resolver's fields of `active`, outside a transaction and inside one.
+    const lean = (
+      rows: {
+        id: string;
+        place: number | null;
+        state: string;
+        record: unknown;
+        lastAction: string;
+        scope: string[];
+      }[],
+    ) =>
+      rows.map(({ id, place, state, record, lastAction, scope }) => ({
+        id,
+        place,
+        state,
+        record,
+        lastAction,
+        scope,
+      }));
+    const whole = lean(await s.intents.active("rep_c", at(0)));
+    expect(whole.map((r) => r.scope)).toEqual([["src/a.ts"], ["docs/**"]]);
+    expect(await s.intents.activePeers("rep_c", at(0))).toEqual(whole);
+    expect(await tx((t) => t.intents.activePeers("rep_c", at(0)))).toEqual(whole);
+    expect(await s.intents.activePeers("rep_c", at(100))).toEqual([]);
     expect((await tx((t) => t.intents.recent("rep_c", at(0), 1))).map((r) => r.id)).toEqual(["wki_b"]);
     expect((await s.intents.open("rep_c")).length).toBe(2);
     expect((await s.intents.openOfToken("rep_c", "tok_b")).map((r) => r.id)).toEqual(["wki_b"]);

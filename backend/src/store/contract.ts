@@ -59,6 +59,8 @@ export interface IntentRow {
   session: { key: string; lastSeenAt: Date; control: Control; controlReason: string | null };
 }
 export type IntentHead = Pick<IntentRow, "id" | "repoId" | "sessionId" | "state" | "closedAt" | "lastAction">;
+/** What the resolver and relevance read of a peer: no prompt, checkpoint or session. */
+export type ActivePeer = Pick<IntentRow, "id" | "place" | "state" | "record" | "lastAction" | "scope">;
 export interface Commit {
   hash: string;
   paths: string[];
@@ -116,6 +118,7 @@ export interface Intents {
   openIdsOfSession(sessionId: string): Promise<string[]>;
   latestOpenOfSession(sessionId: string): Promise<IntentRow | null>;
   active(repoId: string, cutoff: Date): Promise<IntentRow[]>;
+  activePeers(repoId: string, cutoff: Date): Promise<ActivePeer[]>;
   recent(repoId: string, cutoff: Date, take: number): Promise<IntentRow[]>;
   open(repoId: string): Promise<IntentRow[]>;
   openOfToken(repoId: string, tokenId: string): Promise<IntentRow[]>;

@@ -1,6 +1,6 @@
-import type { Action, Control } from "@cohent/protocol";
+import type { Action, Control, IntentRecord } from "@cohent/protocol";
 import { indexNames, type NameLookup } from "../core/resolver-index.js";
-import type { IntentRow, Intents } from "./contract.js";
+import type { ActivePeer, IntentRow, Intents } from "./contract.js";
 import type { Handle } from "./handle.js";
 import { cached } from "./memory.js";
 import { commitSource, json, list, recordOf, toCommit, toParty } from "./rows.js";
@@ -38,6 +38,15 @@ function toIntentRow(r: Row): IntentRow {
   };
 }
 
+const toPeer = ({ id, place, state, record, lastAction, scope }: IntentRow): ActivePeer => ({
+  id,
+  place,
+  state,
+  record,
+  lastAction,
+  scope,
+});
+
 /** Work intents (decoded, with their claim, last checkpoint and session liveness) and their checkpoints. */
 export const intents = (h: Handle): Intents => {
   const { x } = h;
@@ -60,6 +69,15 @@ export const intents = (h: Handle): Intents => {
       held.every((r) => wanted.has(`${r.kind as string}\u0000${r.name as string}`))
     );
   };
+  /** Open intents whose session was seen at or after `cutoff`: the repository's active work, oldest first. */
+  const active = (repoId: string, cutoff: Date) =>
+    many(
+      x.all(
+        intentsSql(`i."repoId" = ? AND i."closedAt" IS NULL AND s."lastSeenAt" >= ?`, ordered),
+        repoId,
+        time(cutoff),
+      ),
+    );
   const byIds = async (ids: string[]) =>
     ids.length ? many(x.all(intentsSql(inList(`i."id"`), ""), listArg(ids))) : [];
   return {
@@ -101,15 +119,60 @@ export const intents = (h: Handle): Intents => {
       );
       return r ? toIntentRow(r) : null;
     },
-    /** Open intents whose session was seen at or after `cutoff`: the repository's active work, oldest first. */
-    active: (repoId: string, cutoff: Date) =>
-      many(
-        x.all(
-          intentsSql(`i."repoId" = ? AND i."closedAt" IS NULL AND s."lastSeenAt" >= ?`, ordered),
-          repoId,
-          time(cutoff),
-        ),
-      ),
+    active,
+    /**
+     * `active`'s resolver fields, the record from memory. A record is written only with a new place
+     * (`update`: one more than the repository's highest, unique in it), so an intent's place names
+     * its record: the read is the short columns of every active intent, and the records of those
+     * whose place this store has not seen. Membership and the short columns come from the
+     * database each time (a lapsed lease writes no event). Only outside a transaction: a record
+     * read inside one may still roll back, and its place be taken again.
+     */
+    activePeers: async (repoId: string, cutoff: Date): Promise<ActivePeer[]> => {
+      if (h.tx) return (await active(repoId, cutoff)).map(toPeer);
+      const heads = await x.all(
+        `SELECT i."id", i."place", i."state", i."lastAction", c."paths" AS "claimPaths" FROM "Intent" i JOIN "Session" s ON s."id" = i."sessionId" LEFT JOIN "Claim" c ON c."intentId" = i."id" WHERE i."repoId" = ? AND i."closedAt" IS NULL AND s."lastSeenAt" >= ? ${ordered}`,
+        repoId,
+        time(cutoff),
+      );
+      const placed = h.mem<string, IntentRecord>("placed");
+      const at = (id: unknown, place: unknown) => `${id as string}@${Number(place)}`;
+      const records = new Map<string, IntentRecord>();
+      const missing: string[] = [];
+      for (const r of heads) {
+        if (r.place === null) continue;
+        const held = placed.get(at(r.id, r.place));
+        if (held) records.set(at(r.id, r.place), held);
+        else missing.push(r.id as string);
+      }
+      if (missing.length) {
+        const rows = await x.all(
+          `SELECT "id", "place", "record" FROM "Intent" WHERE ${inList(`"id"`)} AND "place" IS NOT NULL`,
+          listArg(missing),
+        );
+        for (const r of rows) {
+          const record = recordOf(r.record as string | null);
+          if (!record) continue;
+          placed.set(at(r.id, r.place), record);
+          records.set(at(r.id, r.place), record);
+        }
+      }
+      const peers: ActivePeer[] = [];
+      for (const r of heads) {
+        const record = r.place === null ? null : records.get(at(r.id, r.place));
+        // Its record written again between the two reads: the whole rows, as `active` reads them.
+        if (record === undefined) return (await active(repoId, cutoff)).map(toPeer);
+        peers.push({
+          id: r.id as string,
+          place: r.place === null ? null : Number(r.place),
+          state: r.state as string,
+          record,
+          lastAction: r.lastAction as Action,
+          scope: list(r.claimPaths as string | null),
+        });
+      }
+      return peers;
+    },
     /** The `take` most recently updated active intents, newest first: the ids first, so only those load. */
     recent: async (repoId: string, cutoff: Date, take: number) => {
       const newest = `SELECT j."id" FROM "Intent" j JOIN "Session" t ON t."id" = j."sessionId" WHERE j."repoId" = ? AND j."closedAt" IS NULL AND t."lastSeenAt" >= ? ORDER BY j."updatedAt" DESC, j."createdAt" ASC, j."id" ASC LIMIT ?`;

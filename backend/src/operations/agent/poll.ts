@@ -8,7 +8,7 @@ import type { Store, Tx } from "../../store/index.js";
 import type { Caller, Deps } from "../deps.js";
 import { afterPasses } from "../../live/per-pass.js";
 import { recentOf } from "../../live/recent-events.js";
-import { decide, readDecision } from "../shared/decide.js";
+import { decide, readPeerDecision } from "../shared/decide.js";
 import { issuePacket } from "../shared/packets.js";
 import { ownIntent, toPeerView } from "../shared/views.js";
 
@@ -265,13 +265,13 @@ async function fullPoll(
   let reason = "Changes since your cursor.";
   let completed: PeerView[] | undefined;
   if (!me.closedAt && me.record) {
-    let d: Awaited<ReturnType<typeof readDecision>>;
+    let d: Awaited<ReturnType<typeof readPeerDecision>>;
     if (write) {
       const decided = await decide(t, deps, caller, me.id, { all: true });
       if (decided.changed) ({ decision, completed } = decided);
       d = { ...decided, last: decided.decision };
     } else {
-      d = await readDecision(t, deps, caller, me.id, { all: true });
+      d = await readPeerDecision(t, deps, caller, me.id, { all: true });
       if (d.changed) return null;
       await nextTurn();
     }

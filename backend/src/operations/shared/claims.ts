@@ -71,12 +71,20 @@ export async function claimPaths(
     summary: paths.length ? `claimed ${paths.join(", ")}` : "released its scope",
     at: now,
   });
+  const changed = !!previous && !samePaths(previous, paths);
+  // Read together (one round trip on PostgreSQL, where each one waited for the last): whether anyone
+  // queues, and the asks a changed claim may settle. Nothing below writes either before it is used.
+  const [queued, asks] = await Promise.all([
+    t.queue.any(repoId),
+    changed ? t.releaseAsks.openTo(intentId) : null,
+  ]);
   // Work done meanwhile keeps the wait (core/queue keepsWait); any other claim leaves the queue.
-  const entry = (await t.queue.any(repoId)) ? await t.queue.of(intentId) : null;
+  const entry = queued ? await t.queue.of(intentId) : null;
   if (entry && !keepsWait(previous, paths, entry.paths, matchingOf(caller))) await t.queue.leave(intentId);
-  if (previous && !samePaths(previous, paths)) {
-    await settleAsks(t, caller.repo, intentId, paths, now);
-    await grantQueue(t, deps, caller.repo, now);
+  if (changed) {
+    await settleAsks(t, caller.repo, intentId, paths, now, asks ?? undefined);
+    // An empty queue is still empty: only a transaction holding the lock adds a waiter, and this one added none.
+    if (queued) await grantQueue(t, deps, caller.repo, now);
   }
   return { conflicts: [], replaced };
 }

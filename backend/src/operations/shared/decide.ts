@@ -3,7 +3,7 @@ import { leaseCutoff } from "../../core/lease.js";
 import { resolve } from "../../core/resolver.js";
 import { lookupOf } from "../../core/resolver-index.js";
 import { newId } from "../../ids.js";
-import type { Tx } from "../../store/index.js";
+import type { ActivePeer, IntentRow, Tx } from "../../store/index.js";
 import type { Caller, Deps } from "../deps.js";
 import { toPeerView, toResolverIntent } from "./views.js";
 
@@ -85,17 +85,35 @@ export async function decide(
   };
 }
 
+type ReadOptions = { force?: boolean; all?: boolean; record?: IntentRecord };
+
 /**
  * The resolver's answer for one intent as the store now reads, and whether it differs from the last one
- * recorded (`changed`), recording nothing: `decide` records it; a poll outside any transaction
- * (operations/agent/poll) reads through the store this way and takes a transaction only when it must write.
+ * recorded (`changed`), recording nothing: `decide` records it.
  */
-export async function readDecision(
+export const readDecision = (t: Tx, deps: Deps, caller: Caller, intentId: string, opts: ReadOptions = {}) =>
+  readWith(t, deps, caller, intentId, opts, (repoId, cutoff) => t.intents.active(repoId, cutoff));
+
+/**
+ * `readDecision` with the peers' resolver fields only (store `activePeers`: their records from memory):
+ * for a poll outside any transaction (operations/agent/poll), which takes a transaction only when it
+ * must write, and reads again there.
+ */
+export const readPeerDecision = (
   t: Tx,
   deps: Deps,
   caller: Caller,
   intentId: string,
-  { force = false, all = false, record }: { force?: boolean; all?: boolean; record?: IntentRecord } = {},
+  opts: ReadOptions = {},
+) => readWith(t, deps, caller, intentId, opts, (repoId, cutoff) => t.intents.activePeers(repoId, cutoff));
+
+async function readWith<P extends ActivePeer>(
+  t: Tx,
+  deps: Deps,
+  caller: Caller,
+  intentId: string,
+  { force = false, all = false, record }: ReadOptions,
+  active: (repoId: string, cutoff: Date) => Promise<P[]>,
 ) {
   const repoId = caller.repo.id;
   const cutoff = leaseCutoff(deps.clock(), deps.lease);
@@ -103,24 +121,19 @@ export async function readDecision(
   // `all` loads every active intent too, for callers that relate peers by paths as well.
   // Completed peers come from the index either way, so both paths see the same completed work.
   const candidates = (r: IntentRecord) => t.intents.candidates(repoId, lookupOf(r), cutoff);
-  const read = async () => {
-    // The reads that do not wait for each other go together (one round trip on PostgreSQL). Forced, the
-    // answer is recorded whatever the last one was.
-    const [me, last, early] = await Promise.all([
-      t.intents.get(intentId),
-      force ? null : t.journal.lastDecision(intentId),
-      record ? candidates(record) : null,
-    ]);
-    if (!me) throw new Error(`intent ${intentId} vanished inside its transaction`);
-    const found = early ?? (me.record ? await candidates(me.record) : []);
-    const others = (
-      all
-        ? [...(await t.intents.active(repoId, cutoff)), ...found.filter((i) => i.state === "completed")]
-        : found
-    ).filter((i) => i.id !== me.id);
-    const resolution = resolve(toResolverIntent(me), others.map(toResolverIntent));
-    const changed = !last || last.action !== resolution.action || !sameIds(last.peerIds, resolution.peerIds);
-    return { me, last, others, resolution, changed };
-  };
-  return read();
+  // The reads that do not wait for each other go together (one round trip on PostgreSQL). Forced, the
+  // answer is recorded whatever the last one was.
+  const [me, last, early] = await Promise.all([
+    t.intents.get(intentId),
+    force ? null : t.journal.lastDecision(intentId),
+    record ? candidates(record) : null,
+  ]);
+  if (!me) throw new Error(`intent ${intentId} vanished inside its transaction`);
+  const found = early ?? (me.record ? await candidates(me.record) : []);
+  const others: (P | IntentRow)[] = (
+    all ? [...(await active(repoId, cutoff)), ...found.filter((i) => i.state === "completed")] : found
+  ).filter((i) => i.id !== me.id);
+  const resolution = resolve(toResolverIntent(me), others.map(toResolverIntent));
+  const changed = !last || last.action !== resolution.action || !sameIds(last.peerIds, resolution.peerIds);
+  return { me, last, others, resolution, changed };
 }

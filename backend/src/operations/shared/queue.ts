@@ -75,8 +75,10 @@ export async function settleAsks(
   intentId: string,
   paths: readonly string[],
   at: Date,
+  /** The open asks, when the caller read them already under the same lock. */
+  asks?: Awaited<ReturnType<Tx["releaseAsks"]["openTo"]>>,
 ): Promise<void> {
-  const open = await t.releaseAsks.openTo(intentId);
+  const open = asks ?? (await t.releaseAsks.openTo(intentId));
   const honoured = open.filter((a) => scopeOverlap(a.paths, paths, matching(repo)).length === 0);
   await t.releaseAsks.close(
     honoured.map((a) => a.id),

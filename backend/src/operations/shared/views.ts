@@ -1,7 +1,7 @@
 import { CohentError, type PeerView } from "@cohent/protocol";
 import { guardStatus } from "../../core/lease.js";
 import type { ResolverIntent } from "../../core/resolver.js";
-import type { IntentRow, Tx } from "../../store/index.js";
+import type { ActivePeer, IntentRow, Tx } from "../../store/index.js";
 import type { Caller, Deps } from "../deps.js";
 
 /** The checks every write on an intent makes: it is in the caller's repository, the caller's session owns it, and (by default) it is open. */
@@ -28,7 +28,7 @@ export async function ownHead(t: Tx, caller: Caller, id: string, { open = true }
   return owned(await t.intents.head(id), caller, id, open);
 }
 
-export const toResolverIntent = (row: IntentRow): ResolverIntent => ({
+export const toResolverIntent = (row: ActivePeer): ResolverIntent => ({
   id: row.id,
   // Placed with its first record; an intent without one takes part in no rule.
   place: row.place ?? Infinity,

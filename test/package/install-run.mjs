@@ -51,6 +51,10 @@ const env = Object.fromEntries(
     // Not npm_config_nodedir from the environment: `npm run` exports the machine's there.
     npm_config_nodedir: nodedir,
     npm_config_update_notifier: "false",
+    // .ci/run's compiler cache (ccache) for better-sqlite3's compile, when it set one: the same compiler.
+    CC: process.env.CC,
+    CXX: process.env.CXX,
+    CCACHE_DIR: process.env.CCACHE_DIR,
   }).filter(([, v]) => v !== undefined),
 );
 const cohent = path.join(prefix, "bin", "cohent");

@@ -101,6 +101,15 @@ describe.each(DATABASE_KINDS)("batched writes (%s)", (kind) => {
     expect(await summaries()).toEqual(["w0", "w1", "w2", "w3", "w4", "w6", "w7", "w8", "w9", "w10", "w11"]);
   });
 
+  it.runIf(kind === "sqlite")(
+    "the members' savepoint journal and the statements' journals stay in memory, on both connections",
+    async () => {
+      // temp_store 2 = MEMORY: by default each page a savepoint first changes was written to a temporary file.
+      expect(await db.tx(async (_x, raw) => raw.sqlite!.pragma("temp_store", { simple: true }))).toBe(2);
+      expect((await db.read.get("PRAGMA temp_store"))?.temp_store).toBe(2);
+    },
+  );
+
   it.runIf(kind === "postgres")(
     "a batch takes the repository's lock once and sends one NOTIFY; after a member that took it fails, the next takes it again",
     async () => {

@@ -69,6 +69,11 @@ async function sqliteConnection(file: string): Promise<Database.Database> {
   await sqliteWal(conn, BUSY_MS);
   conn.pragma("synchronous = NORMAL");
   conn.pragma("foreign_keys = ON");
+  // The savepoint journal (each member of a group commit is a savepoint, store/batch) and the
+  // statement journals go to temporary files by default: a pwrite for every page a member first
+  // changes, ~27 a publish (strace, 6 a batch). In memory instead: a publish's statements
+  // 200-260 → 110-125 µs of CPU, the same statements replayed on a copy of the bench's database.
+  conn.pragma("temp_store = MEMORY");
   return conn;
 }
 

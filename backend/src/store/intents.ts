@@ -5,7 +5,7 @@ import type { Handle } from "./handle.js";
 import { cached } from "./memory.js";
 import { commitSource, json, list, recordOf, toCommit, toParty } from "./rows.js";
 import { inListSql, listParam, type Dialect, type Row } from "./sql/exec.js";
-import { insert, setSql, T } from "./sql/tables.js";
+import { insert, setSql, T, type Models } from "./sql/tables.js";
 
 const LAST_CP: Record<Dialect, string> = {
   sqlite: `(SELECT json_array(k."status", k."summary", k."createdAt") FROM "Checkpoint" k WHERE k."intentId" = i."id" ORDER BY k."createdAt" DESC LIMIT 1)`,
@@ -18,15 +18,35 @@ const INTENT_FROM = `FROM "Intent" i JOIN "Session" s ON s."id" = i."sessionId" 
 /** An intent's place (`update`): one more than its repository's highest, an index seek on (repoId, place). */
 const PLACE = `"place" = (SELECT COALESCE(MAX(p."place"), 0) + 1 FROM "Intent" p WHERE p."repoId" = "Intent"."repoId")`;
 
-/** The one decoder of an intent: with its claim, its last checkpoint and its session's liveness. */
-function toIntentRow(r: Row): IntentRow {
-  const { record, promptPaths, usage: _usage, ...i } = T.Intent.decode(r);
+const text = (v: unknown) => (v ?? null) as string | null;
+const date = (v: unknown) =>
+  v === null || v === undefined ? null : v instanceof Date ? v : new Date(v as string);
+
+/**
+ * The one decoder of an intent: with its claim, its last checkpoint and its session's liveness. One
+ * object literal, the columns decoded as T.Intent.decode does (decodeValue): the generic decode, then
+ * a rest and a spread, cost as much as the statement (the publish's 4 peers: ~40 of ~130 µs in recent).
+ */
+function toIntentRow(row: Row): IntentRow {
+  // Typed by the model's columns: one renamed or dropped in the schema fails the typecheck here.
+  const r = row as Row & Record<keyof Models.Intent, unknown>;
   const cp = r.lastCp ? (JSON.parse(r.lastCp as string) as [string, string, string]) : null;
   return {
-    ...i,
-    promptPaths: list(promptPaths),
-    record: recordOf(record),
-    lastAction: i.lastAction as Action,
+    id: r.id as string,
+    repoId: r.repoId as string,
+    sessionId: r.sessionId as string,
+    person: r.person as string,
+    client: text(r.client),
+    model: text(r.model),
+    prompt: r.prompt as string,
+    state: r.state as string,
+    lastAction: r.lastAction as Action,
+    place: r.place === null || r.place === undefined ? null : Number(r.place),
+    createdAt: date(r.createdAt)!,
+    updatedAt: date(r.updatedAt)!,
+    closedAt: date(r.closedAt),
+    promptPaths: list(r.promptPaths as string | null),
+    record: recordOf(r.record as string | null),
     scope: list(r.claimPaths as string | null), // the paths it claims now
     lastCheckpoint: cp ? { status: cp[0], summary: cp[1], at: new Date(cp[2]).toISOString() } : null,
     session: {

@@ -68,7 +68,8 @@ export function createStore(db: Db): Store {
   /** One NOTIFY per transaction, with every hint its work (every member of a batch) collected. */
   const notify = async (x: Exec, raw: Raw) => {
     if (!raw.pg || !raw.hints?.size) return;
-    await x.get(`SELECT pg_notify('${CHANNEL}', h) FROM unnest(?::text[]) AS h`, [...raw.hints]);
+    // Not waited for: it shares the COMMIT's round trip (store/db pgTx).
+    await x.later(`SELECT pg_notify('${CHANNEL}', h) FROM unnest(?::text[]) AS h`, [[...raw.hints]]);
     raw.hints.clear();
   };
   const batches = batcher(db, notify);

@@ -175,6 +175,22 @@ describe.each(DATABASE_KINDS)("batched writes (%s)", (kind) => {
     expect((await summaries()).filter((x) => /^w4\d\d$/.test(x!))).toEqual(["w400", "w403"]);
   });
 
+  it.runIf(kind === "postgres")(
+    "COMMIT goes out behind the writes unanswered: a transaction aborted by an error it caught fails, not reported committed",
+    async () => {
+      const before = (await summaries()).length;
+      const caught = db.tx(async (x) => {
+        await x.later(
+          `INSERT INTO "Event" ("repoId", "intentId", "kind", "peerIds", "summary", "createdAt") VALUES (?, ?, ?, ?, ?, ?)`,
+          [repoId, "int_caught", "checkpoint", "[]", "caught", x.time(new Date())],
+        );
+        await x.get(`SELECT 1 / 0`).catch(() => {}); // aborts the transaction; the caller swallows it
+      });
+      await expect(caught).rejects.toThrow(/not committed \(ROLLBACK\)/);
+      expect((await summaries()).length).toBe(before);
+    },
+  );
+
   it("without a batch key each write is a transaction of its own", async () => {
     transactions = 0;
     await Promise.all(Array.from({ length: 5 }, (_, i) => write(100 + i, false, false)));

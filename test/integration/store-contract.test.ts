@@ -158,6 +158,7 @@ describe.each(DATABASE_KINDS)("store contract (%s)", (kind) => {
           at: at(sec),
         }),
       );
+    let finished = 0;
     await make("wki_a", "ses_ka_1", "ana", 5);
     await make("wki_b", "ses_kb_2", "bo", 6);
     await tx(async (t) => {
@@ -214,10 +215,28 @@ describe.each(DATABASE_KINDS)("store contract (%s)", (kind) => {
         peerIds: [],
         at: at(9),
       });
+      // Without a cursor the insert takes the latest sequence number itself; `finish` runs after the COMMIT.
+      const stored = await t.journal.addPacket({
+        id: "pkt_2",
+        repoId: "rep_c",
+        intentId: "wki_a",
+        sessionId: "ses_ka_1",
+        kind: "checkpoint",
+        action: "proceed",
+        cursor: null,
+        chars: 10,
+        tokens: 3,
+        peerIds: [],
+        at: at(9),
+      });
+      t.journal.finish(stored.cursor.then((c) => void (finished = c)));
       await t.claims.set({ intentId: "wki_a", repoId: "rep_c", paths: ["src/**"], at: at(9) });
       await t.claims.set({ intentId: "wki_a", repoId: "rep_c", paths: ["src/a.ts"], at: at(10) });
       await t.claims.set({ intentId: "wki_b", repoId: "rep_c", paths: ["docs/**"], at: at(10) });
     });
+    expect(finished).toBe(1);
+    expect((await db.prisma.packet.delete({ where: { id: "pkt_2" } })).cursor).toBe(1); // the read models count one packet
+    expect(() => s.journal.finish(Promise.resolve())).toThrow(/only inside a transaction/);
     const a = await s.intents.get("wki_a");
     expect(a).toMatchObject({
       state: "working",

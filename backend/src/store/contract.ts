@@ -196,12 +196,15 @@ export interface Journal {
     sessionId: string;
     kind: string;
     action: string;
-    cursor: number;
+    /** null: the repository's latest sequence number, read by the insert itself (no round trip before it). */
+    cursor: number | null;
     chars: number;
     tokens: number;
     peerIds: string[];
     at: Date;
-  }): Promise<void>;
+  }): Promise<{ cursor: Promise<number> }>;
+  /** Answer work for after the COMMIT (store/handle `finish`): a packet's cursor filled in. */
+  finish(p: Promise<unknown>): void;
   ackPacket(a: {
     id: string;
     sessionId: string;

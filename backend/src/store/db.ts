@@ -266,9 +266,17 @@ function pgTx(pool: pg.Pool): Db["tx"] {
     try {
       await client.query("BEGIN");
       const out = await fn(x, { pg: client });
-      // COMMIT in an aborted transaction answers ROLLBACK, not an error: every write must have succeeded first.
+      // Sent behind the writes still unanswered, sharing their round trip (under the repository's lock:
+      // every round trip held it longer for every write behind). Each of their failures, row-count checks
+      // included (store/sql/exec `later`), aborts the transaction, and COMMIT then answers ROLLBACK.
+      const commit = client.query("COMMIT").then(
+        (r) => r.command,
+        (e: unknown) => ({ failed: e }),
+      );
       await settle(client);
-      await client.query("COMMIT");
+      const answer = await commit;
+      if (typeof answer !== "string") throw answer.failed;
+      if (answer !== "COMMIT") throw new Error(`the transaction was not committed (${answer})`);
       return out;
     } catch (e) {
       await settle(client).catch(() => {});

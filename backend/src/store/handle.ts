@@ -30,6 +30,12 @@ export interface Handle {
   changes: Changes;
   /** The store's caches (store/memory). */
   mem: Memory;
+  /**
+   * Work the transaction's answer still needs from its statements' answers (a packet's cursor): the
+   * store awaits it after COMMIT, before the transaction returns, so the transaction need not wait
+   * for those answers before COMMIT is sent. Inside a transaction only.
+   */
+  finish(p: Promise<unknown>): void;
   /** Writes outside a transaction: each in one transaction of its own on the store's write connection. */
   write<T>(fn: (x: Exec) => Promise<T>): Promise<T>;
 }

@@ -48,6 +48,9 @@ export type Repo = RepoRow;
 export function createStore(db: Db): Store {
   const mem = createMemory();
   const write = <T>(fn: (x: Exec) => Promise<T>) => db.tx((x) => fn(x));
+  const outside = () => {
+    throw new Error("finish: only inside a transaction");
+  };
   /**
    * The concerns on one handle (the store's own, outside any transaction, or a transaction's), each
    * built on its first use: a write uses three or four of the thirteen.
@@ -55,8 +58,8 @@ export function createStore(db: Db): Store {
   class Bound {
     readonly built: Record<string, unknown> = {};
     readonly h: Handle;
-    constructor(x: Exec, tx: Raw | null, touch: Touch) {
-      this.h = { x, tx, touch, changes: db.changes, mem, write };
+    constructor(x: Exec, tx: Raw | null, touch: Touch, finish: Handle["finish"] = outside) {
+      this.h = { x, tx, touch, changes: db.changes, mem, write, finish };
     }
   }
   for (const [k, make] of Object.entries(CONCERNS) as [string, (h: Handle) => unknown][])
@@ -68,7 +71,8 @@ export function createStore(db: Db): Store {
   /** One NOTIFY per transaction, with every hint its work (every member of a batch) collected. */
   const notify = async (x: Exec, raw: Raw) => {
     if (!raw.pg || !raw.hints?.size) return;
-    await x.get(`SELECT pg_notify('${CHANNEL}', h) FROM unnest(?::text[]) AS h`, [...raw.hints]);
+    // Not waited for: it shares the COMMIT's round trip (store/db pgTx).
+    await x.later(`SELECT pg_notify('${CHANNEL}', h) FROM unnest(?::text[]) AS h`, [[...raw.hints]]);
     raw.hints.clear();
   };
   const batches = batcher(db, notify);
@@ -86,8 +90,13 @@ export function createStore(db: Db): Store {
         const kinds = touched.get(repoId) ?? new Set();
         touched.set(repoId, kinds.add(kind));
       };
+      const finishing: Promise<unknown>[] = [];
+      const finish = (p: Promise<unknown>) => {
+        p.catch(() => {}); // its failure is the transaction's (settle); awaited only after a COMMIT
+        finishing.push(p);
+      };
       const body = async (x: Exec, raw: Raw) => {
-        const out = await fn(new Bound(x, raw, touch) as unknown as Tx);
+        const out = await fn(new Bound(x, raw, touch, finish) as unknown as Tx);
         // PostgreSQL: the hints go out at commit, to the other instances (a rolled-back savepoint's never do).
         if (raw.pg)
           for (const [repoId, kinds] of touched) (raw.hints ??= new Set()).add(encodeHint(repoId, kinds));
@@ -101,6 +110,7 @@ export function createStore(db: Db): Store {
             return out;
           });
       for (const [repoId, kinds] of touched) db.changes.committed(repoId, kinds);
+      await Promise.all(finishing); // answered by now: every statement's answer precedes the COMMIT's
       return result;
     },
   };

@@ -1,7 +1,7 @@
 import type { Journal } from "./contract.js";
 import type { Handle } from "./handle.js";
 import { json, list, toDecision } from "./rows.js";
-import { insert, T } from "./sql/tables.js";
+import { insert, insertArgs, insertSql, T } from "./sql/tables.js";
 
 type TailEvent = { seq: number; intentId: string; kind: string; peerIds: string[]; summary: string };
 /** A window of the change log after `from`, as of one events stamp (`tailAfter`). */
@@ -133,8 +133,25 @@ export const journal = (h: Handle): Journal => {
       await insert(x, T.Decision, row);
       return toDecision(row);
     },
-    addPacket: async ({ at, peerIds, ...p }) => {
-      await insert(x, T.Packet, { ...p, peerIds: json(peerIds), createdAt: at });
+    finish: (p) => h.finish(p),
+    addPacket: async ({ at, peerIds, cursor, ...p }) => {
+      const row = { ...p, peerIds: json(peerIds), createdAt: at };
+      if (cursor !== null) {
+        await insert(x, T.Packet, { ...row, cursor });
+        return { cursor: Promise.resolve(cursor) };
+      }
+      // The latest sequence number as the insert reads it: under the lock, the one this transaction
+      // appended last (latestSeq), without waiting for that event's answer first (one round trip fewer).
+      const { sql, keys } = insertSql(T.Packet, row);
+      const select = sql.replace(/\) VALUES \((.*)\)$/, `, "cursor") SELECT $1, COALESCE(MAX("seq"), 0)`);
+      const stored = x
+        .ahead(`${select} FROM "Event" WHERE "repoId" = ? RETURNING "cursor"`, [
+          ...insertArgs(x, keys, row),
+          p.repoId,
+        ])
+        .row.then((r) => Number(r!.cursor));
+      stored.catch(() => {}); // reported by `settle`
+      return { cursor: stored };
     },
     /** Records the characters injected, once; "missing" when the session has no such packet. */
     ackPacket: async (a: { id: string; sessionId: string; chars: number; at: Date }) => {

@@ -23,12 +23,16 @@ export async function checkpoint(
   const paths = req.paths ? normalizeRepoPaths(req.paths) : null;
   const closing = status === "completed" || status === "abandoned";
   return withClaim<CheckpointResponse>(deps, caller, intentId, async (t) => {
-    const me = await ownHead(t, caller, intentId);
-    await t.journal.lock(caller.repo.id);
     // A commit's paths record what it took: the claim stays as it is.
-    if (paths && !closing && !req.commit) {
-      const { conflicts } = await claimPaths(t, deps, caller, intentId, paths);
+    const claims = paths && !closing && !req.commit ? paths : null;
+    // Without a claim the intent is read before the lock; with one, under it, in the claim's round trip.
+    let me = claims ? null : await ownHead(t, caller, intentId);
+    await t.journal.lock(caller.repo.id);
+    if (claims) {
+      const head = ownHead(t, caller, intentId);
+      const { conflicts } = await claimPaths(t, deps, caller, intentId, claims, head);
       if (conflicts.length) return { conflicts };
+      me = await head;
     }
     const now = deps.clock();
     await t.intents.addCheckpoint({
@@ -53,7 +57,7 @@ export async function checkpoint(
     const packet = await issuePacket(t, deps, caller, {
       kind: "checkpoint",
       intentId,
-      action: me.lastAction,
+      action: me!.lastAction,
       reason: `Checkpoint recorded (${status}).`,
       peers: [],
       decisions: [],

@@ -17,8 +17,10 @@ export async function scope(deps: Deps, caller: Caller, req: ScopeRequest): Prom
   const { intentId } = req;
   const paths = normalizeRepoPaths(req.paths);
   return withClaim<ScopeResponse>(deps, caller, intentId, async (t) => {
-    const [me] = await Promise.all([ownHead(t, caller, intentId), assertControllableNow(t, caller)]);
-    const { conflicts, replaced } = await claimPaths(t, deps, caller, intentId, paths);
+    // Read in the claim's round trip: nothing is claimed unless they pass.
+    const checks = Promise.all([ownHead(t, caller, intentId), assertControllableNow(t, caller)]);
+    const { conflicts, replaced } = await claimPaths(t, deps, caller, intentId, paths, checks);
+    const [me] = await checks;
     if (conflicts.length)
       return req.queue
         ? {

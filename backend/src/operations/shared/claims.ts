@@ -8,6 +8,7 @@ import {
 } from "@cohent/protocol";
 import { conflictOf, describeConflicts, overlaps } from "../../core/arbitrate.js";
 import { keepsWait, samePaths } from "../../core/queue.js";
+import { leaseCutoff } from "../../core/lease.js";
 import { newId } from "../../ids.js";
 import type { Tx } from "../../store/index.js";
 import type { Caller, Deps } from "../deps.js";
@@ -37,14 +38,28 @@ export async function claimPaths(
   caller: Caller,
   intentId: string,
   paths: string[],
+  /** The caller's own checks (its intent's ownership), read in the same round trip: nothing is written unless they pass. */
+  ready?: Promise<unknown>,
 ): Promise<{ conflicts: ScopeConflict[]; replaced: string[] }> {
   const repoId = caller.repo.id;
   await t.journal.lock(repoId);
   const now = deps.clock();
   const held = () => Promise.all([t.claims.pathsOf(intentId), t.claims.claimed(repoId, intentId)]);
-  // An expired lease frees its scopes: peers may claim those paths again, waiters first. The claims
-  // are read together with the expiry check (one round trip on PostgreSQL), and again if it freed any.
-  const [freed, first] = await Promise.all([freeExpired(t, deps, caller.repo, now), held()]);
+  // Every read the decision and its writes need, in one round trip on PostgreSQL (the lock held, each
+  // round trip holds up every write behind it): the expired claims, the claims, and read ahead, whether
+  // anyone queues, this intent's entry and the asks made of it. Freeing an expired claim writes and
+  // walks the queue, so then those are read again after it.
+  const reads = Promise.all([
+    t.claims.expired(repoId, leaseCutoff(now, deps.lease)),
+    held(),
+    t.queue.any(repoId),
+    t.queue.of(intentId),
+    t.releaseAsks.openTo(intentId),
+  ]);
+  await Promise.allSettled([ready, reads]); // none of them still reading when a failed check ends the claim
+  await ready;
+  const [expired, first, anyQueued, ownEntry, openAsks] = await reads;
+  const freed = expired.length ? await freeExpired(t, deps, caller.repo, now, expired) : 0;
   if (freed) await grantQueue(t, deps, caller.repo, now);
   const [previous, peers] = freed ? await held() : first;
   const replaced = previous ?? [];
@@ -72,14 +87,12 @@ export async function claimPaths(
     at: now,
   });
   const changed = !!previous && !samePaths(previous, paths);
-  // Read together (one round trip on PostgreSQL, where each one waited for the last): whether anyone
-  // queues, and the asks a changed claim may settle. Nothing below writes either before it is used.
-  const [queued, asks] = await Promise.all([
-    t.queue.any(repoId),
-    changed ? t.releaseAsks.openTo(intentId) : null,
-  ]);
+  // Unless an expiry was freed, what was read ahead holds: nothing since wrote the queue or the asks.
+  const [queued, asks] = freed
+    ? await Promise.all([t.queue.any(repoId), changed ? t.releaseAsks.openTo(intentId) : null])
+    : [anyQueued, openAsks];
   // Work done meanwhile keeps the wait (core/queue keepsWait); any other claim leaves the queue.
-  const entry = queued ? await t.queue.of(intentId) : null;
+  const entry = queued ? (freed ? await t.queue.of(intentId) : ownEntry) : null;
   if (entry && !keepsWait(previous, paths, entry.paths, matchingOf(caller))) await t.queue.leave(intentId);
   if (changed) {
     await settleAsks(t, caller.repo, intentId, paths, now, asks ?? undefined);

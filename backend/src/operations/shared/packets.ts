@@ -29,27 +29,28 @@ export async function issuePacket(
         });
   const text = [...notices.map((n) => n.text), renderPacket(parts)].join("\n");
   const { chars, tokens } = measure(text);
-  const at = cursor ?? (await t.journal.latestSeq(caller.repo.id));
   const peerIds = [...new Set([...parts.peers, ...(parts.completed ?? [])].map((p) => p.intentId))];
-  await t.journal.addPacket({
+  // Without a cursor the insert takes the latest one itself: no round trip for it before the insert.
+  const stored = await t.journal.addPacket({
     id,
     repoId: caller.repo.id,
     intentId: parts.intentId,
     sessionId: caller.session.id,
     kind: parts.kind,
     action: parts.action,
-    cursor: at,
+    cursor: cursor ?? null,
     chars,
     tokens,
     peerIds,
     at: deps.clock(),
   });
+
   const packet: Packet = {
     id,
     kind: parts.kind,
     intentId: parts.intentId,
     action: parts.action,
-    cursor: String(at),
+    cursor: cursor === undefined ? "" : String(cursor), // filled in below, once the insert answers
     peerIds,
     chars,
     tokens,
@@ -61,5 +62,7 @@ export async function issuePacket(
   if (parts.goal !== undefined) packet.goal = parts.goal;
   if (parts.completed) packet.completed = parts.completed;
   if (notices.length) packet.notices = notices;
+  // Not waited for here: the transaction's COMMIT goes out with the insert (store/handle `finish`).
+  if (cursor === undefined) t.journal.finish(stored.cursor.then((c) => void (packet.cursor = String(c))));
   return packet;
 }

@@ -136,9 +136,16 @@ export async function dropWaiter(
 }
 
 /** Frees the claims whose holder's lease expired (each holder told once). Returns how many. */
-export async function freeExpired(t: Tx, deps: Deps, repo: RepoRef, at: Date): Promise<number> {
+export async function freeExpired(
+  t: Tx,
+  deps: Deps,
+  repo: RepoRef,
+  at: Date,
+  /** The expired claims' intents, when the caller read them already under the lock. */
+  expired?: string[],
+): Promise<number> {
   let freed = 0;
-  for (const intentId of await t.claims.expired(repo.id, leaseCutoff(at, deps.lease))) {
+  for (const intentId of expired ?? (await t.claims.expired(repo.id, leaseCutoff(at, deps.lease)))) {
     const lost = await loseClaim(
       t,
       repo,

@@ -91,9 +91,10 @@ export function sqliteExec(conn: Database.Database): Exec {
   };
 }
 
+const expected = (sql: string, want: number, got: number) =>
+  new Error(`${got} rows changed where ${want} should have: ${sql.slice(0, 60)}`);
 const expect = (sql: string, got: number, want: number | undefined) => {
-  if (want !== undefined && got !== want)
-    throw new Error(`${got} rows changed where ${want} should have: ${sql.slice(0, 60)}`);
+  if (want !== undefined && got !== want) throw expected(sql, want, got);
 };
 
 /** An Exec that counts the statements it ran: a test proves a read path runs none while nothing changed. */
@@ -159,17 +160,16 @@ export function sendLater(client: pg.PoolClient, sql: string, args?: unknown[]):
   track(client, client.query(args ? { ...pgStatement(sql), values: args, types: pgTypes } : sql));
 }
 
-function track<T>(client: pg.PoolClient, p: Promise<T>, check?: (r: T) => void): Promise<T> {
+function track<T>(client: pg.PoolClient, p: Promise<T>): Promise<T> {
   let f = inFlight.get(client);
   if (!f) inFlight.set(client, (f = { sent: [] }));
-  const checked = p.then((r) => (check?.(r), r));
   f.sent.push(
-    checked.then(
+    p.then(
       () => undefined,
       (e: unknown) => e ?? new Error("a statement failed"),
     ),
   );
-  return checked;
+  return p;
 }
 
 /** A transaction's client, or (outside any transaction) the pool: each statement on whichever client is free. */
@@ -198,7 +198,20 @@ export function pgExec(client: pg.PoolClient | pg.Pool): Exec {
     run: async (sql, ...args) => (await query(sql, args)).rowCount ?? 0,
     later: async (sql, args, changed) => {
       if (!inTx) return expect(sql, (await send(sql, args)).rowCount ?? 0, changed);
-      void track(client, send(sql, args), (r) => expect(sql, r.rowCount ?? 0, changed)).catch(() => {});
+      // Checked by the server, not here: a failed check aborts the transaction as any failed write does,
+      // so COMMIT can be sent behind the writes without waiting for their answers (store/db pgTx).
+      const sent =
+        changed === undefined
+          ? send(sql, args)
+          : send(
+              // The count in the error's text: a cast that fails only when the count is not `changed`.
+              `WITH w AS (${sql} RETURNING 1) SELECT CASE WHEN COUNT(*) = ${changed} THEN 0 ELSE CAST(COUNT(*) || ' rows changed' AS int) END FROM w`,
+              args,
+            ).catch((e: unknown) => {
+              const got = /"(\d+) rows changed"/.exec((e as Error).message)?.[1];
+              throw got === undefined ? e : expected(sql, changed, Number(got));
+            });
+      void track(client, sent).catch(() => {});
     },
     ahead: (sql, args) => {
       const row = (inTx ? track(client, send(sql, args)) : send(sql, args)).then(

@@ -1,4 +1,4 @@
-import { copyFileSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
+import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { cannon, CONNECTIONS, ROOT, SECONDS, startCohent, type Db } from "./procs.js";
@@ -115,6 +115,7 @@ export async function benchProfile(db: Db): Promise<{ title: string; groups: Row
         .sort((a, b) => statSync(b).size - statSync(a).size)[0]!;
       // BENCH_PROFILE_KEEP=<dir>: keep the profile (open it in Chrome's DevTools, or any .cpuprofile viewer).
       const keep = process.env.BENCH_PROFILE_KEEP;
+      if (keep) mkdirSync(keep, { recursive: true });
       if (keep) copyFileSync(main, path.join(keep, `${db.kind}-${load.replace(/ /g, "-")}.cpuprofile`));
       const profile = JSON.parse(readFileSync(main, "utf8")) as CpuProfile;
       const inside = window[0] >= profile.startTime && window[1] <= profile.endTime;

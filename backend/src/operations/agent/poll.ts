@@ -259,7 +259,10 @@ async function fullPoll(
   let stoodDown = new Set<string>();
   let lookup = new Set<string>();
   let candidates = new Set<string>();
-  let named: string[] | null = null;
+  // An intent closed or without a record is not resolved below: a peer's lapse cannot move its answer,
+  // so it names no one (null sent every waiter of a superseded intent to the database at each look:
+  // a third of the quick polls, 240 reads a second, in bench:load's 200 agents on PostgreSQL).
+  let named: string[] = [];
   let decision: Decision | null = null;
   let action = me.lastAction;
   let reason = "Changes since your cursor.";

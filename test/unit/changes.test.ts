@@ -56,3 +56,46 @@ describe("change hints: the backstop", () => {
     expect(woken()).toBe(1);
   });
 });
+
+describe("change hints: the backstop asks the listener first (PostgreSQL)", () => {
+  const listening = (alive: () => Promise<boolean>): ChangeSource => ({
+    latestSeq: async () => 0,
+    listen: async () => async () => {},
+    alive,
+  });
+  const opened2 = async (source: ChangeSource, blindMs: number) => {
+    const c = await createChanges(source, { probeMs: 10, backstopMs: 30, blindMs });
+    opened.push(c);
+    return c;
+  };
+
+  it("moves nothing while the listener vouches for every hint, and everything on the blind clock", async () => {
+    let asked = 0;
+    const c = await opened2(
+      listening(async () => (asked++, true)),
+      250,
+    );
+    const before = c.peek("rep_a", "control");
+    await sleep(150);
+    expect(asked).toBeGreaterThan(1);
+    expect(c.peek("rep_a", "control")).toBe(before);
+    // A write made past the store sends no NOTIFY: the blind backstop still moves every stamp.
+    await sleep(250);
+    expect(c.peek("rep_a", "control")).toBeGreaterThan(before);
+  });
+
+  it("moves everything when the listener cannot vouch: a lost connection, no answer in time, an error", async () => {
+    for (const alive of [
+      async () => false,
+      () => new Promise<boolean>(() => {}),
+      async () => {
+        throw new Error("connection refused");
+      },
+    ]) {
+      const c = await opened2(listening(alive), 60_000);
+      const before = c.peek("rep_a", "control");
+      await sleep(120);
+      expect(c.peek("rep_a", "control")).toBeGreaterThan(before);
+    }
+  });
+});

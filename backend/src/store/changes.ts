@@ -13,9 +13,11 @@
  *      on PostgreSQL a LISTEN on CHANNEL (one NOTIFY per writing transaction
  *      per repository, sent inside the transaction so it is delivered at commit);
  *  (c) on PostgreSQL a backstop: every BACKSTOP_MS everything counts as changed
- *      (a write made past the store sends no NOTIFY). Not on SQLite: the probe sees
- *      every other connection's commit, and the backstop only woke every
- *      waiter and emptied every cache every 2 s for nothing.
+ *      unless the listener vouches that no hint was missed (its connection
+ *      stayed up and answers now: source `alive`); and every BLIND_BACKSTOP_MS
+ *      regardless (a write made past the store sends no NOTIFY). Not on SQLite:
+ *      the probe sees every other connection's commit, and the backstop only
+ *      woke every waiter and emptied every cache every 2 s for nothing.
  *
  * The bound (how long another process's write can stay invisible to a cache
  * held here): SQLite, for reads the current turn of the event loop (probed
@@ -30,6 +32,12 @@ export const CHANGE_KINDS: readonly ChangeKind[] = ["events", "control", "notice
 export const CHANNEL = "cohent_changes";
 export const PROBE_MS = 50;
 export const BACKSTOP_MS = 2_000;
+/**
+ * Every 2 s, everything counting as changed emptied every cache of every instance: on two instances
+ * sharing PostgreSQL with 200 agents, each kill-switch read then read its token and session again,
+ * and each waiter its notices, some 200 statements a second of the 1,860 the server sent.
+ */
+export const BLIND_BACKSTOP_MS = 10_000;
 
 export const encodeHint = (repoId: string, kinds: Iterable<ChangeKind>) =>
   `${[...kinds].join(",")}|${repoId}`;
@@ -50,6 +58,11 @@ export interface ChangeSource {
   probe?(): boolean;
   /** Starts listening for other instances' hints (PostgreSQL); `lost` is called when hints may have been missed. */
   listen?(hint: (payload: string) => void, lost: () => void): Promise<() => Promise<void>>;
+  /**
+   * Whether every hint since the last call has reached `listen`'s callback: the listener's connection
+   * stayed up and answers now. False when in doubt; no answer in time counts as false.
+   */
+  alive?(): Promise<boolean>;
 }
 
 export interface Changes {
@@ -89,7 +102,7 @@ export interface Changes {
 
 export async function createChanges(
   source: ChangeSource,
-  opts: { probeMs?: number; backstopMs?: number } = {},
+  opts: { probeMs?: number; backstopMs?: number; blindMs?: number } = {},
 ): Promise<Changes> {
   let tick = 1;
   let everythingAt = 0;
@@ -225,12 +238,42 @@ export async function createChanges(
   // request that arrives meanwhile, sent after another process's commit, must still probe.
   const prober = setInterval(probeNow, opts.probeMs ?? PROBE_MS);
   prober.unref();
+  const backstopMs = opts.backstopMs ?? BACKSTOP_MS;
+  const blindMs = opts.blindMs ?? BLIND_BACKSTOP_MS;
+  let blindAt = Date.now();
+  let asking = false;
+  const everythingOnTheClock = () => {
+    backstopAt = ++tick;
+    for (const subs of [...subscribers.values()]) notify(subs);
+  };
   const backstop = source.probe
     ? null
     : setInterval(() => {
-        backstopAt = ++tick;
-        for (const subs of [...subscribers.values()]) notify(subs);
-      }, opts.backstopMs ?? BACKSTOP_MS);
+        if (asking) return; // the last question is still out: its answer (or its time limit) decides
+        const alive = source.alive?.bind(source);
+        const blind = !alive || Date.now() - blindAt >= blindMs;
+        if (blind) {
+          blindAt = Date.now();
+          return everythingOnTheClock();
+        }
+        asking = true;
+        let timer: NodeJS.Timeout | undefined;
+        void Promise.race([
+          alive(),
+          new Promise<false>((r) => (timer = setTimeout(() => r(false), backstopMs / 2).unref())),
+        ])
+          .finally(() => clearTimeout(timer))
+          .then(
+            (ok) => {
+              asking = false;
+              if (!ok) everythingOnTheClock();
+            },
+            () => {
+              asking = false;
+              everythingOnTheClock();
+            },
+          );
+      }, backstopMs);
   backstop?.unref();
   const stopListening = await source.listen?.((payload) => {
     const hint = decodeHint(payload);

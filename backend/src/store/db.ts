@@ -78,13 +78,33 @@ async function sqliteConnection(file: string): Promise<Database.Database> {
 }
 
 function pgSource(url: string, read: Exec): ChangeSource {
+  let client: pg.Client | null = null;
+  // The listener's connections lost so far, and as of the last `alive`: a loss in between may have lost hints.
+  let drops = 0;
+  let dropsSeen = 0;
+  let pinging = false;
   return {
+    alive: async () => {
+      const c = client;
+      const lostSince = drops !== dropsSeen;
+      dropsSeen = drops;
+      // A ping still unanswered (the caller's time limit passed) is doubt too: no second one behind it.
+      if (!c || lostSince || pinging) return false;
+      pinging = true;
+      try {
+        await c.query("SELECT 1");
+        return client === c && drops === dropsSeen;
+      } catch {
+        return false;
+      } finally {
+        pinging = false;
+      }
+    },
     latestSeq: async (repoId) =>
       Number(
         (await read.get(`SELECT MAX("seq") AS "seq" FROM "Event" WHERE "repoId" = ?`, repoId))?.seq ?? 0,
       ),
     listen: async (hint, lost) => {
-      let client: pg.Client | null = null;
       let stopped = false;
       let retry: NodeJS.Timeout | undefined;
       const connect = async () => {
@@ -93,6 +113,7 @@ function pgSource(url: string, read: Exec): ChangeSource {
         const drop = () => {
           if (client !== c) return;
           client = null;
+          drops++;
           lost();
           c.end().catch(() => {});
           if (!stopped) retry = setTimeout(() => void connect(), 1_000).unref();

@@ -7,7 +7,9 @@
 // cohent.cjs is a small loader (adapter/src/loader/loader.ts) that reads main.ts's bundle from
 // cohent-core.js beside it and compiles it through vm.Script with a V8 code cache in the user's
 // cache folder, keyed by the bundle's sha256 (adapter/src/loader/code-cache.ts). Node 20 has no
-// module compile cache of its own.
+// module compile cache of its own. cohent-core.js holds two bundles: first the guard's part
+// (hook-guard-main.ts, what a PreToolUse edit or shell call's decision runs, 109 of 161 KB), then
+// main.ts's; the loader reads only the one it runs.
 import { build } from "esbuild";
 import { createHash } from "node:crypto";
 import { mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
@@ -187,27 +189,43 @@ async function setupSource(logLevel) {
 }
 
 /**
- * main.ts as the source of one function expression `(require, module, url) => …`: CommonJS output,
- * with import.meta.url handed in by the loader, after a first line naming the file, the version and
- * the hash of both, which the loader checks. The hash keys the code cache.
+ * One entry as the source of one function expression `(require, module, url) => …`: CommonJS
+ * output, with import.meta.url handed in by the loader, and the sha256 of it with the version,
+ * which keys its code cache.
  */
-async function adapterSource(logLevel, setupId) {
+async function partSource(logLevel, setupId, entry) {
   const r = await build({
     ...common,
     logLevel,
     format: "cjs",
     write: false,
-    entryPoints: [join(here, "src", "main.ts")],
+    entryPoints: [join(here, "src", entry)],
     plugins: [toSetupFile],
     define: { "import.meta.url": "__cohent_url", __cohent_setup_id: JSON.stringify(setupId) },
   });
-  const body = `(function(require,module,__cohent_url){"use strict";${r.outputFiles[0].text}\n})`;
-  const hash = createHash("sha256").update(`${VERSION}\n${body}`).digest("hex");
-  const source = `${coreHead(hash)}${body}`;
-  // The loader reads the file's length in bytes as its length in characters (esbuild escapes non-ASCII by default).
+  const body = `(function(require,module,__cohent_url){"use strict";${r.outputFiles[0].text}\n})\n`;
+  return { body, hash: createHash("sha256").update(`${VERSION}\n${body}`).digest("hex") };
+}
+
+/**
+ * cohent-core.js: a first line naming the file, the version and the hash of both parts, which
+ * the loader checks; then the guard's part (hook-guard-main.ts: a PreToolUse edit or shell
+ * call's decision), then the whole adapter (main.ts). The loader reads only the part it runs.
+ */
+async function adapterSource(logLevel, setupId) {
+  const guard = await partSource(logLevel, setupId, "hook-guard-main.ts");
+  const whole = await partSource(logLevel, setupId, "main.ts");
+  const hash = createHash("sha256").update(`${VERSION}\n${guard.body}${whole.body}`).digest("hex");
+  const source = `${coreHead(hash)}${guard.body}${whole.body}`;
+  // The loader reads lengths in bytes as lengths in characters (esbuild escapes non-ASCII by default).
   if (/[^\x00-\x7f]/.test(source))
     throw new Error(`${CORE_FILE} is not ASCII: the loader reads it as latin1`);
-  return { source, hash };
+  return {
+    source,
+    head: coreHead(hash),
+    hash: whole.hash,
+    guard: { length: guard.body.length, hash: guard.hash },
+  };
 }
 
 /** The core file's first line: what it is and its hash. The loader refuses a file that does not start with the line of its own build. */
@@ -271,7 +289,7 @@ export async function buildAdapter({ quiet = false, outfile = OUTFILE } = {}) {
   mkdirSync(dirname(outfile), { recursive: true });
   const logLevel = quiet ? "silent" : "warning";
   const setup = await setupSource(logLevel);
-  const { source, hash } = await adapterSource(logLevel, setup.id);
+  const { source, head, hash, guard } = await adapterSource(logLevel, setup.id);
   const adapterFile = join(dirname(outfile), ADAPTER_FILE);
   const coreFile = join(dirname(outfile), CORE_FILE);
   put(coreFile, source);
@@ -288,15 +306,19 @@ export async function buildAdapter({ quiet = false, outfile = OUTFILE } = {}) {
     entryPoints: [join(here, "src", "loader", "loader.ts")],
     outfile: adapterFile,
     define: {
-      COHENT_BUNDLE_HEAD: JSON.stringify(coreHead(hash)),
+      COHENT_BUNDLE_HEAD: JSON.stringify(head),
       COHENT_BUNDLE_LENGTH: String(source.length),
       COHENT_BUNDLE_HASH: JSON.stringify(hash),
+      COHENT_GUARD_PART: JSON.stringify(guard),
     },
     banner: {
       js: header(
         ADAPTER_FILE,
         `the Cohent adapter (hook and CLI): this loader, and its code in ${CORE_FILE}.`,
-        [`bundle sha256:${hash}; Codex trust is keyed to the hook commands, not to this file.`],
+        [
+          `bundle sha256:${hash}; Codex trust is keyed to the hook commands, not to this file.`,
+          `guard part sha256:${guard.hash}: a PreToolUse edit or shell call's code, first in ${CORE_FILE}.`,
+        ],
       ),
     },
   });

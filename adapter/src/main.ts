@@ -1,20 +1,14 @@
-import { readFileSync, writeSync } from "node:fs";
 import type { Envelope } from "@cohent/protocol";
 import { exitCodeOf, HUMAN_COMMANDS, parseHuman, positionals, renderHuman } from "./transports/cli.js";
-import { findRoot, readProject } from "./state/config.js";
-import { armDeadline } from "./transports/deadline.js";
+import { findRoot } from "./state/config.js";
 import { fail, failFrom } from "./envelope.js";
-import { runHook, type HookResult } from "./transports/hook.js";
-import { isHost } from "@cohent/protocol/hosts";
-import { CLAUDE } from "./hosts/claude.js";
-import { DIALECTS, hostFlag } from "./hosts/detect.js";
-import { loaderHandoff } from "./loader/loader-handoff.js";
+import { hookCommand } from "./transports/hook-main.js";
+import { WHOLE } from "./transports/hook-events.js";
 import { SETUP_UNAVAILABLE } from "./loader/loader-setup.js";
 import { perform } from "./operations.js";
 import { claimRelay, loadSecond } from "./transports/relay.js";
 import { queuedUnwaited } from "./scope-wait.js";
 import { cliSessionId, selectSession } from "./state/session.js";
-import { recordUsage, usageTarget } from "./state/usage.js";
 
 /**
  * cohent.mjs: the adapter in a user's checkout. Hand-parsed argv and no
@@ -39,51 +33,8 @@ const USAGE = `usage: node .cohent/cohent.mjs <command> [--json]
   agent <op> --input <file|-> [--repo DIR]  one JSON request in, one protocol-v1 envelope out; agent schema --task <op>
   doctor --cost [--json] | --clear | --usage on|off   the local usage ledger`;
 
-/**
- * The hook payload. Clients hand it over on a pipe, which a synchronous read
- * takes whole without creating process.stdin (a net.Socket and its stream
- * machinery: measurable on every tool call). A non-blocking descriptor
- * (EAGAIN) falls back to the stream.
- */
-function readStdin(): Promise<string> {
-  // cohent.mjs's loader reads the payload first, to end calls that need no decision before the bundle loads.
-  const loaded = loaderHandoff()?.stdin;
-  if (loaded !== undefined) return Promise.resolve(loaded);
-  try {
-    return Promise.resolve(readFileSync(0, "utf8"));
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== "EAGAIN") return Promise.reject(err);
-  }
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    process.stdin.on("data", (c: Buffer) => chunks.push(c));
-    process.stdin.on("end", () => resolve(Buffer.concat(chunks).toString("utf8")));
-    process.stdin.on("error", reject);
-  });
-}
-
 function write(out: string | undefined, stream: NodeJS.WriteStream) {
   if (out) stream.write(out.endsWith("\n") ? out : out + "\n");
-}
-
-/**
- * The hook's answer, written straight to the descriptor: process.stdout and
- * process.stderr are lazy getters that build a stream (and load the stream
- * modules) on first touch, a cost every tool call would pay. A non-blocking
- * descriptor (EAGAIN) hands the rest to the stream; a reader that is gone
- * (EPIPE) gets nothing.
- */
-function writeFd(out: string | undefined, fd: 1 | 2): void {
-  if (!out) return;
-  const buf = Buffer.from(out.endsWith("\n") ? out : out + "\n", "utf8");
-  let at = 0;
-  try {
-    while (at < buf.length) at += writeSync(fd, buf, at);
-  } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    if (code === "EAGAIN") (fd === 1 ? process.stdout : process.stderr).write(buf.subarray(at));
-    else if (code !== "EPIPE") throw err;
-  }
 }
 
 function emit(name: string, envelope: Envelope<any>, json: boolean): number {
@@ -135,32 +86,6 @@ async function humanCommand(name: string, argv: string[], json: boolean): Promis
   return emit(name, envelope, json);
 }
 
-function repoTag(root: string | null): string | null {
-  if (!root || !usageTarget().file) return null;
-  try {
-    return readProject(root).repository;
-  } catch {
-    return null;
-  }
-}
-
-/** One metadata row per hook call when the usage ledger is on: the event, the verdict, the injected characters. */
-function recordHookUsage(root: string | null, r: HookResult, ms: number): void {
-  if (!usageTarget().file) return;
-  const denied = r.verdict?.permission === "deny";
-  const row = {
-    op: `hook:${r.event}`,
-    surface: "hook" as const,
-    client: r.client,
-    model: r.model,
-    agentId: r.agentId,
-    chars: r.injected,
-    ms,
-    repo: repoTag(root),
-  };
-  recordUsage({ ...row, ok: r.exitCode === 0 && !denied, code: denied ? "DENIED" : undefined });
-}
-
 /**
  * doctor, init and bootstrap: in the bundle, the setup file next to cohent.cjs (loader-setup.ts).
  * One that is missing, broken or from another build is named, with its repair, and the command
@@ -182,21 +107,8 @@ export async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
   const json = rest.includes("--json");
   switch (command) {
-    case "hook": {
-      // Fail closed: a refusal of our own before the client's hook timeout lets the tool run (deadline.ts).
-      const host = hostFlag(rest);
-      const watch = armDeadline(host === null ? CLAUDE : isHost(host) ? DIALECTS[host] : null);
-      // hrtime, not performance.now(): the global `performance` loads perf_hooks on first touch.
-      const started = process.hrtime.bigint();
-      const root = findRoot(process.cwd(), import.meta.url);
-      const stdin = await readStdin();
-      const result = await runHook(stdin, root, import.meta.url, watch, host);
-      writeFd(result.stdout, 1);
-      writeFd(result.stderr, 2);
-      recordHookUsage(root, result, Number(process.hrtime.bigint() - started) / 1e6);
-      watch.disarm();
-      return result.exitCode;
-    }
+    case "hook":
+      return (await hookCommand(rest, WHOLE, import.meta.url)) ?? 1;
     case "doctor": {
       if (rest.some((a) => a === "--cost" || a === "--clear" || a === "--usage")) {
         return (await loadSecond()).usageCommand(rest, json);

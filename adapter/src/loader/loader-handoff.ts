@@ -9,6 +9,8 @@
 export interface LoaderHandoff {
   stdin?: string;
   import(url: string): Promise<unknown>;
+  /** In the guard's part (hook-guard-main.ts): runs the whole adapter on the same call. */
+  whole?: () => void;
 }
 
 export function loaderHandoff(): LoaderHandoff | undefined {

@@ -1,4 +1,4 @@
-import { closeSync, openSync, readFileSync, readSync, writeSync } from "node:fs";
+import { closeSync, fstatSync, openSync, readFileSync, readSync, writeSync } from "node:fs";
 import { codeCacheFile, readCodeCache, writeCodeCache } from "./code-cache.js";
 import { previewHook, type HookPreview } from "./fast-path.js";
 import type { Out } from "../hosts/dialect.js";
@@ -27,51 +27,77 @@ import { fileUrlOf, type LoaderHandoff } from "./loader-handoff.js";
 declare const COHENT_BUNDLE_HEAD: string;
 declare const COHENT_BUNDLE_LENGTH: number;
 declare const COHENT_BUNDLE_HASH: string;
+/** The guard's part, first after the head line in cohent-core.js: its length and its hash (its code cache's key). */
+declare const COHENT_GUARD_PART: { length: number; hash: string };
 
 type Require = (id: string) => unknown;
 
 const CORE_FILE = "cohent-core.js";
 
 /**
- * cohent-core.js, or why it cannot run: missing, unreadable, or not of this
- * build (its first line names the build's hash, and its length is this
- * build's: the code cache is keyed by that hash, and V8 checks of a source
- * only its length). The build writes it in ASCII (adapter/build.mjs checks),
- * so its length in bytes is its length in characters: one read of that many
- * bytes and one more (a longer file is another build's) into one buffer, and
- * a latin1 decode, where readFileSync(…, "utf8") reads in 8 KiB steps (20
- * reads for this file, strace). With the process.exit below: an in-scope
- * edit 1.274 → 1.257× of `node -e 0`, medians of 50 interleaved rounds on a
- * quiet machine; about a millisecond, within one bench run's noise.
+ * Which code of cohent-core.js runs: the guard's part (hook-guard-main.ts),
+ * right after the head line, for a PreToolUse edit or shell call, whose
+ * decision it holds; the whole adapter (main.ts), after it, for every other
+ * call and any call the guard's part hands over.
  */
-function readCore(): { source: string } | { reason: string } {
+type Part = "guard" | "whole";
+
+const GUARD_PATHS: ReadonlySet<string> = new Set(["hook-PreToolUse-edit", "hook-PreToolUse-shell"]);
+
+/**
+ * One part of cohent-core.js, or why it cannot run: missing, unreadable, or
+ * not of this build (its first line names the build's hash, and its length
+ * is this build's: the code cache is keyed by the part's hash, and V8 checks
+ * of a source only its length). The build writes it in ASCII (adapter/build.mjs
+ * checks), so lengths in bytes are lengths in characters: the head and the
+ * part are read at their known offsets into one buffer each, and decoded as
+ * latin1, where readFileSync(…, "utf8") reads in 8 KiB steps (20 reads for
+ * this file, strace). Only the part that runs is read: every byte read,
+ * decoded and compiled is a hook's time (bench/adapter-coldstart.ts).
+ */
+function readCode(part: Part): { source: string } | { reason: string } {
   const name = /[\\/]\.cohent$/.test(__dirname) ? `.cohent/${CORE_FILE}` : `${__dirname}/${CORE_FILE}`;
   const repair = `Repair: npx cohent init --upgrade (it rewrites the adapter's files in .cohent/).`;
-  let source: string;
+  const head = COHENT_BUNDLE_HEAD.length;
+  let fd: number;
   try {
-    source = readExactly(`${__dirname}/${CORE_FILE}`, COHENT_BUNDLE_LENGTH + 1);
+    fd = openSync(`${__dirname}/${CORE_FILE}`, "r");
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     return {
       reason: `Cohent: ${name} ${code === "ENOENT" ? "is missing" : `cannot be read (${code})`}: it holds the adapter's code. ${repair}`,
     };
   }
-  if (source.length !== COHENT_BUNDLE_LENGTH || !source.startsWith(COHENT_BUNDLE_HEAD))
+  let ours: boolean;
+  let source: string;
+  try {
+    ours = fstatSync(fd).size === COHENT_BUNDLE_LENGTH;
+    if (part === "guard") {
+      // The head and the guard's part are one run of bytes from the start.
+      const text = readAt(fd, 0, head + COHENT_GUARD_PART.length);
+      ours &&= text.startsWith(COHENT_BUNDLE_HEAD);
+      source = text.slice(head);
+    } else {
+      ours &&= readAt(fd, 0, head) === COHENT_BUNDLE_HEAD;
+      const at = head + COHENT_GUARD_PART.length;
+      source = readAt(fd, at, COHENT_BUNDLE_LENGTH - at);
+    }
+  } catch (err) {
+    return { reason: `Cohent: ${name} cannot be read (${(err as NodeJS.ErrnoException).code}). ${repair}` };
+  } finally {
+    closeSync(fd);
+  }
+  if (!ours)
     return { reason: `Cohent: ${name} is not from the same build as the cohent.cjs beside it. ${repair}` };
   return { source };
 }
 
-/** Up to `max` bytes of a file (fewer only at its end), as latin1. */
-function readExactly(file: string, max: number): string {
-  const buf = Buffer.allocUnsafe(max);
-  const fd = openSync(file, "r");
-  try {
-    let n = 0;
-    for (let r = -1; r !== 0 && n < max; n += r) r = readSync(fd, buf, n, max - n, null);
-    return buf.toString("latin1", 0, n);
-  } finally {
-    closeSync(fd);
-  }
+/** `length` bytes of a file from `position` (fewer only at its end), as latin1. */
+function readAt(fd: number, position: number, length: number): string {
+  const buf = Buffer.allocUnsafe(length);
+  let n = 0;
+  for (let r = -1; r !== 0 && n < length; n += r) r = readSync(fd, buf, n, length - n, position + n);
+  return buf.toString("latin1", 0, n);
 }
 
 /**
@@ -87,19 +113,24 @@ function readHookStdin(): string | null {
   }
 }
 
-function run(source: string, stdin: string | null, path: string): void {
+function run(part: Part, source: string, stdin: string | null, path: string): void {
   const selfUrl = fileUrlOf(__filename);
-  const handoff: LoaderHandoff = { import: (url) => import(url), ...(stdin !== null ? { stdin } : {}) };
+  const handoff: LoaderHandoff = {
+    import: (url) => import(url),
+    ...(stdin !== null ? { stdin } : {}),
+    ...(part === "guard" ? { whole: () => load("whole", stdin, path) } : {}),
+  };
   (globalThis as { cohentLoader?: LoaderHandoff }).cohentLoader = handoff;
-  const file = codeCacheFile(COHENT_BUNDLE_HASH, path);
-  const cachedData = file ? readCodeCache(file, COHENT_BUNDLE_HASH) : undefined;
+  const hash = part === "guard" ? COHENT_GUARD_PART.hash : COHENT_BUNDLE_HASH;
+  const file = codeCacheFile(hash, path);
+  const cachedData = file ? readCodeCache(file, hash) : undefined;
   // node:vm is not among the modules Node has loaded at start: a call that needs no decision never loads it.
   const { Script } = process.getBuiltinModule("node:vm") as typeof import("node:vm");
   const script = new Script(source, { filename: selfUrl, cachedData });
   if (file && (!cachedData || script.cachedDataRejected)) {
     process.once("exit", () => {
       try {
-        writeCodeCache(file, COHENT_BUNDLE_HASH, script.createCachedData());
+        writeCodeCache(file, hash, script.createCachedData());
       } catch {
         /* no cache this time */
       }
@@ -127,20 +158,25 @@ function put(fd: 1 | 2, text: string): void {
 // readCore says what both changes measured). The 'exit' listeners, the code cache's write, still run.
 if (process.argv[2] === "hook") process.once("beforeExit", () => process.exit());
 
-const stdin = process.argv[2] === "hook" ? readHookStdin() : null;
-const preview: HookPreview | null = stdin === null ? null : previewHook(stdin, process.argv.slice(3));
-if (!preview?.needsNoDecision) {
-  const core = readCore();
-  if ("source" in core)
-    run(core.source, stdin, preview?.path ?? (process.argv[2] === "hook" ? "hook-other" : "cli"));
-  else if (process.argv[2] === "hook") {
+/** Reads and runs one part of cohent-core.js; when it cannot, refuses in the host's dialect (a hook) or fails (a command). */
+function load(part: Part, stdin: string | null, path: string): void {
+  const code = readCode(part);
+  if ("source" in code) return run(part, code.source, stdin, path);
+  if (process.argv[2] === "hook") {
     // Refused in the host's own dialect: a hook that only failed would let the tool run in some hosts.
-    const out: Out = preview ? preview.unloadable(core.reason) : { stderr: core.reason, exitCode: 2 };
+    const out: Out = preview ? preview.unloadable(code.reason) : { stderr: code.reason, exitCode: 2 };
     if (out.stdout) put(1, out.stdout + "\n");
     if (out.stderr) put(2, out.stderr + "\n");
     process.exitCode = out.exitCode;
   } else {
-    put(2, core.reason + "\n");
+    put(2, code.reason + "\n");
     process.exitCode = 1;
   }
+}
+
+const stdin = process.argv[2] === "hook" ? readHookStdin() : null;
+const preview: HookPreview | null = stdin === null ? null : previewHook(stdin, process.argv.slice(3));
+if (!preview?.needsNoDecision) {
+  const path = preview?.path ?? (process.argv[2] === "hook" ? "hook-other" : "cli");
+  load(GUARD_PATHS.has(path) ? "guard" : "whole", stdin, path);
 } else if (preview.stdout) put(1, preview.stdout + "\n");

@@ -1,41 +1,18 @@
 import { existsSync } from "node:fs";
-import { isAbsolute, join, resolve } from "node:path";
+import { isAbsolute, join } from "node:path";
 import { COPILOT_HOOKS_FILE } from "../guard/guard-files.js";
-import { normalizeRepoPath } from "@cohent/protocol/paths";
 import * as client from "../service/client.js";
-import { notExemptNote, parseExemptCommand } from "../guard/exemption.js";
 import type { Watch } from "./deadline.js";
-import {
-  adapterFailed,
-  hookFailed,
-  missedPublish,
-  NOTICE,
-  PAYLOAD_NOT_JSON,
-  publishBound,
-  publishMark,
-} from "../guard/guard.js";
-import { guard, guardFilesCheck } from "../guard/guard-shell.js";
-import { deny, inject, render, scrubbed, SILENT, type Answer } from "./hook-answer.js";
-import { quietCheckout, sessionEnd, stop, subagentStop, track, type StopCall } from "./hook-stop.js";
-import { perform } from "../operations.js";
+import { adapterFailed, hookFailed, PAYLOAD_NOT_JSON } from "../guard/guard.js";
+import { deny, render, scrubbed, SILENT, type Answer } from "./hook-answer.js";
+import type { StopCall } from "./hook-stop.js";
 import { redact } from "../redact.js";
-import { relay } from "./relay.js";
 import { SessionFile } from "../state/runtime.js";
-import {
-  agentIdOf,
-  backgroundTaskOf,
-  isSpawn,
-  isTaskNotification,
-  liveOf,
-  seen,
-  shellStarted,
-  spawned,
-  turnStarted,
-} from "../guard/subagents.js";
+import { agentIdOf, liveOf } from "../guard/subagents.js";
 import { HOSTS } from "@cohent/protocol/hosts";
 import { detect, unknownHostReason } from "../hosts/detect.js";
 import type { Dialect, Env, HookEvent } from "../hosts/dialect.js";
-import { classify, clientOf, type HookPayload } from "../guard/tools.js";
+import { clientOf, type HookPayload } from "../guard/tools.js";
 
 /**
  * `hook`: one hook payload on stdin, one answer on stdout, for every client
@@ -54,9 +31,11 @@ export interface HookResult extends Answer {
   model: string | null;
   /** The sub-agent that made the call, if one did. */
   agentId: string | null;
+  /** Set by a part of the adapter that does not answer this call (hook-guard-main.ts): the whole adapter answers it. */
+  handover?: true;
 }
 
-interface Call extends StopCall {
+export interface Call extends StopCall {
   p: HookPayload;
   cwd: string;
   scriptUrl: string;
@@ -67,148 +46,24 @@ interface Call extends StopCall {
   unknownTool?: string;
 }
 
-/** The refusal of a tool no table of the host's dialect knows: what it writes cannot be told. */
-export const unknownToolReason = (label: string, tool: string) =>
-  `${label}'s tool ${JSON.stringify(tool).slice(0, 80)} is not one Cohent knows, so it cannot tell what the call writes and refuses it. Use the client's own edit, shell or read tools; a person can ask for the tool to be added to Cohent's table.`;
+export type Handlers = Partial<Record<string, (c: Call) => Promise<Answer>>>;
 
-async function preToolUse({
-  p,
-  root,
-  s,
-  cwd,
-  scriptUrl,
-  agentId,
-  dialect,
-  unknownTool,
-}: Call): Promise<Answer> {
-  if (unknownTool !== undefined)
-    return deny({
-      permission: "deny",
-      condition: "unconfigured",
-      reason: unknownToolReason(dialect.label, unknownTool),
-    });
-  // A publish the last prompt missed: its stale intent goes first, so that a relayed `intent` publishes a fresh one.
-  const missed = s ? missedPublish(s.state) : null;
-  if (missed) s!.set(missed.change);
-  if (s && agentId) track(s, (t) => seen(t, agentId));
-  const call = classify(p.tool_name ?? "", p.tool_input);
-  if (call.kind === null) {
-    if (s && isSpawn(p.tool_name, agentId)) track(s, spawned);
-    return SILENT;
-  }
-  // The guard's own files first: no exemption, intent or scope makes their write an agent's.
-  const guardFiles = guardFilesCheck(p.tool_name ?? "", p.tool_input, call, cwd, root);
-  if (guardFiles?.permission === "deny") return deny(guardFiles);
-  // The adapter's own command but for a prefix that is not inert: an ordinary shell command, and its deny says why.
-  let notExempt: string | null = null;
-  if (call.kind === "shell" && call.command !== null && root && s) {
-    const ex = parseExemptCommand(call.command, { cwd, repoRoot: root, sessionId: s.id });
-    if (ex.exempt) {
-      await relay(s, ex.argv, cwd, scriptUrl);
-      return SILENT;
-    }
-    if (ex.prefix) notExempt = ex.why;
-  }
-  const verdict = await guard(p.tool_name ?? "", call, cwd, root, s, {
-    missedPublish: !!missed?.stale,
-    agentId,
-  });
-  if (verdict.permission !== "deny") return { ...SILENT, verdict };
-  return deny(notExempt ? { ...verdict, reason: `${verdict.reason} ${notExemptNote(notExempt)}` } : verdict);
-}
-
-async function userPromptSubmit({ p, root, s, client: clientName }: Call): Promise<Answer> {
-  if (!root || !s) return inject(NOTICE.notConfigured);
-  // Claude Code's word that a background task ended starts a turn of the same work, not a new prompt:
-  // publishing it would supersede the intent under a sub-agent that still works (measured, subagents.ts).
-  if (isTaskNotification(p.prompt)) {
-    track(s, turnStarted);
-    return SILENT;
-  }
-  // The mark stays unless this publish binds a new intent, also when the call fails or runs out of time (saved then).
-  const mark = publishMark(s.state.intentId);
-  s.set({ publishing: mark, subagents: undefined });
-  const input = {
-    prompt: typeof p.prompt === "string" ? p.prompt : "",
-    client: clientName,
-    model: typeof p.model === "string" ? p.model : null,
-  };
-  const env = await perform("publish", input, { root, sessionId: s.id, surface: "hook", session: s });
-  if (publishBound(mark, s.state.intentId)) s.set({ publishing: undefined });
-  if (env.ok) return inject(env.data.packet.text);
-  const code = env.error.code;
-  if (code === "NOT_CONFIGURED" || code === "NOT_PAIRED") return inject(NOTICE.notPaired(env.error.message));
-  return inject(NOTICE.publishFailed(code, env.error.message));
-}
-
-async function postToolUse({ p, root, s, cwd, agentId, dialect }: Call): Promise<Answer> {
-  if (s && agentId) track(s, (t) => seen(t, agentId));
-  // A background command a sub-agent started can wake it after its SubagentStop (2.1.332).
-  const task = agentId ? backgroundTaskOf(p.tool_response) : null;
-  if (s && agentId && task) track(s, (t) => shellStarted(t, agentId, task));
-  const checkout = quietCheckout(root);
-  if (!root || !s || !checkout) return SILENT;
-  const call = classify(p.tool_name ?? "", p.tool_input);
-  const touched: string[] = [];
-  for (const t of call.kind === "edit" ? (call.targets ?? []) : []) {
-    try {
-      touched.push(normalizeRepoPath(resolve(cwd, t), root));
-    } catch {
-      /* outside the repository */
-    }
-  }
-  if (touched.length && s.state.intentId) {
-    s.set({ touched: [...new Set([...s.state.touched, ...touched])] });
-    await client.checkpoint(checkout, s, { status: "working", summary: `Edited ${touched.join(", ")}` });
-  }
-  const pending = s.state.pending;
-  // A host that reads no context here (Copilot, Cursor, OpenCode) leaves the packet for a refusal to carry.
-  if (!pending || dialect.context("PostToolUse", pending.text) === undefined) return SILENT;
-  s.set({ pending: undefined });
-  await client.ack(checkout, s.id, pending.packetId, pending.text.length);
-  return inject(pending.text);
+/**
+ * The handlers of one part of the adapter: the whole adapter's (hook-events.ts),
+ * or the guard's part (hook-guard-main.ts), which answers a PreToolUse edit or
+ * shell call only and hands every other call over, before it saves anything.
+ */
+export interface HookPart {
+  handlers: Handlers;
+  whole: boolean;
 }
 
 /**
- * The guard wiring's check (wiring-check.ts), once a session: at its start,
- * or at its first prompt when no SessionStart ran (that hook entry removed,
- * or not trusted by Codex). A modified wiring is reported to the service;
- * the session goes on whatever it finds, and a failure is nobody's business.
+ * What a handler answers when the call is not its part's to answer (an
+ * exempt command to relay, in the guard's part): nothing is saved, and the
+ * whole adapter runs the call afresh (loader.ts).
  */
-async function checkWiring(root: string | null, s: SessionFile | null, event: string): Promise<void> {
-  if (!root || !s || s.state.wiringChecked) return;
-  s.set({ wiringChecked: true });
-  try {
-    const { readWiring, reportState } = await import("../installer/wiring-check.js");
-    await reportState(root, quietCheckout(root), s.id, event, readWiring(root, s.runtime), s.runtime);
-  } catch {
-    /* never in a session start's way */
-  }
-}
-
-const HANDLERS: Record<string, (c: Call) => Promise<Answer>> = {
-  async SessionStart({ p, root, s, client: clientName }) {
-    s?.set({
-      client: clientName ?? s.state.client,
-      endedAt: undefined,
-      ...(typeof p.model === "string" ? { model: p.model } : {}),
-      // A resumed or cleared session starts again: its wiring is checked again.
-      wiringChecked: undefined,
-    });
-    await checkWiring(root, s, "SessionStart");
-    return SILENT;
-  },
-  async UserPromptSubmit(c) {
-    const answer = await userPromptSubmit(c);
-    await checkWiring(c.root, c.s, "UserPromptSubmit");
-    return answer;
-  },
-  PreToolUse: preToolUse,
-  PostToolUse: postToolUse,
-  Stop: stop,
-  SubagentStop: subagentStop,
-  SessionEnd: sessionEnd,
-};
+export const HANDOVER: Answer = Object.freeze({ exitCode: 0, injected: 0 });
 
 /** Events a sub-agent's own session sends that are its parent's business, not a person's prompt or a session of its own. */
 const PARENTS_EVENTS: ReadonlySet<string> = new Set(["UserPromptSubmit", "SessionStart", "SessionEnd"]);
@@ -224,6 +79,7 @@ const looksLikeToolCall = (raw: Record<string, unknown>) =>
  * event, and how to save the session if the deadline fires first.
  */
 export async function runHook(
+  part: HookPart,
   stdin: string,
   root: string | null,
   scriptUrl: string,
@@ -232,15 +88,18 @@ export async function runHook(
   env: Env = process.env,
 ): Promise<HookResult> {
   const none = { event: "unknown", client: null, model: null, agentId: null };
+  const handover: HookResult = { ...none, exitCode: 0, injected: 0, handover: true };
   let raw: Record<string, unknown>;
   try {
     raw = JSON.parse(stdin.charCodeAt(0) === 0xfeff ? stdin.slice(1) : stdin) as Record<string, unknown>;
     if (!raw || typeof raw !== "object" || Array.isArray(raw)) throw new Error("not an object");
   } catch {
+    if (!part.whole) return handover;
     return { ...none, stderr: PAYLOAD_NOT_JSON, exitCode: 2, injected: 0 };
   }
   const found = detect(host, raw, env, () => !!root && existsSync(join(root, COPILOT_HOOKS_FILE)));
   if (!found) {
+    if (!part.whole) return handover;
     // No dialect to answer in: exit 2 with the reason on stderr, the refusal every hooked client reads.
     const refuse = looksLikeToolCall(raw);
     return {
@@ -272,7 +131,9 @@ export async function runHook(
     model: typeof p.model === "string" ? p.model : null,
     agentId,
   });
-  const handler = reading ? HANDLERS[event] : undefined;
+  const handler = reading ? part.handlers[event] : undefined;
+  // A child session's start is saved below: the whole adapter's business, as is any event the part has no handler for.
+  if (!part.whole && (!handler || reading!.childOf)) return { ...handover, ...about() };
   // Copilot runs its own wiring and Claude's for every call: the Claude entry then only guards.
   if (!handler || (found.guardOnly && event !== "PreToolUse"))
     return { ...about(), ...render(dialect, null, SILENT) };
@@ -298,7 +159,8 @@ export async function runHook(
       s.set({ hostVersion: reading!.version });
     client.reportHost({ host: dialect.host, hostVersion: version, wiring: found.wiring });
     if (watch && s) watch.save = () => s!.save();
-    const answer = await HANDLERS[event]!({
+    // The event's own handler: a child's Stop is its parent's SubagentStop by now.
+    const answer = await part.handlers[event]!({
       p,
       root,
       s,
@@ -310,6 +172,7 @@ export async function runHook(
       client: clientName,
       ...(reading!.unknownTool !== undefined ? { unknownTool: reading!.unknownTool } : {}),
     });
+    if (answer === HANDOVER) return { ...handover, ...about() };
     s?.save();
     return { ...about(), ...scrubbed(render(dialect, event as HookEvent, answer), root) };
   } catch (err) {

@@ -17,14 +17,21 @@ const toAsk = (r: Row) => {
 };
 const COLS = T.ReleaseAsk.cols();
 
-/** Release requests (ReleaseAsk): one row per holder asked; open until honoured or closed. */
-export const releaseAsks = ({ x }: Handle): ReleaseAsks => ({
-  add: async ({ at, paths, ...a }) => {
-    await insert(x, T.ReleaseAsk, { ...a, paths: json(paths), createdAt: at });
-  },
+/** Release requests (ReleaseAsk): one row per holder asked; open until honoured or closed. A class (store/intents IntentStore). */
+class ReleaseAskStore implements ReleaseAsks {
+  private readonly h: Handle;
+  constructor(h: Handle) {
+    this.h = h;
+  }
+
+  async add({ at, paths, ...a }: Parameters<ReleaseAsks["add"]>[0]) {
+    await insert(this.h.x, T.ReleaseAsk, { ...a, paths: json(paths), createdAt: at });
+  }
+
   /** The open asks made of a holder (every claim asks: usually there is none, which one index seek answers). */
-  openTo: async (toIntentId: string) =>
-    !(await x.get(
+  async openTo(toIntentId: string) {
+    const { x } = this.h;
+    return !(await x.get(
       `SELECT 1 FROM "ReleaseAsk" WHERE "toIntentId" = ? AND "closedAt" IS NULL LIMIT 1`,
       toIntentId,
     ))
@@ -34,28 +41,37 @@ export const releaseAsks = ({ x }: Handle): ReleaseAsks => ({
             `SELECT ${COLS} FROM "ReleaseAsk" WHERE "toIntentId" = ? AND "closedAt" IS NULL ORDER BY "createdAt" ASC`,
             toIntentId,
           )
-        ).map(toAsk),
+        ).map(toAsk);
+  }
+
   /** Every open ask of the repository, oldest first: the Scopes view. */
-  openOfRepo: async (repoId: string) =>
-    (
-      await x.all(
+  async openOfRepo(repoId: string) {
+    return (
+      await this.h.x.all(
         `SELECT ${COLS} FROM "ReleaseAsk" WHERE "repoId" = ? AND "closedAt" IS NULL ORDER BY "createdAt" ASC`,
         repoId,
       )
-    ).map(toAsk),
+    ).map(toAsk);
+  }
+
   /** Closes asks: honoured (the holder let go itself) or not. */
-  close: async (ids: string[], at: Date, honoured: boolean) => {
+  async close(ids: string[], at: Date, honoured: boolean) {
+    const { x } = this.h;
     if (ids.length)
       await x.later(
         `UPDATE "ReleaseAsk" SET "closedAt" = ?${honoured ? `, "honouredAt" = ?` : ""} WHERE ${inListSql(x.dialect, `"id"`)} AND "closedAt" IS NULL`,
         [x.time(at), ...(honoured ? [x.time(at)] : []), listParam(x.dialect, ids)],
       );
-  },
+  }
+
   /** Closes every open ask made by an intent that closed: nobody waits on its answer any more. */
-  closeFrom: async (fromIntentId: string, at: Date) => {
+  async closeFrom(fromIntentId: string, at: Date) {
+    const { x } = this.h;
     await x.later(`UPDATE "ReleaseAsk" SET "closedAt" = ? WHERE "closedAt" IS NULL AND "fromIntentId" = ?`, [
       x.time(at),
       fromIntentId,
     ]);
-  },
-});
+  }
+}
+
+export const releaseAsks = (h: Handle): ReleaseAsks => new ReleaseAskStore(h);

@@ -1,6 +1,6 @@
 import type { Db } from "./db.js";
 import type { Raw } from "./handle.js";
-import { sendLater, sendNow, settle, type Exec } from "./sql/exec.js";
+import { sendLater, settle, type Exec } from "./sql/exec.js";
 
 /**
  * Group commit: writes to one repository that arrive while one of its
@@ -25,7 +25,7 @@ interface Member {
 /** One statement on the batch's connection (ROLLBACK TO, RELEASE after it). */
 const exec = async (raw: Raw, sql: string) => {
   if (raw.sqlite) raw.sqlite.exec(sql);
-  else await sendNow(raw.pg!, sql);
+  else await raw.pg!.query(sql);
 };
 /** The same, without waiting for the answer on PostgreSQL: it shares the round trip of what follows. */
 const send = (raw: Raw, sql: string) => {

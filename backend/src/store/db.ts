@@ -9,7 +9,7 @@ import { PrismaClient as PostgresClient } from "../generated/postgres/client.js"
 import { CHANNEL, createChanges, type ChangeSource, type Changes } from "./changes.js";
 import { Gate } from "./gate.js";
 import type { Raw } from "./handle.js";
-import { counting, flush, pgExec, sendLater, sendNow, settle, sqliteExec, type Exec } from "./sql/exec.js";
+import { counting, pgExec, settle, sqliteExec, type Exec } from "./sql/exec.js";
 import { sqliteBegin, sqliteWal } from "./sql/sqlite-busy.js";
 import { BACKSTOP_PAGES, startWalCheckpointer, type WalCheckpointer } from "./wal-checkpointer.js";
 
@@ -285,13 +285,12 @@ function pgTx(pool: pg.Pool): Db["tx"] {
     let x = execs.get(client);
     if (!x) execs.set(client, (x = pgExec(client)));
     try {
-      // Not waited for: the transaction's first statements share its round trip.
-      sendLater(client, "BEGIN");
+      await client.query("BEGIN");
       const out = await fn(x, { pg: client });
       // Sent behind the writes still unanswered, sharing their round trip (under the repository's lock:
       // every round trip held it longer for every write behind). Each of their failures, row-count checks
       // included (store/sql/exec `later`), aborts the transaction, and COMMIT then answers ROLLBACK.
-      const commit = sendNow(client, "COMMIT").then(
+      const commit = client.query("COMMIT").then(
         (r) => r.command,
         (e: unknown) => ({ failed: e }),
       );
@@ -302,10 +301,9 @@ function pgTx(pool: pg.Pool): Db["tx"] {
       return out;
     } catch (e) {
       await settle(client).catch(() => {});
-      await sendNow(client, "ROLLBACK").catch(() => (broken = true));
+      await client.query("ROLLBACK").catch(() => (broken = true));
       throw e;
     } finally {
-      flush(client);
       client.removeListener("error", lost);
       client.release(broken);
     }

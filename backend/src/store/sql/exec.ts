@@ -148,7 +148,6 @@ const firstFailure = async (sent: Promise<unknown>[]) =>
 
 /** Waits for the writes sent without waiting on `client`; throws the first failure among them. */
 export async function settle(client: pg.PoolClient): Promise<void> {
-  flush(client);
   const f = inFlight.get(client);
   if (!f) return;
   inFlight.delete(client);
@@ -156,34 +155,8 @@ export async function settle(client: pg.PoolClient): Promise<void> {
   if (failed !== undefined) throw failed;
 }
 
-/**
- * A transaction's statements stay in its socket's buffer (corked) until the work that sends them has
- * run: what one turn sends, the promise continuations it starts included, goes out in one socket write
- * (one wake-up of PostgreSQL's backend). Profiled: a checkpoint spent 27 % of the server's time in
- * writev, about nine socket writes a request, one a statement. The flush is a tick queued from a
- * microtask: ticks run only once the microtask queue is empty.
- */
-const corked = new WeakSet<pg.PoolClient>();
-function hold(client: pg.PoolClient): void {
-  if (corked.has(client)) return;
-  corked.add(client);
-  client.connection.stream.cork();
-  queueMicrotask(() => process.nextTick(() => flush(client)));
-}
-/** Sends what the client's socket holds (a no-op when it holds nothing). */
-export function flush(client: pg.PoolClient): void {
-  if (corked.delete(client)) client.connection.stream.uncork();
-}
-/** A statement whose answer is awaited on a transaction's client: sent with everything held before it. */
-export function sendNow(client: pg.PoolClient, sql: string): Promise<pg.QueryResult> {
-  const answer = client.query(sql);
-  flush(client);
-  return answer;
-}
-
-/** Sends `sql` on a transaction's client without waiting for its answer (BEGIN, SAVEPOINT and the like). */
+/** Sends `sql` on a transaction's client without waiting for its answer (SAVEPOINT and the like, store/batch). */
 export function sendLater(client: pg.PoolClient, sql: string, args?: unknown[]): void {
-  hold(client);
   track(client, client.query(args ? { ...pgStatement(sql), values: args, types: pgTypes } : sql));
 }
 
@@ -206,14 +179,13 @@ export function pgExec(client: pg.PoolClient | pg.Pool): Exec {
     client.query({ ...pgStatement(sql), values: args, types: pgTypes });
   // A statement behind a failed one sent without waiting fails only because the transaction is
   // aborted: report the cause (the first failure among those sent before it).
-  const held = (sql: string, args: unknown[]) => (hold(client as pg.PoolClient), send(sql, args));
   const query = !inTx
     ? send
     : async (sql: string, args: unknown[]) => {
         const f = inFlight.get(client as pg.PoolClient);
         const before = f?.sent.length ?? 0;
         try {
-          return await held(sql, args);
+          return await send(sql, args);
         } catch (e) {
           throw (f && (await firstFailure(f.sent.slice(0, before)))) ?? e;
         }
@@ -230,8 +202,8 @@ export function pgExec(client: pg.PoolClient | pg.Pool): Exec {
       // so COMMIT can be sent behind the writes without waiting for their answers (store/db pgTx).
       const sent =
         changed === undefined
-          ? held(sql, args)
-          : held(
+          ? send(sql, args)
+          : send(
               // The count in the error's text: a cast that fails only when the count is not `changed`.
               `WITH w AS (${sql} RETURNING 1) SELECT CASE WHEN COUNT(*) = ${changed} THEN 0 ELSE CAST(COUNT(*) || ' rows changed' AS int) END FROM w`,
               args,
@@ -242,7 +214,7 @@ export function pgExec(client: pg.PoolClient | pg.Pool): Exec {
       void track(client, sent).catch(() => {});
     },
     ahead: (sql, args) => {
-      const row = (inTx ? track(client, held(sql, args)) : send(sql, args)).then(
+      const row = (inTx ? track(client, send(sql, args)) : send(sql, args)).then(
         (r) => r.rows[0] as Row | undefined,
       );
       row.catch(() => {}); // awaiting `row` is optional: its failure reaches `settle` (or the pool caller) anyway

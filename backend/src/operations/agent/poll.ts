@@ -53,8 +53,8 @@ interface Learned {
   /** The folded names the caller's record looks up (core/resolver-index), and the peers they reached. */
   lookup: ReadonlySet<string>;
   candidates: ReadonlySet<string>;
-  /** The peers its decision named (a lapse of one of them can change the answer); null: ask the store. */
-  named: readonly string[] | null;
+  /** The peers its decision named (a lapse of one of them can change the answer); none when it was not resolved. */
+  named: readonly string[];
   at: number;
 }
 const known = new WeakMap<Store, Map<string, Learned>>();

@@ -140,16 +140,28 @@ async function startTask(i, task, base, headers) {
 const state = [];
 const pollers = [];
 
-/** One open long-poll per agent for the window: answered at a change (or empty when its wait ends), then asked again from the new cursor. */
+/**
+ * One open long-poll per agent for the window: answered at a change (or empty when its wait ends), then
+ * asked again from the new cursor. Agents at their own pace hold theirs out of step: each agent's first
+ * one opens within the first kill-switch interval and holds a random part of a whole wait, as if opened
+ * before the window, and the last one ends within a second after the window (inside GRACE_MS), not
+ * before it. Opened together with whole waits, each ending a second before the window's end, all 200
+ * waits ended in the same 0.2 s and 200 immediate polls followed in the window's last second (the
+ * trace: 29 of the 71 kill-switch reads over 25 ms on two PostgreSQL instances fell in that second).
+ */
 function longPolls(a) {
   const run = (async () => {
+    await sleep(Math.random() * every.session);
+    let first = true;
     while (performance.now() < phaseEnd - 250) {
       const w = a.work;
       if (!w) {
         await sleep(200);
         continue;
       }
-      const wait = Math.max(0, Math.min(waitSeconds, Math.floor((phaseEnd - performance.now()) / 1000) - 1));
+      const whole = first ? 1 + Math.floor(Math.random() * waitSeconds) : waitSeconds;
+      first = false;
+      const wait = Math.min(whole, Math.floor((phaseEnd - performance.now()) / 1000) + 1);
       const polled = await call("poll", a.base, {
         ...a.headers,
         "x-cohent-intent": w.intentId,
@@ -158,7 +170,6 @@ function longPolls(a) {
       });
       if (polled?.cursor && a.work === w) w.cursor = polled.cursor;
       if (!polled) await sleep(500);
-      if (wait === 0) break;
     }
   })();
   pollers.push(run);
@@ -238,8 +249,9 @@ const machine = {
   databaseCpuMs: databaseCpuMs() - databaseBefore,
   generatorCpuMs: (generatorUsed.user + generatorUsed.system) / 1000,
 };
-await Promise.all(pollers);
+// The window's length, not the long-polls' wind-down: the last ones end within a second after it.
 const elapsed = (performance.now() - start) / 1000;
+await Promise.all(pollers);
 
 const pct = (s, p) => (s.length ? s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))] : null);
 const stats = (p, secs) =>

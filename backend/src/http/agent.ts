@@ -208,13 +208,16 @@ export function agentRoutes(deps: Deps, body: Middleware): Middleware {
       while (answer.packet === null && Date.now() < deadline && !closed.signal.aborted) {
         if (stampOf(changes, repo) === stamp)
           await nextChange(changes, repo, deadline - Date.now(), closed.signal);
-        if (closed.signal.aborted) break;
+        // At the wait's end the answer goes as it is: the client asks again from the same cursor at once,
+        // and that poll reads what this one would (a look at its end was a cursor read, and past the
+        // recheck interval a session read and a poll, for each of 200 waits ending together).
+        if (closed.signal.aborted || Date.now() >= deadline) break;
         // Woken again soon after the last wake: the rest of the gap first, so that the hints of that
         // time are read at once (a control change does not wait).
         const gap = wokeAt + WAKE_GAP_MS - Date.now();
         if (gap > 0 && controlStamp() === control)
           await nextChange(changes, [], Math.min(gap, deadline - Date.now()), closed.signal);
-        if (closed.signal.aborted) break;
+        if (closed.signal.aborted || Date.now() >= deadline) break;
         await looks.admit();
         wokeAt = Date.now();
         stamp = stampOf(changes, repo);

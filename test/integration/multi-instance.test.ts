@@ -148,6 +148,25 @@ describe.each(DATABASE_KINDS)("several instances on one database (%s)", (kind) =
     expect(claims.map((c) => c.paths).join()).toBe('["late/a"]');
   });
 
+  it("a cursor the change log holds but this instance has not been told of yet is taken; one past the log is refused", async () => {
+    const token = await a.issueToken("acme/multi", "cursor");
+    const one = agentClient(b.url, token, "m-cursor");
+    const intentId = (await one.post({ type: "publish", prompt: "cursor" })).body.data.intentId;
+    const first = await one.poll(intentId, "0");
+    expect(first.status).toBe(200);
+    // Another instance's event whose hint is still in flight: written past the store, so no hint goes
+    // at all, and instance b's high-water cursor stays below it (on SQLite its probe sees the write).
+    const repoId = (await a.deps.db.prisma.repository.findFirstOrThrow({ where: { name: "acme/multi" } })).id;
+    const { seq } = await a.deps.db.prisma.event.create({
+      data: { repoId, intentId, kind: "checkpoint", summary: "elsewhere", createdAt: new Date() },
+    });
+    // A client behind a load balancer polls b with the cursor a gave it.
+    const taken = await one.poll(intentId, String(seq));
+    expect([taken.status, taken.body.error?.code]).toEqual([200, undefined]);
+    const ahead = await one.poll(intentId, String(seq + 1000));
+    expect([ahead.status, ahead.body.error?.code]).toEqual([400, "INVALID_CURSOR"]);
+  });
+
   it("the console's live stream resumes from Last-Event-ID on the other instance with no gap and no repeat", async () => {
     const token = await a.issueToken("acme/multi", "live");
     const agent = agentClient(a.url, token, "m-live");

@@ -156,12 +156,14 @@ export function agentRoutes(deps: Deps, body: Middleware): Middleware {
         zodDetails(parsed.error),
       );
     }
-    // A cursor from the future would silently skip every change up to it: refuse it. The cached high-water first, the truth when above it.
+    // A cursor from the future would silently skip every change up to it: refuse it. The cached high-water
+    // first, the database when above it: another instance may have given it before its hint reached this one
+    // (journal.latestSeq outside a transaction is the cached one, and refused such a cursor).
     const cursor = Number(parsed.data.cursor);
     const repoId = callerOf(ctx).repo.id;
     if (
       cursor > (await deps.store.changes.cursor(repoId)) &&
-      cursor > (await deps.store.journal.latestSeq(repoId))
+      cursor > (await deps.store.changes.latest(repoId))
     ) {
       throw new CohentError(
         "INVALID_CURSOR",

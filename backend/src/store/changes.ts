@@ -87,6 +87,11 @@ export interface Changes {
   hinted(repoId: string, kind: ChangeKind): number;
   /** The repository's high-water cursor, from memory while nothing changed. */
   cursor(repoId: string): Promise<number>;
+  /**
+   * The repository's latest sequence number read now, the held cursor raised to it: for a cursor past
+   * the held one, which another instance may have given while its hint is still on the way here.
+   */
+  latest(repoId: string): Promise<number>;
   /** Calls `fn` on every hint that may concern the repository. Returns the unsubscribe. */
   subscribe(repoId: string, fn: () => void): () => void;
   /** Resolves with the cursor as soon as it is past `after`, or with the current cursor after `ms` (or on abort). */
@@ -175,6 +180,12 @@ export async function createChanges(
         reading.set(key, p);
       }
       return p;
+    },
+    async latest(repoId) {
+      const value = await source.latestSeq(repoId);
+      const held = cursors.get(repoId);
+      if (held && held.value < value) cursors.set(repoId, { value, stamp: held.stamp });
+      return value;
     },
     subscribe(repoId, fn) {
       let subs = subscribers.get(repoId);

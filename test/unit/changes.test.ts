@@ -99,3 +99,22 @@ describe("change hints: the backstop asks the listener first (PostgreSQL)", () =
     }
   });
 });
+
+describe("change hints: the cursor", () => {
+  it("holds the high-water while no hint comes; `latest` reads the database and raises it", async () => {
+    let seq = 5;
+    const c = await createChanges(
+      { latestSeq: async () => seq, listen: async () => async () => {}, alive: async () => true },
+      { backstopMs: 60_000, blindMs: 60_000 },
+    );
+    opened.push(c);
+    expect(await c.cursor("rep_a")).toBe(5);
+    seq = 7; // another instance's commit, its hint still on the way
+    expect(await c.cursor("rep_a")).toBe(5);
+    expect(await c.latest("rep_a")).toBe(7);
+    expect(await c.cursor("rep_a")).toBe(7);
+    seq = 9;
+    c.committed("rep_a", ["events"]);
+    expect(await c.cursor("rep_a")).toBe(9);
+  });
+});

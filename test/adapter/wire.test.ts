@@ -15,6 +15,7 @@ import {
   expectedLength,
   lastChunkIn,
   parseResponse,
+  plainUrl,
   requestText,
   WireError,
 } from "../../adapter/src/service/wire.js";
@@ -108,6 +109,49 @@ describe("expectedLength and lastChunkIn", () => {
     expect(() => expectedLength(b("SSH-2.0-x\r\n\r\n"))).toThrow(WireError);
     expect(lastChunkIn(b("3\r\nabc\r\n0\r\n\r\n"))).toBe(true);
     expect(lastChunkIn(b("10\r\n0\r\n\r\nabcdefghij\r\n"))).toBe(false);
+  });
+});
+
+describe("plainUrl", () => {
+  const FIELDS = ["href", "protocol", "host", "hostname", "port", "pathname", "search", "origin"] as const;
+  const fieldsOf = (u: URL) => Object.fromEntries(FIELDS.map((f) => [f, u[f]]));
+  it.each([
+    "http://127.0.0.1:3000/api/agent/session",
+    "http://localhost:65535/api/agent",
+    "http://[::1]:8080/api/agent",
+    "http://10.0.0.255/x",
+    "http://127.0.0.1:1",
+    "http://0.0.0.0:3000/a.b/c_d/~e-f",
+  ])("answers %s as new URL() does", (url) => {
+    expect(plainUrl(url)).toEqual(fieldsOf(new URL(url)));
+  });
+
+  // Each of these new URL() normalizes (or refuses): plainUrl leaves them to it.
+  it.each([
+    "http://127.0.0.1:80/api", // the default port, which URL drops
+    "http://127.0.0.1:65536/api", // past the last port: URL throws
+    "http://127.0.0.1:03000/api", // a leading zero
+    "http://127.000.0.1:3000/api", // an octet URL rewrites
+    "http://0x7f.0.0.1:3000/api",
+    "http://LOCALHOST:3000/api", // URL lowers the case
+    "http://[0:0::1]:3000/api", // URL shortens the address
+    "http://127.0.0.1:3000/a/../b", // a dot segment
+    "http://127.0.0.1:3000/a/./b",
+    "http://127.0.0.1:3000//api", // an empty segment (a service URL with a trailing slash)
+    "http://127.0.0.1:3000/api/", // a trailing slash
+    "http://127.0.0.1:3000/a%20b", // percent-encoding
+    "http://127.0.0.1:3000/é", // non-ASCII, which URL encodes
+    "http://127.0.0.1:3000/api?x=1", // a query
+    "http://127.0.0.1:3000/api#x",
+    "http://user@127.0.0.1:3000/api", // credentials
+    "http://127.0.0.1:3000\\api", // a backslash, which URL reads as a slash
+    "https://127.0.0.1:3000/api", // TLS
+    "HTTP://127.0.0.1:3000/api",
+    "http://cohent.internal:3000/api", // a name to resolve
+    " http://127.0.0.1:3000/api", // spaces, which URL trims
+    "http://127.0.0.1:3000/api\n",
+  ])("leaves %j to new URL()", (url) => {
+    expect(plainUrl(url)).toBeNull();
   });
 });
 

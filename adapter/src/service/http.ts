@@ -1,7 +1,7 @@
 import type { IncomingMessage, RequestOptions } from "node:http";
 import { http, https } from "../builtins.js";
 import { leanExchange, leanTarget, MAX_RESPONSE_BYTES, type Attempt } from "./tcp.js";
-import { requestText, type WireResponse } from "./wire.js";
+import { plainUrl, requestText, type Target, type WireResponse } from "./wire.js";
 import { WAIT_HEADER } from "@cohent/protocol/bounds";
 import { HOST_HEADER } from "@cohent/protocol/hosts";
 import type { AgentRequestBody, Envelope } from "@cohent/protocol";
@@ -42,11 +42,12 @@ export const DEFAULT_TIMEOUT_MS =
 
 /** The same exchange through node:http or node:https: any URL, any Node. */
 function nodeExchange(
-  target: URL,
+  to: Target,
   method: string,
   headers: Record<string, string>,
   payload?: string,
 ): Attempt {
+  const target = to instanceof URL ? to : new URL(to.href);
   const request = target.protocol === "https:" ? https().request : http().request;
   const opts: RequestOptions = {
     method,
@@ -87,7 +88,12 @@ function nodeExchange(
  * node:http. A refusal at `localhost`, which the lean one tries as 127.0.0.1
  * only, goes again through node:http, which also tries ::1.
  */
-function exchange(target: URL, method: string, headers: Record<string, string>, payload?: string): Attempt {
+function exchange(
+  target: Target,
+  method: string,
+  headers: Record<string, string>,
+  payload?: string,
+): Attempt {
   const where = leanTarget(target);
   const lean = where && leanExchange(where, requestText(method, target, headers, payload));
   if (!lean) return nodeExchange(target, method, headers, payload);
@@ -110,7 +116,7 @@ export async function requestJson(
   timeoutMs = DEFAULT_TIMEOUT_MS,
   signal?: AbortSignal,
 ): Promise<Envelope<any>> {
-  const target = new URL(url);
+  const target = plainUrl(url) ?? new URL(url);
   const payload = body === undefined ? undefined : JSON.stringify(body);
   const all = {
     accept: "application/json",

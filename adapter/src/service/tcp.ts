@@ -1,5 +1,12 @@
 import { util } from "../builtins.js";
-import { expectedLength, lastChunkIn, parseResponse, WireError, type WireResponse } from "./wire.js";
+import {
+  expectedLength,
+  lastChunkIn,
+  parseResponse,
+  WireError,
+  type Target,
+  type WireResponse,
+} from "./wire.js";
 
 /**
  * The lean transport: one HTTP/1.1 exchange over Node's own TCP handle
@@ -81,7 +88,7 @@ function load(): Bindings | null {
 const IPV4 = /^(25[0-5]|2[0-4]\d|1?\d?\d)(\.(25[0-5]|2[0-4]\d|1?\d?\d)){3}$/;
 
 /** Where the lean transport connects for this URL, or null when node:http must serve it. */
-export function leanTarget(target: URL): { host: string; port: number; v6: boolean } | null {
+export function leanTarget(target: Target): { host: string; port: number; v6: boolean } | null {
   if (target.protocol !== "http:") return null;
   const port = Number(target.port || 80);
   const host = target.hostname;

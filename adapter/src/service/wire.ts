@@ -10,6 +10,45 @@ const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 
 export class WireError extends Error {}
 
+/** What the transports read of a request's URL: a URL, or the same fields of a plain one (plainUrl). */
+export type Target = Pick<
+  URL,
+  "href" | "protocol" | "host" | "hostname" | "port" | "pathname" | "search" | "origin"
+>;
+
+/**
+ * http:// to a dotted IPv4 address, localhost or [::1], and a path of plain
+ * segments (none empty or starting with a dot), no query: the service URLs a
+ * checkout names, in the form new URL() leaves as it is.
+ */
+const PLAIN_URL =
+  /^http:\/\/(localhost|(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)(?:\.(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)){3}|\[::1\])(?::([1-9]\d{0,4}))?((?:\/[\w~-][\w.~-]*)*)$/;
+
+/**
+ * A URL that needs no parsing: the fields new URL() would give it, or null
+ * for any other (its caller then builds the URL). A hook makes one request,
+ * and a process's first URL costs it ~1 ms: node:internal/url's functions
+ * are compiled on first use (node --log-function-events; a process that
+ * builds one URL against one that does not, interleaved).
+ */
+export function plainUrl(url: string): Target | null {
+  const m = PLAIN_URL.exec(url);
+  // Port 80 is the default, which URL leaves out; past 65535 URL refuses.
+  if (!m || m[2] === "80" || Number(m[2] ?? 0) > 65535) return null;
+  const host = m[2] ? `${m[1]}:${m[2]}` : m[1]!;
+  const pathname = m[3] || "/";
+  return {
+    href: `http://${host}${pathname}`,
+    protocol: "http:",
+    host,
+    hostname: m[1]!,
+    port: m[2] ?? "",
+    pathname,
+    search: "",
+    origin: `http://${host}`,
+  };
+}
+
 /**
  * The request head and body as one string. The connection closes after the
  * answer, so the response ends at EOF at the latest. Throws WireError on a
@@ -17,7 +56,7 @@ export class WireError extends Error {}
  */
 export function requestText(
   method: string,
-  target: URL,
+  target: Target,
   headers: Record<string, string>,
   body: string | undefined,
 ): string {

@@ -309,6 +309,26 @@ describe.each(DATABASE_KINDS)("store contract (%s)", (kind) => {
     expect(await tx((t) => t.claims.claimed("rep_c", "wki_a"))).toEqual([
       { intentId: "wki_b", paths: ["docs/**"] },
     ]);
+    // In update order, each list exactly as written; the same text gives the same list, frozen (shared by readers).
+    const odd = ['src/ä "q"\\x.ts', "docs/**"];
+    const rolledBack = new Error("rolled back");
+    await expect(
+      tx(async (t) => {
+        await t.journal.lock("rep_c");
+        await t.claims.set({ intentId: "wki_b", repoId: "rep_c", paths: odd, at: at(11) });
+        await t.claims.set({ intentId: "wki_a", repoId: "rep_c", paths: ["src/a.ts"], at: at(12) });
+        const all = await t.claims.claimed("rep_c", "");
+        expect(all).toEqual([
+          { intentId: "wki_b", paths: odd },
+          { intentId: "wki_a", paths: ["src/a.ts"] },
+        ]);
+        const again = await t.claims.claimed("rep_c", "wki_b");
+        expect(again[0]!.paths).toBe(all[1]!.paths);
+        expect(Object.isFrozen(again[0]!.paths)).toBe(true);
+        expect(await t.claims.claimed("rep_none", "")).toEqual([]);
+        throw rolledBack;
+      }),
+    ).rejects.toBe(rolledBack);
     expect(await s.claims.expired("rep_c", at(2.5))).toEqual(["wki_b"]); // bo's session was last seen at 2 s
 
     expect(await s.journal.latestSeq("rep_c")).toBe(1);

@@ -3,6 +3,22 @@ import type { Claims } from "./contract.js";
 import type { Handle } from "./handle.js";
 import { json, list, recordOf } from "./rows.js";
 
+/**
+ * A claim's paths parsed once per distinct text: every scope and every checkpoint with paths reads every
+ * claim of the room, and the same array for the same text is also found by identity by the path matcher
+ * (protocol compiledScope: no search of its cache). 200 peers' claims: 0.50 -> 0.17 ms per arbitration.
+ * Frozen, being shared by every reader: read-only by use, and a write would throw.
+ */
+const parsed = new Map<string, string[]>();
+const sharedList = (text: string): string[] => {
+  let paths = parsed.get(text);
+  if (!paths) {
+    if (parsed.size >= 20_000) parsed.clear(); // memory, not state: start over rather than grow
+    parsed.set(text, (paths = Object.freeze(list(text)) as string[]));
+  }
+  return paths;
+};
+
 /** Path claims: at most one per intent. A class, its methods built once (store/intents IntentStore). */
 class ClaimStore implements Claims {
   private readonly h: Handle;
@@ -40,13 +56,28 @@ class ClaimStore implements Claims {
    * 0.29 ms (SQLite), at every scope and every checkpoint with paths.
    */
   async claimed(repoId: string, exceptIntentId: string) {
+    const { x } = this.h;
+    if (x.dialect === "postgres") {
+      // The rows as one JSON text, one JSON.parse: pg builds an object per row, and this read runs under
+      // the repository's lock at every claim (200 claims: 0.45-0.64 -> 0.27 ms of the server's CPU).
+      const r = await x.get(
+        `SELECT COALESCE(json_agg(json_build_array("intentId", "paths") ORDER BY "updatedAt" ASC), '[]')::text AS "rows"
+          FROM "Claim" WHERE "repoId" = ? AND "intentId" <> ?`,
+        repoId,
+        exceptIntentId,
+      );
+      return (JSON.parse(r!.rows as string) as [string, string][]).map(([intentId, paths]) => ({
+        intentId,
+        paths: sharedList(paths),
+      }));
+    }
     return (
-      await this.h.x.all(
+      await x.all(
         `SELECT "intentId", "paths" FROM "Claim" WHERE "repoId" = ? AND "intentId" <> ? ORDER BY "updatedAt" ASC`,
         repoId,
         exceptIntentId,
       )
-    ).map((r) => ({ intentId: r.intentId as string, paths: list(r.paths as string) }));
+    ).map((r) => ({ intentId: r.intentId as string, paths: sharedList(r.paths as string) }));
   }
 
   /** Intents whose claim outlived their session's lease. */

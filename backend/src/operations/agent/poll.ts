@@ -274,7 +274,8 @@ async function fullPoll(
       if (decided.changed) ({ decision, completed } = decided);
       d = { ...decided, last: decided.decision };
     } else {
-      d = await readPeerDecision(t, deps, caller, me.id, { all: true });
+      // Outside a transaction: the row just read (after `at`) is the one the resolver starts from, not read twice.
+      d = await readPeerDecision(t, deps, caller, me.id, { all: true, me });
       if (d.changed) return null;
       await nextTurn();
     }

@@ -85,7 +85,13 @@ export async function decide(
   };
 }
 
-type ReadOptions = { force?: boolean; all?: boolean; record?: IntentRecord };
+type ReadOptions = {
+  force?: boolean;
+  all?: boolean;
+  record?: IntentRecord;
+  /** The intent's row as the caller has just read it on the same handle: not read again. */
+  me?: IntentRow;
+};
 
 /**
  * The resolver's answer for one intent as the store now reads, and whether it differs from the last one
@@ -112,7 +118,7 @@ async function readWith<P extends ActivePeer>(
   deps: Deps,
   caller: Caller,
   intentId: string,
-  { force = false, all = false, record }: ReadOptions,
+  { force = false, all = false, record, me: read }: ReadOptions,
   active: (repoId: string, cutoff: Date) => Promise<P[]>,
 ) {
   const repoId = caller.repo.id;
@@ -124,7 +130,7 @@ async function readWith<P extends ActivePeer>(
   // The reads that do not wait for each other go together (one round trip on PostgreSQL). Forced, the
   // answer is recorded whatever the last one was.
   const [me, last, early] = await Promise.all([
-    t.intents.get(intentId),
+    read ?? t.intents.get(intentId),
     force ? null : t.journal.lastDecision(intentId),
     record ? candidates(record) : null,
   ]);

@@ -15,6 +15,7 @@ import {
 import { guardFilesCheck } from "../../adapter/src/guard/guard-shell.js";
 import { guardFilesVerdict } from "../../adapter/src/guard/guard.js";
 import { mergeSection } from "../../adapter/src/installer/init.js";
+import { mcpEntries } from "../../adapter/src/installer/mcp-setup.js";
 import { classify } from "../../adapter/src/guard/tools.js";
 
 /**
@@ -519,6 +520,12 @@ describe("shell commands that visibly write, move or delete the guard's files", 
 });
 
 describe("the table's matching", () => {
+  it("every file that holds an MCP entry init writes is a guard file", () => {
+    const files = mcpEntries("/repo").map((e) => e.file);
+    expect(files).toHaveLength(4);
+    for (const f of files) expect(reachOf(f)?.relation, f).toBe("is");
+  });
+
   it.each([
     [".cohent", "is"],
     [".cohent/cohent.cjs", "is"],

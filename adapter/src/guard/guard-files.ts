@@ -1,5 +1,3 @@
-import { mcpEntries } from "../installer/mcp-setup.js";
-
 /**
  * The guard's own files: what `cohent init` writes and wires. An agent that
  * edits them can switch the guard off for every agent in the checkout (a
@@ -30,6 +28,13 @@ export const OPENCODE_PLUGIN_DIR = ".opencode/plugin/";
 export const OPENCODE_PLUGIN_FILE = `${OPENCODE_PLUGIN_DIR}cohent.js`;
 /** OpenCode loads .opencode/plugins/ as well as plugin/ (measured); init writes nothing there. */
 export const OPENCODE_PLUGINS_DIR = ".opencode/plugins/";
+/** The files that hold the MCP entries init prints and writes with --mcp-write (mcp-setup.ts). */
+export const MCP_FILES = {
+  claude: ".mcp.json",
+  codex: ".codex/config.toml",
+  cursor: ".cursor/mcp.json",
+  vscode: ".vscode/mcp.json",
+} as const;
 
 export const GUARD_FILES: readonly GuardFile[] = [
   { path: ".cohent/", kind: "whole" },
@@ -48,7 +53,7 @@ export const GUARD_FILES: readonly GuardFile[] = [
   // OpenCode loads every plugin in both folders, in order; a later one can change a call's arguments after the guard's.
   { path: OPENCODE_PLUGIN_DIR, kind: "whole" },
   { path: OPENCODE_PLUGINS_DIR, kind: "whole" },
-  ...[...new Set(mcpEntries("/").map((e) => e.file))].map((path) => ({ path, kind: "whole" as const })),
+  ...Object.values(MCP_FILES).map((path) => ({ path, kind: "whole" as const })),
   { path: "AGENTS.md", kind: "section" },
   { path: ".github/copilot-instructions.md", kind: "section" },
 ];

@@ -1,4 +1,5 @@
 import { join } from "node:path";
+import { MCP_FILES } from "../guard/guard-files.js";
 
 /**
  * The MCP entries `cohent init` prints, and writes with --mcp-write (merged
@@ -51,9 +52,9 @@ export function mcpEntries(root: string): McpEntry[] {
   return [
     {
       client: "Claude Code",
-      file: ".mcp.json",
+      file: MCP_FILES.claude,
       merge: (t) => {
-        const o = parseObject(t, ".mcp.json");
+        const o = parseObject(t, MCP_FILES.claude);
         return json({
           ...o,
           mcpServers: {
@@ -66,24 +67,24 @@ export function mcpEntries(root: string): McpEntry[] {
     },
     {
       client: "Codex",
-      file: ".codex/config.toml",
+      file: MCP_FILES.codex,
       merge: (t) => mergeTomlTable(t, "[mcp_servers.cohent]", codexBody),
       snippet: `# .codex/config.toml (or ~/.codex/config.toml)\n[mcp_servers.cohent]\n${codexBody}`,
     },
     {
       client: "Cursor",
-      file: ".cursor/mcp.json",
+      file: MCP_FILES.cursor,
       merge: (t) => {
-        const o = parseObject(t, ".cursor/mcp.json");
+        const o = parseObject(t, MCP_FILES.cursor);
         return json({ ...o, mcpServers: { ...(o.mcpServers ?? {}), cohent: portable } });
       },
       snippet: `# .cursor/mcp.json\n${JSON.stringify({ mcpServers: { cohent: portable } })}`,
     },
     {
       client: "VS Code",
-      file: ".vscode/mcp.json",
+      file: MCP_FILES.vscode,
       merge: (t) => {
-        const o = parseObject(t, ".vscode/mcp.json");
+        const o = parseObject(t, MCP_FILES.vscode);
         return json({ ...o, servers: { ...(o.servers ?? {}), cohent: { type: "stdio", ...portable } } });
       },
       snippet: `# .vscode/mcp.json\n${JSON.stringify({ servers: { cohent: { type: "stdio", ...portable } } })}`,

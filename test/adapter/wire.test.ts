@@ -150,8 +150,45 @@ describe("plainUrl", () => {
     "http://cohent.internal:3000/api", // a name to resolve
     " http://127.0.0.1:3000/api", // spaces, which URL trims
     "http://127.0.0.1:3000/api\n",
+    "http://localhostx:3000/api", // another name
+    "http://127.0.0.1.5:3000/api", // five octets
+    "http://127.0.0:3000/api", // three
+    "http://256.0.0.1:3000/api", // past an octet's last value: URL throws
+    "http://127.0.0.1:0/api", // port 0
+    "http://127.0.0.1:123456/api",
+    "http://127.0.0.1:/api", // an empty port, which URL drops
+    "http://127.0.0.1:3000/.x", // a segment starting with a dot
+    "http://127.0.0.1:3000/a//b",
+    "http://",
   ])("leaves %j to new URL()", (url) => {
     expect(plainUrl(url)).toBeNull();
+  });
+
+  // Every combination of these parts: whatever plainUrl answers is what new URL() says.
+  const hosts = [
+    "localhost",
+    "[::1]",
+    "0.0.0.0",
+    "127.0.0.1",
+    "10.20.30.40",
+    "255.255.255.255",
+    "1.22.199.249",
+  ];
+  const ports = ["", ":1", ":80", ":8080", ":65535", ":65536", ":0", ":099"];
+  const paths = ["", "/", "/api", "/api/agent", "/a.b", "/.a", "/a/", "/_~-/x.y.z", "/a?b", "/a b"];
+  it("answers every combination of plain parts as new URL() does, and leaves the rest", () => {
+    let plain = 0;
+    for (const h of hosts)
+      for (const p of ports)
+        for (const path of paths) {
+          const url = `http://${h}${p}${path}`;
+          const got = plainUrl(url);
+          if (got === null) continue;
+          plain++;
+          expect(got, url).toEqual(fieldsOf(new URL(url)));
+        }
+    // 7 hosts × 4 plain ports (none, 1, 8080, 65535; 80 is the default) × 5 plain paths.
+    expect(plain).toBe(7 * 4 * 5);
   });
 });
 

@@ -6,7 +6,16 @@ interface Work {
   scope: readonly string[];
 }
 
-const names = (r: IntentRecord) => [...r.outputs, ...r.dependsOn, ...r.deferred].map((n) => n.toLowerCase());
+/**
+ * A record's linking names, folded, once per record object: the store shares one object per record text
+ * (store/rows recordOf), and a full poll relates every active peer's record to its own.
+ */
+const namesOf = new WeakMap<IntentRecord, readonly string[]>();
+const names = (r: IntentRecord): readonly string[] => {
+  let n = namesOf.get(r);
+  if (!n) namesOf.set(r, (n = [...r.outputs, ...r.dependsOn, ...r.deferred].map((x) => x.toLowerCase())));
+  return n;
+};
 
 /**
  * The peers a poll reports on: those its decision named, those whose claim

@@ -13,13 +13,23 @@ export const foldName = (name: string) => name.toLowerCase();
 
 const folded = (names: readonly string[]) => [...new Set(names.map(foldName))];
 
-/** The rows an intent's record puts in the index. */
-export function indexNames(record: IntentRecord): { kind: NameKind; name: string }[] {
-  return [
-    ...folded(record.outputs).map((name) => ({ kind: "output" as const, name })),
-    ...folded(record.capabilities).map((name) => ({ kind: "capability" as const, name })),
-    ...folded(record.components).map((name) => ({ kind: "component" as const, name })),
-  ];
+/**
+ * The rows an intent's record puts in the index, once per record object (the store shares one object per
+ * record text: store/rows recordOf); a full poll looks up every active peer's. Shared: read-only.
+ */
+const indexed = new WeakMap<IntentRecord, readonly { kind: NameKind; name: string }[]>();
+export function indexNames(record: IntentRecord): readonly { kind: NameKind; name: string }[] {
+  let rows = indexed.get(record);
+  if (!rows)
+    indexed.set(
+      record,
+      (rows = [
+        ...folded(record.outputs).map((name) => ({ kind: "output" as const, name })),
+        ...folded(record.capabilities).map((name) => ({ kind: "capability" as const, name })),
+        ...folded(record.components).map((name) => ({ kind: "component" as const, name })),
+      ]),
+    );
+  return rows;
 }
 
 export interface NameLookup {

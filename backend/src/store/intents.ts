@@ -3,7 +3,7 @@ import { indexNames, type NameLookup } from "../core/resolver-index.js";
 import type { ActivePeer, IntentRow, Intents } from "./contract.js";
 import type { Handle } from "./handle.js";
 import { cached } from "./memory.js";
-import { commitSource, json, list, recordOf, toCommit, toParty } from "./rows.js";
+import { commitSource, json, list, recordOf, sharedList, toCommit, toParty } from "./rows.js";
 import { inListSql, listParam, type Dialect, type Exec, type Row } from "./sql/exec.js";
 import { insert, setSql, T, type Models } from "./sql/tables.js";
 
@@ -47,7 +47,7 @@ function toIntentRow(row: Row): IntentRow {
     closedAt: date(r.closedAt),
     promptPaths: list(r.promptPaths as string | null),
     record: recordOf(r.record as string | null),
-    scope: list(r.claimPaths as string | null), // the paths it claims now
+    scope: sharedList(r.claimPaths as string | null), // the paths it claims now (shared: rows.ts)
     lastCheckpoint: cp ? { status: cp[0], summary: cp[1], at: new Date(cp[2]).toISOString() } : null,
     session: {
       key: r.sKey as string,
@@ -77,7 +77,7 @@ const intentsSql = (dialect: Dialect, where: string, order: string) =>
 const many = async (rows: Promise<Row[]>) => (await rows).map(toIntentRow);
 
 /** Whether the intent's indexed names are exactly `names`. */
-async function sameNames(x: Exec, intentId: string, names: { kind: string; name: string }[]) {
+async function sameNames(x: Exec, intentId: string, names: readonly { kind: string; name: string }[]) {
   const held = await x.all(`SELECT "kind", "name" FROM "IntentName" WHERE "intentId" = ?`, intentId);
   const wanted = new Set(names.map((n) => `${n.kind}\u0000${n.name}`));
   return (
@@ -218,7 +218,7 @@ class IntentStore implements Intents {
         state: r.state as string,
         record,
         lastAction: r.lastAction as Action,
-        scope: list(r.claimPaths as string | null),
+        scope: sharedList(r.claimPaths as string | null),
       });
     }
     return peers;

@@ -26,6 +26,18 @@ export const GOALS = { edit: 1.25, read: 1.15 };
 const WRAPPED_EDIT = "wrapped as init writes it: PreToolUse apply_patch in scope (session read)";
 const WRAPPED_READ = "wrapped as init writes it: PreToolUse Read (no decision needed)";
 
+const FLOOR = "floor: the edit's decision by hand (bench/hook-floor.cjs)";
+const WRAPPED_FLOOR = "  floor, wrapped as init writes it";
+const FLOOR_SCRIPT = fileURLToPath(new URL("./hook-floor.cjs", import.meta.url));
+const ADAPTER_ARGS = ".cohent/cohent.cjs hook --host codex";
+
+/** Codex's fail-closed PreToolUse command as init writes it, running the floor instead of the adapter. */
+function floorCommand(): string {
+  if (!CODEX_GUARD_COMMAND.includes(ADAPTER_ARGS))
+    throw new Error(`the guard command no longer runs ${ADAPTER_ARGS}`);
+  return CODEX_GUARD_COMMAND.replace(ADAPTER_ARGS, FLOOR_SCRIPT);
+}
+
 const RUNS = Number(process.env.COHENT_BENCH_RUNS ?? 30);
 
 function once(args: string[], cwd: string, env: Record<string, string>, stdin = ""): Promise<number> {
@@ -113,6 +125,9 @@ export async function benchAdapter(): Promise<Record<string, string | number>[]>
         "wrapped as init writes it: PreToolUse Bash (session read)",
         () => wrapped(root, env, payloadOf(shell)),
       ],
+      // The floor (hook-floor.cjs): only what no guard can skip; the goal minus its ratio is the adapter's budget.
+      [FLOOR, () => hookIn(env, patch, FLOOR_SCRIPT)],
+      [WRAPPED_FLOOR, () => wrapped(root, env, payloadOf(patch), floorCommand())],
     ];
     // Every client's wiring as init writes it, each with a Read and an in-scope edit in its own dialect
     // (issue 24): the same session, so the edit is in the scope declared above.
@@ -292,6 +307,11 @@ if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.me
   const read = ratio(WRAPPED_READ);
   console.log(
     `\ngoal: in-scope edit ≤ ${GOALS.edit} × node -e 0: ${edit} ${edit <= GOALS.edit ? "met" : "NOT met"}; Read ≤ ${GOALS.read} ×: ${read} ${read <= GOALS.read ? "met" : "NOT met"}`,
+  );
+  const row = (name: string) => rows.find((r) => r.case === name)!;
+  const floor = row(WRAPPED_FLOOR);
+  console.log(
+    `floor (bench/hook-floor.cjs, wrapped): ${floor.ratio} × node -e 0, ${floor.p50_ms} ms: the edit goal leaves the adapter ${(GOALS.edit * Number(row("node -e 0").p50_ms) - Number(floor.p50_ms)).toFixed(1)} ms above it; the adapter's wrapped edit takes ${(Number(row(WRAPPED_EDIT).p50_ms) - Number(floor.p50_ms)).toFixed(1)} ms above it`,
   );
   for (const r of rows.filter((r) => String(r.case).includes(", as init wires it: ")))
     console.log(

@@ -149,6 +149,12 @@ export async function benchRequests(db: Db, bare: Proc, names?: string[]): Promi
     await run(cases[1]!.spec, [server.pid], 1);
     const baseline = await run({ url: bare.url }, [bare.pid]);
     rows.push(row(db.kind, "bare Koa JSON (baseline)", baseline, baseline.rps));
+    // The kill-switch read's floor, in the bare endpoint's process (bare-koa.mjs): what any authenticated read pays.
+    const floor = "kill-switch floor: bare Koa + token hash, session, envelope, log line";
+    if (!names || names.some((n) => floor.includes(n))) {
+      const spec = { url: `${bare.url}/floor/session`, headers: cases[0]!.spec.headers };
+      rows.push(row(db.kind, floor, await run(spec, [bare.pid]), baseline.rps));
+    }
     for (const c of cases) {
       if (names && !names.some((n) => c.name.includes(n))) continue;
       rows.push(row(db.kind, c.name, await run(c.spec, [server.pid]), baseline.rps));

@@ -152,7 +152,8 @@ export async function benchRequests(db: Db, bare: Proc, names?: string[]): Promi
     // The kill-switch read's floor, in the bare endpoint's process (bare-koa.mjs): what any authenticated read pays.
     const floor = "kill-switch floor: bare Koa + token hash, session, envelope, log line";
     if (!names || names.some((n) => floor.includes(n))) {
-      const spec = { url: `${bare.url}/floor/session`, headers: cases[0]!.spec.headers };
+      const read = cases.find((c) => c.name.startsWith("kill-switch read"))!;
+      const spec = { url: `${bare.url}/floor/session`, headers: read.spec.headers };
       rows.push(row(db.kind, floor, await run(spec, [bare.pid]), baseline.rps));
     }
     for (const c of cases) {

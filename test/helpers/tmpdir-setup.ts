@@ -1,6 +1,6 @@
 // vitest globalSetup (root config): one temporary folder for the run, removed at its end. The suites
 // make their checkouts, bundles and Git repositories under os.tmpdir(), and most leave them there:
-// one day's runs on one machine left 405 checkouts and 1.7 GB in /tmp. CI runs on the session's
+// one whole run left 242 folders and 258 MB in /tmp (measured by their times). CI runs on the session's
 // machine as the session left it, so every run's leftovers would stay. TMPDIR, set here before the
 // workers start, sends every folder the run's processes make (tests, servers, hooks) into this one.
 import { mkdtempSync, rmSync } from "node:fs";

@@ -218,6 +218,20 @@ describe("git classifier: chains, subshells, quoting", () => {
   });
 });
 
+describe("a program named like an Object.prototype member is an ordinary program, not a wrapper", () => {
+  it.each([
+    "toString -a x",
+    "constructor git add .",
+    "__proto__ git commit -m x",
+    "hasOwnProperty x && git add .",
+  ])("%s", (command) => {
+    expect(() => classifyGitCommand(command, "/repo")).not.toThrow();
+  });
+  it("still reads the git command after such a program", () => {
+    expect(classifyGitCommand("toString x && git add .", "/repo").map((o) => o.kind)).toEqual(["add"]);
+  });
+});
+
 describe("scopes", () => {
   const peers: PeerScope[] = [
     { intentId: "wki_1", person: "Bo", client: "Codex", model: null, paths: ["src/b", "docs/*.md"] },

@@ -364,7 +364,7 @@ export function unwrapCommand(words: Word[]): { words: Word[]; xargs: boolean } 
     const prog = words[0];
     if (!prog || prog.dynamic) break;
     const name = posix.basename(prog.text);
-    const takes = WRAPPERS[name];
+    const takes = Object.hasOwn(WRAPPERS, name) ? WRAPPERS[name] : undefined;
     if (!takes) break;
     if (name === "xargs") xargs = true;
     let j = 1;

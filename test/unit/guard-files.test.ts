@@ -440,6 +440,24 @@ describe("shell commands that visibly write, move or delete the guard's files", 
     ["OpenCode's plugin edited", "sed -i 's/throw/return/' .opencode/plugin/cohent.js"],
     ["mv OpenCode's plugin folder away", "mv .opencode/plugin .opencode/plugin.off"],
     ["rm -rf .opencode", "rm -rf .opencode"],
+    // A program nobody listed: an operand naming a guard file is refused (fail-closed), as an uncertain write.
+    ["a program nobody listed naming a guard file", "foo .claude/settings.json"],
+    ["a program nobody listed, the path after an option", "mytool --out .codex/hooks.json"],
+    ["a program nobody listed, by its absolute path", "/opt/tools/gen .cohent/cohent.cjs"],
+    ["a program nobody listed, through npx", "npx some-tool .claude/settings.json"],
+    ["a program named like Object.prototype's keys", "toString -x .claude/settings.json"],
+    [
+      "a python script on standard input",
+      "python3 - <<'PY'\nopen('.claude/settings.json', 'w').write('{}')\nPY",
+    ],
+    ["a shell script on standard input", "bash <<'EOF'\nrm .codex/hooks.json\nEOF"],
+    ["sudo sh -c", "sudo sh -c 'echo x > .claude/settings.json'"],
+    ["ruby -i", "ruby -i -pe 'x' .codex/hooks.json"],
+    ["prettier --write on a guard folder", "npx prettier --write .claude"],
+    ["touch", "touch .claude/settings.json"],
+    ["cp -rT onto the folder", "cp -rT /tmp/evil .cohent"],
+    ["a quote left open", "echo 'x' > .claude/settings.json; echo 'open"],
+    ["too long to read", `cat .codex/hooks.json ${"x ".repeat(200_000)} > .codex/hooks.json`],
   ];
   for (const [form, command] of refused)
     it(`refused: ${form}`, () => {
@@ -494,6 +512,10 @@ describe("shell commands that visibly write, move or delete the guard's files", 
       "rm -rf .opencode/node_modules && echo '{}' > .opencode/package.json",
     ],
     ["Gemini's context file", "echo '# notes' > .gemini/GEMINI.md"],
+    ["known readers naming guard files", "head -5 .claude/settings.json && wc -c .codex/hooks.json"],
+    ["git log of a guard file", "git log --oneline -- .claude/settings.json"],
+    ["a program nobody listed, naming other files", "foo src/app.ts --out build/x.json"],
+    ["a script of the checkout (what it writes is its own)", "./scripts/check.sh .claude/settings.json"],
   ];
   for (const [form, command] of allowed)
     it(`allowed: ${form}`, () => {

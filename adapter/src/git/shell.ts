@@ -42,6 +42,20 @@ interface Lexed {
   tokens: Token[];
   /** Bodies of command substitutions, in order: they run as commands of their own. */
   subs: string[];
+  /** A quote, substitution or expansion left open, or the budget spent: the line is not all read. */
+  broken: boolean;
+}
+
+// Sticky (matched at lastIndex): a match never copies the rest of the line, which on a long hostile line would cost its square.
+const HEREDOC_OP = /<<-?[ \t]*(?:'([^']*)'|"([^"]*)"|\\?([^\s;&|<>()]+))/y;
+const DELIMITER = /[ \t]*(?:'([^']*)'|"([^"]*)"|\\?([^\s;&|<>()]+))/y;
+const REDIRECT_OP = /<<<|<<-|<<|<>|<&|>>|>&|>\||<|>/y;
+const PARAMETER = /[A-Za-z_][A-Za-z0-9_]*|[0-9@*#?$!-]/y;
+const FD_DIGITS = /[0-9]*-?/y;
+
+function stickyExec(re: RegExp, s: string, at: number): RegExpExecArray | null {
+  re.lastIndex = at;
+  return re.exec(s);
 }
 
 /** Index of the `)` closing a `$(` that opened just before `start`, skipping quotes and here-documents; -1 if none. */
@@ -51,7 +65,7 @@ function closingParen(s: string, start: number): number {
   for (let i = start; i < s.length; i++) {
     const c = s[i]!;
     if (c === "<" && s[i + 1] === "<" && s[i + 2] !== "<") {
-      const d = /^<<-?[ \t]*(?:'([^']*)'|"([^"]*)"|\\?([^\s;&|<>()]+))/.exec(s.slice(i));
+      const d = stickyExec(HEREDOC_OP, s, i);
       if (d) {
         pending.push(d[1] ?? d[2] ?? d[3]!);
         i += d[0].length - 1;
@@ -84,15 +98,24 @@ function closingParen(s: string, start: number): number {
   return -1;
 }
 
-function lex(src: string): Lexed {
+/** How many tokens a caller lets the reader make, across its nested reads; past it the rest is unread. */
+export interface Budget {
+  tokens: number;
+}
+
+function lex(src: string, budget?: Budget): Lexed {
   const tokens: Token[] = [];
   const subs: string[] = [];
+  let broken = false;
   let word: Word | null = null;
+  /** The word holds an unquoted `=` already (only its first can make it an assignment). */
+  let equals = false;
   let heredocs: string[] = [];
   const begin = () => (word ??= { text: "", dynamic: false, assign: false });
   const end = () => {
     if (word) tokens.push({ word });
     word = null;
+    equals = false;
   };
   /** Reads `$…` at i (the `$`); returns the index of its last character. */
   const dollar = (i: number): number => {
@@ -100,6 +123,7 @@ function lex(src: string): Lexed {
     const next = src[i + 1];
     if (next === "(") {
       const close = closingParen(src, i + 2);
+      if (close === -1) broken = true;
       const stop = close === -1 ? src.length : close;
       if (src[i + 2] !== "(") subs.push(src.slice(i + 2, stop));
       w.dynamic = true;
@@ -107,17 +131,19 @@ function lex(src: string): Lexed {
     }
     if (next === "{") {
       const close = src.indexOf("}", i + 2);
+      if (close === -1) broken = true;
       w.dynamic = true;
       return close === -1 ? src.length : close;
     }
     if (next === "'") {
       const close = src.indexOf("'", i + 2);
+      if (close === -1) broken = true;
       const body = src.slice(i + 2, close === -1 ? src.length : close);
       if (body.includes("\\")) w.dynamic = true;
       w.text += body;
       return close === -1 ? src.length : close;
     }
-    const m = /^(?:[A-Za-z_][A-Za-z0-9_]*|[0-9@*#?$!-])/.exec(src.slice(i + 1));
+    const m = stickyExec(PARAMETER, src, i + 1);
     if (m) {
       w.dynamic = true;
       return i + m[0].length;
@@ -128,11 +154,16 @@ function lex(src: string): Lexed {
   const backtick = (i: number): number => {
     let j = i + 1;
     for (; j < src.length && src[j] !== "`"; j++) if (src[j] === "\\") j++;
+    if (j >= src.length) broken = true;
     subs.push(src.slice(i + 1, j));
     begin().dynamic = true;
     return j;
   };
   for (let i = 0; i < src.length; i++) {
+    if (budget && tokens.length >= budget.tokens) {
+      broken = true;
+      break;
+    }
     const c = src[i]!;
     if (c === " " || c === "\t" || c === "\r") {
       end();
@@ -167,6 +198,7 @@ function lex(src: string): Lexed {
     }
     if (c === "'") {
       const close = src.indexOf("'", i + 1);
+      if (close === -1) broken = true;
       begin().text += src.slice(i + 1, close === -1 ? src.length : close);
       i = close === -1 ? src.length : close;
       continue;
@@ -183,6 +215,7 @@ function lex(src: string): Lexed {
         else if (d === "`") j = backtick(j);
         else w.text += d;
       }
+      if (j >= src.length) broken = true;
       i = j;
       continue;
     }
@@ -199,10 +232,10 @@ function lex(src: string): Lexed {
       const w = word as Word | null;
       if (w && /^[0-9]+$/.test(w.text) && !w.dynamic) word = null;
       else end();
-      const m = /^(<<<|<<-|<<|<>|<&|>>|>&|>\||<|>)/.exec(src.slice(i))!;
+      const m = stickyExec(REDIRECT_OP, src, i)!;
       i += m[0].length - 1;
       if (m[0] === "<<" || m[0] === "<<-") {
-        const d = /^[ \t]*(?:'([^']*)'|"([^"]*)"|\\?([^\s;&|<>()]+))/.exec(src.slice(i + 1));
+        const d = stickyExec(DELIMITER, src, i + 1);
         if (d) {
           heredocs.push(d[1] ?? d[2] ?? d[3]!);
           i += d[0].length;
@@ -210,7 +243,7 @@ function lex(src: string): Lexed {
         continue;
       }
       if ((m[0] === ">&" || m[0] === "<&") && /^[0-9-]/.test(src[i + 1] ?? "")) {
-        i += /^[0-9]*-?/.exec(src.slice(i + 1))![0].length;
+        i += stickyExec(FD_DIGITS, src, i + 1)![0].length;
         continue;
       }
       tokens.push({ op: "redirect", mode: m[0] });
@@ -235,11 +268,15 @@ function lex(src: string): Lexed {
     const w = begin();
     if (c === "~" && w.text === "") w.dynamic = true;
     if ((c === "{" || c === "}") && !(w.text === "" && /[\s;&|]/.test(src[i + 1] ?? " "))) w.dynamic = true;
-    if (c === "=" && /^[A-Za-z_][A-Za-z0-9_]*$/.test(w.text) && !w.dynamic) w.assign = true;
+    if (c === "=" && !equals) {
+      equals = true;
+      if (/^[A-Za-z_][A-Za-z0-9_]*$/.test(w.text) && !w.dynamic) w.assign = true;
+    }
     w.text += c;
   }
   end();
-  return { tokens, subs };
+  if (budget) budget.tokens -= tokens.length;
+  return { tokens, subs, broken };
 }
 
 const KEYWORDS = new Set([
@@ -272,13 +309,31 @@ function resolveDir(cwd: string | null, words: Word[]): string | null {
 /**
  * The simple commands of a shell line, in the order they appear (command
  * substitutions first, as the shell runs them), each with its directory.
- * `cwd` is the shell's starting directory.
+ * `cwd` is the shell's starting directory. With a budget, a line past it is
+ * read up to it and marked unread (a hostile line of 100,000 commands).
  */
-export function simpleCommands(src: string, cwd: string | null = "/", depth = 0): SimpleCommand[] {
-  if (depth > 4) return [{ words: [], cwd, redirects: [], unread: src }];
-  const { tokens, subs } = lex(src);
+export function simpleCommands(
+  src: string,
+  cwd: string | null = "/",
+  depth = 0,
+  budget?: Budget,
+): SimpleCommand[] {
+  if (depth > 4 || (budget && budget.tokens <= 0)) return [{ words: [], cwd, redirects: [], unread: src }];
+  const { tokens, subs, broken } = lex(src, budget);
   const out: SimpleCommand[] = [];
-  for (const s of subs) out.push(...simpleCommands(s, cwd, depth + 1));
+  const append = (cmds: SimpleCommand[]) => {
+    for (const c of cmds) out.push(c);
+  };
+  // A line left open reads to its end: what was read stands, and the caller is told the rest may differ.
+  if (broken) out.push({ words: [], cwd, redirects: [], unread: src });
+  for (const s of subs) {
+    // Each substitution costs a token, so that 100,000 empty `` cost what 100,000 words do.
+    if (budget && --budget.tokens <= 0) {
+      if (!broken) out.push({ words: [], cwd, redirects: [], unread: src });
+      break;
+    }
+    append(simpleCommands(s, cwd, depth + 1, budget));
+  }
   const stack: (string | null)[] = [];
   let here = cwd;
   let words: Word[] = [];
@@ -297,8 +352,9 @@ export function simpleCommands(src: string, cwd: string | null = "/", depth = 0)
     const rest = cmd.slice(start);
     if (rest.length === 0 || SKIP_WHOLE.has(rest[0]!.text)) return;
     const prog = rest.find((w) => !w.assign);
-    if (prog && (prog.text === "cd" || prog.text === "pushd" || prog.text === "popd") && rest[0] === prog) {
-      here = prog.text === "popd" ? null : resolveDir(here, rest);
+    // `MY_VAR=x cd dir && …` changes the directory too (cd is a builtin; the assignment only lasts for it).
+    if (prog && (prog.text === "cd" || prog.text === "pushd" || prog.text === "popd")) {
+      here = prog.text === "popd" ? null : resolveDir(here, rest.slice(rest.indexOf(prog)));
       return;
     }
     // sh -c 'script' and eval: the script is commands of its own.
@@ -308,20 +364,21 @@ export function simpleCommands(src: string, cwd: string | null = "/", depth = 0)
       const script = flag === -1 ? undefined : rest[at + 2 + flag];
       if (script) {
         // A script the shell builds at run time cannot be read as commands: only its visible text is left.
-        if (!script.dynamic) out.push(...simpleCommands(script.text, here, depth + 1));
+        if (!script.dynamic) append(simpleCommands(script.text, here, depth + 1, budget));
         else out.push({ words: [], cwd: here, redirects: [], unread: script.text });
         return;
       }
     }
     if (prog && prog.text === "eval") {
-      out.push(
-        ...simpleCommands(
+      append(
+        simpleCommands(
           rest
             .slice(at + 1)
             .map((w) => w.text)
             .join(" "),
           here,
           depth + 1,
+          budget,
         ),
       );
       return;

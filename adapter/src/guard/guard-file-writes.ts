@@ -1,8 +1,8 @@
 import { posix } from "node:path";
-import { gitSubcommand, unwrapCommand } from "../git/classify.js";
-import { simpleCommands, type Word } from "../git/shell.js";
+import type { Word } from "../git/shell.js";
 import { hasGlob, managedSection, namedGuardFile, reachOf, type GuardFile } from "./guard-files.js";
 import { applyUpdate, patchFiles } from "./patch.js";
+import { shellWrites, type WriteMode } from "./shell-writes.js";
 import { OWN_MCP_PREFIX, type ToolCall } from "./tools.js";
 
 /**
@@ -160,15 +160,7 @@ function editWrites(tool: string, input: Input, call: ToolCall, ctx: WriteContex
 // ---------------------------------------------------------------------------------------------
 // Shell commands
 
-/** What a command does to a path it names. */
-type Mode =
-  /** writes it (a redirect, tee, sed -i …); appending leaves an instruction file's section as it is */
-  | "write"
-  | "append"
-  /** removes or moves it away, folders above it included, the checkout itself too */
-  | "remove"
-  /** changes it or a folder above it (chmod, git checkout --), the checkout root excepted */
-  | "tree";
+type Mode = WriteMode;
 
 interface Ctx extends WriteContext {
   out: GuardWrite[];
@@ -206,299 +198,26 @@ function checkWord(word: Word, cwd: string | null, mode: Mode, c: Ctx): void {
     c.out.push({ path: rel === "" ? "." : text, kind: "whole" });
 }
 
-/** The words of a command that are operands, not options; `withValue` lists the options whose value is the next word. */
-function operands(words: Word[], withValue: ReadonlySet<string> = new Set()): Word[] {
-  const out: Word[] = [];
-  let dashes = false;
-  for (let i = 0; i < words.length; i++) {
-    const t = words[i]!.text;
-    if (dashes || words[i]!.dynamic || !t.startsWith("-") || t === "-") out.push(words[i]!);
-    else if (t === "--") dashes = true;
-    else if (withValue.has(t)) i++;
-  }
-  return out;
-}
-
-/** The value of an option (-t DIR, -tDIR, -vt DIR, --target-directory=DIR, --target-directory DIR); undefined when absent. */
-function optionValue(words: Word[], short: string | null, long: string | null): Word | undefined {
-  for (let i = 0; i < words.length; i++) {
-    const t = words[i]!.text;
-    if (t === "--") return undefined;
-    if (long && t === `--${long}`) return words[i + 1];
-    if (long && t.startsWith(`--${long}=`)) return { ...words[i]!, text: t.slice(long.length + 3) };
-    // A short option, alone or last in a cluster (-t DIR, -sSo FILE), or with its value attached (-tDIR).
-    const k = short && t.length > 1 && t[0] === "-" && t[1] !== "-" ? t.indexOf(short) : -1;
-    if (k > 0) return k === t.length - 1 ? words[i + 1] : { ...words[i]!, text: t.slice(k + 1) };
-  }
-  return undefined;
-}
-
-const has = (words: Word[], ...flags: string[]) => words.some((w) => flags.includes(w.text));
-const join = (dir: Word, name: string): Word => ({
-  ...dir,
-  text: `${trimSlash(dir.text)}/${name}`,
-});
-
 /**
- * cp, mv, install, ln, rsync: what lands at the destination. The
- * destination itself when it is a guard file (or, with -T, a folder above
- * one), and DEST/<name> of each source (`cp -r evil/.claude .`).
+ * The guard files a shell command writes, through the one shell reader
+ * (shell-writes.ts). Fail-closed: every target counts, the uncertain ones
+ * (an unknown program's operand, a one-liner's path) as much as the named;
+ * a known reader names none. Text the reader could not follow word by word
+ * (a one-liner's script, a line nested too deep or too long) is refused when it names a
+ * guard file at all, `join('.claude', 'settings.json')` included.
  */
-function destination(
-  args: Word[],
-  cwd: string | null,
-  c: Ctx,
-  withValue: ReadonlySet<string>,
-  targetFlag: "t" | null = "t",
-): Word[] {
-  // -t DIR names the destination folder (cp, mv, install, ln); rsync's -t is its times.
-  const target = optionValue(args, targetFlag, "target-directory");
-  const ops = operands(args, withValue);
-  const dest = target ?? ops[ops.length - 1];
-  const sources = target ? ops : ops.slice(0, -1);
-  if (!dest || sources.length === 0) return [];
-  checkWord(dest, cwd, has(args, "-T", "--no-target-directory") ? "remove" : "write", c);
-  for (const s of sources) {
-    const name = posix.basename(s.text);
-    if (name && name !== "." && name !== "..") checkWord(join(dest, name), cwd, "remove", c);
-  }
-  return sources;
-}
-
-const CP_VALUES = new Set(["-S", "--suffix", "-t", "--target-directory"]);
-const INSTALL_VALUES = new Set([...CP_VALUES, "-m", "--mode", "-o", "--owner", "-g", "--group"]);
-const RSYNC_VALUES = new Set(["-e", "--rsh", "-f", "--filter", "--exclude", "--include", "-T", "--temp-dir"]);
-const TRUNCATE_VALUES = new Set(["-s", "--size", "-r", "--reference"]);
-const PATCH_VALUES = new Set(["-i", "--input", "-p", "-B", "-D", "-F", "-z", "-V", "-r"]);
-/** Programs that run the text of a word (node -e, python -c, perl -e, deno eval …); versions dropped (python3.12). */
-const INTERPRETERS = new Set(
-  "node nodejs bun deno python pypy perl ruby php osascript pwsh powershell lua Rscript sh bash zsh dash ksh fish".split(
-    " ",
-  ),
-);
-const AWKS = new Set(["awk", "gawk", "mawk", "nawk"]);
-const EDITORS = new Set("ed ex vi vim nvim nano pico emacs joe micro".split(" "));
-const PERMISSIONS = new Set(["chmod", "chown", "chgrp", "chattr", "setfacl", "chflags"]);
-const FIND_ACTIONS = new Set([
-  "-delete",
-  "-exec",
-  "-execdir",
-  "-ok",
-  "-okdir",
-  "-fprint",
-  "-fprintf",
-  "-fls",
-]);
-
-/** A program's name without a trailing version (python3.12 -> python). */
-function unversioned(name: string): string {
-  let end = name.length;
-  while (end > 1 && ((name[end - 1]! >= "0" && name[end - 1]! <= "9") || name[end - 1] === ".")) end--;
-  return name.slice(0, end);
-}
-
-const isLetter = (c: string | undefined) => !!c && ((c >= "a" && c <= "z") || (c >= "A" && c <= "Z"));
-
-/** A cluster of short options (-pi, -lc): its letters, or null for anything else. */
-function shortCluster(t: string): string | null {
-  if (t.length < 2 || t[0] !== "-" || t[1] === "-") return null;
-  let end = 1;
-  while (isLetter(t[end])) end++;
-  return t.slice(1, end);
-}
-
-/** -e, -c, -p, -r (php), their clusters (-pe, -lc), --eval, --print, -Command, `deno eval`. */
-function isEvalFlag(t: string): boolean {
-  if (t === "eval" || t === "-Command" || t === "-command") return true;
-  if (t === "--eval" || t === "--print" || t.startsWith("--eval=") || t.startsWith("--print=")) return true;
-  const letters = shortCluster(t);
-  return !!letters && letters.length === t.length - 1 && "ecpr".includes(letters[letters.length - 1]!);
-}
-
-/** sed -i, -i.bak, -ni; perl -pi; --in-place. */
-function isInPlace(t: string): boolean {
-  return t.startsWith("--in-place") || !!shortCluster(t)?.includes("i");
-}
-
-/**
- * An interpreter's one-liner: its script text and the words after it (the
- * script's arguments: `python -c "…open(sys.argv[1],'w')…" .claude/…`), or
- * null when it runs a script file (the first plain word before any eval flag).
- */
-function oneLiner(name: string, args: Word[]): Word[] | null {
-  if (AWKS.has(name)) {
-    // The program is the first operand (none with -f): the files after it are read.
-    const program = operands(args, new Set(["-F", "-v", "-f", "--field-separator", "--assign"]))[0];
-    return program && !has(args, "-f", "--file") ? [program] : null;
-  }
-  if (!INTERPRETERS.has(unversioned(name))) return null;
-  for (let i = 0; i < args.length; i++) {
-    if (isEvalFlag(args[i]!.text)) return args.slice(i);
-    if (!args[i]!.text.startsWith("-")) return null;
-  }
-  return null;
-}
-
-/** `node …/cohent.mjs init`, `npx cohent init`, `cohent init`: init rewrites every guard file, and a person runs it. */
-function runsInit(prog: string, args: Word[]): boolean {
-  const words = args.map((w) => w.text);
-  const afterOptions = (from: number) => {
-    let i = from;
-    while (i < words.length && words[i]!.startsWith("-")) i++;
-    return i;
-  };
-  if (prog === "node" || prog === "nodejs" || prog === "bun") {
-    const i = words.findIndex((w) => {
-      const base = posix.basename(w);
-      return base === "cohent.mjs" || base === "cohent.cjs" || base === "cohent.js";
-    });
-    return i !== -1 && words[i + 1] === "init";
-  }
-  if (prog === "cohent") return words[afterOptions(0)] === "init";
-  const runner =
-    prog === "npx" || prog === "pnpx" || prog === "bunx"
-      ? 0
-      : (prog === "npm" || prog === "pnpm" || prog === "yarn") &&
-          ["exec", "dlx", "x"].includes(words[0] ?? "")
-        ? 1
-        : -1;
-  if (runner === -1) return false;
-  let i = afterOptions(runner);
-  if (words[i] === "--") i++;
-  const pkg = words[i] ?? "";
-  if (pkg !== "cohent" && !pkg.startsWith("cohent@")) return false;
-  const j = words[i + 1] === "--" ? i + 2 : i + 1;
-  return words[j] === "init";
-}
-
-function commandWrites(words: Word[], cwd: string | null, c: Ctx): void {
-  const unwrapped = unwrapCommand(words).words;
-  const prog = unwrapped[0];
-  if (!prog) return;
-  const name = posix.basename(prog.text);
-  const args = unwrapped.slice(1);
-  if (runsInit(name, args)) {
-    c.out.push({ path: ".cohent/", kind: "init" });
-    return;
-  }
-  const each = (list: Word[], mode: Mode) => {
-    for (const w of list) checkWord(w, cwd, mode, c);
-  };
-  // A one-liner whose text names a guard file: what it does with it cannot be read, so it is refused.
-  for (const w of oneLiner(name, args) ?? []) {
-    const file = namedGuardFile(w.text);
-    if (file) return void c.out.push({ path: file.path, kind: file.kind });
-  }
-  switch (name) {
-    case "rm":
-    case "rmdir":
-    case "unlink":
-    case "shred":
-    case "srm":
-      return each(operands(args), "remove");
-    case "truncate":
-      return each(operands(args, TRUNCATE_VALUES), "write");
-    case "tee":
-      return each(operands(args), has(args, "-a", "--append") ? "append" : "write");
-    case "mv":
-      return each(destination(args, cwd, c, CP_VALUES), "remove");
-    case "cp":
-      destination(args, cwd, c, CP_VALUES);
-      return;
-    case "rsync":
-      destination(args, cwd, c, RSYNC_VALUES, null);
-      return;
-    case "install":
-      destination(args, cwd, c, INSTALL_VALUES);
-      return;
-    case "ln":
-      // A link onto a guard file, or to one: a hard link would be a second name to write it through.
-      return each(destination(args, cwd, c, CP_VALUES), "write");
-    case "sed":
-    case "perl":
-    case "ruby":
-      if (args.some((w) => isInPlace(w.text)))
-        each(operands(args, new Set(["-e", "-f", "--expression", "--file", "-E"])), "write");
-      return;
-    case "dd":
-      for (const w of args)
-        if (w.text.startsWith("of=")) checkWord({ ...w, text: w.text.slice(3) }, cwd, "write", c);
-      return;
-    case "patch": {
-      const out = optionValue(args, "o", "output");
-      if (out) checkWord(out, cwd, "write", c);
-      return each(operands(args, PATCH_VALUES).slice(0, 1), "write");
-    }
-    case "curl":
-    case "wget": {
-      const out =
-        name === "curl" ? optionValue(args, "o", "output") : optionValue(args, "O", "output-document");
-      if (out) checkWord(out, cwd, "write", c);
-      return;
-    }
-    case "find":
-      // find … -delete / -exec …: its starting points are what it may change.
-      if (args.some((w) => FIND_ACTIONS.has(w.text))) {
-        const starts: Word[] = [];
-        for (const w of args) {
-          if (w.text === "-H" || w.text === "-L" || w.text === "-P") continue;
-          if (w.text.startsWith("-") || w.text === "(" || w.text === "!") break;
-          starts.push(w);
-        }
-        each(starts, "tree");
-      }
-      return;
-    case "git":
-      return gitWrites(args, cwd, c);
-    case "prettier":
-      if (has(args, "--write", "-w")) each(operands(args), "write");
-      return;
-  }
-  if (EDITORS.has(name)) return each(operands(args), "write");
-  if (PERMISSIONS.has(name)) return each(operands(args, new Set(["--reference"])), "tree");
-}
-
-/**
- * git rm and mv remove what they name; checkout, restore, stash push and
- * clean put back or drop what they name (`git checkout -- .claude/settings.json`
- * undoes a person's uncommitted `init --upgrade`). Without a path they are
- * left alone: a branch switch or a whole stash is ordinary work, and the
- * fingerprint sees what it did to the wiring.
- */
-function gitWrites(args: Word[], cwd: string | null, c: Ctx): void {
-  const git = gitSubcommand(args, cwd);
-  if (!git) return;
-  const { sub, rest, cwd: dir } = git;
-  const each = (list: Word[], mode: Mode) => {
-    for (const w of list) checkWord(w, dir, mode, c);
-  };
-  if (sub === "rm") return each(operands(rest), "remove");
-  if (sub === "mv") return each(destination(rest, dir, c, new Set()), "remove");
-  // stash list, show, pop, apply, drop …: they name no path.
-  const verb = rest[0]?.text;
-  if (sub === "stash" && verb && !verb.startsWith("-") && verb !== "push" && verb !== "save") return;
-  if (sub === "checkout" || sub === "restore" || sub === "stash" || sub === "clean")
-    each(
-      operands(rest, new Set(["-m", "--message", "-s", "--source", "-b", "-B", "-e", "--exclude"])),
-      "tree",
-    );
-}
-
-function shellWrites(command: string, ctx: WriteContext): GuardWrite[] {
+function shellGuardWrites(command: string, ctx: WriteContext): GuardWrite[] {
   const c: Ctx = { ...ctx, out: [] };
-  for (const cmd of simpleCommands(command, ctx.cwd)) {
-    if (cmd.unread !== undefined) {
-      const file = namedGuardFile(cmd.unread);
-      if (file) c.out.push({ path: file.path, kind: file.kind });
-      continue;
-    }
-    for (const r of cmd.redirects) {
-      if (r.op === "<" || r.op === "<&" || r.op === "<<<") continue;
-      checkWord(r.target, cmd.cwd, r.op === ">>" || r.op === "&>>" ? "append" : "write", c);
-    }
-    if (cmd.words.length) commandWrites(cmd.words, cmd.cwd, c);
+  const writes = shellWrites(command, ctx.cwd, ctx.root);
+  if (writes.init) c.out.push({ path: ".cohent/", kind: "init" });
+  for (const text of writes.opaque) {
+    const file = namedGuardFile(text);
+    if (file) c.out.push({ path: file.path, kind: file.kind });
   }
-  return c.out;
+  for (const t of writes.targets)
+    checkWord({ text: t.text, dynamic: t.dynamic, assign: false }, t.cwd, t.mode, c);
+  // One file named twice (by a target and by a script's text) is one refusal.
+  return c.out.filter((w, i) => c.out.findIndex((x) => x.path === w.path && x.kind === w.kind) === i);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -531,7 +250,7 @@ export function guardFileWrites(
   const args = input && typeof input === "object" ? input : {};
   if (call.kind === "edit") return editWrites(tool, args, call, ctx);
   if (call.kind !== "shell") return [];
-  if (call.command !== null) return shellWrites(call.command, ctx);
+  if (call.command !== null) return shellGuardWrites(call.command, ctx);
   if (tool.startsWith("mcp__") && !tool.startsWith(OWN_MCP_PREFIX)) return mcpWrites(tool, args, ctx);
   return [];
 }

@@ -57,6 +57,10 @@ export const BOUNDS = {
   wiringPhraseChars: 80,
   /** Checkouts one token may have reported as "guard wiring modified" at once. */
   wiringCheckouts: 16,
+  /** The shell command a shell-write report quotes (`guard`, kind `shell-write`), in characters; longer is rejected, the adapter cuts it. */
+  caughtCommandChars: 2_000,
+  /** Peer intents one shell-write report names. */
+  caughtPeers: 20,
   /** The client's version a hook reports (x-cohent-host `version=`). */
   hostVersionChars: 64,
 } as const;

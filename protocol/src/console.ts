@@ -2,6 +2,7 @@ import { z } from "zod";
 import { CONTROL_KINDS } from "./console-constants.js";
 import type { REMOTE_WIRING, ReportedHost, Wiring } from "./hosts.js";
 import type { Action, Control, Guard } from "./packets.js";
+import type { ShellWriteView } from "./shell-writes.js";
 
 export * from "./console-constants.js";
 
@@ -325,6 +326,8 @@ export interface Overview {
   pairings: PairingView[];
   /** Checkouts whose guard wiring is modified, newest report first. */
   wiring: WiringAlarmView[];
+  /** Shell writes caught in the last day, newest first (at most 20). */
+  shellWrites: ShellWriteView[];
 }
 
 /** Answers of the console's state changes. */
@@ -432,6 +435,8 @@ export interface Metrics {
   /** Release requests whose holder released or narrowed the asked paths afterwards. */
   releasesHonoured: number;
   lostClaimNotices: number;
+  /** Shell (or opaque MCP) calls caught after the fact changing files that peers hold. */
+  shellWritesCaught: number;
   /** Sessions that called in the window, by whether the guard checks their tool calls now (EnforcementView). */
   guardedSessions: number;
   advisorySessions: number;
@@ -452,7 +457,8 @@ export type SeriesName =
   | "commands"
   | "queued"
   | "releaseRequests"
-  | "lostClaims";
+  | "lostClaims"
+  | "shellWrites";
 
 /** GET /api/console/repos/:owner/:name/metrics: the totals and equal-width buckets, oldest first. */
 export interface MetricsSeries {

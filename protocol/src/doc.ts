@@ -5,7 +5,12 @@ import { HOST_HEADER, HOST_IDS, UNKNOWN_HOST, WIRINGS } from "./hosts.js";
 import { AgentRequest, PollRequest } from "./requests.js";
 import { RESPONSES, ScopeRefusal } from "./responses.js";
 import { Notice, NOTICE_KINDS, Packet } from "./packets.js";
-import { REQUEST_RELEASE_COMMAND, SCOPE_COMMAND, SCOPE_QUEUE_COMMAND } from "./scope-commands.js";
+import {
+  REQUEST_RELEASE_COMMAND,
+  RESTORE_COMMAND,
+  SCOPE_COMMAND,
+  SCOPE_QUEUE_COMMAND,
+} from "./scope-commands.js";
 import { BODY_ENCODINGS, SERVER_METHODS } from "./transport.js";
 
 const BOUND_NOTES: Record<keyof typeof BOUNDS, string> = {
@@ -40,6 +45,8 @@ const BOUND_NOTES: Record<keyof typeof BOUNDS, string> = {
   wiringPhraseChars: "what changed in one file of the guard's wiring, as one phrase",
   wiringCheckouts:
     "checkouts one token may have reported modified at once (then `INVALID_INPUT` for another)",
+  caughtCommandChars: "the shell command a shell-write report (`guard`, kind `shell-write`) quotes",
+  caughtPeers: "peer intents one shell-write report names",
   hostVersionChars: "the client's version in `x-cohent-host` (`version=`)",
 };
 
@@ -174,6 +181,13 @@ export function protocolDoc(): string {
     "`release-request` asks every peer whose claim overlaps `paths` to let go (`NOT_HELD` when none does); each holder",
     `gets a notice with the note (redacted, at most ${BOUNDS.releaseNoteChars} characters, untrusted) and the commands to act.`,
     `At most ${BOUNDS.releaseRequestsPerMinute} per session per minute, then \`429 RATE_LIMITED\` with \`Retry-After\`.`,
+    "",
+    "`guard` of kind `shell-write` is a write caught after the call, not a refusal: a shell (or opaque MCP) call changed",
+    "files that peers hold. It carries `peers` (each peer intent with its changed paths) and `restorable`, and may carry",
+    "`command`; no other kind carries any of the three. Each peer intent still open gets a `shell-write` notice: the",
+    `command redacted and JSON-quoted inside the untrusted fence, and \`${RESTORE_COMMAND} <path>\` (run in the writer's`,
+    "checkout) when the bytes from before were kept. A peer that is no intent of the repository, or the writer's own, is",
+    "`INVALID_INPUT`; a closed one is skipped.",
     "",
     `Notices (\`${NOTICE_KINDS.join("`, `")}\`) are told once, in the intent's next packet of any kind (at most`,
     `${BOUNDS.packetNotices}, oldest first); their \`text\` lines open \`packet.text\`. \`GET /api/agent/session\` answers \`notices\`,`,

@@ -14,5 +14,6 @@ export * from "./packets.js";
 export * from "./responses.js";
 export * from "./envelope.js";
 export * from "./console.js";
+export * from "./shell-writes.js";
 export * from "./version.js";
 export { protocolDoc } from "./doc.js";

@@ -63,6 +63,9 @@ export type NoticePeer = z.infer<typeof NoticePeer>;
  * - `release-requested`: `peer` asks this intent to release `paths`; `note` is their untrusted text.
  * - `scope-lost`: this intent's claim on `paths` was freed without it asking; `reason` says why.
  * - `queue-left`: this intent left the queue for `paths` (`reason`).
+ * - `shell-write`: `peer` changed this intent's claimed `paths` through a shell (or opaque MCP) call, caught
+ *   after the call; `note` is its command (untrusted text), `reason` is a ShellWriteReason: whether the
+ *   writer's checkout kept the bytes from before.
  */
 export const NOTICE_KINDS = [
   "scope-granted",
@@ -70,17 +73,20 @@ export const NOTICE_KINDS = [
   "release-requested",
   "scope-lost",
   "queue-left",
+  "shell-write",
 ] as const;
 export const NoticeKind = z.enum(NOTICE_KINDS);
 export type NoticeKind = z.infer<typeof NoticeKind>;
 export const LostReason = z.enum(["lease-expired", "released-by-person", "session-cancelled"]);
 export type LostReason = z.infer<typeof LostReason>;
+export const ShellWriteReason = z.enum(["restorable", "not-restorable"]);
+export type ShellWriteReason = z.infer<typeof ShellWriteReason>;
 export const Notice = z.strictObject({
   id: z.string(),
   kind: NoticeKind,
   paths: z.array(z.string()),
   peer: NoticePeer.nullable(),
-  /** Untrusted peer text (a release request's note), redacted and bounded. */
+  /** Untrusted peer text (a release request's note, a shell write's command), redacted and bounded. */
   note: z.string().nullable(),
   reason: z.string().nullable(),
   queueLength: z.number().int().nullable(),

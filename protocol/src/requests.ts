@@ -79,7 +79,9 @@ export const ContextRequest = z.strictObject({
 /**
  * Refusals the adapter made locally, so that guard catches are counted where
  * they happen. Scope conflicts are not among them: the server counts those
- * itself when it refuses the claim.
+ * itself when it refuses the claim. `shell-write` is no refusal but a write
+ * caught after the call: a shell (or opaque MCP) call changed files that
+ * peers hold, which their own guarded edits do not explain.
  */
 export const GuardKind = z.enum([
   "outside-scope",
@@ -89,6 +91,7 @@ export const GuardKind = z.enum([
   "unreachable",
   "unconfigured",
   "git-peer-changes",
+  "shell-write",
 ]);
 /**
  * One file of the guard's wiring (what `cohent init` writes and wires) that
@@ -125,6 +128,12 @@ export const WiringReport = z.strictObject({
   checkout: z.string().regex(/^[0-9a-f]{16,64}$/, "16 to 64 lower-case hex digits"),
   changes: z.array(WiringChange).max(BOUNDS.wiringChanges),
 });
+/** A peer intent whose claim covers files a shell call changed, with those of its paths that changed. */
+export const ShellWritePeer = z.strictObject({
+  intentId: IntentId,
+  paths: PathList.min(1),
+});
+const SHELL_WRITE_FIELDS = ["command", "peers", "restorable"] as const;
 export const GuardRequest = z
   .strictObject({
     type: z.literal("guard"),
@@ -132,13 +141,31 @@ export const GuardRequest = z
     /** A refusal the adapter made, or `wiring`: the guard wiring's state (then `wiring` is set). */
     kind: z.union([GuardKind, z.literal("wiring")]),
     tool: z.string().min(1).max(BOUNDS.identityChars),
+    /** The paths refused; for `shell-write`, every changed path that a peer holds. */
     paths: PathList.default([]),
     wiring: WiringReport.optional(),
+    /** shell-write: the command that wrote (peer text: redacted by the server, told to the peers as untrusted). */
+    command: z.string().max(BOUNDS.caughtCommandChars).optional(),
+    /** shell-write: each peer intent whose claim covers changed paths, with those paths. */
+    peers: z.array(ShellWritePeer).max(BOUNDS.caughtPeers).optional(),
+    /** shell-write: whether the checkout kept the bytes from before (`restore` brings them back). */
+    restorable: z.boolean().optional(),
   })
   .refine((r) => (r.kind === "wiring") === (r.wiring !== undefined), {
     message: "kind wiring carries `wiring`, and only it does",
     path: ["wiring"],
-  });
+  })
+  .refine(
+    (r) =>
+      r.kind === "shell-write"
+        ? r.peers !== undefined && r.restorable !== undefined
+        : SHELL_WRITE_FIELDS.every((f) => r[f] === undefined),
+    {
+      message:
+        "kind shell-write carries `peers` and `restorable` (and may carry `command`), and only it does",
+      path: ["peers"],
+    },
+  );
 
 /** The live claims of the other intents in the repository: what the adapter's Git guard and `commit` check against. Read-only. */
 export const ScopesRequest = z.strictObject({
@@ -181,6 +208,7 @@ export type AgentRequestBody = z.input<typeof AgentRequest>;
 export type ContextRequest = z.infer<typeof ContextRequest>;
 export type GuardRequest = z.infer<typeof GuardRequest>;
 export type WiringChange = z.infer<typeof WiringChange>;
+export type ShellWritePeer = z.infer<typeof ShellWritePeer>;
 export type WiringReport = z.infer<typeof WiringReport>;
 export type StatusRequest = z.infer<typeof StatusRequest>;
 export type ScopesRequest = z.infer<typeof ScopesRequest>;

@@ -23,3 +23,11 @@ export function narrowCommand(keep: readonly string[]): string {
 export function queueCommand(paths: readonly string[]): string {
   return `${SCOPE_QUEUE_COMMAND} ${paths.map(shellWord).join(" ")}`;
 }
+
+/** Puts back a file's bytes from before a caught shell write, in the writer's checkout (which kept them). */
+export const RESTORE_COMMAND = "node .cohent/cohent.mjs restore";
+
+/** The exact command that restores `path` in the writer's checkout. */
+export function restoreCommand(path: string): string {
+  return `${RESTORE_COMMAND} ${shellWord(path)}`;
+}

@@ -46,6 +46,7 @@ function agent(person: string, session: string, host?: string) {
     return env.data;
   };
   return {
+    post: (body: Record<string, unknown>) => call("/api/agent", body),
     publish: (prompt: string) => call("/api/agent", { type: "publish", prompt }),
     /** The kill-switch read the guard makes before an edit or a shell call. */
     guardCall: () => call("/api/agent/session"),
@@ -176,4 +177,55 @@ describe("guarded and advisory sessions, in the Control Room", () => {
     expect(await value("advisorySessions").innerText()).toBe("2");
     await page.screenshot({ path: screenshotPath("enforcement-04-metrics") });
   }, 180_000);
+
+  it("lists a shell write caught after the call on the open page, live: who, what, where, how to restore", async () => {
+    await page.goto(`${serve.url}/repos/${REPO}`);
+    await card("dora").waitFor();
+    await page.evaluate(() => ((window as unknown as { __stay?: number }).__stay = 1));
+    expect(await page.getByTestId("shell-writes").count()).toBe(0);
+    const holder = agent("hal", "hal-1", "host=claude; version=2.1.332; wiring=fail-closed");
+    const held = await holder.publish("Rework the peer module");
+    await holder.post({ type: "scope", intentId: held.intentId, paths: ["src/peer.ts"] });
+    const writer = agent("wes", "wes-1", "host=codex; version=0.171.0; wiring=fail-closed");
+    const wrote = await writer.publish("Regenerate the fixtures");
+    const command = "node scripts/gen.mjs > src/peer.ts && echo '<b>done</b>'";
+    const shellWrite = (restorable: boolean, paths: string[]) =>
+      writer.post({
+        type: "guard",
+        intentId: wrote.intentId,
+        kind: "shell-write",
+        tool: "Bash",
+        paths,
+        command,
+        peers: [{ intentId: held.intentId, paths }],
+        restorable,
+      });
+    await shellWrite(true, ["src/peer.ts"]);
+
+    const row = page.getByTestId("shell-write").first();
+    await row.waitFor({ timeout: 5_000 });
+    expect(await row.getAttribute("data-writer")).toBe("wes");
+    // The command is shown as text, never as markup.
+    expect(await row.getByTestId("shell-write-command").innerText()).toBe(command);
+    expect(await row.locator("b").count()).toBe(0);
+    expect(await row.innerText()).toContain(wrote.intentId);
+    expect(await row.getByTestId("shell-write-at").innerText()).toMatch(/just now|s ago/);
+    expect(await row.getByTestId("shell-write-peer").innerText()).toMatch(
+      new RegExp(`claimed by hal .*${held.intentId}.*: src/peer\\.ts`),
+    );
+    expect(await row.getByTestId("shell-write-restore").innerText()).toMatch(
+      /restorable in the writer's checkout:\s*node \.cohent\/cohent\.mjs restore src\/peer\.ts/,
+    );
+
+    // A second one, not restorable, comes first, on the same page.
+    await shellWrite(false, ["src/peer.ts"]);
+    await page.getByTestId("shell-write").nth(1).waitFor({ timeout: 5_000 });
+    expect(
+      await page.getByTestId("shell-write").first().getByTestId("shell-write-restore").innerText(),
+    ).toMatch(/not restorable.*too large to keep/);
+    expect(await page.evaluate(() => (window as unknown as { __stay?: number }).__stay)).toBe(1);
+    await page
+      .getByTestId("shell-writes")
+      .screenshot({ path: screenshotPath("enforcement-05-shell-writes") });
+  }, 60_000);
 });

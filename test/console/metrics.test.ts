@@ -91,6 +91,18 @@ describe("metrics page", () => {
       });
       expect(r.status).toBe(200);
     }
+    // A shell write of Bob's over Alice's claimed file, caught after the call by his adapter.
+    const caught = await bob.post({
+      type: "guard",
+      intentId: b.intentId,
+      kind: "shell-write",
+      tool: "Bash",
+      paths: ["app/cart.ts"],
+      command: "sed -i s/total/sum/ app/cart.ts",
+      peers: [{ intentId: a.intentId, paths: ["app/cart.ts"] }],
+      restorable: true,
+    });
+    expect(caught.status).toBe(200);
     // Acknowledged packets, with sizes that make the character count run into thousands.
     expect((await alice.post({ type: "ack", packetId: a.packet.id, chars: 1_234 })).status).toBe(200);
     expect((await bob.post({ type: "ack", packetId: b.packet.id, chars: 2_345 })).status).toBe(200);
@@ -164,6 +176,7 @@ describe("metrics page", () => {
       waitsQueued: "queued",
       releaseRequests: "releaseRequests",
       lostClaimNotices: "lostClaims",
+      shellWritesCaught: "shellWrites",
     };
     for (const [metric, series] of Object.entries(plotted)) {
       const values = api.series[series];

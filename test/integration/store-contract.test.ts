@@ -562,6 +562,12 @@ describe.each(DATABASE_KINDS)("store contract (%s)", (kind) => {
       ["wki_a", ["src/a.ts"]],
     ]);
     expect((await s.reads.subagentCatches("rep_c", at(0))).map((c) => c.agentId)).toEqual(["sub1"]);
+    expect(await s.reads.shellWrites("rep_c", at(0), 5)).toEqual([]);
+    const shell = { id: "gc_2", intentId: "wki_b", agentId: null, paths: ["src/a.ts"], peerIds: ["wki_a"] };
+    const detail = { command: "make", restorable: true, person: "bo", client: null, model: null, peers: [] };
+    await s.journal.addGuardCatch({ ...shell, repoId: "rep_c", kind: "shell-write", detail, at: at(12) });
+    expect(await s.reads.shellWrites("rep_c", at(0), 5)).toEqual([{ ...shell, detail, at: at(12) }]);
+    expect(await s.reads.shellWrites("rep_c", at(13), 5)).toEqual([]);
     expect((await s.reads.overlapDecisions("rep_c", 5)).map((d) => d.id)).toEqual(["dec_1"]);
     expect((await s.reads.commands("rep_c", 5)).map((c) => [c.id, c.person])).toEqual([["cmd_1", "bo"]]);
     const tokens = await s.reads.tokens("rep_c");

@@ -14,10 +14,12 @@ const rows: MetricRows = {
     action,
     createdAt: at(i),
   })),
-  catches: ["scope-conflict", "outside-scope", "edit-before-intent", "session-paused"].map((kind, i) => ({
-    kind,
-    createdAt: at(10 + i),
-  })),
+  catches: ["scope-conflict", "outside-scope", "edit-before-intent", "session-paused", "shell-write"].map(
+    (kind, i) => ({
+      kind,
+      createdAt: at(10 + i),
+    }),
+  ),
   packets: [
     { tokens: 10, ackedChars: 40 },
     { tokens: 5, ackedChars: null },
@@ -43,11 +45,11 @@ const rows: MetricRows = {
 
 describe("metric definitions", () => {
   it.each([
-    // decisions naming a peer (4 wait/duplicate/handoff/parallel + the second wait) + path catches (2)
-    ["potentialOverlaps", 7],
+    // decisions naming a peer (4 wait/duplicate/handoff/parallel + the second wait) + path catches (3)
+    ["potentialOverlaps", 8],
     ["redirections", 4],
-    ["pathGuardCatches", 2],
-    ["guardRefusals", 4],
+    ["pathGuardCatches", 3],
+    ["guardRefusals", 5],
     ["packets", 3],
     ["packetTokens", 16],
     ["injectedChars", 44],
@@ -58,6 +60,7 @@ describe("metric definitions", () => {
     ["releaseRequests", 3],
     ["releasesHonoured", 1],
     ["lostClaimNotices", 1],
+    ["shellWritesCaught", 1],
   ] as const)("%s = %i", (name, value) => {
     expect(totals(rows)[name]).toBe(value);
   });

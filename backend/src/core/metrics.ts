@@ -5,6 +5,7 @@ export const PATH_CATCH_KINDS: ReadonlySet<string> = new Set([
   "scope-conflict",
   "outside-scope",
   "git-peer-changes",
+  "shell-write",
 ]);
 
 export interface MetricRows {
@@ -32,7 +33,7 @@ type Source = "decision" | "catch" | "packet" | "command" | "event" | "notice" |
  * - potentialOverlaps: decisions that named a peer plus refused or stopped path writes;
  * - redirections: pre-edit redirections (wait, duplicate, handoff);
  * - pathGuardCatches: writes stopped on paths: claims refused for an overlapping peer scope (counted by the
- *   server) and writes outside the declared scope (reported by the adapter);
+ *   server), writes outside the declared scope and shell writes over peers' claims (reported by the adapter);
  * - guardRefusals: every refusal the guard reported, path or not (edits before an intent, kill switch, …);
  * - packets, packetTokens, injectedChars (acknowledged characters);
  * - dependencyWaits: wait decisions; humanCommands: pause, cancel, resume and a person's release of a claim;
@@ -40,7 +41,8 @@ type Source = "decision" | "catch" | "packet" | "command" | "event" | "notice" |
  * - grantedFromQueue: queued claims granted (their `scope-granted` notices);
  * - releaseRequests: release requests, one per holder asked; releasesHonoured: those whose holder then
  *   released or narrowed the asked paths itself (not by expiry or a person);
- * - lostClaimNotices: claims freed without their holder asking (lease expiry, a person's release, a cancel).
+ * - lostClaimNotices: claims freed without their holder asking (lease expiry, a person's release, a cancel);
+ * - shellWritesCaught: shell (or opaque MCP) calls that changed peers' claimed files, caught after the call.
  * The time in the queue (p50, p95) is not a sum: queueWait below, from the same grant notices.
  */
 const DEFINITIONS = {
@@ -61,6 +63,7 @@ const DEFINITIONS = {
   releaseRequests: { ask: () => 1 },
   releasesHonoured: { ask: (a: { honouredAt: Date | null }) => +(a.honouredAt !== null) },
   lostClaimNotices: { notice: (n: { kind: string }) => +(n.kind === "scope-lost") },
+  shellWritesCaught: { catch: (c: { kind: string }) => +(c.kind === "shell-write") },
 } satisfies Record<MetricName, Partial<Record<Source, (row: never) => number>>>;
 
 export const METRIC_NAMES = Object.keys(DEFINITIONS) as MetricName[];
@@ -124,4 +127,5 @@ export const SERIES = {
   queued: "waitsQueued",
   releaseRequests: "releaseRequests",
   lostClaims: "lostClaimNotices",
+  shellWrites: "shellWritesCaught",
 } as const satisfies Record<SeriesName, MetricName>;

@@ -4,6 +4,7 @@ import {
   INTENT_COMMAND,
   narrowCommand,
   queueCommand,
+  restoreCommand,
   SCOPE_COMMAND,
   shellWord,
   type Change,
@@ -119,9 +120,9 @@ export interface NoticeParts {
   kind: NoticeKind;
   paths: readonly string[];
   peer: NoticePeer | null;
-  /** release-requested: the requester's note, already redacted and bounded. */
+  /** release-requested: the requester's note; shell-write: the writer's command. Already redacted and bounded. */
   note?: string | null;
-  /** scope-lost and queue-left: a LostReason. */
+  /** scope-lost and queue-left: a LostReason; shell-write: a ShellWriteReason. */
   reason?: string | null;
   /** scope-waiter: waiters behind the holder's claim. */
   queueLength?: number | null;
@@ -156,7 +157,32 @@ export function renderNotice(n: NoticeParts): string {
         n.reason === "session-cancelled" ? "your session was cancelled" : "your session's lease expired";
       return `[cohent notice] You left the queue for ${paths} (${why}). Queue again with: ${queueCommand(n.paths.map(inert))}`;
     }
+    case "shell-write":
+      return shellWriteNotice(n, who, paths);
   }
+}
+
+/** The command as a shell-write notice quotes it: enough to recognise it (the notice's `note` has it all). */
+const NOTICE_COMMAND_CHARS = 500;
+
+/**
+ * shell-write: a peer's shell (or opaque MCP) call changed the holder's claimed paths, caught after the
+ * call. The bytes from before are in the writer's checkout, when it could keep them; its command is peer
+ * text, JSON-quoted inside the untrusted fence.
+ */
+function shellWriteNotice(n: NoticeParts, who: string, paths: string): string {
+  const one = n.paths.length === 1;
+  const restore = n.paths
+    .slice(0, SHOWN_PATHS)
+    .map((p) => restoreCommand(inert(p)))
+    .join("; ");
+  const kept =
+    n.reason === "restorable"
+      ? `Its checkout kept the bytes from before: ${restore} ${one ? "brings them" : "bring them"} back there.`
+      : `The bytes from before were too large for its checkout to keep: they cannot be restored from there.`;
+  const head = `[cohent notice] ${who} changed your claimed ${paths} through a shell command during one of its tool calls (caught after the call); it was told to undo it. ${kept} Check ${one ? "the file before you go on editing it" : "the files before you go on editing them"}.`;
+  if (!n.note) return head;
+  return [head, UNTRUSTED, `command: ${clip(n.note, NOTICE_COMMAND_CHARS)}`, "</peer-data>"].join("\n");
 }
 
 export function measure(text: string): { chars: number; tokens: number } {

@@ -8,6 +8,7 @@ import type {
   NoticeKind,
   NoticePeer,
   Party,
+  ShellWriteDetail,
   Usage,
   WiringChange,
 } from "@cohent/protocol";
@@ -93,6 +94,13 @@ export interface ReleaseAskRow {
 }
 export type TailEvent = { seq: number; intentId: string; kind: string; peerIds: string[]; summary: string };
 export type EventRow = Omit<M.Event, "peerIds"> & { peerIds: string[] };
+/** A shell write caught after the call (guard kind shell-write); `detail` null when unreadable. */
+export type ShellWriteRow = Pick<M.GuardCatch, "id" | "intentId" | "agentId"> & {
+  paths: string[];
+  peerIds: string[];
+  detail: ShellWriteDetail | null;
+  at: Date;
+};
 /** Untold notices of a session, by intent: what the kill-switch read and the poll's quick path ask. */
 export type Untold = ReadonlyMap<string, number>;
 
@@ -219,6 +227,8 @@ export interface Journal {
     kind: string;
     paths: string[];
     peerIds: string[];
+    /** shell-write: what the Control Room shows of the catch (ShellWriteDetail). */
+    detail?: ShellWriteDetail | null;
     at: Date;
   }): Promise<void>;
 }
@@ -323,6 +333,8 @@ export interface Reads {
     repoId: string,
     since: Date,
   ): Promise<{ intentId: string; agentId: string; kind: string; at: Date }[]>;
+  /** Shell writes caught since an instant, newest first, at most `take`. */
+  shellWrites(repoId: string, since: Date, take: number): Promise<ShellWriteRow[]>;
   overlapDecisions(repoId: string, take: number): Promise<Decision[]>;
   commands(
     repoId: string,

@@ -198,8 +198,14 @@ class JournalStore implements Journal {
       : ("missing" as const);
   }
 
-  async addGuardCatch({ at, paths, peerIds, ...g }: Parameters<Journal["addGuardCatch"]>[0]) {
-    await insert(this.h.x, T.GuardCatch, { ...g, paths: json(paths), peerIds: json(peerIds), createdAt: at });
+  async addGuardCatch({ at, paths, peerIds, detail, ...g }: Parameters<Journal["addGuardCatch"]>[0]) {
+    await insert(this.h.x, T.GuardCatch, {
+      ...g,
+      paths: json(paths),
+      peerIds: json(peerIds),
+      detail: detail ? json(detail) : null,
+      createdAt: at,
+    });
   }
 }
 

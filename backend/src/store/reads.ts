@@ -1,4 +1,4 @@
-import { OVERLAP_ACTIONS, type CommandKind } from "@cohent/protocol";
+import { OVERLAP_ACTIONS, ShellWriteDetail, type CommandKind } from "@cohent/protocol";
 import { METRIC_NOTICE_KINDS, QUEUE_EVENT_KINDS, type MetricRows } from "../core/metrics.js";
 import type { RecapRow } from "../core/recap.js";
 import type { Reads } from "./contract.js";
@@ -136,6 +136,27 @@ export const reads = ({ x }: Handle): Reads => {
         kind: g.kind as string,
         at: dateOf(g.createdAt),
       })),
+    shellWrites: async (repoId: string, since: Date, take: number) =>
+      (
+        await x.all(
+          `SELECT ${T.GuardCatch.cols()} FROM "GuardCatch" WHERE "repoId" = ? AND "kind" = 'shell-write' AND "createdAt" >= ? ORDER BY "createdAt" DESC, "id" DESC LIMIT ?`,
+          repoId,
+          x.time(since),
+          take,
+        )
+      ).map((r) => {
+        const g = T.GuardCatch.decode(r);
+        const detail = g.detail ? ShellWriteDetail.safeParse(JSON.parse(g.detail)) : null;
+        return {
+          id: g.id,
+          intentId: g.intentId,
+          agentId: g.agentId,
+          paths: list(g.paths),
+          peerIds: list(g.peerIds),
+          detail: detail?.success ? detail.data : null,
+          at: g.createdAt,
+        };
+      }),
     overlapDecisions: async (repoId: string, take: number) =>
       (
         await x.all(

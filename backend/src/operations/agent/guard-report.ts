@@ -9,6 +9,7 @@ import {
 import { newId } from "../../ids.js";
 import type { Caller, Deps } from "../deps.js";
 import { ownHead } from "../shared/views.js";
+import { shellWriteReport } from "./shell-write.js";
 
 /**
  * Guard report: records a refusal the adapter made on its own (outside-scope
@@ -16,6 +17,8 @@ import { ownHead } from "../shared/views.js";
  * checkout's guard wiring as its adapter found it at a session start: the
  * Control Room shows "guard wiring modified" for that checkout (the token
  * and the checkout id it sends) until a report from it finds it intact.
+ * Kind `shell-write` (a write caught after the call) also tells the peers it
+ * wrote over: shell-write.ts.
  */
 export async function guardReport(deps: Deps, caller: Caller, req: GuardRequest): Promise<GuardResponse> {
   if (req.kind === "wiring") {
@@ -48,6 +51,7 @@ export async function guardReport(deps: Deps, caller: Caller, req: GuardRequest)
       { batch: caller.repo.id },
     );
   }
+  if (req.kind === "shell-write") return shellWriteReport(deps, caller, req);
   const paths = normalizeRepoPaths(req.paths);
   return deps.store.tx(
     async (t) => {

@@ -1,4 +1,12 @@
-import { scopesOverlapping, type Overview, type Party, type RepoSummary } from "@cohent/protocol";
+import {
+  restoreCommand,
+  scopesOverlapping,
+  type Overview,
+  type Party,
+  type RepoSummary,
+  type ShellWriteView,
+} from "@cohent/protocol";
+import type { ShellWriteRow } from "../../store/index.js";
 import { guardStatus } from "../../core/lease.js";
 import type { Deps } from "../deps.js";
 import { repoByName } from "../shared/repos.js";
@@ -30,6 +38,39 @@ function subagentsOf(
   return [...by.values()];
 }
 
+/** The shell writes the live page lists: the last day's, at most this many. */
+const SHELL_WRITES = 20;
+
+/** A caught shell write as the live page shows it; `party` names intents, the writer's own report names it otherwise. */
+function shellWriteView(w: ShellWriteRow, party: (id: string) => Party): ShellWriteView {
+  const d = w.detail;
+  const named = w.intentId ? party(w.intentId) : null;
+  const restorable = d?.restorable ?? false;
+  return {
+    id: w.id,
+    at: w.at.toISOString(),
+    writer:
+      named && (named.person !== "unknown" || !d)
+        ? { ...named, client: named.client ?? d?.client ?? null, model: named.model ?? d?.model ?? null }
+        : {
+            intentId: w.intentId,
+            person: d?.person ?? "unknown",
+            client: d?.client ?? null,
+            model: d?.model ?? null,
+            objective: null,
+          },
+    agentId: w.agentId,
+    command: d?.command ?? null,
+    paths: w.paths,
+    peers: (d?.peers ?? w.peerIds.map((intentId) => ({ intentId, paths: [] }))).map((p) => ({
+      ...party(p.intentId),
+      paths: p.paths,
+    })),
+    restorable,
+    restore: restorable ? w.paths.map(restoreCommand) : [],
+  };
+}
+
 export async function listRepositories(deps: Deps): Promise<RepoSummary[]> {
   const [repos, pending] = await Promise.all([deps.store.repos.list(), pendingPairings(deps)]);
   return Promise.all(
@@ -59,10 +100,15 @@ export async function repoOverview(deps: Deps, name: string): Promise<Overview> 
   const catches = await store.reads.scopeCatches(repo.id, hourAgo);
   const subagentCatches = await store.reads.subagentCatches(repo.id, hourAgo);
   const decisions = await store.reads.overlapDecisions(repo.id, 50);
+  const dayAgo = new Date(now.getTime() - 86_400_000);
+  const shellWrites = await store.reads.shellWrites(repo.id, dayAgo, SHELL_WRITES);
 
   // Parties named anywhere on the page, open or closed.
   const named = new Set(
-    [...decisions, ...catches].flatMap((d) => [d.intentId, ...d.peerIds]).concat(open.map((r) => r.id)),
+    [...decisions, ...catches, ...shellWrites]
+      .flatMap((d) => [d.intentId, ...d.peerIds])
+      .concat(open.map((r) => r.id))
+      .filter(Boolean),
   );
   const parties = new Map((await store.intents.parties([...named])).map((p) => [p.intentId, p]));
   const party = (id: string): Party =>
@@ -171,6 +217,7 @@ export async function repoOverview(deps: Deps, name: string): Promise<Overview> 
         reportedAt: w.reportedAt.toISOString(),
       };
     }),
+    shellWrites: shellWrites.map((w) => shellWriteView(w, party)),
   };
 }
 

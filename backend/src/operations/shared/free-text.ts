@@ -107,3 +107,17 @@ export function pairingText(req: PairingStart): PairingStart {
 export function checkpointText(req: CheckpointRequest): CheckpointRequest {
   return { ...req, summary: freeText(req.summary, BOUNDS.summaryChars), usage: usage(req.usage) };
 }
+
+/**
+ * A shell-write report's command, as the peers it wrote over and the Control Room read it: redacted,
+ * bounded, and with no control character but tab and line break, no direction override and no lone
+ * surrogate (the databases refuse some of them). Null when there is none, or nothing is left.
+ */
+export function shellCommandText(command: string | undefined): string | null {
+  if (command === undefined) return null;
+  const text = freeText(command, BOUNDS.caughtCommandChars)
+    .replace(/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, "\ufffd")
+    .replace(/[\x00-\x08\x0b-\x1f\x7f\u2028\u2029\u202a-\u202e\u2066-\u2069]+/g, " ")
+    .trim();
+  return text || null;
+}

@@ -245,6 +245,7 @@ export const T = {
     kind: "text",
     paths: "text",
     peerIds: "text",
+    detail: "text",
     createdAt: "date",
   }),
   WiringReport: table<M.WiringReport>("WiringReport", {

@@ -1,0 +1,99 @@
+import {
+  CohentError,
+  normalizeRepoPaths,
+  type GuardRequest,
+  type GuardResponse,
+  type ShellWriteDetail,
+} from "@cohent/protocol";
+import { newId } from "../../ids.js";
+import type { Caller, Deps } from "../deps.js";
+import { shellCommandText } from "../shared/free-text.js";
+import { noticePeer, notify } from "../shared/queue.js";
+import { ownHead } from "../shared/views.js";
+
+/** Each peer named once, its paths normalized like every path (a peer named twice: its paths together). */
+function peersOf(req: GuardRequest): { intentId: string; paths: string[] }[] {
+  const by = new Map<string, string[]>();
+  for (const p of req.peers ?? []) {
+    const paths = normalizeRepoPaths(p.paths);
+    const seen = by.get(p.intentId) ?? [];
+    by.set(p.intentId, [...seen, ...paths.filter((x) => !seen.includes(x))]);
+  }
+  return [...by].map(([intentId, paths]) => ({ intentId, paths }));
+}
+
+/**
+ * Guard report, kind `shell-write`: a shell (or opaque MCP) call of the
+ * caller changed files that peers hold, caught by its adapter after the
+ * call. In one transaction: the catch is recorded (the metrics count it, the
+ * Control Room lists it), and each peer intent named that is still open gets
+ * a `shell-write` notice in its next packet, with the command as untrusted
+ * text and whether the writer's checkout can restore the bytes. A peer that
+ * is no intent of this repository is INVALID_INPUT, as is the writer's own
+ * intent named as a peer; a closed one is skipped (nobody left to tell).
+ */
+export async function shellWriteReport(
+  deps: Deps,
+  caller: Caller,
+  req: GuardRequest,
+): Promise<GuardResponse> {
+  const peers = peersOf(req);
+  const paths = normalizeRepoPaths(req.paths);
+  for (const p of peers) paths.push(...p.paths.filter((x) => !paths.includes(x)));
+  const command = shellCommandText(req.command);
+  const restorable = req.restorable === true;
+  const repoId = caller.repo.id;
+  return deps.store.tx(
+    async (t) => {
+      if (req.intentId) await ownHead(t, caller, req.intentId, { open: false });
+      const told: { intentId: string; sessionId: string; paths: string[] }[] = [];
+      for (const p of peers) {
+        if (p.intentId === req.intentId)
+          throw new CohentError("INVALID_INPUT", `peers names the writer's own intent ${p.intentId}.`);
+        const head = await t.intents.head(p.intentId);
+        if (!head || head.repoId !== repoId)
+          throw new CohentError("INVALID_INPUT", `${p.intentId} is not an intent of this repository.`, {
+            intentId: p.intentId,
+          });
+        if (!head.closedAt) told.push({ ...p, sessionId: head.sessionId });
+      }
+      const writer = noticePeer({
+        intentId: req.intentId ?? null,
+        person: caller.token.person,
+        client: caller.session.client ?? caller.token.client,
+        model: caller.session.model,
+      });
+      const detail: ShellWriteDetail = {
+        command,
+        restorable,
+        person: writer.person,
+        client: writer.client,
+        model: writer.model,
+        peers: told.map((p) => ({ intentId: p.intentId, paths: p.paths })),
+      };
+      const at = deps.clock();
+      await t.journal.addGuardCatch({
+        id: newId("gc"),
+        repoId,
+        intentId: req.intentId ?? "",
+        agentId: caller.agentId ?? null,
+        kind: "shell-write",
+        paths,
+        peerIds: told.map((p) => p.intentId),
+        detail,
+        at,
+      });
+      const reason = restorable ? "restorable" : "not-restorable";
+      for (const p of told)
+        await notify(
+          t,
+          repoId,
+          p,
+          { kind: "shell-write", paths: p.paths, peer: writer, note: command, reason },
+          at,
+        );
+      return { recorded: true };
+    },
+    { batch: repoId },
+  );
+}

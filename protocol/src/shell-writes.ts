@@ -1,0 +1,43 @@
+import { z } from "zod";
+import type { Party } from "./console.js";
+
+/**
+ * Shell writes caught after the call (`guard`, kind `shell-write`): a shell
+ * (or opaque MCP) call changed files that peers hold, which their own
+ * guarded edits do not explain. The adapter told its model to undo it, kept
+ * the bytes from before when it could, and reported it; the server told each
+ * peer (a `shell-write` notice) and keeps what the Control Room shows.
+ */
+
+/** What a shell-write catch keeps beside its paths and peers (GuardCatch.detail, JSON): read back with this schema. */
+export const ShellWriteDetail = z.object({
+  /** The command, redacted and bounded (untrusted text); null when the report had none. */
+  command: z.string().nullable(),
+  restorable: z.boolean(),
+  /** The writer as its session was when it reported. */
+  person: z.string(),
+  client: z.string().nullable(),
+  model: z.string().nullable(),
+  /** Each peer told, with its changed paths. */
+  peers: z.array(z.object({ intentId: z.string(), paths: z.array(z.string()) })),
+});
+export type ShellWriteDetail = z.infer<typeof ShellWriteDetail>;
+
+/** One caught shell write, as the live page lists it. The command is untrusted text. */
+export interface ShellWriteView {
+  id: string;
+  at: string;
+  /** Who wrote: its intent (intentId "" when it had none yet), person, client and model. */
+  writer: Party;
+  /** The writer's sub-agent, when a sub-agent made the call. */
+  agentId: string | null;
+  command: string | null;
+  /** Every changed path a peer holds. */
+  paths: string[];
+  /** Each peer whose claim it changed (and that was still open), with those of its paths. */
+  peers: (Party & { paths: string[] })[];
+  /** Whether the writer's checkout kept the bytes from before. */
+  restorable: boolean;
+  /** The exact commands that put them back, run in the writer's checkout; none when not restorable. */
+  restore: string[];
+}

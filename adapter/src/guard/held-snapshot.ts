@@ -1,0 +1,255 @@
+import { closeSync, fstatSync, openSync, readFileSync, type BigIntStats } from "node:fs";
+import { join } from "node:path";
+import {
+  ensureStash,
+  lstatQuiet,
+  pruneStash,
+  putObject,
+  readSeen,
+  sha256,
+  stashDir,
+  STASH_CAP,
+  writeSeen,
+  type SeenEntry,
+} from "./held-stash.js";
+import { claimsOf, walkHeld } from "./held-walk.js";
+
+/**
+ * What lies under peers' held paths before a shell call, and what the call
+ * changed there. The snapshot stats every held file and keeps the bytes of
+ * those it has not seen before (bounded), so that a change can be undone;
+ * a file whose stat is unchanged since the last snapshot is not read again.
+ */
+
+export interface HeldFile {
+  /** Repository-relative POSIX path. */
+  path: string;
+  size: number;
+  mtimeNs: string;
+  /** ctime too: a rewrite that puts mtime back (touch -r, cp -p) still moves it. */
+  ctimeNs: string;
+  ino: string;
+  /** Permission bits, to recreate a deleted file as it was. */
+  mode: number;
+  /** sha256 of the bytes, kept in the stash; null when past the byte bound (caught, not restorable). */
+  key: string | null;
+}
+
+export interface HeldSnapshot {
+  v: 1;
+  at: number;
+  /** The held paths walked, normalized; compareHeld walks them again. */
+  held: string[];
+  files: HeldFile[];
+  /** Literal held paths that did not exist: a creation there is caught. */
+  absent: string[];
+  /** False when the walk stopped at maxFiles (or 5× that many entries): creations are then only sought at absent paths. */
+  complete: boolean;
+  maxFiles: number;
+  /** Files read (and bytes) in this call: 0 in the steady state. */
+  read: number;
+  bytesRead: number;
+}
+
+export interface HeldChange {
+  path: string;
+  change: "modified" | "deleted" | "created";
+  /** The state before the call can be put back: bytes kept (modified, deleted), or a file to remove (created). */
+  restorable: boolean;
+  /** The key of the bytes before the call; null for a creation, or bytes past the bound. */
+  before: string | null;
+  /** Permission bits before the call (null for a creation). */
+  mode: number | null;
+  /**
+   * The file after the call, so restore can tell whether it changed since:
+   * "sha256:<hex>" of its bytes (within the byte bound), else "stat:<size:mtimeNs:ctimeNs:ino>";
+   * null when deleted.
+   */
+  after: string | null;
+}
+
+export interface SnapshotOptions {
+  /** New bytes read and kept per call (default 8 MiB); files past it get key null. */
+  maxBytes?: number;
+  /** Files recorded (default 20,000); past it the snapshot is incomplete. */
+  maxFiles?: number;
+  now?: number;
+  /** Bound of the stash's kept bytes (default 64 MiB). */
+  stashCap?: number;
+}
+
+export const DEFAULT_MAX_BYTES = 8 * 1024 * 1024;
+export const DEFAULT_MAX_FILES = 20_000;
+const RACY_MS = 1_000;
+
+export const statKey = (st: BigIntStats): string => `${st.size}:${st.mtimeNs}:${st.ctimeNs}:${st.ino}`;
+const fileKey = (f: HeldFile): string => `${f.size}:${f.mtimeNs}:${f.ctimeNs}:${f.ino}`;
+
+/**
+ * A file's bytes with the stat they belong to: null when it changed while
+ * being read (a writer is at it: no bytes to keep), or cannot be read.
+ */
+function readStable(abs: string): { bytes: Buffer; st: BigIntStats } | null {
+  let fd = -1;
+  try {
+    fd = openSync(abs, "r");
+    const st = fstatSync(fd, { bigint: true });
+    if (!st.isFile()) return null;
+    const bytes = readFileSync(fd);
+    const again = fstatSync(fd, { bigint: true });
+    return statKey(again) === statKey(st) && bytes.length === Number(st.size) ? { bytes, st } : null;
+  } catch {
+    return null;
+  } finally {
+    if (fd !== -1) closeSync(fd);
+  }
+}
+
+function heldFile(rel: string, st: BigIntStats, key: string | null): HeldFile {
+  return {
+    path: rel,
+    size: Number(st.size),
+    mtimeNs: String(st.mtimeNs),
+    ctimeNs: String(st.ctimeNs),
+    ino: String(st.ino),
+    mode: Number(st.mode & 0o7777n),
+    key,
+  };
+}
+
+/**
+ * Snapshots the files under `held` (repository-relative files, folders,
+ * globs). Never throws: a stash that cannot be written leaves keys null.
+ */
+export function snapshotHeld(
+  root: string,
+  held: readonly string[],
+  opts: SnapshotOptions = {},
+): HeldSnapshot {
+  const at = opts.now ?? Date.now();
+  const maxFiles = opts.maxFiles ?? DEFAULT_MAX_FILES;
+  let budget = opts.maxBytes ?? DEFAULT_MAX_BYTES;
+  const claims = claimsOf(held);
+  const walk = walkHeld(root, claims, maxFiles);
+  const dir = stashDir(root);
+  const seen = walk.files.size ? readSeen(dir) : null;
+  const fresh: Record<string, SeenEntry> = {};
+  let stashOk: boolean | null = null;
+  let read = 0;
+  let bytesRead = 0;
+  let written = 0;
+  const files: HeldFile[] = [];
+  for (const [rel, st] of walk.files) {
+    const s = seen!.files[rel];
+    const f = heldFile(rel, st, null);
+    if (s && s[0] === f.size && s[1] === f.mtimeNs && s[2] === f.ctimeNs && s[3] === f.ino) f.key = s[4];
+    else if (f.size <= budget && stashOk !== false) {
+      const got = readStable(join(root, rel));
+      if (got) {
+        read++;
+        bytesRead += got.bytes.length;
+        budget -= got.bytes.length;
+        try {
+          if (stashOk === null) ensureStash(root);
+          stashOk = true;
+          const put = putObject(dir, got.bytes);
+          written += put.written;
+          Object.assign(f, heldFile(rel, got.st, put.key));
+          // "Racy" as in Git: a file changed in the last second may change again within one clock tick
+          // (timestamps are coarse) with the same stat; it is read again next time rather than trusted.
+          if (at - Number(got.st.ctimeNs / 1_000_000n) > RACY_MS)
+            fresh[rel] = [f.size, f.mtimeNs, f.ctimeNs, f.ino, put.key];
+        } catch {
+          stashOk = false; // not writable: caught, not restorable
+        }
+      }
+    }
+    files.push(f);
+  }
+  if (written > 0 || Object.keys(fresh).length) {
+    const after = writeSeen(dir, fresh, written, new Set(walk.files.keys()));
+    const cap = opts.stashCap ?? STASH_CAP;
+    if (after && after.bytes > cap)
+      pruneStash(
+        dir,
+        files.flatMap((f) => (f.key ? [f.key] : [])),
+        cap,
+      );
+  }
+  return {
+    v: 1,
+    at,
+    held: claims,
+    files,
+    absent: walk.absent,
+    complete: walk.complete,
+    maxFiles,
+    read,
+    bytesRead,
+  };
+}
+
+/**
+ * What changed under the held paths since `snap`: every recorded file whose
+ * stat moved (a same-size change is re-hashed, within maxBytes, so a touch
+ * is not a change), deleted, and files new under them. Never throws.
+ */
+export function compareHeld(
+  root: string,
+  snap: HeldSnapshot,
+  opts: { maxBytes?: number } = {},
+): HeldChange[] {
+  let budget = opts.maxBytes ?? DEFAULT_MAX_BYTES;
+  // The state a change left, for restore to see whether the file changed again since: its hash when
+  // cheap (a later touch or rename is no change), else its stat.
+  const afterOf = (rel: string, st: BigIntStats, hash?: string): string => {
+    if (hash) return `sha256:${hash}`;
+    if (Number(st.size) <= budget) {
+      const got = readStable(join(root, rel));
+      if (got && statKey(got.st) === statKey(st)) {
+        budget -= got.bytes.length;
+        return `sha256:${sha256(got.bytes)}`;
+      }
+    }
+    return `stat:${statKey(st)}`;
+  };
+  const walk = walkHeld(root, snap.held, snap.maxFiles);
+  const changes: HeldChange[] = [];
+  const before = new Set<string>();
+  for (const f of snap.files) {
+    before.add(f.path);
+    let st = walk.files.get(f.path);
+    if (!st && !walk.complete) {
+      const s = lstatQuiet(join(root, f.path));
+      if (s?.isFile()) st = s;
+    }
+    const base = { path: f.path, before: f.key, mode: f.mode, restorable: f.key !== null };
+    if (!st) {
+      changes.push({ ...base, change: "deleted", after: null });
+      continue;
+    }
+    if (statKey(st) === fileKey(f)) continue;
+    let hash: string | undefined;
+    if (f.key && Number(st.size) === f.size && f.size <= budget) {
+      budget -= f.size;
+      const got = readStable(join(root, f.path));
+      if (got) hash = sha256(got.bytes);
+      if (hash === f.key) continue; // same bytes: touched, or rewritten alike
+    }
+    changes.push({ ...base, change: "modified", after: afterOf(f.path, st, hash) });
+  }
+  for (const [rel, st] of walk.files) {
+    if (before.has(rel)) continue;
+    // An incomplete snapshot does not know what it left out: only its absent paths can be told created.
+    if (!snap.complete && !snap.absent.some((a) => rel === a || rel.startsWith(`${a}/`))) continue;
+    changes.push({
+      path: rel,
+      change: "created",
+      restorable: true,
+      before: null,
+      mode: null,
+      after: afterOf(rel, st),
+    });
+  }
+  return changes.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+}

@@ -1,0 +1,289 @@
+import {
+  closeSync,
+  lstatSync,
+  type BigIntStats,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  statSync,
+  unlinkSync,
+  writeFileSync,
+} from "node:fs";
+import { dirname, join, resolve } from "node:path";
+import { crypto } from "../builtins.js";
+
+/**
+ * The held-files stash: per checkout, outside the work tree. It keeps the
+ * bytes of peers' held files as they were before a shell call (content-
+ * addressed), the last stat seen of each (so a steady-state snapshot only
+ * stats), the pending snapshot between a call's Pre and Post hooks, the
+ * catches journal and the guarded-edit journal.
+ *
+ *   <git dir>/cohent/held/       (no Git dir: <root>/.cohent/held/, ignoring itself)
+ *     objects/<sha256>           bytes of one file version, immutable
+ *     seen.json                  { v, bytes, files: { rel: [size, mtimeNs, ctimeNs, ino, key] } }
+ *     pending/<session>~<call>.json
+ *     catches.json               { v, catches: Catch[] }, newest last
+ *     edits.log                  one JSON line per guarded edit start/end
+ */
+
+/** The stash folder of a checkout (not created here). */
+export function stashDir(root: string): string {
+  const git = join(root, ".git");
+  try {
+    const st = statSync(git, { throwIfNoEntry: false });
+    if (st?.isDirectory()) return join(git, "cohent", "held");
+    if (st?.isFile()) {
+      // A worktree or submodule: ".git" is a file naming the checkout's own Git dir.
+      const m = /^gitdir:\s*(.+?)\s*$/m.exec(readFileSync(git, "utf8"));
+      if (m) {
+        const dir = resolve(root, m[1]!);
+        if (statSync(dir, { throwIfNoEntry: false })?.isDirectory()) return join(dir, "cohent", "held");
+      }
+    }
+  } catch {
+    /* unreadable: the fallback */
+  }
+  return join(root, ".cohent", "held");
+}
+
+/** Creates the stash folder; the fallback inside the work tree ignores itself so that it is never committed. */
+export function ensureStash(root: string): string {
+  const dir = stashDir(root);
+  mkdirSync(join(dir, "objects"), { recursive: true });
+  if (dir === join(root, ".cohent", "held")) {
+    const ignore = join(dir, ".gitignore");
+    if (!statSync(ignore, { throwIfNoEntry: false })) writeFileSync(ignore, "*\n");
+  }
+  return dir;
+}
+
+/** Write a complete file under a temporary name, then rename: readers never see half of it. */
+export function writeAtomic(file: string, data: string | Uint8Array, mode?: number): void {
+  const tmp = `${file}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
+  try {
+    writeFileSync(tmp, data, mode === undefined ? undefined : { mode });
+    renameSync(tmp, file);
+  } catch (err) {
+    removeQuietly(tmp);
+    throw err;
+  }
+}
+
+/** lstat that answers undefined for any error too (ENOTDIR under a file, EACCES, ELOOP): such a path holds no file to keep. */
+export function lstatQuiet(abs: string): BigIntStats | undefined {
+  try {
+    return lstatSync(abs, { bigint: true, throwIfNoEntry: false });
+  } catch {
+    return undefined;
+  }
+}
+
+export function removeQuietly(file: string): boolean {
+  try {
+    unlinkSync(file);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+export function readJson<T>(file: string): T | null {
+  try {
+    return JSON.parse(readFileSync(file, "utf8")) as T;
+  } catch {
+    return null;
+  }
+}
+
+const sleeper = new Int32Array(new SharedArrayBuffer(4));
+const LOCK_STALE_MS = 10_000;
+
+/**
+ * A lock file beside `file` (as runtime.ts does). With `wait: false` it
+ * answers null at once when taken (best-effort housekeeping); otherwise it
+ * waits up to 5 s and then throws: the caller's write did not happen.
+ */
+export function lockFile(file: string, wait = true): (() => void) | null {
+  const lock = `${file}.lock`;
+  const deadline = Date.now() + 5_000;
+  for (;;) {
+    try {
+      closeSync(openSync(lock, "wx"));
+      return () => removeQuietly(lock);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === "ENOENT") mkdirSync(dirname(lock), { recursive: true });
+      else if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw err;
+      else {
+        const st = statSync(lock, { throwIfNoEntry: false });
+        if (st && Date.now() - st.mtimeMs > LOCK_STALE_MS) removeQuietly(lock);
+        else if (!wait) return null;
+      }
+      if (Date.now() > deadline)
+        throw new Error(`${lock} stays locked; remove it if no agent is running`, { cause: err });
+      Atomics.wait(sleeper, 0, 0, 3 + Math.floor(Math.random() * 7));
+    }
+  }
+}
+
+/** A file name for an untrusted id: itself when plain and short, else a 64-bit FNV-1a hash (no crypto load on the hot path). */
+export function safeName(id: string): string {
+  if (/^[A-Za-z0-9._-]{1,80}$/.test(id)) return `s${id}`;
+  let a = 0x811c9dc5;
+  let b = 0x01000193 ^ 0x5bd1e995;
+  for (let i = 0; i < id.length; i++) {
+    const c = id.charCodeAt(i);
+    a = Math.imul(a ^ c, 0x01000193) >>> 0;
+    b = Math.imul(b ^ c, 0x01000193 + 0x100) >>> 0;
+  }
+  return `h${a.toString(16).padStart(8, "0")}${b.toString(16).padStart(8, "0")}`;
+}
+
+export const objectPath = (dir: string, key: string) => join(dir, "objects", key);
+
+export const sha256 = (bytes: Uint8Array): string =>
+  crypto().createHash("sha256").update(bytes).digest("hex");
+
+/** Keeps one file version's bytes; answers its key and how many bytes were newly written (0 when already kept). */
+export function putObject(dir: string, bytes: Uint8Array): { key: string; written: number } {
+  const key = sha256(bytes);
+  const file = objectPath(dir, key);
+  if (statSync(file, { throwIfNoEntry: false })?.size === bytes.length) return { key, written: 0 };
+  writeAtomic(file, bytes);
+  return { key, written: bytes.length };
+}
+
+/** A kept version's bytes, or null when it is not (or no longer) in the stash or was altered. */
+export function getObject(dir: string, key: string): Buffer | null {
+  try {
+    const bytes = readFileSync(objectPath(dir, key));
+    return sha256(bytes) === key ? bytes : null;
+  } catch {
+    return null;
+  }
+}
+
+/** One file's last-seen stat and content key: [size, mtimeNs, ctimeNs, ino, key]. */
+export type SeenEntry = [number, string, string, string, string];
+
+export interface Seen {
+  v: 1;
+  /** Approximate bytes in objects/ (added to at each write, recounted by prune). */
+  bytes: number;
+  files: Record<string, SeenEntry>;
+}
+
+export function readSeen(dir: string): Seen {
+  const s = readJson<Seen>(join(dir, "seen.json"));
+  return s && s.v === 1 && s.files && typeof s.files === "object" ? s : { v: 1, bytes: 0, files: {} };
+}
+
+/** Entries past this are dropped (those not in the current snapshot) so seen.json stays bounded. */
+const SEEN_MAX = 50_000;
+
+/**
+ * Merges this call's new entries into seen.json as it is now on disk (a
+ * parallel hook may have written meanwhile), under the lock prune takes.
+ * `keep`: the paths of the current snapshot. Best effort: when it cannot
+ * write, the next snapshot reads those files again.
+ */
+export function writeSeen(
+  dir: string,
+  fresh: Record<string, SeenEntry>,
+  added: number,
+  keep: ReadonlySet<string>,
+): Seen | null {
+  try {
+    const unlock = lockFile(join(dir, "seen.json"))!;
+    try {
+      const seen = readSeen(dir);
+      Object.assign(seen.files, fresh);
+      seen.bytes += added;
+      const paths = Object.keys(seen.files);
+      if (paths.length > SEEN_MAX) for (const p of paths) if (!keep.has(p)) delete seen.files[p];
+      writeAtomic(join(dir, "seen.json"), JSON.stringify(seen));
+      return seen;
+    } finally {
+      unlock();
+    }
+  } catch {
+    return null;
+  }
+}
+
+/** Default bound of objects/: past it, prune (bytes a catch or a pending call refers to are kept). */
+export const STASH_CAP = 64 * 1024 * 1024;
+/** An unreferenced object younger than this may belong to a snapshot a parallel hook is still taking. */
+const PRUNE_GRACE_MS = 2 * 60_000;
+
+/** The content keys restore may still need: those of the catches journal and of pending snapshots. */
+function referencedKeys(dir: string, into: Set<string>): void {
+  const journal = readJson<{ catches?: { changes?: { before?: string | null }[] }[] }>(
+    join(dir, "catches.json"),
+  );
+  for (const c of journal?.catches ?? [])
+    for (const ch of c.changes ?? []) if (ch.before) into.add(ch.before);
+  let names: string[] = [];
+  try {
+    names = readdirSync(join(dir, "pending"));
+  } catch {
+    /* none */
+  }
+  for (const n of names) {
+    // A pending snapshot's files are rows [path, size, mtimeNs, ctimeNs, ino, mode, key] (held-snapshot.ts).
+    const p = readJson<{ snap?: { files?: unknown[][] } }>(join(dir, "pending", n));
+    for (const f of p?.snap?.files ?? []) if (typeof f[6] === "string") into.add(f[6]);
+  }
+}
+
+/**
+ * Brings objects/ under `cap` bytes: unreferenced objects first, then those
+ * only seen.json refers to (their entries go, so the next snapshot reads
+ * the file again), oldest first. Never removes an object a catch, a pending
+ * call or `keep` (the snapshot being taken) refers to, so the stash can stay
+ * over the cap when those alone exceed it. Best effort, skipped while
+ * another process holds seen.json's lock.
+ */
+export function pruneStash(dir: string, keep: Iterable<string> = [], cap = STASH_CAP): void {
+  let unlock: (() => void) | null = null;
+  try {
+    unlock = lockFile(join(dir, "seen.json"), false);
+    if (!unlock) return;
+    const held = new Set(keep);
+    referencedKeys(dir, held);
+    const objects: { key: string; size: number; mtime: number }[] = [];
+    let total = 0;
+    for (const key of readdirSync(join(dir, "objects"))) {
+      const st = statSync(objectPath(dir, key), { throwIfNoEntry: false });
+      if (!st?.isFile() || key.endsWith(".tmp")) continue;
+      objects.push({ key, size: st.size, mtime: st.mtimeMs });
+      total += st.size;
+    }
+    const seen = readSeen(dir);
+    const seenKeys = new Set(Object.values(seen.files).map((e) => e[4]));
+    objects.sort((a, b) => a.mtime - b.mtime);
+    const now = Date.now();
+    const dropped = new Set<string>();
+    for (const tier of [1, 2]) {
+      for (const o of objects) {
+        if (total <= cap) break;
+        if (held.has(o.key) || dropped.has(o.key)) continue;
+        const young = now - o.mtime < PRUNE_GRACE_MS;
+        if (seenKeys.has(o.key) ? tier === 1 : young) continue;
+        if (removeQuietly(objectPath(dir, o.key))) {
+          total -= o.size;
+          dropped.add(o.key);
+        }
+      }
+    }
+    for (const [p, e] of Object.entries(seen.files)) if (dropped.has(e[4])) delete seen.files[p];
+    seen.bytes = total;
+    writeAtomic(join(dir, "seen.json"), JSON.stringify(seen));
+  } catch {
+    /* housekeeping only */
+  } finally {
+    unlock?.();
+  }
+}

@@ -1,0 +1,99 @@
+import { readdirSync, type BigIntStats, type Dirent } from "node:fs";
+import { join } from "node:path";
+import { globBase, isGlob, normalizeRepoPath, scopeCovers } from "@cohent/protocol/paths";
+import { lstatQuiet } from "./held-stash.js";
+
+/**
+ * The files under held paths: a literal file, a folder walked whole, a glob
+ * walked from its literal base and matched with the protocol's matcher
+ * (the same scopeCovers the guard uses), bounded in files and entries.
+ */
+
+/** Never the held files: Git's and packages' folders, the adapter's session state, and the stash itself. */
+function skipped(rel: string): boolean {
+  if (rel.startsWith(".cohent/")) {
+    if (rel.startsWith(".cohent/runtime.json") || rel === ".cohent/held" || rel.startsWith(".cohent/held/"))
+      return true;
+  }
+  for (const seg of rel.split("/")) if (seg === ".git" || seg === "node_modules") return true;
+  return false;
+}
+
+/** Valid held paths, normalized and deduplicated, shortest first (a folder walked in full is not walked again below). */
+export function claimsOf(held: readonly string[]): string[] {
+  const out = new Set<string>();
+  for (const h of held) {
+    try {
+      out.add(normalizeRepoPath(h));
+    } catch {
+      /* not a repository path: nothing of it lies in the checkout */
+    }
+  }
+  return [...out].sort((a, b) => a.length - b.length || (a < b ? -1 : 1));
+}
+
+export interface Walk {
+  files: Map<string, BigIntStats>;
+  absent: string[];
+  complete: boolean;
+}
+
+/** The regular files under the held paths (symbolic links are not followed nor recorded), bounded. */
+export function walkHeld(root: string, claims: readonly string[], maxFiles: number): Walk {
+  const files = new Map<string, BigIntStats>();
+  const absent: string[] = [];
+  const walked = new Set<string>();
+  const maxVisit = maxFiles * 5;
+  let visited = 0;
+  let complete = true;
+
+  const addFile = (rel: string, st?: BigIntStats) => {
+    if (files.has(rel)) return;
+    if (files.size >= maxFiles) return void (complete = false);
+    st ??= lstatQuiet(join(root, rel));
+    if (st?.isFile()) files.set(rel, st);
+  };
+
+  // `pattern` null: every file below is held; else only those the glob covers.
+  const walkDir = (start: string, pattern: string | null) => {
+    const stack: [string, boolean][] = [[start, pattern === null]];
+    while (stack.length) {
+      const [dir, all] = stack.pop()!;
+      if (all) {
+        if (walked.has(dir)) continue;
+        walked.add(dir);
+      }
+      let entries: Dirent[];
+      try {
+        entries = readdirSync(dir === "" ? root : join(root, dir), { withFileTypes: true });
+      } catch {
+        continue; // gone, or not a folder
+      }
+      for (const e of entries) {
+        if (++visited > maxVisit || files.size >= maxFiles) return void (complete = false);
+        const rel = dir === "" ? e.name : `${dir}/${e.name}`;
+        if (skipped(rel)) continue;
+        // Only files held are stat'ed: a glob walk passes most of what it lists.
+        if (e.isDirectory()) stack.push([rel, all || scopeCovers([pattern!], rel)]);
+        else if (e.isFile() && (all || scopeCovers([pattern!], rel))) addFile(rel);
+      }
+    }
+  };
+
+  // Literal files (and absent paths) first: a folder or glob that fills the bound leaves them in.
+  const later: [string, string | null][] = [];
+  for (const claim of claims) {
+    if (isGlob(claim)) {
+      const base = globBase(claim);
+      if (!skipped(base)) later.push([base, claim === "**" ? null : claim]);
+      continue;
+    }
+    if (skipped(claim)) continue;
+    const st = lstatQuiet(join(root, claim));
+    if (!st) absent.push(claim);
+    else if (st.isDirectory()) later.push([claim, null]);
+    else if (st.isFile()) addFile(claim, st);
+  }
+  for (const [dir, pattern] of later) walkDir(dir, pattern);
+  return { files, absent, complete };
+}

@@ -9,6 +9,7 @@ import { perform } from "./operations.js";
 import { claimRelay, loadSecond } from "./transports/relay.js";
 import { queuedUnwaited } from "./scope-wait.js";
 import { cliSessionId, selectSession } from "./state/session.js";
+import { restoreCommand } from "./transports/restore.js";
 
 /**
  * cohent.mjs: the adapter in a user's checkout. Hand-parsed argv and no
@@ -25,6 +26,7 @@ const USAGE = `usage: node .cohent/cohent.mjs <command> [--json]
   request-release <path…> [--note T]     ask the holders of those paths to let go
   checkpoint <status> <summary>          working | blocked | completed | abandoned
   context                                the current brief, decisions and peer changes
+  restore <path…> [--catch ID] | --list  put back what a caught shell write changed under a peer's paths
   commit -m <message> [--path P…]        commit only your scope's changes (a peer's stay as they are), recorded on your intent
   doctor                                 project, endpoint, pairing, Codex hook trust, Claude hooks
   bootstrap --approve [--token T]        pair this machine with the repository
@@ -123,6 +125,11 @@ export async function main(argv: string[]): Promise<number> {
     case "init": {
       const setup = await loadSetupFor(command, json, () => import("./installer/init.js"));
       return typeof setup === "number" ? setup : setup.initCommand(rest, json, import.meta.url);
+    }
+    case "restore": {
+      const { envelope, text } = restoreCommand(rest);
+      write(json ? JSON.stringify(envelope) : text, envelope.ok ? process.stdout : process.stderr);
+      return envelope.ok ? 0 : 1;
     }
     case "mcp":
     case "agent": {

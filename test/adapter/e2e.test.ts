@@ -224,10 +224,12 @@ describe("two sessions in one checkout", () => {
     );
     expect(JSON.parse(reported!.paths)).toEqual(["web/other.tsx"]);
 
-    // Shell tools are not held to scope: the collision block is advisory for them.
+    // A shell command that visibly writes a path is held to the scope like an edit (issue 42).
     expect(
       (await hook(co, claude.bash(B, co.root, "sed -i s/a/b/ src/payments/api.ts"), envB)).denied,
-    ).toBeNull();
+    ).toMatch(
+      /^Cohent: shell write refused .*src\/payments\/api\.ts lies outside your declared scope \(web\/payments\)/,
+    );
 
     // The runtime keeps both sessions apart.
     const rt = JSON.parse(readFileSync(path.join(co.root, ".cohent", "runtime.json"), "utf8"));

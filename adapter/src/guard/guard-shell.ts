@@ -7,6 +7,11 @@ import { existsSync, lstatSync, readFileSync, readlinkSync, realpathSync } from 
 import { activePeers } from "../git/commit-op.js";
 import { checkGitCommand, classifyGitCommand } from "../git/git-guard.js";
 import { guardFileWrites } from "./guard-file-writes.js";
+import { holdOf, peerConflicts, type ShellHold } from "./shell-hold.js";
+import { shellWrites } from "./shell-writes.js";
+import { ignoredPaths } from "../git/ignored.js";
+import type { PeerScope } from "../git/git-guard.js";
+import { noteCall, watchCall } from "./held-call.js";
 import {
   assess,
   autoClaim,
@@ -116,10 +121,60 @@ export function guardFilesCheck(
   return guardFilesVerdict(writes);
 }
 
-/** What the hook knows of this call besides the session: a publish missed (the stale intent already dropped), the sub-agent making it. */
+/** What the hook knows of this call besides the session: a publish missed (the stale intent already dropped), the sub-agent making it, the client's id of the call. */
 export interface CallFacts {
   missedPublish: boolean;
   agentId: string | null;
+  /** The client's id of this tool call (Claude Code's tool_use_id), which its PostToolUse names again; null when it sends none. */
+  callKey: string | null;
+}
+
+/** A shell command's writes as held (shell-hold.ts), Git-ignored paths left out. */
+async function shellHold(command: string, cwd: string, root: string): Promise<ShellHold> {
+  const hold = holdOf(shellWrites(command, cwd, root), root);
+  const ignored = await ignoredPaths(root, [...hold.named, ...hold.uncertain]);
+  if (ignored.size === 0) return hold;
+  return {
+    ...hold,
+    named: hold.named.filter((p) => !ignored.has(p)),
+    uncertain: hold.uncertain.filter((p) => !ignored.has(p)),
+  };
+}
+
+/**
+ * What an allowed call needs beyond the table: the peers' claims (for an
+ * uncertain write, a Git command, the snapshot), and whether what lies under
+ * the held paths is kept before it runs: every shell call but one known to
+ * only read, and every opaque MCP tool.
+ */
+function watchOf(call: ToolCall, hold: ShellHold | null): { snapshot: boolean } | null {
+  if (call.kind !== "shell") return null;
+  if (call.command === null) return { snapshot: true };
+  if (hold?.readOnly && !hold.uncertain.length && !hold.whole) return null;
+  return { snapshot: true };
+}
+
+const peersUnknown = (message: string): Verdict => ({
+  permission: "deny",
+  condition: "unreachable",
+  reason: `the active peers' claims could not be read (${message}), so this command cannot be checked against their work. Try again in a few seconds; nothing was changed.`,
+});
+
+/** An uncertain write (a one-liner's path, a word built at run time) where a peer holds it, or the whole checkout while a peer holds anything: refused like an edit of it. */
+function uncertainVerdict(hold: ShellHold, peers: PeerScope[], snap: Snapshot): Verdict | null {
+  const conflicts = peerConflicts(hold.uncertain, hold.whole, peers);
+  if (conflicts.length === 0) return null;
+  const paths = [...new Set(conflicts.flatMap((c) => c.paths))];
+  return assess(
+    { kind: "edit" },
+    {
+      ...snap,
+      targets: paths,
+      targetError: null,
+      shellWrite: true,
+      claimError: { code: "SCOPE_CONFLICT", message: "a peer holds these paths", details: { conflicts } },
+    },
+  );
 }
 
 export async function guard(
@@ -130,7 +185,15 @@ export async function guard(
   s: SessionFile | null,
   facts: CallFacts,
 ): Promise<Verdict> {
-  const { kind, targets, targetError } = writeTargets(call, root, cwd);
+  let { kind, targets, targetError } = writeTargets(call, root, cwd);
+  // A shell command's visible writes inside the checkout are held like an edit's targets (shell-hold.ts).
+  const hold =
+    kind === "shell" && call.command !== null && root ? await shellHold(call.command, cwd, root) : null;
+  if (hold && (hold.named.length || hold.targetError)) {
+    kind = "edit";
+    targets = hold.named;
+    targetError = hold.targetError;
+  }
   let checkout: client.Checkout | null = null;
   let configError: string | null = root ? null : NO_PROJECT;
   if (root) {
@@ -165,6 +228,7 @@ export async function guard(
     targets,
     targetError,
     claimError: null,
+    shellWrite: kind === "edit" && call.kind === "shell",
   };
   const judged = { kind };
   const wanted = checkout && s ? autoClaim(judged, snap) : null;
@@ -174,18 +238,36 @@ export async function guard(
     if (env.ok) snap.scope = s.state.scope;
     else snap.claimError = env.error;
   }
-  const verdict = assess(judged, snap);
+  let verdict = assess(judged, snap);
   const reported = verdict.permission === "deny" ? reportedKind(verdict, snap) : null;
   if (reported && checkout && s)
     await client
       .reportGuard(checkout, s, { kind: reported, tool, paths: targets ?? [] })
       .catch(() => undefined);
-  const final =
-    verdict.permission === "allow" && kind === "shell" && call.command && root && checkout && s
-      ? await gitGuard(tool, call.command, cwd, root, checkout, s)
-      : verdict;
+  // What else a shell call needs, once it passed the table: the peers' claims, read once for all of it.
+  const watched = verdict.permission === "allow" && root && checkout && s ? watchOf(call, hold) : null;
+  if (watched && root && checkout && s) {
+    const peers = await activePeers(checkout, s).catch((err: Error) => err);
+    if (peers instanceof Error) {
+      verdict = peersUnknown(peers.message);
+    } else {
+      if (hold) verdict = uncertainVerdict(hold, peers, snap) ?? verdict;
+      if (verdict.permission === "allow" && call.command)
+        verdict = await gitGuard(tool, call.command, cwd, root, checkout, s, peers);
+      if (verdict.permission === "allow" && watched.snapshot)
+        watchCall(root, s, facts.callKey, { tool, command: call.command, peers });
+    }
+  }
+  // Our own writes under way, so that a peer's check after its call does not blame them on it (held-call.ts).
+  if (verdict.permission === "allow" && root && s && call.kind !== null)
+    noteCall(
+      root,
+      s,
+      facts.callKey,
+      call.kind === "shell" ? [...s.state.scope, ...(targets ?? [])] : (targets ?? []),
+    );
   // Notices received on this call open a refusal's reason (a refused call gets no PostToolUse); an allowed call shows them there.
-  return final.permission === "deny" && s ? withNotices(final, client.takeNotices(s)) : final;
+  return verdict.permission === "deny" && s ? withNotices(verdict, client.takeNotices(s)) : verdict;
 }
 
 /**
@@ -201,6 +283,7 @@ async function gitGuard(
   root: string,
   checkout: client.Checkout,
   s: SessionFile,
+  peers: PeerScope[],
 ): Promise<Verdict> {
   let real: { root: string; cwd: string };
   try {
@@ -209,13 +292,6 @@ async function gitGuard(
     return gitVerdict({ allowed: true });
   }
   if (classifyGitCommand(command, real.cwd).length === 0) return gitVerdict({ allowed: true });
-  let peers;
-  try {
-    peers = await activePeers(checkout, s);
-  } catch (err) {
-    const reason = `git command refused: the active peers' scopes could not be read (${(err as Error).message}), so it cannot be checked against their changes. Try again, or commit your own changes with node .cohent/cohent.mjs commit -m "<message>".`;
-    return gitVerdict({ allowed: false, reason });
-  }
   const result = await checkGitCommand({
     root: real.root,
     cwd: real.cwd,

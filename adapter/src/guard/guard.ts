@@ -11,6 +11,7 @@ import { scopeCovers } from "@cohent/protocol/paths";
 import { BOUNDS } from "@cohent/protocol/bounds";
 import {
   REQUEST_RELEASE_COMMAND,
+  RESTORE_COMMAND,
   SCOPE_COMMAND,
   SCOPE_QUEUE_COMMAND,
   shellWord,
@@ -70,6 +71,8 @@ export interface Snapshot {
   targetError: string | null;
   /** The service's refusal of the scope this edit needed (guard-shell claims it when autoClaim asks). */
   claimError: { code: string; message: string; details?: unknown } | null;
+  /** Set when a shell command's visible writes are judged as an edit's targets: the refusal then names the command. */
+  shellWrite?: boolean;
 }
 
 export type Verdict =
@@ -150,6 +153,9 @@ export function queueAdvice(claim: readonly string[], contested: readonly string
 }
 
 const isEnd = (a: string | null): a is IntentEnd => a === "completed" || a === "abandoned";
+/** How a refusal of a write begins: an edit's, or a shell command's whose write targets Cohent read. */
+const refused = (s: Snapshot) =>
+  s.shellWrite ? `shell write refused (this command writes ${(s.targets ?? []).join(", ")})` : "edit refused";
 
 /** Each row's condition: the reason to refuse when it holds, else null. */
 const HOLDS: Record<TableCondition, (s: Snapshot) => string | null> = {
@@ -180,29 +186,29 @@ const HOLDS: Record<TableCondition, (s: Snapshot) => string | null> = {
     if (!s.intentId && s.missedPublish) return MISSED_PUBLISH;
     if (!s.intentId)
       return `no prompt or intent has been announced for this session. Publish one first: ${INTENT_COMMAND}`;
-    if (isEnd(s.action)) return `edit refused: ${GUIDANCE[s.action]}`;
+    if (isEnd(s.action)) return `${refused(s)}: ${GUIDANCE[s.action]}`;
     return blocksEdits(s.action)
-      ? `edit refused (${s.action ?? "plan"}): ${GUIDANCE[(s.action ?? "plan") as ActionName]}`
+      ? `${refused(s)} (${s.action ?? "plan"}): ${GUIDANCE[(s.action ?? "plan") as ActionName]}`
       : null;
   },
   scopeConflict: (s) => {
     const e = s.claimError;
     if (!e) return null;
     if (e.code !== "SCOPE_CONFLICT")
-      return `edit refused: claiming ${(s.targets ?? []).join(", ")} failed: ${e.code}: ${e.message}`;
+      return `${refused(s)}: claiming ${(s.targets ?? []).join(", ")} failed: ${e.code}: ${e.message}`;
     const lines = describeConflicts(e.details);
     const claim = [...new Set([...s.scope, ...(s.targets ?? [])])];
-    return `edit refused: ${lines.length ? lines.join("; ") : e.message}. ${queueAdvice(claim, contestedPaths(e.details))} Or declare a narrower scope with ${SCOPE_COMMAND} <path…>.`;
+    return `${refused(s)}: ${lines.length ? lines.join("; ") : e.message}. ${queueAdvice(claim, contestedPaths(e.details))} Or declare a narrower scope with ${SCOPE_COMMAND} <path…>.`;
   },
   outsideScope: (s) => {
-    if (s.targetError) return `edit refused: ${s.targetError}`;
+    if (s.targetError) return `${refused(s)}: ${s.targetError}`;
     if (!s.targets || s.targets.length === 0)
       return s.explicitScope
         ? null
         : `Cohent cannot read this edit's targets. Declare them first: ${SCOPE_COMMAND} <path…>`;
     const outside = s.targets.filter((t) => !scopeCovers(s.scope, t));
     if (outside.length === 0) return null;
-    return `edit refused: ${outside.join(", ")} lies outside your declared scope (${s.scope.join(", ") || "none"}), so it has not been compared with anybody else's work. Declare a scope that covers it: ${SCOPE_COMMAND} ${[...s.scope, ...outside].join(" ")}`;
+    return `${refused(s)}: ${outside.join(", ")} lies outside your declared scope (${s.scope.join(", ") || "none"}), so it has not been compared with anybody else's work. Declare a scope that covers it: ${SCOPE_COMMAND} ${[...s.scope, ...outside].join(" ")}`;
   },
 };
 
@@ -363,4 +369,46 @@ export function gitVerdict(r: { allowed: true } | { allowed: false; reason: stri
         condition: "scopeConflict",
         reason: r.reason.trim() || "git command refused: it would take a peer's changes.",
       };
+}
+
+/**
+ * What the model reads when the check after its call caught a write into
+ * held paths (held-call.ts): which paths, whose, and how to undo it.
+ */
+export function caughtReason(c: {
+  command: string | null;
+  tool: string;
+  peers: {
+    peer: { person: string; client: string | null; model: string | null; intentId: string };
+    paths: string[];
+  }[];
+  guardFiles: string[];
+  changes: { path: string; change: string; restorable: boolean }[];
+}): string {
+  const what = c.command !== null ? "this shell command" : `this ${c.tool} call`;
+  const changed = c.changes.map((x) => `${x.path} (${x.change})`).join(", ");
+  const whose = c.peers.map(({ peer, paths }) => {
+    const agent = [peer.client, peer.model].filter(Boolean).join(" ");
+    return `${paths.join(", ")} ${paths.length === 1 ? "is" : "are"} claimed by ${peer.person}${agent ? ` (${agent})` : ""} (${peer.intentId})`;
+  });
+  if (c.guardFiles.length)
+    whose.push(
+      `${c.guardFiles.join(", ")} ${c.guardFiles.length === 1 ? "is one of" : "are"} Cohent's guard files`,
+    );
+  const restorable = c.changes.filter((x) => x.restorable).map((x) => x.path);
+  const lost = c.changes.filter((x) => !x.restorable).map((x) => x.path);
+  const undo = restorable.length
+    ? `Undo it now, before anything else: ${RESTORE_COMMAND} ${restorable.map(shellWord).join(" ")} (puts back the bytes from before this call).`
+    : "";
+  const none = lost.length
+    ? `Restore is not available for ${lost.join(", ")} (more than Cohent keeps a call): tell the user what changed.`
+    : "";
+  return [
+    `${what} changed ${changed}, which it had not claimed: ${whose.join("; ")}. The holder and the Control Room have been told.`,
+    undo,
+    none,
+    `Then write only inside your own scope; for these paths, queue (${SCOPE_QUEUE_COMMAND} <path…>) or ask the holder (${REQUEST_RELEASE_COMMAND} <path…>).`,
+  ]
+    .filter(Boolean)
+    .join(" ");
 }

@@ -21,6 +21,8 @@ function claudeLike(host: Host, label: string): Dialect {
     deny: (reason) => ({ stdout: JSON.stringify(claudeDeny(reason)), exitCode: 0 }),
     allow: () => undefined,
     context: (event, text) => (INJECTS.has(event) ? claudeContext(event, text) : undefined),
+    // PostToolUse's block: the reason goes to the model as the call's feedback (Claude Code's hook reference; Codex's output schema has the same fields).
+    caught: (reason) => JSON.stringify({ decision: "block", reason }),
     version: () => null,
   };
 }

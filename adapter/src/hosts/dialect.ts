@@ -47,6 +47,12 @@ export interface Dialect {
   allow(): string | undefined;
   /** Context handed to the model at this event, or undefined where the host reads none (the packet then waits). */
   context(event: HookEvent, text: string): string | undefined;
+  /**
+   * A PostToolUse answer that puts a problem with the call that just ran in
+   * front of the model at once (Claude Code's and Codex's `decision: "block"`);
+   * absent where the host has none (the context, else the next refusal, carries it).
+   */
+  caught?(reason: string): string;
   /** The host's version from its environment (Copilot sets COPILOT_CLI_BINARY_VERSION). */
   version(env: Env): string | null;
 }

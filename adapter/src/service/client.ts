@@ -412,7 +412,13 @@ export async function endScope(c: Checkout, s: SessionFile): Promise<void> {
 export async function reportGuard(
   c: Checkout,
   s: SessionFile,
-  r: { kind: Body<"guard">["kind"]; tool: string; paths: string[] },
+  r: {
+    kind: Body<"guard">["kind"];
+    tool: string;
+    paths: string[];
+    /** A write caught after the call (kind shell-write): the command, the peers whose paths it changed. */
+    caught?: { command: string | null; peers: { intentId: string; paths: string[] }[]; restorable: boolean };
+  },
 ): Promise<void> {
   const body: Body<"guard"> = {
     type: "guard",
@@ -420,6 +426,13 @@ export async function reportGuard(
     tool: clip(r.tool, BOUNDS.identityChars),
     paths: r.paths.slice(0, BOUNDS.paths),
   };
+  if (r.caught) {
+    if (r.caught.command !== null) body.command = clip(r.caught.command, BOUNDS.caughtCommandChars);
+    body.peers = r.caught.peers
+      .slice(0, BOUNDS.caughtPeers)
+      .map((p) => ({ ...p, paths: p.paths.slice(0, BOUNDS.paths) }));
+    body.restorable = r.caught.restorable;
+  }
   if (s.state.intentId) body.intentId = s.state.intentId;
   await postAgent({ ...connection(c, s.id), timeoutMs: 1_500 }, body);
 }

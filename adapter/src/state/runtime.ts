@@ -59,6 +59,8 @@ export interface SessionState {
   parent?: string;
   /** The host's version, as a payload once said it (OpenCode's session info): reported on later calls too. */
   hostVersion?: string;
+  /** A write caught after a call that the host could not be told of at its PostToolUse: the next tool call is refused with it, once (hook-caught.ts). */
+  caught?: string;
 }
 
 /** What the PreToolUse hook hands an exempt command: its session, and the answer when the hook ran it. */

@@ -11,6 +11,7 @@ import { inject, SILENT, type Answer } from "./hook-answer.js";
 import { preToolUseWith } from "./hook-pre-tool.js";
 import { quietCheckout, sessionEnd, stop, subagentStop, track } from "./hook-stop.js";
 import { relay } from "./relay.js";
+import { caughtAfter } from "./hook-caught.js";
 
 /**
  * The hook's handlers in the whole adapter, by event: the prompt's publish,
@@ -48,6 +49,9 @@ async function postToolUse({ p, root, s, cwd, agentId, dialect }: Call): Promise
   // A background command a sub-agent started can wake it after its SubagentStop (2.1.332).
   const task = agentId ? backgroundTaskOf(p.tool_response) : null;
   if (s && agentId && task) track(s, (t) => shellStarted(t, agentId, task));
+  // The check after the call first: a write caught under a peer's claim is what the model must hear now.
+  const caught = root && s ? await caughtAfter(root, s, p, dialect) : null;
+  if (caught) return { exitCode: 0, stdout: caught.stdout, injected: caught.chars };
   const checkout = quietCheckout(root);
   if (!root || !s || !checkout) return SILENT;
   const call = classify(p.tool_name ?? "", p.tool_input);

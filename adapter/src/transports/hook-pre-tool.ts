@@ -7,6 +7,7 @@ import type { SessionFile } from "../state/runtime.js";
 import type { Call } from "./hook.js";
 import { deny, SILENT, type Answer } from "./hook-answer.js";
 import { track } from "./hook-stop.js";
+import { callKeyOf, caughtBefore } from "./hook-caught.js";
 
 /** The refusal of a tool no table of the host's dialect knows: what it writes cannot be told. */
 export const unknownToolReason = (label: string, tool: string) =>
@@ -42,23 +43,30 @@ export const preToolUseWith = (onExempt: OnExempt) =>
     if (missed) s!.set(missed.change);
     if (s && agentId) track(s, (t) => seen(t, agentId));
     const call = classify(p.tool_name ?? "", p.tool_input);
-    if (call.kind === null) {
-      if (s && isSpawn(p.tool_name, agentId)) track(s, spawned);
-      return SILENT;
-    }
     // The guard's own files first: no exemption, intent or scope makes their write an agent's.
     const guardFiles = guardFilesCheck(p.tool_name ?? "", p.tool_input, call, cwd, root);
     if (guardFiles?.permission === "deny") return deny(guardFiles);
     // The adapter's own command but for a prefix that is not inert: an ordinary shell command, and its deny says why.
     let notExempt: string | null = null;
+    let exempt: string[] | null = null;
     if (call.kind === "shell" && call.command !== null && root && s) {
       const ex = parseExemptCommand(call.command, { cwd, repoRoot: root, sessionId: s.id });
-      if (ex.exempt) return onExempt(s, ex.argv, cwd, scriptUrl);
-      if (ex.prefix) notExempt = ex.why;
+      if (ex.exempt) exempt = ex.argv;
+      else if (ex.prefix) notExempt = ex.why;
     }
+    // A write caught after an earlier call that the host could not be told of then (no PostToolUse answer, or
+    // none sent): this call carries it. Not the adapter's own command, which may be the `restore` that undoes it.
+    const caught = root && s && !exempt ? await caughtBefore(root, s) : null;
+    if (caught) return deny({ permission: "deny", condition: "scopeConflict", reason: caught });
+    if (call.kind === null) {
+      if (s && isSpawn(p.tool_name, agentId)) track(s, spawned);
+      return SILENT;
+    }
+    if (exempt) return onExempt(s!, exempt, cwd, scriptUrl);
     const verdict = await guard(p.tool_name ?? "", call, cwd, root, s, {
       missedPublish: !!missed?.stale,
       agentId,
+      callKey: callKeyOf(p),
     });
     if (verdict.permission !== "deny") return { ...SILENT, verdict };
     return deny(

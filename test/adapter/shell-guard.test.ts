@@ -1,0 +1,254 @@
+import { execFileSync } from "node:child_process";
+import { readFileSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { agentClient, backendForFile } from "../helpers/backend.js";
+import { sh, write } from "./git-repo.js";
+import { agentRuns, claude, hook, intentJson, makeCheckout, run, type Checkout } from "./helpers.js";
+
+/**
+ * The shell held like the edit tools (issue 42), end to end: the built
+ * adapter in child processes against a real backend, two sessions sharing
+ * one checkout. Ana holds src/peer.ts and src/held/; Bo has declared the
+ * scope docs/. Bo's edit of Ana's file is refused; so is every shell
+ * command that visibly writes it; a write Cohent cannot see is caught by the
+ * check after the call, told to Bo's model, noticed to Ana, and undone with
+ * `restore`.
+ */
+
+const REPO = "acme/shell";
+const fx = backendForFile(
+  REPO,
+  "Keep the shell to the claims",
+  ["ana", "Claude Code"],
+  ["bo", "Claude Code"],
+);
+const ANA = { session: "ana-sh", env: {} as Record<string, string> };
+const BO = { session: "bo-sh", env: {} as Record<string, string> };
+const PEER = "export const peer = 1; // Ana's uncommitted work\n";
+
+let co: Checkout;
+let anaIntent: string;
+
+async function startWork(who: typeof ANA, x: string, scope: string[]): Promise<string> {
+  await hook(co, claude.prompt(who.session, co.root, `Work on ${x}`), who.env);
+  const intent = intentJson({ objective: `Work on ${x}`, outputs: [`out-${x}`] });
+  const r = await agentRuns(co, claude, who.session, ["intent", intent, "--json"], { env: who.env });
+  const intentId = JSON.parse(r.cmd!.stdout).data.intentId as string;
+  const scoped = await agentRuns(co, claude, who.session, ["scope", ...scope], { env: who.env });
+  expect(scoped.cmd!.code, scoped.cmd!.stdout + scoped.cmd!.stderr).toBe(0);
+  return intentId;
+}
+
+const bash = (who: typeof ANA, command: string, event = "PreToolUse", id = "toolu_b1") =>
+  hook(co, { ...claude.bash(who.session, co.root, command, event), tool_use_id: id }, who.env);
+const read = (f: string) => readFileSync(path.join(co.root, f), "utf8");
+
+beforeEach(async () => {
+  ANA.env = { ...claude.env, COHENT_AGENT_TOKEN: fx.tokens[0], COHENT_SESSION: ANA.session };
+  BO.env = { ...claude.env, COHENT_AGENT_TOKEN: fx.tokens[1], COHENT_SESSION: BO.session };
+  ANA.session = `ana-${Math.random().toString(36).slice(2, 8)}`;
+  BO.session = `bo-${Math.random().toString(36).slice(2, 8)}`;
+  ANA.env.COHENT_SESSION = ANA.session;
+  BO.env.COHENT_SESSION = BO.session;
+  co = await makeCheckout(fx.backend.url, REPO);
+  sh(co.root, "init", "-q", "-b", "main");
+  sh(co.root, "config", "user.name", "Test");
+  sh(co.root, "config", "user.email", "test@example.com");
+  write(co.root, ".gitignore", ".cohent/runtime.json*\nbuild/\n");
+  for (const [f, t] of Object.entries({
+    "src/peer.ts": "export const peer = 0;\n",
+    "src/held/x.ts": "x0\n",
+    "docs/guide.md": "g0\n",
+  }))
+    write(co.root, f, t);
+  sh(co.root, "add", "-A");
+  sh(co.root, "commit", "-q", "-m", "initial");
+  anaIntent = await startWork(ANA, "peer", ["src/peer.ts", "src/held/"]);
+  write(co.root, "src/peer.ts", PEER);
+  await startWork(BO, "docs", ["docs/"]);
+});
+
+// Each case's intents end with it: the next case's claims start from nobody's.
+afterEach(async () => {
+  for (const who of [ANA, BO])
+    await agentRuns(co, claude, who.session, ["checkpoint", "abandoned", "case over"], { env: who.env });
+});
+
+describe("a visible shell write follows the edit rules", () => {
+  it("refuses Bo's edit of Ana's file, and then each shell command that writes it, naming Ana", async () => {
+    const edit = await hook(co, claude.write(BO.session, co.root, path.join(co.root, "src/peer.ts")), BO.env);
+    expect(edit.denied).toMatch(/src\/peer\.ts lies outside your declared scope|overlaps the scope of ana/);
+
+    const commands = [
+      "sed -i 's/1/2/' src/peer.ts",
+      "echo x > src/peer.ts",
+      "printf x >> src/held/x.ts",
+      "cat > src/peer.ts <<'EOF'\nexport const peer = 3;\nEOF",
+      "echo x | tee src/peer.ts",
+      "cp docs/guide.md src/peer.ts",
+      "mv docs/guide.md src/held/x.ts",
+      "rm -f src/peer.ts",
+      "git checkout -- src/peer.ts",
+      "perl -pi -e 's/1/2/' src/peer.ts",
+      "truncate -s 0 src/peer.ts",
+      `python3 -c "open('src/peer.ts','w').write('x')"`,
+      `node -e "require('fs').writeFileSync('src/held/x.ts','x')"`,
+      "cd src && sed -i 's/1/2/' peer.ts",
+      "git rm -q src/peer.ts",
+    ];
+    for (const command of commands) {
+      const r = await bash(BO, command);
+      expect(r.denied, command).toMatch(/^Cohent: shell write refused/);
+      expect(r.denied, command).toMatch(/ana|outside your declared scope/);
+    }
+    expect(read("src/peer.ts")).toBe(PEER);
+  });
+
+  it("refuses a write into a peer's path by a session with no declared scope, naming the peer and the queue", async () => {
+    // Bo's scope released: the guard claims a shell command's targets on the fly, as an edit's.
+    await agentRuns(co, claude, BO.session, ["scope"], { env: BO.env });
+    const r = await bash(BO, "echo x > src/peer.ts");
+    expect(r.denied).toMatch(/overlaps the scope of ana/);
+    expect(r.denied).toContain("scope --queue");
+    expect(r.denied).toContain("request-release");
+    // A file nobody holds is claimed and written.
+    expect((await bash(BO, "echo x > lib/new.ts")).denied).toBeNull();
+  });
+
+  it("lets read-only commands that name held paths through, and never holds ignored or outside paths", async () => {
+    for (const command of [
+      "cat src/peer.ts",
+      "grep -n peer src/peer.ts src/held/x.ts",
+      "git diff src/peer.ts",
+      "git log -p -- src/held/x.ts",
+      "sed -n 1,5p src/peer.ts",
+      "echo done > /tmp/cohent-shell-guard.txt",
+      "mkdir -p build && echo x > build/out.js",
+    ])
+      expect((await bash(BO, command)).denied, command).toBeNull();
+  });
+});
+
+describe("an invisible shell write is caught after the call", () => {
+  it("tells the model, notices the peer, and restore puts Ana's bytes back", async () => {
+    write(co.root, "docs/w.sh", "p=src; f=peer.ts; echo overwritten > $p/$f\n");
+    const command = "sh docs/w.sh";
+    expect((await bash(BO, command)).denied).toBeNull();
+    execFileSync("sh", ["docs/w.sh"], { cwd: co.root });
+    const post = await bash(BO, command, "PostToolUse");
+    expect(post.json.decision).toBe("block");
+    expect(post.json.reason).toContain("src/peer.ts (modified)");
+    expect(post.json.reason).toContain("claimed by ana");
+    expect(post.json.reason).toContain("node .cohent/cohent.mjs restore src/peer.ts");
+
+    // Ana's next packet carries the notice, with the command as untrusted peer text.
+    const ana = agentClient(fx.backend.url, fx.tokens[0], ANA.session);
+    const polled = await ana.poll(anaIntent);
+    const text = JSON.stringify(polled);
+    expect(text).toContain("changed your claimed src/peer.ts");
+    expect(text).toContain("sh docs/w.sh");
+
+    const restored = await run(co, ["restore", "src/peer.ts"], { env: BO.env });
+    expect(restored.code, restored.stderr).toBe(0);
+    expect(read("src/peer.ts")).toBe(PEER);
+  });
+
+  it("does not blame the call for the holder's own guarded edit that lands during it", async () => {
+    expect((await bash(BO, "sh docs/noop.sh")).denied).toBeNull();
+    const file = path.join(co.root, "src/peer.ts");
+    const pre = await hook(
+      co,
+      { ...claude.write(ANA.session, co.root, file), tool_use_id: "toolu_a1" },
+      ANA.env,
+    );
+    expect(pre.denied).toBeNull();
+    writeFileSync(file, "export const peer = 2; // Ana's edit\n");
+    await hook(
+      co,
+      { ...claude.write(ANA.session, co.root, file, "PostToolUse"), tool_use_id: "toolu_a1" },
+      ANA.env,
+    );
+    const post = await bash(BO, "sh docs/noop.sh", "PostToolUse");
+    expect(post.json?.decision).toBeUndefined();
+    expect(read("src/peer.ts")).toContain("Ana's edit");
+  });
+});
+
+describe("the model is told in its client's own way", () => {
+  const copilot = (session: string, extra: object) =>
+    run(co, ["hook", "--host", "copilot"], {
+      stdin: JSON.stringify({ sessionId: session, timestamp: Date.now(), cwd: co.root, ...extra }),
+      env: { ...BO.env, CLAUDECODE: undefined, COPILOT_CLI: "1", COPILOT_CLI_BINARY_VERSION: "1.0.102" },
+    });
+
+  it("Copilot CLI reads no PostToolUse answer: the session's next shell or edit call is refused with the catch, once", async () => {
+    write(co.root, "docs/w.sh", "echo overwritten > src/held/x.ts\n");
+    const call = { toolName: "bash", toolArgs: { command: "sh docs/w.sh", description: "run" } };
+    const pre = await copilot(BO.session, call);
+    expect(pre.stdout).not.toContain("deny");
+    execFileSync("sh", ["docs/w.sh"], { cwd: co.root });
+    const post = await copilot(BO.session, {
+      ...call,
+      toolResult: { resultType: "success", textResultForLlm: "" },
+    });
+    expect(post.stdout.trim()).toBe("");
+    // A read passes (the loader answers it without the session); the next shell or edit call carries the catch.
+    const ls = { toolName: "bash", toolArgs: { command: "ls docs", description: "list" } };
+    const view = await copilot(BO.session, {
+      toolName: "view",
+      toolArgs: { path: path.join(co.root, "docs") },
+    });
+    expect(view.stdout).not.toContain("deny");
+    const next = await copilot(BO.session, ls);
+    const refused = JSON.parse(next.stdout);
+    expect(refused.permissionDecision).toBe("deny");
+    expect(refused.permissionDecisionReason).toContain("src/held/x.ts (modified)");
+    expect(refused.permissionDecisionReason).toContain("restore src/held/x.ts");
+    const again = await copilot(BO.session, ls);
+    expect(again.stdout).not.toContain("deny");
+    expect((await run(co, ["restore", "src/held/x.ts"], { env: BO.env })).code).toBe(0);
+    expect(read("src/held/x.ts")).toBe("x0\n");
+  });
+
+  it("an opaque MCP tool's write into a peer's file is caught the same way", async () => {
+    const call = (event: string) => ({
+      ...claude.bash(BO.session, co.root, "", event),
+      tool_name: "mcp__fs__write_file",
+      tool_input: { path: "src/peer.ts", content: "mcp" },
+      tool_use_id: "toolu_m1",
+    });
+    expect((await hook(co, call("PreToolUse"), BO.env)).denied).toBeNull();
+    writeFileSync(path.join(co.root, "src/peer.ts"), "mcp\n");
+    const post = await hook(co, call("PostToolUse"), BO.env);
+    expect(post.json.decision).toBe("block");
+    expect(post.json.reason).toContain("this mcp__fs__write_file call changed src/peer.ts (modified)");
+    const listed = await run(co, ["restore", "--list"], { env: BO.env });
+    expect(listed.stdout).toContain("src/peer.ts (modified)");
+    expect((await run(co, ["restore", "src/peer.ts"], { env: BO.env })).code).toBe(0);
+    expect(read("src/peer.ts")).toBe(PEER);
+  });
+});
+
+describe("before an intent", () => {
+  it("refuses a shell command that writes the checkout, and lets one that only reads through", async () => {
+    const env = { ...claude.env, COHENT_AGENT_TOKEN: fx.tokens[1] };
+    const r = await hook(co, claude.bash("nobody-yet", co.root, "echo x > docs/new.md"), env);
+    expect(r.denied).toMatch(/no prompt or intent has been announced for this session/);
+    expect((await hook(co, claude.bash("nobody-yet", co.root, "cat docs/guide.md"), env)).denied).toBeNull();
+  });
+});
+
+describe("restore", () => {
+  it("leaves a file changed again since the catch as it is: that is somebody's newer work", async () => {
+    write(co.root, "docs/w.sh", "echo overwritten > src/peer.ts\n");
+    expect((await bash(BO, "sh docs/w.sh")).denied).toBeNull();
+    execFileSync("sh", ["docs/w.sh"], { cwd: co.root });
+    expect((await bash(BO, "sh docs/w.sh", "PostToolUse")).json.decision).toBe("block");
+    writeFileSync(path.join(co.root, "src/peer.ts"), "newer\n");
+    const r = await run(co, ["restore", "src/peer.ts"], { env: BO.env });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain("changed since the catch");
+    expect(read("src/peer.ts")).toBe("newer\n");
+  });
+});

@@ -192,7 +192,11 @@ describe("doctor", () => {
       "claude hooks": "ok",
       "hook entry": "ok",
       "node in a login shell": "ok",
+      "shell writes": "ok",
     });
+    // The shell guard's line names what no hook can see.
+    const shell = env.data.checks.find((c: { name: string }) => c.name === "shell writes");
+    expect(shell.detail).toContain("Out of reach: a write by a process still running after the call ended");
 
     // Trust the last two; then edit the hooks file after trusting: the warning appears.
     writeFileSync(

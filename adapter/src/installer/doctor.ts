@@ -1,4 +1,5 @@
 import { existsSync, readFileSync, statSync } from "node:fs";
+import { shellWritesCheck } from "./doctor-shell.js";
 import { join } from "node:path";
 import { credentialsFile, findRoot, readCredential, readProject, type Project } from "../state/config.js";
 import { ok } from "../envelope.js";
@@ -418,7 +419,7 @@ export async function doctor(_args: string[], json: boolean, scriptUrl: string):
     const mcp = codexMcpCheck(root);
     if (mcp) checks.push(mcp);
     wiring = readWiring(root);
-    checks.push(wiringCheck(wiring));
+    checks.push(wiringCheck(wiring), shellWritesCheck(root));
     const hosts = clientWiring(root, wiring.changes);
     clients = hosts.clients;
     checks.push(...hosts.checks);

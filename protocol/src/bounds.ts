@@ -61,6 +61,8 @@ export const BOUNDS = {
   caughtCommandChars: 2_000,
   /** Peer intents one shell-write report names. */
   caughtPeers: 20,
+  /** Shell-write reports one session may send per minute: each puts notices into peers' packets. */
+  shellWriteReportsPerMinute: 12,
   /** The client's version a hook reports (x-cohent-host `version=`). */
   hostVersionChars: 64,
 } as const;

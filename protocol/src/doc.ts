@@ -47,6 +47,7 @@ const BOUND_NOTES: Record<keyof typeof BOUNDS, string> = {
     "checkouts one token may have reported modified at once (then `INVALID_INPUT` for another)",
   caughtCommandChars: "the shell command a shell-write report (`guard`, kind `shell-write`) quotes",
   caughtPeers: "peer intents one shell-write report names",
+  shellWriteReportsPerMinute: "shell-write reports one session may send per minute (then `RATE_LIMITED`)",
   hostVersionChars: "the client's version in `x-cohent-host` (`version=`)",
 };
 

@@ -216,4 +216,16 @@ describe.each(DATABASE_KINDS)("shell writes caught (%s)", (kind) => {
     expect((await anaNotices()).map((n: any) => n.kind)).toEqual(["shell-write"]);
     expect((await elsewhere.poll(foreign)).body.data.packet?.notices ?? []).toEqual([]);
   });
+
+  it("a session's reports are rate-limited: each puts notices into peers' packets", async () => {
+    const flood = agentClient(backend.url, await backend.issueToken("acme/shop", "fay"), "fay-1");
+    const fayIntent = (await flood.post({ type: "publish", prompt: "Loop over fixtures" })).body.data
+      .intentId;
+    const one = () => flood.post(report({ intentId: fayIntent }));
+    for (let i = 0; i < BOUNDS.shellWriteReportsPerMinute; i++) expect((await one()).status).toBe(200);
+    const over = await one();
+    expect([over.status, over.body.error?.code]).toEqual([429, "RATE_LIMITED"]);
+    // Another session is not held to this one's budget.
+    expect((await bo.post(report())).status).toBe(200);
+  });
 });

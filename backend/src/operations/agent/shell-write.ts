@@ -1,15 +1,35 @@
 import {
+  BOUNDS,
   CohentError,
   normalizeRepoPaths,
   type GuardRequest,
   type GuardResponse,
   type ShellWriteDetail,
 } from "@cohent/protocol";
+import { Buckets } from "../../http/rate-limit.js";
 import { newId } from "../../ids.js";
+import type { Store } from "../../store/index.js";
 import type { Caller, Deps } from "../deps.js";
 import { shellCommandText } from "../shared/free-text.js";
 import { noticePeer, notify } from "../shared/queue.js";
 import { ownHead } from "../shared/views.js";
+
+/** Per reporting session, in this instance's memory (as release requests): each report puts notices into peers' packets. */
+const limits = new WeakMap<Store, Buckets>();
+function rateLimit(store: Store, sessionId: string): void {
+  let b = limits.get(store);
+  if (!b) {
+    const perMinute = BOUNDS.shellWriteReportsPerMinute;
+    limits.set(store, (b = new Buckets({ perSecond: perMinute / 60, burst: perMinute })));
+  }
+  const wait = b.take(sessionId);
+  if (wait > 0)
+    throw new CohentError(
+      "RATE_LIMITED",
+      `At most ${BOUNDS.shellWriteReportsPerMinute} shell-write reports a minute; retry after ${wait} s.`,
+      { retryAfterSeconds: wait },
+    );
+}
 
 /** Each peer named once, its paths normalized like every path (a peer named twice: its paths together). */
 function peersOf(req: GuardRequest): { intentId: string; paths: string[] }[] {
@@ -31,6 +51,8 @@ function peersOf(req: GuardRequest): { intentId: string; paths: string[] }[] {
  * text and whether the writer's checkout can restore the bytes. A peer that
  * is no intent of this repository is INVALID_INPUT, as is the writer's own
  * intent named as a peer; a closed one is skipped (nobody left to tell).
+ * RATE_LIMITED past BOUNDS.shellWriteReportsPerMinute per session (the
+ * writer's model is told by its adapter either way).
  */
 export async function shellWriteReport(
   deps: Deps,
@@ -39,6 +61,8 @@ export async function shellWriteReport(
 ): Promise<GuardResponse> {
   const peers = peersOf(req);
   const paths = normalizeRepoPaths(req.paths);
+  // Bad input is refused above before it spends one of the session's reports.
+  rateLimit(deps.store, caller.session.id);
   for (const p of peers) paths.push(...p.paths.filter((x) => !paths.includes(x)));
   const command = shellCommandText(req.command);
   const restorable = req.restorable === true;

@@ -9,7 +9,7 @@ import { perform } from "./operations.js";
 import { claimRelay, loadSecond } from "./transports/relay.js";
 import { queuedUnwaited } from "./scope-wait.js";
 import { cliSessionId, selectSession } from "./state/session.js";
-import { restoreCommand } from "./transports/restore.js";
+import { restoreCommand, restoreText } from "./transports/restore.js";
 
 /**
  * cohent.mjs: the adapter in a user's checkout. Hand-parsed argv and no
@@ -127,8 +127,14 @@ export async function main(argv: string[]): Promise<number> {
       return typeof setup === "number" ? setup : setup.initCommand(rest, json, import.meta.url);
     }
     case "restore": {
-      const { envelope, text } = restoreCommand(rest);
-      write(json ? JSON.stringify(envelope) : text, envelope.ok ? process.stdout : process.stderr);
+      // The hook may have run it already, outside a sandbox (relay.ts): its answer is printed, not redone.
+      const root = findRoot(process.cwd(), import.meta.url);
+      const relayed = root ? claimRelay(root, argv)?.result?.envelope : undefined;
+      const envelope = relayed ?? restoreCommand(rest).envelope;
+      write(
+        json ? JSON.stringify(envelope) : restoreText(envelope),
+        envelope.ok ? process.stdout : process.stderr,
+      );
       return envelope.ok ? 0 : 1;
     }
     case "mcp":

@@ -211,6 +211,28 @@ describe("the model is told in its client's own way", () => {
     expect(read("src/held/x.ts")).toBe("x0\n");
   });
 
+  it("Copilot CLI: restore through the shell (relayed by the hook) undoes the catch, and the next call is not refused for it", async () => {
+    write(co.root, "docs/w.sh", "echo overwritten > src/held/x.ts\n");
+    const call = { toolName: "bash", toolArgs: { command: "sh docs/w.sh", description: "run" } };
+    await copilot(BO.session, call);
+    execFileSync("sh", ["docs/w.sh"], { cwd: co.root });
+    await copilot(BO.session, { ...call, toolResult: { resultType: "success", textResultForLlm: "" } });
+    const restore = "node .cohent/cohent.mjs restore src/held/x.ts";
+    const pre = await copilot(BO.session, {
+      toolName: "bash",
+      toolArgs: { command: restore, description: "undo" },
+    });
+    expect(pre.stdout).not.toContain("deny");
+    expect(read("src/held/x.ts")).toBe("x0\n"); // the hook performed it
+    // The command itself prints the hook's answer and does not restore again.
+    const cmd = await run(co, ["restore", "src/held/x.ts"], { env: BO.env });
+    expect(cmd.code, cmd.stderr).toBe(0);
+    expect(cmd.stdout).toContain("Restored 1 file(s)");
+    const ls = { toolName: "bash", toolArgs: { command: "ls docs", description: "list" } };
+    expect((await copilot(BO.session, ls)).stdout).not.toContain("deny");
+    expect((await run(co, ["restore", "--list"], { env: BO.env })).stdout).toContain("restored");
+  });
+
   it("an opaque MCP tool's write into a peer's file is caught the same way", async () => {
     const call = (event: string) => ({
       ...claude.bash(BO.session, co.root, "", event),

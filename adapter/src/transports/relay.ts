@@ -2,6 +2,7 @@ import { tryParseHuman, exitCodeOf, HUMAN_COMMANDS } from "./cli.js";
 import { loaderHandoff } from "../loader/loader-handoff.js";
 import { isOperation, perform } from "../operations.js";
 import { relayKey, updateRuntime, type Relay, type SessionFile } from "../state/runtime.js";
+import { restoreCommand } from "./restore.js";
 
 /**
  * The sandbox relay. The agent's own shell may have no network (Codex's
@@ -9,8 +10,9 @@ import { relayKey, updateRuntime, type Relay, type SessionFile } from "../state/
  * sees the exempt command just before it runs. So the hook performs the
  * operation for the session that announced the call and leaves the answer
  * in runtime.json under the command's relay key; the command claims it,
- * prints it and exits with its code. Other adapter commands get only the
- * session binding.
+ * prints it and exits with its code. `restore` is relayed too: the stash it
+ * reads and journals lives in .git, which the sandbox mounts read-only.
+ * Other adapter commands get only the session binding.
  */
 
 /** The second file, next to cohent.mjs: the MCP server and the JSON agent CLI (zod, the SDK). Never parsed by a plain hook call. */
@@ -39,6 +41,12 @@ export async function relay(s: SessionFile, argv: string[], cwd: string, scriptU
     // The JSON agent CLI validates with zod: its parse step lives in the second file, loaded for this relay only.
     const second = await loadSecond();
     result = await second.agentOutcome(args, { scriptUrl, session: s, cwd });
+  } else if (name === "restore") {
+    // Outside Codex's sandbox, where .git (the stash, its journals) is read-only to the command.
+    const { envelope } = restoreCommand(args, cwd);
+    result = { envelope, exitCode: envelope.ok ? 0 : 1 };
+    // A catch still waiting to be told (a host that reads no PostToolUse answer) is moot once undone.
+    if (envelope.ok && !args.includes("--list")) s.set({ caught: undefined });
   } else if (name && HUMAN_COMMANDS.has(name)) {
     const parsed = tryParseHuman(name, args);
     const envelope =

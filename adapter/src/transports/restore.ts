@@ -31,6 +31,10 @@ function parse(args: readonly string[]): { paths: string[]; catchId?: string; li
   return { paths, list, ...(catchId ? { catchId } : {}) };
 }
 
+/** The human text of a restore envelope (the hook's relay leaves the envelope alone). */
+export const restoreText = (e: Envelope<any>): string =>
+  e.ok ? String(e.data?.text ?? "") : e.error.message;
+
 /** The command's envelope and its human text. */
 export function restoreCommand(
   argv: readonly string[],
@@ -54,10 +58,8 @@ export function restoreCommand(
       );
       return `${c.id}  ${ago} min ago  ${c.command ?? c.tool}\n    ${paths.join(", ")}`;
     });
-    return {
-      envelope: ok("restore", { catches }),
-      text: lines.length ? lines.join("\n") : "No caught writes in this checkout.",
-    };
+    const text = lines.length ? lines.join("\n") : "No caught writes in this checkout.";
+    return { envelope: ok("restore", { catches, text }), text };
   }
   // Noted as this command's own writes, so that a peer's check after its call does not report the restore.
   const paths = args.paths.length ? args.paths : ["."];
@@ -69,5 +71,5 @@ export function restoreCommand(
   const notRestorable = results.flatMap((r) => r.notRestorable);
   const text = results.map((r) => r.message).join("\n");
   if (restored.length === 0) return { envelope: fail("restore", "NOT_FOUND", text, { notRestorable }), text };
-  return { envelope: ok("restore", { restored, notRestorable }), text };
+  return { envelope: ok("restore", { restored, notRestorable, text }), text };
 }

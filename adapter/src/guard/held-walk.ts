@@ -19,6 +19,12 @@ function skipped(rel: string): boolean {
   return false;
 }
 
+/** skipped() for an entry of a folder that it passed. */
+function skippedName(dir: string, name: string): boolean {
+  if (name === ".git" || name === "node_modules") return true;
+  return dir === ".cohent" && (name.startsWith("runtime.json") || name === "held");
+}
+
 /** Valid held paths, normalized and deduplicated, shortest first (a folder walked in full is not walked again below). */
 export function claimsOf(held: readonly string[]): string[] {
   const out = new Set<string>();
@@ -71,8 +77,9 @@ export function walkHeld(root: string, claims: readonly string[], maxFiles: numb
       }
       for (const e of entries) {
         if (++visited > maxVisit || files.size >= maxFiles) return void (complete = false);
+        // The walk starts from paths skipped() passed: one entry's name decides (no split per entry).
+        if (skippedName(dir, e.name)) continue;
         const rel = dir === "" ? e.name : `${dir}/${e.name}`;
-        if (skipped(rel)) continue;
         // Only files held are stat'ed: a glob walk passes most of what it lists.
         if (e.isDirectory()) stack.push([rel, all || scopeCovers([pattern!], rel)]);
         else if (e.isFile() && (all || scopeCovers([pattern!], rel))) addFile(rel);

@@ -11,6 +11,8 @@ import { HOSTS } from "@cohent/protocol/hosts";
 import { MORE_KINDS } from "./more-harness.ts";
 import { ROWS, SCENARIOS, type RowId, type Scenario } from "./scenarios.ts";
 import { moreScenariosFor } from "./scenarios-more.ts";
+// Adds `shell-held` to both lists (scenarios.ts, scenarios-more.ts).
+import "./scenarios-shell.ts";
 import type { ClientResults } from "./suite.ts";
 
 type Cell = "pass" | "FAIL" | "known failure" | "n/a" | "not run";
@@ -129,11 +131,12 @@ export const GAPS: { client: string; gap: string; evidence: string; adapter: str
       "A call of an unknown session has no intent: its edits are refused (closed), so a 1.0.85 sub-agent cannot edit; 1.0.102's are held to the parent's scope.",
   },
   {
-    client: "Both (by design)",
-    gap: "Shell commands are held only to the kill switch, reachability and configuration: a shell write outside the declared scope or over a peer's scope runs.",
-    evidence: 'coordination-protocol.txt, guard table; row "Read-only shell before any intent runs".',
+    client: "Every client (by design)",
+    gap: "A shell command's writes that it does not name (a script, a path built at run time) cannot be refused before the call.",
+    evidence:
+      "Scenario `shell-held`: the script's write lands; the check after the call catches it, the model is told, the peer noticed, and `restore` brings the bytes back.",
     adapter:
-      "The collision block is advisory for shell tools, except Git: a command that would stage, commit, stash or discard a peer's changes is refused (scenario `shared-checkout`); the exemption for the adapter's own command requires a whole, unchained `node …/.cohent/cohent.mjs …`.",
+      "Named writes are held like an edit's targets (intent, scope, peers); the rest is caught after the call under the peers' claims and the guard's files. Out of reach: a process still writing after the call ended, and a network service.",
   },
 ];
 

@@ -122,14 +122,14 @@ export const MORE_SCENARIOS: Scenario[] = [
   {
     id: "guard-flow",
     title:
-      "one run: an edit before any intent is refused, a read-only shell runs; intent and scope through the agent's own shell; in scope written, outside refused, a shell write outside runs; the backend holds the intent",
+      "one run: an edit before any intent is refused, a read-only shell runs; intent and scope through the agent's own shell; in scope written, outside refused, a shell write outside refused too; the backend holds the intent",
     rows: [
       "editBeforeIntent",
       "readBeforeIntent",
       "intentThroughShell",
       "inScope",
       "outOfScope",
-      "shellAdvisory",
+      "shellOutOfScope",
       "intentRecorded",
     ],
     async body(c) {
@@ -152,7 +152,13 @@ export const MORE_SCENARIOS: Scenario[] = [
       c.check.blocked("outOfScope", r, "out-of-scope", "docs/notes.md", /outside your declared scope/);
       // The edit tool on an existing file outside the scope (Copilot's patch tool: the copilot-wiring-* scenarios).
       if (c.client.kind !== "copilot") appRefusedOutsideScope(c, r, "outOfScope", "edit-out");
-      c.check.allowed("shellAdvisory", r, "shell-out-of-scope", "docs/shell.txt");
+      c.check.blocked(
+        "shellOutOfScope",
+        r,
+        "shell-out-of-scope",
+        "docs/shell.txt",
+        /shell write refused .*outside your declared scope/,
+      );
       c.check.ran("intentThroughShell", r, "context", /wki_\w+/);
       await intentRecorded(c, "src/feature/a.ts");
     },

@@ -44,7 +44,7 @@ export const ROWS = {
   unguardedControl: "Control: without Cohent's hooks the same edit is written",
   mcpKillSwitch: "MCP tool: runs before intent (opaque), blocked while paused, runs on resume",
   fullAccess: "danger-full-access sandbox: intent, scope, guard",
-  shellAdvisory: "By design: a shell write outside the scope runs (scope is advisory for shell)",
+  shellOutOfScope: "A shell command's named write outside the declared scope is refused like an edit's",
   denyReachesModel: "Deny reason reaches the model as the tool result",
   adapterMissing: "Adapter missing: edit and shell blocked, repaired edit runs",
   adapterThrows:
@@ -63,6 +63,8 @@ export const ROWS = {
     "Shared checkout: git add -A && git commit with a peer's edits in the tree is refused, peer named",
   commitOwn:
     "Shared checkout: node .cohent/cohent.mjs commit -m commits only the agent's file, with the trailer",
+  shellHeld:
+    "Shell writes held: a visible write refused like an edit, an invisible one caught, told to the model, noticed to the peer, undone by restore",
   // Copilot CLI, Gemini CLI, OpenCode (scenarios-more.ts).
   intentRecorded:
     "Backend: the agent's intent under the client's name, with its prompt, completed by the stop event",
@@ -375,7 +377,7 @@ export const SCENARIOS: Scenario[] = [
     id: "intent-scope",
     title:
       "intent and scope through the agent's shell (default sandbox), then in-scope and out-of-scope edits",
-    rows: ["intentThroughShell", "inScope", "outOfScope", "shellAdvisory"],
+    rows: ["intentThroughShell", "inScope", "outOfScope", "shellOutOfScope"],
     async body(c) {
       const steps = [
         ...(c.client.kind === "codex" ? [sh("netcheck", NETCHECK(c.ws.backend.url))] : []),
@@ -413,7 +415,13 @@ export const SCENARIOS: Scenario[] = [
       );
       c.check.allowed("inScope", r, "in-scope", "src/feature/a.ts");
       c.check.blocked("outOfScope", r, "out-of-scope", "docs/notes.md", /outside your declared scope/);
-      c.check.allowed("shellAdvisory", r, "shell-out-of-scope", "docs/shell.txt");
+      c.check.blocked(
+        "shellOutOfScope",
+        r,
+        "shell-out-of-scope",
+        "docs/shell.txt",
+        /shell write refused .*outside your declared scope/,
+      );
       c.check.ran("intentThroughShell", r, "context", /wki_\w+/);
     },
   },

@@ -15,6 +15,8 @@ import { RESULTS_DIR } from "./paths.ts";
 import { currentLoad, machineCause } from "./retry.ts";
 import { Checker, PROMPT, SCENARIOS, type Check, type Ctx } from "./scenarios.ts";
 import { knownFailure, moreScenariosFor } from "./scenarios-more.ts";
+// Adds `shell-held` to both lists (scenarios.ts, scenarios-more.ts).
+import "./scenarios-shell.ts";
 
 /**
  * COHENT_CLIENTS_INJECT_FIRST_FAILURE: the first attempt of every selected scenario is taken as failed

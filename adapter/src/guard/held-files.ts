@@ -6,7 +6,7 @@ import {
   realpathSync,
   renameSync,
   writeFileSync,
-  type BigIntStats,
+  type Stats,
 } from "node:fs";
 import { basename, dirname, join, sep } from "node:path";
 import { normalizeRepoPath, scopeCovers } from "@cohent/protocol/paths";
@@ -149,7 +149,7 @@ export interface RestoreResult {
 type Outcome = { ok: true } | { ok: false; why: string };
 
 /** The file as it is: null when absent, "not a file" for a folder or a link, else its stat. */
-function current(abs: string): BigIntStats | "not a file" | null {
+function current(abs: string): Stats | "not a file" | null {
   const st = lstatQuiet(abs);
   return st ? (st.isFile() ? st : "not a file") : null;
 }
@@ -163,7 +163,7 @@ function hashOf(abs: string): string | null {
 }
 
 /** Is a present file still as the caught call left it (`after`: its hash, or its stat past the bound)? */
-function unchangedSince(abs: string, st: BigIntStats, after: string | null): boolean {
+function unchangedSince(abs: string, st: Stats, after: string | null): boolean {
   if (after === null) return false;
   if (after.startsWith("stat:")) return after === `stat:${statKey(st)}`;
   return after === `sha256:${hashOf(abs)}`;
@@ -203,7 +203,7 @@ function restoreOne(root: string, dir: string, ch: HeldChange, force: boolean): 
   if (!asLeft && !force) return { ok: false, why: "changed since the catch" };
   const bytes = getObject(dir, ch.before);
   if (!bytes) return { ok: false, why: "its bytes are no longer in the stash" };
-  const mode = now ? Number(now.mode & 0o7777n) : (ch.mode ?? 0o644);
+  const mode = now ? now.mode & 0o7777 : (ch.mode ?? 0o644);
   const tmp = join(dirname(abs), `.${basename(abs)}.cohent-restore-${process.pid}.tmp`);
   try {
     mkdirSync(dirname(abs), { recursive: true });

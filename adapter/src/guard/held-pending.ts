@@ -49,7 +49,7 @@ export function savePending<M extends PendingMeta>(
   meta: M,
 ): void {
   const file = pendingFile(root, sessionId, callKey);
-  const rows: FileRow[] = snap.files.map((f) => [f.path, f.size, f.mtimeNs, f.ctimeNs, f.ino, f.mode, f.key]);
+  const rows: FileRow[] = snap.files.map((f) => [f.path, f.size, f.mtime, f.ctime, f.ino, f.mode, f.key]);
   const body: PendingFile = { v: 1, sessionId, callKey, meta, snap: { ...snap, files: rows } };
   try {
     ensureStash(root);
@@ -86,11 +86,11 @@ export function takePending(
   const body = readJson<PendingFile>(file);
   removeQuietly(file);
   if (!body || body.v !== 1 || !body.snap || !Array.isArray(body.snap.files)) return null;
-  const files = body.snap.files.map(([path, size, mtimeNs, ctimeNs, ino, mode, key]): HeldFile => ({
+  const files = body.snap.files.map(([path, size, mtime, ctime, ino, mode, key]): HeldFile => ({
     path,
     size,
-    mtimeNs,
-    ctimeNs,
+    mtime,
+    ctime,
     ino,
     mode,
     key,

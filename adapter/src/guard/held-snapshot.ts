@@ -1,4 +1,4 @@
-import { closeSync, fstatSync, openSync, readFileSync, type BigIntStats } from "node:fs";
+import { closeSync, fstatSync, openSync, readFileSync, type Stats } from "node:fs";
 import { join } from "node:path";
 import {
   ensureStash,
@@ -25,9 +25,9 @@ export interface HeldFile {
   /** Repository-relative POSIX path. */
   path: string;
   size: number;
-  mtimeNs: string;
+  mtime: string;
   /** ctime too: a rewrite that puts mtime back (touch -r, cp -p) still moves it. */
-  ctimeNs: string;
+  ctime: string;
   ino: string;
   /** Permission bits, to recreate a deleted file as it was. */
   mode: number;
@@ -62,7 +62,7 @@ export interface HeldChange {
   mode: number | null;
   /**
    * The file after the call, so restore can tell whether it changed since:
-   * "sha256:<hex>" of its bytes (within the byte bound), else "stat:<size:mtimeNs:ctimeNs:ino>";
+   * "sha256:<hex>" of its bytes (within the byte bound), else "stat:<size:mtime:ctime:ino>";
    * null when deleted.
    */
   after: string | null;
@@ -82,22 +82,22 @@ export const DEFAULT_MAX_BYTES = 8 * 1024 * 1024;
 export const DEFAULT_MAX_FILES = 20_000;
 const RACY_MS = 1_000;
 
-export const statKey = (st: BigIntStats): string => `${st.size}:${st.mtimeNs}:${st.ctimeNs}:${st.ino}`;
-const fileKey = (f: HeldFile): string => `${f.size}:${f.mtimeNs}:${f.ctimeNs}:${f.ino}`;
+export const statKey = (st: Stats): string => `${st.size}:${st.mtimeMs}:${st.ctimeMs}:${st.ino}`;
+const fileKey = (f: HeldFile): string => `${f.size}:${f.mtime}:${f.ctime}:${f.ino}`;
 
 /**
  * A file's bytes with the stat they belong to: null when it changed while
  * being read (a writer is at it: no bytes to keep), or cannot be read.
  */
-function readStable(abs: string): { bytes: Buffer; st: BigIntStats } | null {
+function readStable(abs: string): { bytes: Buffer; st: Stats } | null {
   let fd = -1;
   try {
     fd = openSync(abs, "r");
-    const st = fstatSync(fd, { bigint: true });
+    const st = fstatSync(fd);
     if (!st.isFile()) return null;
     const bytes = readFileSync(fd);
-    const again = fstatSync(fd, { bigint: true });
-    return statKey(again) === statKey(st) && bytes.length === Number(st.size) ? { bytes, st } : null;
+    const again = fstatSync(fd);
+    return statKey(again) === statKey(st) && bytes.length === st.size ? { bytes, st } : null;
   } catch {
     return null;
   } finally {
@@ -105,14 +105,14 @@ function readStable(abs: string): { bytes: Buffer; st: BigIntStats } | null {
   }
 }
 
-function heldFile(rel: string, st: BigIntStats, key: string | null): HeldFile {
+function heldFile(rel: string, st: Stats, key: string | null): HeldFile {
   return {
     path: rel,
-    size: Number(st.size),
-    mtimeNs: String(st.mtimeNs),
-    ctimeNs: String(st.ctimeNs),
+    size: st.size,
+    mtime: String(st.mtimeMs),
+    ctime: String(st.ctimeMs),
     ino: String(st.ino),
-    mode: Number(st.mode & 0o7777n),
+    mode: st.mode & 0o7777,
     key,
   };
 }
@@ -142,7 +142,7 @@ export function snapshotHeld(
   for (const [rel, st] of walk.files) {
     const s = seen!.files[rel];
     const f = heldFile(rel, st, null);
-    if (s && s[0] === f.size && s[1] === f.mtimeNs && s[2] === f.ctimeNs && s[3] === f.ino) f.key = s[4];
+    if (s && s[0] === f.size && s[1] === f.mtime && s[2] === f.ctime && s[3] === f.ino) f.key = s[4];
     else if (f.size <= budget && stashOk !== false) {
       const got = readStable(join(root, rel));
       if (got) {
@@ -157,8 +157,7 @@ export function snapshotHeld(
           Object.assign(f, heldFile(rel, got.st, put.key));
           // "Racy" as in Git: a file changed in the last second may change again within one clock tick
           // (timestamps are coarse) with the same stat; it is read again next time rather than trusted.
-          if (at - Number(got.st.ctimeNs / 1_000_000n) > RACY_MS)
-            fresh[rel] = [f.size, f.mtimeNs, f.ctimeNs, f.ino, put.key];
+          if (at - got.st.ctimeMs > RACY_MS) fresh[rel] = [f.size, f.mtime, f.ctime, f.ino, put.key];
         } catch {
           stashOk = false; // not writable: caught, not restorable
         }
@@ -202,9 +201,9 @@ export function compareHeld(
   let budget = opts.maxBytes ?? DEFAULT_MAX_BYTES;
   // The state a change left, for restore to see whether the file changed again since: its hash when
   // cheap (a later touch or rename is no change), else its stat.
-  const afterOf = (rel: string, st: BigIntStats, hash?: string): string => {
+  const afterOf = (rel: string, st: Stats, hash?: string): string => {
     if (hash) return `sha256:${hash}`;
-    if (Number(st.size) <= budget) {
+    if (st.size <= budget) {
       const got = readStable(join(root, rel));
       if (got && statKey(got.st) === statKey(st)) {
         budget -= got.bytes.length;
@@ -230,7 +229,7 @@ export function compareHeld(
     }
     if (statKey(st) === fileKey(f)) continue;
     let hash: string | undefined;
-    if (f.key && Number(st.size) === f.size && f.size <= budget) {
+    if (f.key && st.size === f.size && f.size <= budget) {
       budget -= f.size;
       const got = readStable(join(root, f.path));
       if (got) hash = sha256(got.bytes);

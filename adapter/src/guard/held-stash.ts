@@ -1,7 +1,7 @@
 import {
   closeSync,
   lstatSync,
-  type BigIntStats,
+  type Stats,
   mkdirSync,
   openSync,
   readdirSync,
@@ -23,7 +23,7 @@ import { crypto } from "../builtins.js";
  *
  *   <git dir>/cohent/held/       (no Git dir: <root>/.cohent/held/, ignoring itself)
  *     objects/<sha256>           bytes of one file version, immutable
- *     seen.json                  { v, bytes, files: { rel: [size, mtimeNs, ctimeNs, ino, key] } }
+ *     seen.json                  { v, bytes, files: { rel: [size, mtime, ctime, ino, key] } }
  *     pending/<session>~<call>.json
  *     catches.json               { v, catches: Catch[] }, newest last
  *     edits.log                  one JSON line per guarded edit start/end
@@ -73,9 +73,9 @@ export function writeAtomic(file: string, data: string | Uint8Array, mode?: numb
 }
 
 /** lstat that answers undefined for any error too (ENOTDIR under a file, EACCES, ELOOP): such a path holds no file to keep. */
-export function lstatQuiet(abs: string): BigIntStats | undefined {
+export function lstatQuiet(abs: string): Stats | undefined {
   try {
-    return lstatSync(abs, { bigint: true, throwIfNoEntry: false });
+    return lstatSync(abs, { throwIfNoEntry: false });
   } catch {
     return undefined;
   }
@@ -165,7 +165,7 @@ export function getObject(dir: string, key: string): Buffer | null {
   }
 }
 
-/** One file's last-seen stat and content key: [size, mtimeNs, ctimeNs, ino, key]. */
+/** One file's last-seen stat and content key: [size, mtime, ctime, ino, key]. */
 export type SeenEntry = [number, string, string, string, string];
 
 export interface Seen {
@@ -232,7 +232,7 @@ function referencedKeys(dir: string, into: Set<string>): void {
     /* none */
   }
   for (const n of names) {
-    // A pending snapshot's files are rows [path, size, mtimeNs, ctimeNs, ino, mode, key] (held-snapshot.ts).
+    // A pending snapshot's files are rows [path, size, mtime, ctime, ino, mode, key] (held-snapshot.ts).
     const p = readJson<{ snap?: { files?: unknown[][] } }>(join(dir, "pending", n));
     for (const f of p?.snap?.files ?? []) if (typeof f[6] === "string") into.add(f[6]);
   }

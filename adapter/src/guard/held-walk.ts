@@ -1,5 +1,4 @@
-import { readdirSync, type BigIntStats, type Dirent } from "node:fs";
-import { join } from "node:path";
+import { readdirSync, type Stats, type Dirent } from "node:fs";
 import { globBase, isGlob, normalizeRepoPath, scopeCovers } from "@cohent/protocol/paths";
 import { lstatQuiet } from "./held-stash.js";
 
@@ -39,24 +38,26 @@ export function claimsOf(held: readonly string[]): string[] {
 }
 
 export interface Walk {
-  files: Map<string, BigIntStats>;
+  files: Map<string, Stats>;
   absent: string[];
   complete: boolean;
 }
 
 /** The regular files under the held paths (symbolic links are not followed nor recorded), bounded. */
 export function walkHeld(root: string, claims: readonly string[], maxFiles: number): Walk {
-  const files = new Map<string, BigIntStats>();
+  // Claims are normalized repository paths and root is absolute: plain concatenation, no path.join per file.
+  root = root.endsWith("/") ? root.slice(0, -1) : root;
+  const files = new Map<string, Stats>();
   const absent: string[] = [];
   const walked = new Set<string>();
   const maxVisit = maxFiles * 5;
   let visited = 0;
   let complete = true;
 
-  const addFile = (rel: string, st?: BigIntStats) => {
+  const addFile = (rel: string, st?: Stats) => {
     if (files.has(rel)) return;
     if (files.size >= maxFiles) return void (complete = false);
-    st ??= lstatQuiet(join(root, rel));
+    st ??= lstatQuiet(`${root}/${rel}`);
     if (st?.isFile()) files.set(rel, st);
   };
 
@@ -71,7 +72,7 @@ export function walkHeld(root: string, claims: readonly string[], maxFiles: numb
       }
       let entries: Dirent[];
       try {
-        entries = readdirSync(dir === "" ? root : join(root, dir), { withFileTypes: true });
+        entries = readdirSync(dir === "" ? root : `${root}/${dir}`, { withFileTypes: true });
       } catch {
         continue; // gone, or not a folder
       }
@@ -96,7 +97,7 @@ export function walkHeld(root: string, claims: readonly string[], maxFiles: numb
       continue;
     }
     if (skipped(claim)) continue;
-    const st = lstatQuiet(join(root, claim));
+    const st = lstatQuiet(`${root}/${claim}`);
     if (!st) absent.push(claim);
     else if (st.isDirectory()) later.push([claim, null]);
     else if (st.isFile()) addFile(claim, st);

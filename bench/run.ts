@@ -27,6 +27,11 @@ const extra: { file: string; fn: string; title: string }[] = [
   },
   { file: "./mcp-budget.ts", fn: "benchMcp", title: "MCP tools/list budget" },
   {
+    file: "./shell-watch.ts",
+    fn: "benchShellWatch",
+    title: "Shell watch: the check around a shell call (Δ vs a read-only command)",
+  },
+  {
     file: "./package-start.ts",
     fn: "benchPackage",
     title: "Packaged cohent start-up (compiled, vs node -e 0)",

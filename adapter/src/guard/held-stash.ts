@@ -180,8 +180,12 @@ export function readSeen(dir: string): Seen {
   return s && s.v === 1 && s.files && typeof s.files === "object" ? s : { v: 1, bytes: 0, files: {} };
 }
 
-/** Entries past this are dropped (those not in the current snapshot) so seen.json stays bounded. */
-const SEEN_MAX = 50_000;
+/**
+ * Entries past this (or twice the current snapshot's files) are dropped,
+ * those not in the current snapshot: every watched call parses seen.json,
+ * so it stays near the held set's size (a path held again is read once more).
+ */
+const SEEN_MAX = 2_000;
 
 /**
  * Merges this call's new entries into seen.json as it is now on disk (a
@@ -202,7 +206,8 @@ export function writeSeen(
       Object.assign(seen.files, fresh);
       seen.bytes += added;
       const paths = Object.keys(seen.files);
-      if (paths.length > SEEN_MAX) for (const p of paths) if (!keep.has(p)) delete seen.files[p];
+      if (paths.length > Math.max(SEEN_MAX, 2 * keep.size))
+        for (const p of paths) if (!keep.has(p)) delete seen.files[p];
       writeAtomic(join(dir, "seen.json"), JSON.stringify(seen));
       return seen;
     } finally {

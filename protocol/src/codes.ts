@@ -55,6 +55,11 @@ export const ERRORS = {
   PACKET_NOT_FOUND: { status: 404, retryable: false, message: "No such packet for this session." },
   SESSION_NOT_FOUND: { status: 404, retryable: false, message: "No such session." },
   REPOSITORY_NOT_FOUND: { status: 404, retryable: false, message: "No such repository." },
+  CATCH_NOT_FOUND: {
+    status: 404,
+    retryable: false,
+    message: "No such caught shell write in this repository.",
+  },
   NOT_FOUND: { status: 404, retryable: false, message: "No such route." },
   METHOD_NOT_ALLOWED: { status: 405, retryable: false, message: "That method is not allowed here." },
   INTENT_CLOSED: {
@@ -64,6 +69,16 @@ export const ERRORS = {
   },
   SCOPE_CONFLICT: { status: 409, retryable: true, message: "The scope overlaps an active peer's scope." },
   NOT_HELD: { status: 409, retryable: false, message: "No peer holds any of those paths." },
+  NOT_RESTORABLE: {
+    status: 409,
+    retryable: false,
+    message: "The writer's checkout did not keep the bytes from before that catch.",
+  },
+  NO_WRITER_INTENT: {
+    status: 409,
+    retryable: false,
+    message: "That catch names no open work intent of the writer to carry a restore request.",
+  },
   PACKET_ALREADY_ACKED: { status: 409, retryable: false, message: "That packet was already acknowledged." },
   REPOSITORY_EXISTS: { status: 409, retryable: false, message: "That repository is already registered." },
   SESSION_PAUSED: { status: 423, retryable: true, message: "This session is paused from the Control Room." },

@@ -254,8 +254,8 @@ export interface DecisionView {
   peers: Party[];
 }
 
-/** A human command as recorded: a control of the session, or a person's release of one of its claims. */
-export type CommandKind = ControlKind | "release";
+/** A human command as recorded: a control of the session, a person's release of one of its claims, or a restore request. */
+export type CommandKind = ControlKind | "release" | "restore";
 
 export interface CommandView {
   id: string;

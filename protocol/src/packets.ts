@@ -66,6 +66,8 @@ export type NoticePeer = z.infer<typeof NoticePeer>;
  * - `shell-write`: `peer` changed this intent's claimed `paths` through a shell (or opaque MCP) call, caught
  *   after the call; `note` is its command (untrusted text), `reason` is a ShellWriteReason: whether the
  *   writer's checkout kept the bytes from before.
+ * - `restore-requested`: `peer`, a person in the Control Room, asks this intent's checkout to put `paths`
+ *   back as they were before its caught shell write; the adapter does it as the packet arrives.
  */
 export const NOTICE_KINDS = [
   "scope-granted",
@@ -74,6 +76,7 @@ export const NOTICE_KINDS = [
   "scope-lost",
   "queue-left",
   "shell-write",
+  "restore-requested",
 ] as const;
 export const NoticeKind = z.enum(NOTICE_KINDS);
 export type NoticeKind = z.infer<typeof NoticeKind>;

@@ -20,6 +20,9 @@ export const ShellWriteDetail = z.object({
   model: z.string().nullable(),
   /** Each peer told, with its changed paths. */
   peers: z.array(z.object({ intentId: z.string(), paths: z.array(z.string()) })),
+  /** A person asked the writer's checkout, from the Control Room, to put the bytes back: when, and who. */
+  restoreRequestedAt: z.string().optional(),
+  restoreRequestedBy: z.string().optional(),
 });
 export type ShellWriteDetail = z.infer<typeof ShellWriteDetail>;
 
@@ -40,4 +43,22 @@ export interface ShellWriteView {
   restorable: boolean;
   /** The exact commands that put them back, run in the writer's checkout; none when not restorable. */
   restore: string[];
+  /** A person's request that the writer's adapter put them back at its next call (ShellWriteRestoreResult). */
+  restoreRequested: { at: string; by: string } | null;
+}
+
+/**
+ * POST /api/console/repos/:owner/:name/shell-writes/:id/restore (no body): a person asks the writer's
+ * checkout to put a restorable catch's bytes back. The writer's intent gets a `restore-requested` notice,
+ * which its adapter carries out when the packet arrives (its next tool call). A human command. Asked
+ * again, it answers the first request (`already`) and tells nobody anything new.
+ */
+export interface ShellWriteRestoreResult {
+  id: string;
+  /** The intent told: the catch's, or its session's open one when that one had closed (`already`: the catch's). */
+  intentId: string;
+  paths: string[];
+  requestedAt: string;
+  requestedBy: string;
+  already: boolean;
 }

@@ -2,6 +2,7 @@ import { execFileSync } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { signedInAdmin } from "../console/helpers.js";
 import { agentClient, backendForFile } from "../helpers/backend.js";
 import { sh, write } from "./git-repo.js";
 import { agentRuns, claude, hook, intentJson, makeCheckout, run, type Checkout } from "./helpers.js";
@@ -272,5 +273,34 @@ describe("restore", () => {
     expect(r.code).toBe(1);
     expect(r.stderr).toContain("changed since the catch");
     expect(read("src/peer.ts")).toBe("newer\n");
+  });
+});
+
+describe("a person restores a caught shell write from the Control Room", () => {
+  it("the writer's adapter puts Ana's bytes back at its next tool call, and tells its model", async () => {
+    write(co.root, "docs/w.sh", "p=src; f=peer.ts; echo overwritten > $p/$f\n");
+    expect((await bash(BO, "sh docs/w.sh")).denied).toBeNull();
+    execFileSync("sh", ["docs/w.sh"], { cwd: co.root });
+    expect((await bash(BO, "sh docs/w.sh", "PostToolUse")).json.decision).toBe("block");
+    expect(read("src/peer.ts")).toBe("overwritten\n");
+
+    // The admin's Restore on the newest catch (the Control Room's overview lists it).
+    const admin = await signedInAdmin(fx.backend);
+    const [w] = (await admin.get(`/api/console/repos/${REPO}`)).body.data.shellWrites;
+    expect(w).toMatchObject({ restorable: true, paths: ["src/peer.ts"], restoreRequested: null });
+    const asked = await admin.post(`/api/console/repos/${REPO}/shell-writes/${w.id}/restore`);
+    expect(asked.status, JSON.stringify(asked.body)).toBe(200);
+    expect(read("src/peer.ts")).toBe("overwritten\n"); // nothing happens until Bo's adapter runs
+
+    // Bo's next shell call: the kill-switch read says a notice waits, the poll brings it, the adapter restores.
+    expect((await bash(BO, "echo x > docs/n.md", "PreToolUse", "toolu_b2")).denied).toBeNull();
+    expect(read("src/peer.ts")).toBe(PEER);
+    // …and Bo's model reads the request with what was done at the call's PostToolUse.
+    const shown = JSON.stringify((await bash(BO, "echo x > docs/n.md", "PostToolUse", "toolu_b2")).json);
+    expect(shown).toContain("admin asks from the Control Room that your checkout put src/peer.ts back");
+    expect(shown).toContain("Restored 1 file(s) as before the caught call");
+    // The page shows the request.
+    const [after] = (await admin.get(`/api/console/repos/${REPO}`)).body.data.shellWrites;
+    expect(after).toMatchObject({ id: w.id, restoreRequested: { by: "admin" } });
   });
 });

@@ -216,6 +216,12 @@ describe("guarded and advisory sessions, in the Control Room", () => {
     expect(await row.getByTestId("shell-write-restore").innerText()).toMatch(
       /restorable in the writer's checkout:\s*node \.cohent\/cohent\.mjs restore src\/peer\.ts/,
     );
+    // Restore asks the writer's adapter to put the bytes back (at its next call); the row then says so.
+    await row.getByTestId("shell-write-restore-button").click();
+    const requested = row.getByTestId("shell-write-restore-requested");
+    await requested.waitFor({ timeout: 5_000 });
+    expect(await requested.innerText()).toMatch(/restore requested by admin/);
+    expect(await row.getByTestId("shell-write-restore-button").count()).toBe(0);
 
     // A second one, not restorable, comes first, on the same page.
     await shellWrite(false, ["src/peer.ts"]);

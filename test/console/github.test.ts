@@ -199,6 +199,9 @@ describe("GitHub sign-in (against a loopback stand-in)", () => {
     expect((await client.get("/api/console/repos")).body.data.repos).toEqual([]);
     const res = await client.get("/api/console/repos/acme/shop");
     expect(res.status).toBe(403);
+    // Nor may they ask a writer's checkout to restore a caught shell write there.
+    const restore = await client.post("/api/console/repos/acme/shop/shell-writes/gc_any/restore");
+    expect([restore.status, restore.body.error.code]).toEqual([403, "FORBIDDEN"]);
   });
 
   it("refuses a callback whose state does not match, and the local admin link", async () => {

@@ -568,6 +568,9 @@ describe.each(DATABASE_KINDS)("store contract (%s)", (kind) => {
     await s.journal.addGuardCatch({ ...shell, repoId: "rep_c", kind: "shell-write", detail, at: at(12) });
     expect(await s.reads.shellWrites("rep_c", at(0), 5)).toEqual([{ ...shell, detail, at: at(12) }]);
     expect(await s.reads.shellWrites("rep_c", at(13), 5)).toEqual([]);
+    await tx((t) => t.journal.setShellWriteDetail("gc_2", { ...detail, restoreRequestedBy: "admin" }));
+    const got = [await s.reads.shellWrite("gc_2"), await s.reads.shellWrite("gc_no")];
+    expect(got.map((w) => w && [w.repoId, w.detail?.restoreRequestedBy])).toEqual([["rep_c", "admin"], null]);
     expect((await s.reads.overlapDecisions("rep_c", 5)).map((d) => d.id)).toEqual(["dec_1"]);
     expect((await s.reads.commands("rep_c", 5)).map((c) => [c.id, c.person])).toEqual([["cmd_1", "bo"]]);
     const tokens = await s.reads.tokens("rep_c");

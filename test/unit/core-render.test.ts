@@ -149,3 +149,16 @@ describe("a shell-write notice", () => {
     expect(inside[0]!.length).toBeLessThan(600);
   });
 });
+
+describe("a restore-requested notice", () => {
+  const person = { intentId: null, person: "admin", client: null, model: null };
+  it("names the person and the paths, says the adapter does it, and gives the commands for one that does not", () => {
+    expect(renderNotice({ kind: "restore-requested", paths: ["src/peer.ts"], peer: person })).toBe(
+      "[cohent notice] admin asks from the Control Room that your checkout put src/peer.ts back as it was before your caught shell command changed it. Your adapter does it as this notice arrives and says below what it restored; without that line, run node .cohent/cohent.mjs restore src/peer.ts. Leave that file to its holder.",
+    );
+    const two = renderNotice({ kind: "restore-requested", paths: ["a.ts", "b\nc.ts"], peer: person });
+    expect(two).toContain("put a.ts, 'b c.ts' back as they were");
+    expect(two).toContain("restore a.ts; node .cohent/cohent.mjs restore 'b c.ts'. Leave those files");
+    expect(two.split("\n")).toHaveLength(1);
+  });
+});

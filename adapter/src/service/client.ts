@@ -19,6 +19,7 @@ import type {
   WiringReport,
 } from "@cohent/protocol";
 import { fail } from "../envelope.js";
+import { restoreRequested } from "../guard/restore-requested.js";
 import { readProject, resolveToken, type Project } from "../state/config.js";
 import { pollAgent, postAgent, sessionRead, type AgentConnection, type AgentSender } from "./http.js";
 import { redact, redactDeep } from "../redact.js";
@@ -131,9 +132,10 @@ export function applyNotices(s: SessionFile, notices: readonly Notice[] | undefi
   }
 }
 
-/** Every packet the adapter receives passes here: its notices change the local scope. */
+/** Every packet the adapter receives passes here: its notices change the local scope (and restore files). */
 function received(s: SessionFile, packet: Packet | null | undefined): void {
   if (packet?.notices?.length) applyNotices(s, packet.notices);
+  if (packet?.notices?.length) restoreRequested(s.root, packet);
 }
 
 export async function publish(

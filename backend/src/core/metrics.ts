@@ -36,7 +36,8 @@ type Source = "decision" | "catch" | "packet" | "command" | "event" | "notice" |
  *   server), writes outside the declared scope and shell writes over peers' claims (reported by the adapter);
  * - guardRefusals: every refusal the guard reported, path or not (edits before an intent, kill switch, …);
  * - packets, packetTokens, injectedChars (acknowledged characters);
- * - dependencyWaits: wait decisions; humanCommands: pause, cancel, resume and a person's release of a claim;
+ * - dependencyWaits: wait decisions; humanCommands: pause, cancel, resume, a person's release of a claim and
+ *   a person's request to restore a caught shell write;
  * - waitsQueued: claims that joined the queue (or moved to its tail with new paths);
  * - grantedFromQueue: queued claims granted (their `scope-granted` notices);
  * - releaseRequests: release requests, one per holder asked; releasesHonoured: those whose holder then

@@ -159,7 +159,23 @@ export function renderNotice(n: NoticeParts): string {
     }
     case "shell-write":
       return shellWriteNotice(n, who, paths);
+    case "restore-requested":
+      return restoreRequestedNotice(n, who, paths);
   }
+}
+
+/**
+ * restore-requested: a person asks the writer's checkout to put back what its caught shell write changed.
+ * The adapter does it when the packet arrives and appends its outcome; an adapter that does not know the
+ * kind leaves the model the commands.
+ */
+function restoreRequestedNotice(n: NoticeParts, who: string, paths: string): string {
+  const one = n.paths.length === 1;
+  const restore = n.paths
+    .slice(0, SHOWN_PATHS)
+    .map((p) => restoreCommand(inert(p)))
+    .join("; ");
+  return `[cohent notice] ${who} asks from the Control Room that your checkout put ${paths} back as ${one ? "it was" : "they were"} before your caught shell command changed ${one ? "it" : "them"}. Your adapter does it as this notice arrives and says below what it restored; without that line, run ${restore}. Leave ${one ? "that file to its holder" : "those files to their holders"}.`;
 }
 
 /** The command as a shell-write notice quotes it: enough to recognise it (the notice's `note` has it all). */

@@ -18,6 +18,7 @@ import { metricsSeries } from "../operations/people/metrics.js";
 import { listRepositories, repoOverview } from "../operations/people/overview.js";
 import { decidePairing, pairingByCode, pendingPairings } from "../operations/people/pairing.js";
 import { recap, renderRecap } from "../operations/people/recap.js";
+import { requestRestore } from "../operations/people/restore-request.js";
 import { releaseScope, scopesView } from "../operations/people/scopes.js";
 import { endConsoleSession, type ConsoleIdentity } from "../operations/people/signin.js";
 import { consoleAuth, SESSION_COOKIE } from "./auth.js";
@@ -127,6 +128,13 @@ export function consoleRoutes(deps: Deps, config: ConsoleConfig, body: Middlewar
         ...(body.reason ? { reason: body.reason } : {}),
       }),
     );
+  });
+
+  // A person asks the writer's adapter to put a caught shell write back: a human command, as a release.
+  api.post("/repos/:owner/:name/shell-writes/:id/restore", op("console.shellwrite.restore"), async (ctx) => {
+    const repo = await repoParam(ctx);
+    const input = { repo, catchId: String(ctx.params.id), actor: who(ctx).person };
+    reply(ctx, "console.shellwrite.restore", await requestRestore(deps, input));
   });
 
   api.post("/repos/:owner/:name/goal", op("console.goal"), async (ctx) => {

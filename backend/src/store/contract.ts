@@ -231,6 +231,7 @@ export interface Journal {
     detail?: ShellWriteDetail | null;
     at: Date;
   }): Promise<void>;
+  setShellWriteDetail(id: string, detail: ShellWriteDetail): Promise<void>;
 }
 
 export interface Tokens {
@@ -335,6 +336,7 @@ export interface Reads {
   ): Promise<{ intentId: string; agentId: string; kind: string; at: Date }[]>;
   /** Shell writes caught since an instant, newest first, at most `take`. */
   shellWrites(repoId: string, since: Date, take: number): Promise<ShellWriteRow[]>;
+  shellWrite(id: string): Promise<(ShellWriteRow & { repoId: string }) | null>;
   overlapDecisions(repoId: string, take: number): Promise<Decision[]>;
   commands(
     repoId: string,

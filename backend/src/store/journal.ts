@@ -1,3 +1,4 @@
+import type { ShellWriteDetail } from "@cohent/protocol";
 import type { Journal } from "./contract.js";
 import type { Handle } from "./handle.js";
 import type { Exec } from "./sql/exec.js";
@@ -206,6 +207,10 @@ class JournalStore implements Journal {
       detail: detail ? json(detail) : null,
       createdAt: at,
     });
+  }
+
+  async setShellWriteDetail(id: string, detail: ShellWriteDetail) {
+    await this.h.x.run(`UPDATE "GuardCatch" SET "detail" = ? WHERE "id" = ?`, json(detail), id);
   }
 }
 

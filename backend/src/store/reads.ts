@@ -11,6 +11,21 @@ const dateOf = (v: unknown): Date => (v instanceof Date ? v : new Date(v as stri
 const dateOrNull = (v: unknown): Date | null => (v === null || v === undefined ? null : dateOf(v));
 const ms = (v: unknown) => dateOrNull(v)?.getTime() ?? 0;
 
+/** A shell-write catch as read back; its detail null when it does not parse. */
+function shellWriteOf(r: Row) {
+  const g = T.GuardCatch.decode(r);
+  const detail = g.detail ? ShellWriteDetail.safeParse(JSON.parse(g.detail)) : null;
+  return {
+    id: g.id,
+    intentId: g.intentId,
+    agentId: g.agentId,
+    paths: list(g.paths),
+    peerIds: list(g.peerIds),
+    detail: detail?.success ? detail.data : null,
+    at: g.createdAt,
+  };
+}
+
 /** The read models of the console, the admin CLI and the recap: queries no agent call runs. */
 export const reads = ({ x }: Handle): Reads => {
   const inList = (column: string) => inListSql(x.dialect, column);
@@ -144,19 +159,11 @@ export const reads = ({ x }: Handle): Reads => {
           x.time(since),
           take,
         )
-      ).map((r) => {
-        const g = T.GuardCatch.decode(r);
-        const detail = g.detail ? ShellWriteDetail.safeParse(JSON.parse(g.detail)) : null;
-        return {
-          id: g.id,
-          intentId: g.intentId,
-          agentId: g.agentId,
-          paths: list(g.paths),
-          peerIds: list(g.peerIds),
-          detail: detail?.success ? detail.data : null,
-          at: g.createdAt,
-        };
-      }),
+      ).map((r) => shellWriteOf(r)),
+    shellWrite: async (id: string) => {
+      const r = await x.get(`SELECT ${T.GuardCatch.cols()} FROM "GuardCatch" WHERE "id" = ?`, id);
+      return r && r.kind === "shell-write" ? { ...shellWriteOf(r), repoId: r.repoId as string } : null;
+    },
     overlapDecisions: async (repoId: string, take: number) =>
       (
         await x.all(

@@ -68,6 +68,9 @@ function shellWriteView(w: ShellWriteRow, party: (id: string) => Party): ShellWr
     })),
     restorable,
     restore: restorable ? w.paths.map(restoreCommand) : [],
+    restoreRequested: d?.restoreRequestedAt
+      ? { at: d.restoreRequestedAt, by: d.restoreRequestedBy ?? "unknown" }
+      : null,
   };
 }
 

@@ -1,6 +1,6 @@
 import type { ErrorCode } from "@cohent/protocol/codes";
 import { CSRF_HEADER } from "@cohent/protocol/console-constants";
-import { session } from "./session.svelte";
+import { session } from "./session-state.svelte";
 
 /** A failure envelope from the backend. Pages branch on its stable `code`, never on its message. */
 export class ApiError extends Error {

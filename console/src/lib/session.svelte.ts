@@ -1,16 +1,9 @@
-import type { ConsoleMe, SignInMode } from "@cohent/protocol";
+import type { ConsoleMe } from "@cohent/protocol";
 import { get } from "./api";
+import { session } from "./session-state.svelte";
 
-/** Who is signed in, and the CSRF token state-changing requests carry. */
-export const session = $state({
-  loaded: false,
-  signedIn: false,
-  mode: "local" as SignInMode,
-  person: "",
-  provider: "",
-  csrfToken: "",
-  error: "",
-});
+/** The session state lives in session-state.svelte.ts, which api.ts reads too (no import cycle); this loads it. */
+export { session };
 
 export async function loadSession(): Promise<void> {
   try {

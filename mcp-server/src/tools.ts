@@ -6,6 +6,7 @@ import {
   type Tool,
 } from "@modelcontextprotocol/sdk/types.js";
 import { CohentError, zodDetails, type Envelope } from "@cohent/protocol";
+import { COHENT_VERSION } from "@cohent/protocol/version";
 import { fail, failFrom } from "@cohent/adapter/envelope.js";
 import { isOperation, MCP_INPUTS, McpOutput, OPERATIONS, toolSchemas, type Operation } from "./schemas.js";
 
@@ -17,7 +18,8 @@ import { isOperation, MCP_INPUTS, McpOutput, OPERATIONS, toolSchemas, type Opera
  * supplies only how a validated call reaches the operation layer.
  */
 
-export const SERVER_VERSION = "0.1.0";
+/** The product version (protocol/src/version.ts), under the name the MCP handshake gives it. */
+export const SERVER_VERSION = COHENT_VERSION;
 export const SERVER_INFO = { name: "cohent", version: SERVER_VERSION } as const;
 
 export const INSTRUCTIONS =

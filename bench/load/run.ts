@@ -1,6 +1,7 @@
 import { table } from "../lib.js";
 import { postgresDb, sqliteDb, startBareKoa, type Db } from "./procs.js";
 import { agentsBaseline, agentsTitle, benchAgents, SCENARIOS } from "./agents.js";
+import { benchFlood } from "./flood.js";
 import { benchProfile } from "./profile.js";
 import { benchRequests, type Row } from "./requests.js";
 
@@ -8,7 +9,7 @@ import { benchRequests, type Row } from "./requests.js";
  * `npm run bench:load`: the server and a bare Koa endpoint each in its own
  * process, driven by the same external generator; every figure next to the
  * baseline measured in the same run. `--profile`: a CPU profile of the server
- * under load instead of the tables; `--only requests|agents`: one section.
+ * under load instead of the tables; `--only requests|agents|flood`: one section.
  * Knobs (BENCH_LOAD_*, BENCH_AGENTS_*, BENCH_PG_URL): bench/load/README.md.
  */
 
@@ -61,6 +62,14 @@ try {
           );
     }
     table(agentsTitle, rows);
+  }
+  if (!only || only === "flood") {
+    const rows: Row[] = [];
+    for (const kind of kinds) rows.push(...((await withDb(kind, (db) => benchFlood(db, bare))) ?? []));
+    table(
+      "A flood of one token's kill-switch reads (16 connections, rate limit 20/s burst 40) and another token's read, one every 25 ms, p50 of 40",
+      rows,
+    );
   }
 } finally {
   await bare.stop();

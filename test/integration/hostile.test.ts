@@ -1173,31 +1173,26 @@ describe.each(DATABASE_KINDS)("hostile input at scale (%s)", (kind) => {
   });
 
   it(
-    "floods are answered 429 RATE_LIMITED with Retry-After, and do not slow another token's calls by more than 2x",
+    "floods are answered 200 or 429 RATE_LIMITED with Retry-After, never 5xx; another token's calls are answered meanwhile and after",
     { timeout: 120_000 },
     async () => {
       const flooder = tokens[22]!;
       const quiet = tokens[23]!;
-      const read = async (token: string, session: string) => {
-        const t = performance.now();
-        const res = await fetch(`${proc.url}/api/agent/session`, {
-          headers: { authorization: `Bearer ${token}`, "x-cohent-session": session },
-        });
-        await res.arrayBuffer();
-        return { ms: performance.now() - t, status: res.status, retryAfter: res.headers.get("retry-after") };
-      };
-      const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+      // Another token's kill-switch reads, one at a time: each must be answered 200 (how long they take is
+      // bench:load's "flood" section, against the bare endpoint, not a test's).
       const sample = async () => {
-        const out: number[] = [];
+        const statuses: number[] = [];
         for (let i = 0; i < 40; i++) {
-          const r = await read(quiet, "quiet");
-          expect(r.status).toBe(200);
-          out.push(r.ms);
-          await new Promise((res) => setTimeout(res, 25));
+          const res = await fetch(`${proc.url}/api/agent/session`, {
+            headers: { authorization: `Bearer ${quiet}`, "x-cohent-session": "quiet" },
+          });
+          await res.arrayBuffer();
+          statuses.push(res.status);
+          await new Promise((done) => setTimeout(done, 25));
         }
-        return median(out);
+        return statuses;
       };
-      const before = await sample();
+      expect(new Set(await sample())).toEqual(new Set([200]));
       // The flood comes from its own process, as an attacker's would: 16 connections as fast as they go.
       const script = `
             const [url, token, ms] = process.argv.slice(1);
@@ -1218,7 +1213,7 @@ describe.each(DATABASE_KINDS)("hostile input at scale (%s)", (kind) => {
             resolve();
           });
         });
-        req.on("error", () => resolve());
+        req.on("error", () => { counts.error = (counts.error ?? 0) + 1; resolve(); });
       });
       await Promise.all(Array.from({ length: 16 }, async () => { while (Date.now() < end) await once(); }));
       process.stdout.write(JSON.stringify({ counts, retryAfter }));
@@ -1238,13 +1233,23 @@ describe.each(DATABASE_KINDS)("hostile input at scale (%s)", (kind) => {
       const limited = result.counts["429 RATE_LIMITED"] ?? 0;
       const allowed = result.counts["200 ok"] ?? 0;
       console.log(
-        `rate limit (${kind}): flood ${JSON.stringify(result.counts)}, Retry-After ${result.retryAfter}; another token's kill-switch read p50 ${before.toFixed(1)} ms before, ${during.toFixed(1)} ms during (${(during / before).toFixed(2)}x)`,
+        `rate limit (${kind}): flood ${JSON.stringify(result.counts)}, Retry-After ${result.retryAfter}; another token's kill-switch reads during it: ${during.filter((s) => s === 200).length} of ${during.length} answered 200`,
+      );
+      // Every flood request answered, each 200 or 429 RATE_LIMITED: no 5xx, no other answer, no dropped connection.
+      expect(Object.keys(result.counts).filter((k) => k !== "200 ok" && k !== "429 RATE_LIMITED")).toEqual(
+        [],
       );
       expect(limited).toBeGreaterThan(0);
       expect(Number(result.retryAfter)).toBeGreaterThanOrEqual(1);
       // The limiter lets through at most the burst plus the sustained rate over the flood's seconds (and the process's start).
       expect(allowed).toBeLessThanOrEqual(40 + 20 * 8);
-      expect(during).toBeLessThanOrEqual(2 * Math.max(before, 2));
+      // Another token is not limited by the flooder's: every read during the flood answered 200, and one after.
+      expect(new Set(during)).toEqual(new Set([200]));
+      expect(proc.child.exitCode).toBeNull();
+      const after = await fetch(`${proc.url}/api/agent/session`, {
+        headers: { authorization: `Bearer ${quiet}`, "x-cohent-session": "quiet" },
+      });
+      expect([after.status, ((await after.json()) as any).ok]).toEqual([200, true]);
 
       // Per pairing request: polling one device code in a burst is limited too.
       const statuses: number[] = [];

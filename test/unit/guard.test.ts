@@ -1,3 +1,5 @@
+import { existsSync, readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { GUIDANCE, INTENT_COMMAND } from "@cohent/protocol/actions";
 import {
@@ -6,6 +8,7 @@ import {
   autoClaim,
   deadlineReason,
   FAIL_CLOSED_REASON,
+  GUARD_TABLE,
   MISSED_PUBLISH,
   missedPublish,
   publishBound,
@@ -20,8 +23,13 @@ import { scrubPaths } from "../../adapter/src/redact.js";
 /**
  * The pure guard against the specification's PreToolUse table
  * (coordination-protocol, "The PreToolUse hook covers edit tools and shell
- * tools"), row by row: for each condition, a snapshot in which it alone
- * holds, and the decision for an edit and for a shell tool.
+ * tools"), row by row: GUARD_TABLE is that table as data, and for each
+ * condition, a snapshot in which it alone holds gives the spec's decision
+ * for an edit and for a shell tool. The table is copied here so that
+ * `npm test` runs on a clone alone (and in CI's copy of the tree, made in a
+ * temporary folder); where the spec is beside the clone (../shared, as on
+ * the developers' machines and in CI's first run), the copy is checked
+ * against it, so that neither can drift.
  */
 const SPEC_TABLE = `
 Condition	Edit tools	Shell tools
@@ -32,6 +40,23 @@ No prompt or semantic intent announced	Blocked	Allowed
 Scope overlaps an active peer scope	Blocked	Allowed
 The write targets a path outside the declared scope	Blocked	Allowed
 `;
+const SPEC_FILE = fileURLToPath(new URL("../../../shared/spec/coordination-protocol.txt", import.meta.url));
+const SPEC_HEADER = "Condition\tEdit tools\tShell tools";
+
+/** The table's lines from the header on, up to the first blank line. */
+function tableLines(text: string): string[] {
+  const lines = text.split(/\r?\n/);
+  const at = lines.indexOf(SPEC_HEADER);
+  if (at < 0) throw new Error(`No line "${SPEC_HEADER.replace(/\t/g, "<TAB>")}"`);
+  const end = lines.findIndex((l, i) => i > at && l.trim() === "");
+  return lines.slice(at, end < 0 ? undefined : end);
+}
+
+function specTable(): [condition: string, edit: string, shell: string][] {
+  return tableLines(SPEC_TABLE)
+    .slice(1)
+    .map((line) => line.split("\t") as [string, string, string]);
+}
 
 /** A snapshot where nothing holds: an active, reachable, configured session proceeding inside its scope. */
 const clear = (): Snapshot => ({
@@ -82,14 +107,36 @@ const HOLDING: Record<string, (s: Snapshot) => Partial<Snapshot>> = {
   "The write targets a path outside the declared scope": () => ({ targets: ["docs/notes.md"] }),
 };
 
-const rows = SPEC_TABLE.trim()
-  .split("\n")
-  .slice(1)
-  .map((line) => line.split("\t") as [string, string, string]);
+/** The spec's conditions, by the guard's names for them. */
+const CONDITION: Record<string, (typeof GUARD_TABLE)[number]["condition"]> = {
+  "Paused or cancelled from the control center": "stopped",
+  "Paired but the control plane is unreachable": "unreachable",
+  "Configuration unusable": "unconfigured",
+  "No prompt or semantic intent announced": "intentNotReady",
+  "Scope overlaps an active peer scope": "scopeConflict",
+  "The write targets a path outside the declared scope": "outsideScope",
+};
+
+const rows = specTable();
+const DECISION: Record<string, string> = { Blocked: "block", Allowed: "allow" };
 
 describe("the guard, against the spec's table", () => {
+  it.skipIf(!existsSync(SPEC_FILE))("the table here is the spec's, as ../shared/spec has it", () => {
+    expect(tableLines(readFileSync(SPEC_FILE, "utf8"))).toEqual(tableLines(SPEC_TABLE));
+  });
   it("covers every row of the spec", () => {
     expect(rows.map((r) => r[0]).sort()).toEqual(Object.keys(HOLDING).sort());
+    expect(Object.keys(CONDITION).sort()).toEqual(Object.keys(HOLDING).sort());
+  });
+  it("GUARD_TABLE is the spec's table, row for row, in the spec's order", () => {
+    for (const [, edit, shell] of rows) expect([edit, shell].every((d) => d in DECISION)).toBe(true);
+    expect(GUARD_TABLE).toEqual(
+      rows.map(([condition, edit, shell]) => ({
+        condition: CONDITION[condition],
+        edit: DECISION[edit],
+        shell: DECISION[shell],
+      })),
+    );
   });
   it("allows both kinds when no condition holds", () => {
     expect(assess({ kind: "edit" }, clear()).permission).toBe("allow");

@@ -126,7 +126,7 @@ export const GAPS: { client: string; gap: string; evidence: string; adapter: str
     client: "Copilot CLI 1.0.85",
     gap: "A sub-agent's calls (`task`) carry the sub-agent's own `sessionId` and nothing that names the parent (1.0.102 adds `parentAgentId`).",
     evidence:
-      "Scenario `subagent`: the sub-agent's edit inside the parent's scope is refused \"no structured intent\"; its shell runs.",
+      "Scenario `subagent`: the sub-agent's edit inside the parent's scope is refused \"no structured intent\", and so is a shell write it names.",
     adapter:
       "A call of an unknown session has no intent: its edits are refused (closed), so a 1.0.85 sub-agent cannot edit; 1.0.102's are held to the parent's scope.",
   },

@@ -445,7 +445,7 @@ function spawnSubagent(kind: string): Step {
 MORE_SCENARIOS.push({
   id: "subagent",
   title:
-    "a sub-agent (Copilot's and OpenCode's task, Gemini's invoke_agent) works under the parent's intent and scope: its write in scope runs, outside is refused, its shell runs (Copilot 1.0.85: its edits are refused, the known gap)",
+    "a sub-agent (Copilot's and OpenCode's task, Gemini's invoke_agent) works under the parent's intent and scope: its write in scope runs, outside is refused, its shell write in scope runs (Copilot 1.0.85: its edits and shell writes are refused, the known gap)",
   rows: ["subagentMore", "copilotSubagentGap"],
   async body(c) {
     const r = await c.run(
@@ -454,7 +454,8 @@ MORE_SCENARIOS.push({
         subSteps: [
           write("sub-in", "src/feature/sub.ts"),
           write("sub-out", "docs/sub.md"),
-          sh("sub-shell", "echo s > sub-shell.txt"),
+          // A shell write it names is held like an edit (issue 42): in the parent's scope, it runs.
+          sh("sub-shell", "echo s > src/feature/sub-shell.txt"),
         ],
       },
     );
@@ -465,13 +466,13 @@ MORE_SCENARIOS.push({
       c.check.scriptOk(r, "copilotSubagentGap");
       c.check.blocked("copilotSubagentGap", r, "sub-in", "src/feature/sub.ts", NO_INTENT);
       c.check.blocked("copilotSubagentGap", r, "sub-out", "docs/sub.md", NO_INTENT);
-      c.check.allowed("copilotSubagentGap", r, "sub-shell", "sub-shell.txt");
+      c.check.blocked("copilotSubagentGap", r, "sub-shell", "src/feature/sub-shell.txt", NO_INTENT);
       return;
     }
     c.check.scriptOk(r, "subagentMore");
     c.check.allowed("subagentMore", r, "sub-in", "src/feature/sub.ts");
     c.check.blocked("subagentMore", r, "sub-out", "docs/sub.md", /outside your declared scope/);
-    c.check.allowed("subagentMore", r, "sub-shell", "sub-shell.txt");
+    c.check.allowed("subagentMore", r, "sub-shell", "src/feature/sub-shell.txt");
   },
 });
 

@@ -260,12 +260,7 @@ export async function guard(
   }
   // Our own writes under way, so that a peer's check after its call does not blame them on it (held-call.ts).
   if (verdict.permission === "allow" && root && s && call.kind !== null)
-    noteCall(
-      root,
-      s,
-      facts.callKey,
-      call.kind === "shell" ? [...s.state.scope, ...(targets ?? [])] : (targets ?? []),
-    );
+    noteCall(root, s, call.kind === "shell" ? [...s.state.scope, ...(targets ?? [])] : (targets ?? []));
   // Notices received on this call open a refusal's reason (a refused call gets no PostToolUse); an allowed call shows them there.
   return verdict.permission === "deny" && s ? withNotices(verdict, client.takeNotices(s)) : verdict;
 }

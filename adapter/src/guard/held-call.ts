@@ -23,6 +23,9 @@ import {
  * the peer; `node .cohent/cohent.mjs restore PATH` puts the bytes back.
  */
 
+/** The guard's own files as held paths. */
+const GUARD_PATHS = GUARD_FILES.map((f) => f.path);
+
 /** A pending call's peers, kept with its snapshot so that the check after it names them without asking the service again. */
 interface CallMeta {
   tool: string;
@@ -38,14 +41,14 @@ export function watchCall(
   callKey: string | null,
   meta: { tool: string; command: string | null; peers: PeerScope[] },
 ): void {
-  const held = [...new Set([...meta.peers.flatMap((p) => p.paths), ...GUARD_FILES.map((f) => f.path)])];
+  const held = [...new Set([...meta.peers.flatMap((p) => p.paths), ...GUARD_PATHS])];
   const snap = snapshotHeld(root, held);
   const peers = meta.peers.filter((p) => p.paths.length > 0);
   savePending(root, s.id, callKey, snap, { ...meta, peers, at: Date.now() } satisfies CallMeta);
 }
 
 /** An allowed call's own writes under way (its targets, or a shell call's whole scope): a peer's check after its call does not blame them on it. */
-export function noteCall(root: string, s: SessionFile, callKey: string | null, paths: string[]): void {
+export function noteCall(root: string, s: SessionFile, paths: string[]): void {
   if (paths.length === 0) return;
   try {
     noteEdit(root, s.id, [...new Set(paths)], "start");
@@ -92,14 +95,7 @@ export function closeCall(
   const peers = (meta.peers ?? [])
     .map((peer) => ({ peer, paths: changes.map((c) => c.path).filter((p) => scopeCovers(peer.paths, p)) }))
     .filter((x) => x.paths.length > 0);
-  const guardFiles = changes
-    .map((c) => c.path)
-    .filter((p) =>
-      scopeCovers(
-        GUARD_FILES.map((f) => f.path),
-        p,
-      ),
-    );
+  const guardFiles = changes.map((c) => c.path).filter((p) => scopeCovers(GUARD_PATHS, p));
   const rec = recordCatch(root, {
     sessionId: s.id,
     tool: meta.tool,

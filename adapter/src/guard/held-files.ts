@@ -15,13 +15,13 @@ import {
   ensureStash,
   getObject,
   lstatQuiet,
-  lockFile,
   readJson,
   removeQuietly,
   sha256,
   stashDir,
   writeAtomic,
 } from "./held-stash.js";
+import { lockFile } from "../state/lock-file.js";
 
 /**
  * Writes caught under peers' held paths, and their undoing. The module's

@@ -1,9 +1,7 @@
 import {
-  closeSync,
   lstatSync,
   type Stats,
   mkdirSync,
-  openSync,
   readdirSync,
   readFileSync,
   renameSync,
@@ -11,8 +9,9 @@ import {
   unlinkSync,
   writeFileSync,
 } from "node:fs";
-import { dirname, join, resolve } from "node:path";
+import { join, resolve } from "node:path";
 import { crypto } from "../builtins.js";
+import { lockFile } from "../state/lock-file.js";
 
 /**
  * The held-files stash: per checkout, outside the work tree. It keeps the
@@ -95,36 +94,6 @@ export function readJson<T>(file: string): T | null {
     return JSON.parse(readFileSync(file, "utf8")) as T;
   } catch {
     return null;
-  }
-}
-
-const sleeper = new Int32Array(new SharedArrayBuffer(4));
-const LOCK_STALE_MS = 10_000;
-
-/**
- * A lock file beside `file` (as runtime.ts does). With `wait: false` it
- * answers null at once when taken (best-effort housekeeping); otherwise it
- * waits up to 5 s and then throws: the caller's write did not happen.
- */
-export function lockFile(file: string, wait = true): (() => void) | null {
-  const lock = `${file}.lock`;
-  const deadline = Date.now() + 5_000;
-  for (;;) {
-    try {
-      closeSync(openSync(lock, "wx"));
-      return () => removeQuietly(lock);
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === "ENOENT") mkdirSync(dirname(lock), { recursive: true });
-      else if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw err;
-      else {
-        const st = statSync(lock, { throwIfNoEntry: false });
-        if (st && Date.now() - st.mtimeMs > LOCK_STALE_MS) removeQuietly(lock);
-        else if (!wait) return null;
-      }
-      if (Date.now() > deadline)
-        throw new Error(`${lock} stays locked; remove it if no agent is running`, { cause: err });
-      Atomics.wait(sleeper, 0, 0, 3 + Math.floor(Math.random() * 7));
-    }
   }
 }
 

@@ -1,16 +1,8 @@
-import {
-  closeSync,
-  mkdirSync,
-  openSync,
-  readFileSync,
-  renameSync,
-  unlinkSync,
-  statSync,
-  writeFileSync,
-} from "node:fs";
+import { mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Envelope } from "@cohent/protocol";
 import { crypto } from "../builtins.js";
+import { lockFile } from "./lock-file.js";
 import type { PublishMark } from "../guard/guard.js";
 import type { Subagents } from "../guard/subagents.js";
 
@@ -88,7 +80,6 @@ export interface Runtime {
 /** A session that called within this long and did not end counts as live. */
 export const LIVE_MS = 10 * 60_000;
 const RELAY_MS = 2 * 60_000;
-const LOCK_STALE_MS = 10_000;
 
 export function runtimeFile(root: string): string {
   return join(root, ".cohent", "runtime.json");
@@ -132,43 +123,6 @@ function stampOf(file: string): string | null {
   }
 }
 
-const sleeper = new Int32Array(new SharedArrayBuffer(4));
-function sleep(ms: number) {
-  Atomics.wait(sleeper, 0, 0, ms);
-}
-
-/** unlinkSync, not rmSync: rmSync loads node's rimraf module, a cost on every hook call. */
-function removeFile(file: string): void {
-  try {
-    unlinkSync(file);
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== "ENOENT") throw err;
-  }
-}
-
-function lock(file: string): () => void {
-  const lockFile = `${file}.lock`;
-  const deadline = Date.now() + 5_000;
-  for (;;) {
-    try {
-      closeSync(openSync(lockFile, "wx"));
-      return () => removeFile(lockFile);
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw err;
-      try {
-        if (Date.now() - statSync(lockFile).mtimeMs > LOCK_STALE_MS) removeFile(lockFile);
-      } catch {
-        /* it went away */
-      }
-      if (Date.now() > deadline)
-        throw new Error(`runtime.json stays locked (${lockFile}); remove it if no agent is running`, {
-          cause: err,
-        });
-      sleep(3 + Math.floor(Math.random() * 7));
-    }
-  }
-}
-
 export function writeRuntimeAtomic(root: string, rt: Runtime): void {
   const file = runtimeFile(root);
   const tmp = `${file}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
@@ -186,7 +140,7 @@ export function updateRuntime<T>(
   known?: { rt: Runtime; stamp: string | null },
 ): T {
   mkdirSync(join(root, ".cohent"), { recursive: true });
-  const unlock = lock(runtimeFile(root));
+  const unlock = lockFile(runtimeFile(root));
   try {
     const rt =
       known && stampOf(runtimeFile(root)) === known.stamp ? structuredClone(known.rt) : load(root).rt;

@@ -16,15 +16,24 @@ export function percentile(xs: number[], p: number): number {
   return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))]!;
 }
 
+/** Every table printed in this process, as Markdown: what bench/run.ts writes to bench/RESULTS.md. */
+export const printed: string[] = [];
+
 export function table(title: string, rows: Record<string, string | number>[]): void {
-  console.log(`\n## ${title}`);
-  if (rows.length === 0) return;
-  const keys = Object.keys(rows[0]!);
-  const width = keys.map((k) => Math.max(k.length, ...rows.map((r) => String(r[k]).length)));
-  const line = (cells: string[]) => "| " + cells.map((c, i) => c.padEnd(width[i]!)).join(" | ") + " |";
-  console.log(line(keys));
-  console.log(line(width.map((w) => "-".repeat(w))));
-  for (const r of rows) console.log(line(keys.map((k) => String(r[k]))));
+  const out = [`### ${title}`];
+  if (rows.length) {
+    const keys = Object.keys(rows[0]!);
+    const width = keys.map((k) => Math.max(k.length, ...rows.map((r) => String(r[k]).length)));
+    const line = (cells: string[]) => "| " + cells.map((c, i) => c.padEnd(width[i]!)).join(" | ") + " |";
+    out.push(
+      "",
+      line(keys),
+      line(width.map((w) => "-".repeat(w))),
+      ...rows.map((r) => line(keys.map((k) => String(r[k])))),
+    );
+  }
+  printed.push(out.join("\n"));
+  console.log(`\n${out.join("\n")}`);
 }
 
 /** A local backend with `repo`, the person "bench" and a token, and a checkout with both built files (its HOME beside it). */

@@ -1,6 +1,7 @@
 import { existsSync } from "node:fs";
 import { benchPacketSizes, benchResolveLoaded, benchResolver } from "./backend.js";
-import { table } from "./lib.js";
+import { printed, table } from "./lib.js";
+import { replaceSection, runLine } from "./results.js";
 
 /**
  * `npm run bench`: every figure is a ratio against a baseline measured in
@@ -42,4 +43,6 @@ for (const { file, fn, title } of extra) {
   const mod = (await import(file)) as Record<string, () => Promise<Record<string, string | number>[]>>;
   if (typeof mod[fn] === "function") table(title, await mod[fn]!());
 }
+// The latest figures replace this bench's section of bench/RESULTS.md (results.ts).
+replaceSection("npm run bench", [`## \`npm run bench\``, runLine(), ...printed].join("\n\n"));
 process.exit(0);

@@ -1,4 +1,5 @@
-import { table } from "../lib.js";
+import { printed, table } from "../lib.js";
+import { replaceSection, runLine } from "../results.js";
 import { postgresDb, sqliteDb, startBareKoa, type Db } from "./procs.js";
 import { agentsBaseline, agentsTitle, benchAgents, SCENARIOS } from "./agents.js";
 import { benchFlood } from "./flood.js";
@@ -40,6 +41,13 @@ if (argv.includes("--profile") || process.env.BENCH_LOAD_PROFILE === "1") {
   process.exit(0);
 }
 
+/** The table just printed replaces this section's figures in bench/RESULTS.md (results.ts). */
+const record = (section: string) =>
+  replaceSection(
+    `npm run bench:load -- --only ${section}`,
+    [`## \`npm run bench:load -- --only ${section}\``, runLine(), printed.at(-1)!].join("\n\n"),
+  );
+
 const bare = await startBareKoa();
 try {
   if (!only || only === "requests") {
@@ -50,6 +58,7 @@ try {
       `Hot-path requests, ${process.env.BENCH_LOAD_CONNECTIONS ?? 8} connections from a separate autocannon process, ${process.env.BENCH_LOAD_SECONDS ?? 5} s each`,
       rows,
     );
+    record("requests");
   }
   if (!only || only === "agents") {
     const baseline = await agentsBaseline(bare);
@@ -62,6 +71,7 @@ try {
           );
     }
     table(agentsTitle, rows);
+    record("agents");
   }
   if (!only || only === "flood") {
     const rows: Row[] = [];
@@ -70,6 +80,7 @@ try {
       "A flood of one token's kill-switch reads (16 connections, rate limit 20/s burst 40) and another token's read, one every 25 ms, p50 of 40",
       rows,
     );
+    record("flood");
   }
 } finally {
   await bare.stop();

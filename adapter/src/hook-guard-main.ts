@@ -1,3 +1,5 @@
+import { onPacket } from "@cohent/client/service/notices.js";
+import { restoreRequested } from "./guard/restore-requested.js";
 import { loaderHandoff } from "./loader/loader-handoff.js";
 import { hookCommand } from "./transports/hook-main.js";
 import { HANDOVER, type HookPart } from "./transports/hook.js";
@@ -16,6 +18,7 @@ import { preToolUseWith } from "./transports/hook-pre-tool.js";
 
 const GUARD: HookPart = { whole: false, handlers: { PreToolUse: preToolUseWith(async () => HANDOVER) } };
 
+onPacket(restoreRequested);
 hookCommand(process.argv.slice(3), GUARD, import.meta.url).then(
   (code) => {
     if (code !== null) process.exitCode = code;

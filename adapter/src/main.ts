@@ -1,15 +1,17 @@
 import type { Envelope } from "@cohent/protocol";
 import { exitCodeOf, HUMAN_COMMANDS, parseHuman, positionals, renderHuman } from "./transports/cli.js";
-import { findRoot } from "./state/config.js";
-import { fail, failFrom } from "./envelope.js";
+import { findRoot } from "@cohent/client/state/config.js";
+import { fail, failFrom } from "@cohent/client/envelope.js";
 import { hookCommand } from "./transports/hook-main.js";
 import { WHOLE } from "./transports/hook-events.js";
 import { SETUP_UNAVAILABLE } from "./loader/loader-setup.js";
-import { perform } from "./operations.js";
+import { perform } from "@cohent/client/operations.js";
 import { claimRelay, loadSecond } from "./transports/relay.js";
-import { queuedUnwaited } from "./scope-wait.js";
-import { cliSessionId, selectSession } from "./state/session.js";
+import { queuedUnwaited } from "@cohent/client/scope-wait.js";
+import { cliSessionId, selectSession } from "@cohent/client/state/session.js";
 import { restoreCommand, restoreText } from "./transports/restore.js";
+import { onPacket } from "@cohent/client/service/notices.js";
+import { restoreRequested } from "./guard/restore-requested.js";
 
 /**
  * cohent.mjs: the adapter in a user's checkout. Hand-parsed argv and no
@@ -106,6 +108,8 @@ async function loadSetupFor<T>(command: string, json: boolean, load: () => Promi
 }
 
 export async function main(argv: string[]): Promise<number> {
+  // A packet a Control Room restore request rides on is acted on in whichever process receives it.
+  onPacket(restoreRequested);
   const [command, ...rest] = argv;
   const json = rest.includes("--json");
   switch (command) {

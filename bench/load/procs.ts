@@ -1,6 +1,6 @@
 import { execFile, spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { createWriteStream, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { createWriteStream, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -15,7 +15,11 @@ const here = path.dirname(fileURLToPath(import.meta.url));
 export const ROOT = path.resolve(here, "../..");
 /** BENCH_COHENT_ROOT: another checkout whose server to measure (an A/B against an earlier commit, in the same run's conditions). */
 const SERVER_ROOT = process.env.BENCH_COHENT_ROOT ? path.resolve(process.env.BENCH_COHENT_ROOT) : ROOT;
-const COHENT = path.join(SERVER_ROOT, "backend/bin/cohent.mjs");
+// The bin moved from backend/ to cli/; an earlier checkout may still have it in backend/.
+const COHENT = [
+  path.join(SERVER_ROOT, "cli/bin/cohent.mjs"),
+  path.join(SERVER_ROOT, "backend/bin/cohent.mjs"),
+].find((f) => existsSync(f))!;
 
 export interface Db {
   kind: "sqlite" | "postgres";

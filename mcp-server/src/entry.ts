@@ -6,4 +6,5 @@
  */
 export { agentMain, agentOutcome } from "./agent-cli.js";
 export { mcpMain } from "./server.js";
-export { usageCommand } from "@cohent/adapter/state/usage-report.js";
+export { usageCommand } from "@cohent/client/state/usage-report.js";
+export { onPacket } from "@cohent/client/service/notices.js";

@@ -7,7 +7,7 @@ import {
 } from "@modelcontextprotocol/sdk/types.js";
 import { CohentError, zodDetails, type Envelope } from "@cohent/protocol";
 import { COHENT_VERSION } from "@cohent/protocol/version";
-import { fail, failFrom } from "@cohent/adapter/envelope.js";
+import { fail, failFrom } from "@cohent/client/envelope.js";
 import { isOperation, MCP_INPUTS, McpOutput, OPERATIONS, toolSchemas, type Operation } from "./schemas.js";
 
 /**

@@ -1,5 +1,5 @@
 // One `commit` in a process of its own, for the concurrency test: argv[2] is the JSON CommitOptions.
-import { commitOwn } from "../../adapter/src/git/commit.js";
+import { commitOwn } from "../../client/src/git/commit.js";
 
 const opts = JSON.parse(process.argv[2]!);
 commitOwn(opts).then(

@@ -2,7 +2,7 @@ import { execFile } from "node:child_process";
 import { existsSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { beforeEach, describe, expect, it } from "vitest";
-import { commitOwn, partition } from "../../adapter/src/git/commit.js";
+import { commitOwn, partition } from "../../client/src/git/commit.js";
 import { checkGitCommand, type PeerScope } from "../../adapter/src/git/git-guard.js";
 import { makeRepo, sh, snapshot, write } from "./git-repo.js";
 

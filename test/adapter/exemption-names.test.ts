@@ -12,8 +12,8 @@ import { parseExemptCommand, PREFIXES } from "../../adapter/src/guard/exemption.
  */
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
-/** What the adapter bundle is built from: its sources, the MCP file's, the protocol's, and the build (it writes the entries). */
-const SOURCES = ["adapter/src", "adapter/build.mjs", "mcp-server/src", "protocol/src"];
+/** What the adapter bundle is built from: its sources, the client package's, the MCP file's, the protocol's, and the build (it writes the entries). */
+const SOURCES = ["adapter/src", "adapter/build.mjs", "client/src", "mcp-server/src", "protocol/src"];
 
 const SELF = "codex-self-1";
 const ctx = { cwd: "/repo", repoRoot: "/repo", sessionId: SELF };

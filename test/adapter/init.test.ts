@@ -23,7 +23,7 @@ const CLI = path.join(
   path.dirname(fileURLToPath(import.meta.url)),
   "..",
   "..",
-  "backend",
+  "cli",
   "bin",
   "cohent.mjs",
 );

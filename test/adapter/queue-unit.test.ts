@@ -4,11 +4,11 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import type { Notice, Packet } from "@cohent/protocol";
 import { parseHuman, renderHuman } from "../../adapter/src/transports/cli.js";
-import { applyNotices, pendingOf, takeNotices } from "../../adapter/src/service/client.js";
-import { fail, ok } from "../../adapter/src/envelope.js";
+import { applyNotices, pendingOf, takeNotices } from "../../client/src/service/notices.js";
+import { fail, ok } from "../../client/src/envelope.js";
 import { describeQueue } from "../../adapter/src/guard/guard.js";
-import { SessionFile } from "../../adapter/src/state/runtime.js";
-import { queuedUnwaited, stillQueued, waitSeconds } from "../../adapter/src/scope-wait.js";
+import { SessionFile } from "../../client/src/state/runtime.js";
+import { queuedUnwaited, stillQueued, waitSeconds } from "../../client/src/scope-wait.js";
 
 /** The client side of the claim queue that needs no service: parsing, rendering, and what notices do to the session. */
 

@@ -2,11 +2,11 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { ERRORS } from "@cohent/protocol/codes";
-import { fail } from "../../adapter/src/envelope.js";
+import { fail } from "../../client/src/envelope.js";
 import { classify, toolKind } from "../../adapter/src/guard/tools.js";
 import { parseExemptCommand } from "../../adapter/src/guard/exemption.js";
 import { patchTargets, shellPatchTargets } from "../../adapter/src/guard/patch.js";
-import { redact, redactDeep } from "../../adapter/src/redact.js";
+import { redact, redactDeep } from "../../client/src/redact.js";
 import { clientOf } from "../../adapter/src/guard/tools.js";
 import { builtAdapter, claude, codex } from "./helpers.js";
 
@@ -286,7 +286,7 @@ describe("the adapter speaks the protocol's codes", () => {
   });
   it("declares no envelope type or error class of its own", () => {
     for (const file of ["envelope.ts", "service/client.ts", "service/http.ts", "operations.ts"]) {
-      const src = readFileSync(new URL(`../../adapter/src/${file}`, import.meta.url), "utf8");
+      const src = readFileSync(new URL(`../../client/src/${file}`, import.meta.url), "utf8");
       expect(src).not.toMatch(
         /interface Envelope|class \w*Error|RETRYABLE|EDIT_BLOCKING_ACTIONS|16_000|1_000\)/,
       );

@@ -8,7 +8,7 @@ import { COHENT_VERSION, MIN_ADAPTER_VERSION } from "@cohent/protocol";
 import { backendForFile } from "../helpers/backend.js";
 import { CODEX_GUARD_COMMAND, CODEX_HOOK_COMMAND, CODEX_TIMEOUT } from "../../adapter/src/installer/init.js";
 import { trustHash } from "../../adapter/src/installer/trust.js";
-import { adapterVersionVerdict, recordedVersionVerdict } from "../../adapter/src/service/version.js";
+import { adapterVersionVerdict, recordedVersionVerdict } from "../../client/src/service/version.js";
 import { builtAdapter, makeCheckout, run, type Checkout } from "./helpers.js";
 
 /**

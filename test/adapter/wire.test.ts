@@ -9,8 +9,8 @@ import { admin } from "@cohent/backend";
 import { backendForFile } from "../helpers/backend.js";
 import { codex, hook, intentJson, makeCheckout, run } from "./helpers.js";
 import type { Envelope } from "@cohent/protocol";
-import { requestJson } from "../../adapter/src/service/http.js";
-import { leanTarget } from "../../adapter/src/service/tcp.js";
+import { requestJson } from "../../client/src/service/http.js";
+import { leanTarget } from "../../client/src/service/tcp.js";
 import {
   expectedLength,
   lastChunkIn,
@@ -18,7 +18,7 @@ import {
   plainUrl,
   requestText,
   WireError,
-} from "../../adapter/src/service/wire.js";
+} from "../../client/src/service/wire.js";
 
 /**
  * The adapter's lean transport (adapter/src/service/tcp.ts over wire.ts): the

@@ -127,7 +127,7 @@ export async function startServe(env: Record<string, string> = {}): Promise<Serv
   const dataDir = mkdtempSync(path.join(os.tmpdir(), "cohent-serve-"));
   const child = spawn(
     process.execPath,
-    [path.join(ROOT, "backend/bin/cohent.mjs"), "serve", "--port", "0", "--data-dir", dataDir],
+    [path.join(ROOT, "cli/bin/cohent.mjs"), "serve", "--port", "0", "--data-dir", dataDir],
     {
       cwd: ROOT,
       env: {
@@ -177,7 +177,7 @@ export async function startServe(env: Record<string, string> = {}): Promise<Serv
 export function cohent(args: string[], dataDir: string): string {
   return execFileSync(
     process.execPath,
-    [path.join(ROOT, "backend/bin/cohent.mjs"), ...args, "--data-dir", dataDir],
+    [path.join(ROOT, "cli/bin/cohent.mjs"), ...args, "--data-dir", dataDir],
     {
       cwd: ROOT,
       env: { ...process.env, COHENT_LOG_LEVEL: "warn", DATABASE_URL: "" },

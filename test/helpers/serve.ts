@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import path from "node:path";
 
-const COHENT = path.resolve("backend/bin/cohent.mjs");
+const COHENT = path.resolve("cli/bin/cohent.mjs");
 
 /** `cohent serve` as its own process on a free port (or `port`); resolves once it listens. */
 export function serve(

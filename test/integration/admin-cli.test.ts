@@ -5,7 +5,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { agentClient } from "../helpers/backend.js";
 
-const BIN = path.resolve("backend/bin/cohent.mjs");
+const BIN = path.resolve("cli/bin/cohent.mjs");
 
 /** The admin CLI and `cohent serve` as real child processes on a real data directory. */
 describe("cohent admin CLI", () => {

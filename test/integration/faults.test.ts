@@ -4,7 +4,7 @@ import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import pg from "pg";
 import Database from "better-sqlite3";
-import { pollAgent, postAgent, sessionRead } from "../../adapter/src/service/http.js";
+import { pollAgent, postAgent, sessionRead } from "../../client/src/service/http.js";
 import { agentClient, freshDatabaseUrl, PG_BASE_URL, startBackend } from "../helpers/backend.js";
 import { DATABASE_KINDS } from "../helpers/kinds.js";
 import { BACKSTOP_MS } from "../../backend/src/store/changes.js";

@@ -53,7 +53,7 @@ it("`cohent serve` on such a database exits 1 with the code and message, and ser
   try {
     await migrate(db.url);
     await addFutureMigration(db.url);
-    const r = spawnSync(process.execPath, [path.resolve("backend/bin/cohent.mjs"), "serve", "--port", "0"], {
+    const r = spawnSync(process.execPath, [path.resolve("cli/bin/cohent.mjs"), "serve", "--port", "0"], {
       env: { PATH: process.env.PATH, HOME: process.env.HOME, DATABASE_URL: db.url, COHENT_LOG_LEVEL: "warn" },
       encoding: "utf8",
       timeout: 60_000,

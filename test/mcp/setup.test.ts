@@ -2,7 +2,7 @@ import { mkdirSync, readFileSync, writeFileSync, existsSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { mergeTomlTable } from "../../adapter/src/installer/mcp-setup.js";
-import { gitArgv, isSafeRevision } from "../../adapter/src/git/git.js";
+import { gitArgv, isSafeRevision } from "../../client/src/git/git.js";
 import { git, makeRepo, runAdapter } from "./helpers.js";
 
 describe("cohent init: MCP entries", () => {
@@ -92,9 +92,9 @@ describe("git, run safely", () => {
     expect(existsSync(marker)).toBe(true);
     (await import("node:fs")).rmSync(marker);
 
-    const { stagedPaths } = await import("../../adapter/src/git/git.js");
+    const { stagedPaths } = await import("../../client/src/git/git.js");
     expect(await stagedPaths(repo.root)).toEqual(["a.txt"]);
-    const { topLevel } = await import("../../adapter/src/git/git.js");
+    const { topLevel } = await import("../../client/src/git/git.js");
     expect(topLevel(path.join(repo.root, ".cohent"))).toBe(repo.root);
     expect(existsSync(marker)).toBe(false);
   });

@@ -18,7 +18,7 @@ import {
   type Snapshot,
   type ToolKind,
 } from "../../adapter/src/guard/guard.js";
-import { scrubPaths } from "../../adapter/src/redact.js";
+import { scrubPaths } from "../../client/src/redact.js";
 
 /**
  * The pure guard against the specification's PreToolUse table

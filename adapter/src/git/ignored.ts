@@ -1,4 +1,4 @@
-import { git, nulList } from "./run.js";
+import { git, nulList } from "@cohent/client/git/run.js";
 
 /**
  * Which of these repository-relative paths Git ignores (build output,

@@ -2,9 +2,10 @@ import { basename, dirname, join, resolve } from "node:path";
 import { blocksEdits } from "@cohent/protocol/actions";
 import { normalizeRepoPath } from "@cohent/protocol/paths";
 import type { Envelope } from "@cohent/protocol";
-import * as client from "../service/client.js";
+import * as client from "@cohent/client/service/client.js";
+import { takeNotices } from "@cohent/client/service/notices.js";
 import { existsSync, lstatSync, readFileSync, readlinkSync, realpathSync } from "node:fs";
-import { activePeers } from "../git/commit-op.js";
+import { activePeers } from "@cohent/client/git/commit-op.js";
 import { checkGitCommand, classifyGitCommand } from "../git/git-guard.js";
 import { guardFileWrites } from "./guard-file-writes.js";
 import { holdOf, peerConflicts, type ShellHold } from "./shell-hold.js";
@@ -24,7 +25,7 @@ import {
   type Verdict,
   withNotices,
 } from "./guard.js";
-import type { SessionFile } from "../state/runtime.js";
+import type { SessionFile } from "@cohent/client/state/runtime.js";
 import type { ToolCall } from "./tools.js";
 
 /**
@@ -262,7 +263,7 @@ export async function guard(
   if (verdict.permission === "allow" && root && s && call.kind !== null)
     noteCall(root, s, call.kind === "shell" ? [...s.state.scope, ...(targets ?? [])] : (targets ?? []));
   // Notices received on this call open a refusal's reason (a refused call gets no PostToolUse); an allowed call shows them there.
-  return verdict.permission === "deny" && s ? withNotices(verdict, client.takeNotices(s)) : verdict;
+  return verdict.permission === "deny" && s ? withNotices(verdict, takeNotices(s)) : verdict;
 }
 
 /**

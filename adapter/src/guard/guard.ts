@@ -19,7 +19,8 @@ import {
 import type { GuardRequest, QueuePlace, ScopeConflict } from "@cohent/protocol";
 import type { GuardWrite } from "./guard-file-writes.js";
 import { SECTION_BEGIN, SECTION_END } from "./guard-files.js";
-import type { SessionState } from "../state/runtime.js";
+import type { PublishMark, SessionState } from "@cohent/client/state/runtime.js";
+export type { PublishMark };
 import { running, type Subagents } from "./subagents.js";
 
 /**
@@ -289,10 +290,6 @@ export function guardFilesVerdict(writes: readonly GuardWrite[]): Verdict | null
 }
 
 /** Left while UserPromptSubmit publishes; still there at the next PreToolUse, it says that publish was missed. */
-export interface PublishMark {
-  at: string;
-  intentBefore: string | null;
-}
 
 export const publishMark = (intentId: string | null | undefined, now = new Date()): PublishMark => ({
   at: now.toISOString(),

@@ -1,7 +1,7 @@
 import { scopeCovers } from "@cohent/protocol/paths";
 import type { PeerScope } from "../git/git-guard.js";
-import * as client from "../service/client.js";
-import type { SessionFile } from "../state/runtime.js";
+import * as client from "@cohent/client/service/client.js";
+import type { SessionFile } from "@cohent/client/state/runtime.js";
 import { GUARD_FILES } from "./guard-files.js";
 import {
   compareHeld,

@@ -21,7 +21,7 @@ import {
   stashDir,
   writeAtomic,
 } from "./held-stash.js";
-import { lockFile } from "../state/lock-file.js";
+import { lockFile } from "@cohent/client/state/lock-file.js";
 
 /**
  * Writes caught under peers' held paths, and their undoing. The module's

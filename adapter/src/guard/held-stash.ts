@@ -10,8 +10,8 @@ import {
   writeFileSync,
 } from "node:fs";
 import { join, resolve } from "node:path";
-import { crypto } from "../builtins.js";
-import { lockFile } from "../state/lock-file.js";
+import { crypto } from "@cohent/client/builtins.js";
+import { lockFile } from "@cohent/client/state/lock-file.js";
 
 /**
  * The held-files stash: per checkout, outside the work tree. It keeps the

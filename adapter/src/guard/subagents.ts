@@ -31,18 +31,9 @@
  * changes nothing.
  */
 
-export interface Subagents {
-  /** Sub-agents whose calls were seen (or a Stop listed as running) and that have not stopped. */
-  ids: string[];
-  /** Spawns allowed whose first call has not been seen yet. */
-  pending: number;
-  /** Background commands each sub-agent started, by agent id: one still running may wake it. */
-  shells?: Record<string, string[]>;
-  /** Sub-agents that stopped while a command of theirs still ran: Claude Code 2.1.332 wakes them when it ends. */
-  parked?: string[];
-  /** A Stop of the main agent arrived while these ran: run it when none can act any more. */
-  stopHeld?: boolean;
-}
+import type { Subagents } from "@cohent/client/state/runtime.js";
+
+export type { Subagents };
 
 /** The live background tasks a Stop or SubagentStop payload lists (`background_tasks`). */
 export interface Live {

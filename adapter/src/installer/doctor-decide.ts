@@ -1,6 +1,6 @@
-import { adapterVersionVerdict, recordedVersionVerdict } from "../service/version.js";
-import type { Project } from "../state/config.js";
-import { LIVE_MS, type Runtime } from "../state/runtime.js";
+import { adapterVersionVerdict, recordedVersionVerdict } from "@cohent/client/service/version.js";
+import type { Project } from "@cohent/client/state/config.js";
+import { LIVE_MS, type Runtime } from "@cohent/client/state/runtime.js";
 import type { Check, ClientWiring } from "./doctor-hosts.js";
 import type { DoctorFacts, Work } from "./doctor-gather.js";
 import {

@@ -1,11 +1,17 @@
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import type { Envelope } from "@cohent/protocol";
-import { childProcess } from "../builtins.js";
-import { connection, openCheckout } from "../service/client.js";
-import { health, postAgent } from "../service/http.js";
-import { credentialsFile, findRoot, readCredential, readProject, type Project } from "../state/config.js";
-import { readRuntime, type Runtime } from "../state/runtime.js";
+import { childProcess } from "@cohent/client/builtins.js";
+import { connection, openCheckout } from "@cohent/client/service/client.js";
+import { health, postAgent } from "@cohent/client/service/http.js";
+import {
+  credentialsFile,
+  findRoot,
+  readCredential,
+  readProject,
+  type Project,
+} from "@cohent/client/state/config.js";
+import { readRuntime, type Runtime } from "@cohent/client/state/runtime.js";
 import { clientWiring, type Check, type ClientWiring } from "./doctor-hosts.js";
 import { shellWritesCheck } from "./doctor-shell.js";
 import { readWiring, reportState, type WiringState } from "./wiring-check.js";

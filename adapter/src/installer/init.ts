@@ -4,9 +4,9 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 import { INTENT_COMMAND } from "@cohent/protocol/actions";
 import { CohentError as ClientError } from "@cohent/protocol/codes";
 import { COHENT_VERSION } from "@cohent/protocol/version";
-import { crypto } from "../builtins.js";
-import { failFrom, ok } from "../envelope.js";
-import { gitSync } from "../git/git.js";
+import { crypto } from "@cohent/client/builtins.js";
+import { failFrom, ok } from "@cohent/client/envelope.js";
+import { gitSync } from "@cohent/client/git/git.js";
 import { FAIL_CLOSED_REASON } from "../guard/guard.js";
 import { SECTION_BEGIN, SECTION_END } from "../guard/guard-files.js";
 import {

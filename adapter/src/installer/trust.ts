@@ -1,4 +1,4 @@
-import { crypto } from "../builtins.js";
+import { crypto } from "@cohent/client/builtins.js";
 
 /**
  * A hook handler of Cohent's: its command runs this checkout's adapter,

@@ -2,9 +2,9 @@ import { readdirSync, readFileSync, realpathSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { BOUNDS } from "@cohent/protocol/bounds";
 import type { WiringChange, WiringReport } from "@cohent/protocol";
-import { crypto, os } from "../builtins.js";
-import { reportWiring, type Checkout } from "../service/client.js";
-import { updateRuntime, type Runtime } from "../state/runtime.js";
+import { crypto, os } from "@cohent/client/builtins.js";
+import { reportWiring, type Checkout } from "@cohent/client/service/client.js";
+import { updateRuntime, type Runtime } from "@cohent/client/state/runtime.js";
 import { adapterFileHash } from "./init.js";
 import { wiringChanges } from "./wiring.js";
 

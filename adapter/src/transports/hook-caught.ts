@@ -2,7 +2,7 @@ import { caughtReason } from "../guard/guard.js";
 import { closeCall, endCall, reportCaught } from "../guard/held-call.js";
 import type { HookPayload } from "../guard/tools.js";
 import type { Dialect } from "../hosts/dialect.js";
-import type { SessionFile } from "../state/runtime.js";
+import type { SessionFile } from "@cohent/client/state/runtime.js";
 import { quietCheckout } from "./hook-stop.js";
 
 /**

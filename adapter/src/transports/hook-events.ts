@@ -1,11 +1,11 @@
 import { resolve } from "node:path";
 import { normalizeRepoPath } from "@cohent/protocol/paths";
-import * as client from "../service/client.js";
+import * as client from "@cohent/client/service/client.js";
 import { NOTICE, publishBound, publishMark } from "../guard/guard.js";
 import { backgroundTaskOf, isTaskNotification, seen, shellStarted, turnStarted } from "../guard/subagents.js";
 import { classify } from "../guard/tools.js";
-import { perform } from "../operations.js";
-import type { SessionFile } from "../state/runtime.js";
+import { perform } from "@cohent/client/operations.js";
+import type { SessionFile } from "@cohent/client/state/runtime.js";
 import type { Call, HookPart } from "./hook.js";
 import { inject, SILENT, type Answer } from "./hook-answer.js";
 import { preToolUseWith } from "./hook-pre-tool.js";

@@ -3,8 +3,8 @@ import { isHost } from "@cohent/protocol/hosts";
 import { CLAUDE } from "../hosts/claude.js";
 import { DIALECTS, hostFlag } from "../hosts/detect.js";
 import { loaderHandoff } from "../loader/loader-handoff.js";
-import { findRoot, readProject } from "../state/config.js";
-import { recordUsage, usageTarget } from "../state/usage.js";
+import { findRoot, readProject } from "@cohent/client/state/config.js";
+import { recordUsage, usageTarget } from "@cohent/client/state/usage.js";
 import { armDeadline } from "./deadline.js";
 import { runHook, type HookPart, type HookResult } from "./hook.js";
 

@@ -3,7 +3,7 @@ import { missedPublish } from "../guard/guard.js";
 import { guard, guardFilesCheck } from "../guard/guard-shell.js";
 import { isSpawn, seen, spawned } from "../guard/subagents.js";
 import { classify } from "../guard/tools.js";
-import type { SessionFile } from "../state/runtime.js";
+import type { SessionFile } from "@cohent/client/state/runtime.js";
 import type { Call } from "./hook.js";
 import { deny, SILENT, type Answer } from "./hook-answer.js";
 import { track } from "./hook-stop.js";

@@ -1,7 +1,7 @@
-import * as client from "../service/client.js";
+import * as client from "@cohent/client/service/client.js";
 import { onStop, stopCheckpoint } from "../guard/guard.js";
 import { SILENT, type Answer } from "./hook-answer.js";
-import type { SessionFile } from "../state/runtime.js";
+import type { SessionFile } from "@cohent/client/state/runtime.js";
 import { atSessionEnd, atStop, held, stopped, type Live, type Subagents } from "../guard/subagents.js";
 
 /**

@@ -1,13 +1,13 @@
 import { existsSync } from "node:fs";
 import { isAbsolute, join } from "node:path";
 import { COPILOT_HOOKS_FILE } from "../guard/guard-files.js";
-import * as client from "../service/client.js";
+import * as client from "@cohent/client/service/client.js";
 import type { Watch } from "./deadline.js";
 import { adapterFailed, hookFailed, PAYLOAD_NOT_JSON } from "../guard/guard.js";
 import { deny, render, scrubbed, SILENT, type Answer } from "./hook-answer.js";
 import type { StopCall } from "./hook-stop.js";
-import { redact } from "../redact.js";
-import { SessionFile } from "../state/runtime.js";
+import { redact } from "@cohent/client/redact.js";
+import { SessionFile } from "@cohent/client/state/runtime.js";
 import { agentIdOf, liveOf } from "../guard/subagents.js";
 import { HOSTS } from "@cohent/protocol/hosts";
 import { detect, unknownHostReason } from "../hosts/detect.js";

@@ -1,7 +1,8 @@
 import { tryParseHuman, exitCodeOf, HUMAN_COMMANDS } from "./cli.js";
 import { loaderHandoff } from "../loader/loader-handoff.js";
-import { isOperation, perform } from "../operations.js";
-import { relayKey, updateRuntime, type Relay, type SessionFile } from "../state/runtime.js";
+import { isOperation, perform } from "@cohent/client/operations.js";
+import { relayKey, updateRuntime, type Relay, type SessionFile } from "@cohent/client/state/runtime.js";
+import { restoreRequested } from "../guard/restore-requested.js";
 import { restoreCommand } from "./restore.js";
 
 /**
@@ -16,11 +17,13 @@ import { restoreCommand } from "./restore.js";
  */
 
 /** The second file, next to cohent.mjs: the MCP server and the JSON agent CLI (zod, the SDK). Never parsed by a plain hook call. */
-export const loadSecond = () => {
+export const loadSecond = async () => {
   const url = new URL("./cohent-mcp.mjs", import.meta.url).href;
-  return (loaderHandoff()?.import(url) ?? import(url)) as Promise<
-    typeof import("../../../mcp-server/src/entry.js")
-  >;
+  const second = (await (loaderHandoff()?.import(url) ??
+    import(url))) as typeof import("../../../mcp-server/src/entry.js");
+  // The second file bundles its own copy of the client: its packets restore caught writes too.
+  second.onPacket(restoreRequested);
+  return second;
 };
 
 /** An agent operation whose request the hook can see: from a file, or none ({}); never stdin. */

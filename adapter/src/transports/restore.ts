@@ -1,6 +1,6 @@
 import { listCatches, noteEdit, restoreHeld } from "../guard/held-files.js";
-import { findRoot } from "../state/config.js";
-import { fail, ok, type Envelope } from "../envelope.js";
+import { findRoot } from "@cohent/client/state/config.js";
+import { fail, ok, type Envelope } from "@cohent/client/envelope.js";
 
 /**
  * `restore`: puts back what a caught write changed under a peer's held

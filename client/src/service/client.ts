@@ -19,11 +19,11 @@ import type {
   WiringReport,
 } from "@cohent/protocol";
 import { fail } from "../envelope.js";
-import { restoreRequested } from "../guard/restore-requested.js";
 import { readProject, resolveToken, type Project } from "../state/config.js";
 import { pollAgent, postAgent, sessionRead, type AgentConnection, type AgentSender } from "./http.js";
 import { redact, redactDeep } from "../redact.js";
-import { sessionHeader, type SessionFile, type SessionState } from "../state/runtime.js";
+import { sessionHeader, type SessionFile } from "../state/runtime.js";
+import { pendingOf, received } from "./notices.js";
 
 /**
  * Every agent call to the service, once. Each keeps what the next process
@@ -109,34 +109,6 @@ function fenced(s: SessionFile, epoch: number): void {
 }
 
 const clip = (v: string, n: number) => v.slice(0, n);
-
-/** The lines a packet's notices open its text with (empty without notices). */
-export const noticeText = (notices: readonly Notice[] | undefined): string =>
-  (notices ?? []).map((n) => n.text).join("\n");
-
-/**
- * What a packet's notices change in the session's local idea of its scope:
- * a granted claim is now the scope (the paths waited for and what the
- * intent held by then); a lost claim's paths leave it, and the scope stops
- * being explicit so that the next edit of them claims again (and is refused
- * if a peer took them meanwhile).
- */
-export function applyNotices(s: SessionFile, notices: readonly Notice[] | undefined): void {
-  for (const n of notices ?? []) {
-    if (n.kind === "scope-granted")
-      s.set({ scope: [...n.paths], explicitScope: n.paths.length > 0, queued: undefined });
-    else if (n.kind === "scope-lost") {
-      const lost = new Set(n.paths);
-      s.set({ scope: s.state.scope.filter((p) => !lost.has(p)), explicitScope: false });
-    } else if (n.kind === "queue-left") s.set({ queued: undefined });
-  }
-}
-
-/** Every packet the adapter receives passes here: its notices change the local scope (and restore files). */
-function received(s: SessionFile, packet: Packet | null | undefined): void {
-  if (packet?.notices?.length) applyNotices(s, packet.notices);
-  if (packet?.notices?.length) restoreRequested(s.root, packet);
-}
 
 export async function publish(
   c: Checkout,
@@ -331,38 +303,6 @@ export async function poll(c: Checkout, s: SessionFile, waitSeconds = 0): Promis
     s.set({ intentId: undefined, action: undefined });
   }
   return env;
-}
-
-/**
- * The packet to inject at the next PostToolUse. A packet not yet shown is
- * replaced, but its notices are told once and never again by the service,
- * so their lines carry over to open the new text.
- */
-export function pendingOf(
-  old: SessionState["pending"],
-  packet: Packet,
-): NonNullable<SessionState["pending"]> {
-  const carried = old?.notices ?? "";
-  const own = noticeText(packet.notices);
-  const notices = [carried, own].filter(Boolean).join("\n");
-  return {
-    packetId: packet.id,
-    text: carried ? `${carried}\n${packet.text}` : packet.text,
-    ...(notices ? { notices } : {}),
-  };
-}
-
-/**
- * Takes the notice lines of the pending packet, for a refusal to carry: the
- * rest of the packet stays pending for the next PostToolUse (the notices are
- * told once). Undefined when no notice is pending.
- */
-export function takeNotices(s: SessionFile): string | undefined {
-  const p = s.state.pending;
-  if (!p?.notices) return undefined;
-  const rest = p.text.startsWith(p.notices) ? p.text.slice(p.notices.length).trim() : p.text;
-  s.set({ pending: rest ? { packetId: p.packetId, text: rest } : undefined });
-  return p.notices;
 }
 
 /** The current brief: goal, this session's latest decision, active peers (related first). */

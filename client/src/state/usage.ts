@@ -1,6 +1,6 @@
 import { appendFileSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
-import { cohentCacheDir } from "../loader/cache-dir.js";
+import { cohentCacheDir } from "./cache-dir.js";
 import { configDir } from "./config-dir.js";
 
 /**

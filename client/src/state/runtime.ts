@@ -3,8 +3,6 @@ import { join } from "node:path";
 import type { Envelope } from "@cohent/protocol";
 import { crypto } from "../builtins.js";
 import { lockFile } from "./lock-file.js";
-import type { PublishMark } from "../guard/guard.js";
-import type { Subagents } from "../guard/subagents.js";
 
 /**
  * .cohent/runtime.json: per-checkout, per-session state. The adapter is a
@@ -250,4 +248,24 @@ export function sessionHeader(id: string): string {
   return clean.length > 0 && clean.length <= 128
     ? clean
     : "h-" + crypto().createHash("sha256").update(id).digest("hex").slice(0, 40);
+}
+
+/** When the agent last published, and its intent then: a publish counts only once bound to an intent. */
+export interface PublishMark {
+  at: string;
+  intentBefore: string | null;
+}
+
+/** The sub-agents of a Claude Code session the guard tracks (adapter/src/guard/subagents.ts). */
+export interface Subagents {
+  /** Sub-agents whose calls were seen (or a Stop listed as running) and that have not stopped. */
+  ids: string[];
+  /** Spawns allowed whose first call has not been seen yet. */
+  pending: number;
+  /** Background commands each sub-agent started, by agent id: one still running may wake it. */
+  shells?: Record<string, string[]>;
+  /** Sub-agents that stopped while a command of theirs still ran: Claude Code 2.1.332 wakes them when it ends. */
+  parked?: string[];
+  /** A Stop of the main agent arrived while these ran: run it when none can act any more. */
+  stopHeld?: boolean;
 }

@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync, chmodSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { CohentError } from "@cohent/protocol/codes";
-import { pathOfFileUrl } from "../loader/loader-handoff.js";
+import { pathOfFileUrl } from "../file-url.js";
 import { configDir } from "./config-dir.js";
 
 /**

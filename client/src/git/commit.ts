@@ -4,7 +4,7 @@ import { matchBudget, normalizeRepoPath, scopeCovers } from "@cohent/protocol/pa
 import { crypto, os } from "../builtins.js";
 import { CohentError } from "@cohent/protocol/codes";
 import { git, gitPatiently, waitForIndexLock, type GitResult } from "./run.js";
-import { ownerOf, unsureNote, type PeerScope, type Scopes } from "./git-guard.js";
+import { ownerOf, unsureNote, type PeerScope, type Scopes } from "./peer-scopes.js";
 
 /**
  * `commit`: commits exactly the intent's own changed paths and nothing

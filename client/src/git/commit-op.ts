@@ -6,7 +6,7 @@ import * as client from "../service/client.js";
 import { commitOwn, partition } from "./commit.js";
 import { readCredential } from "../state/config.js";
 import { ok } from "../envelope.js";
-import type { PeerScope } from "./git-guard.js";
+import type { PeerScope } from "./peer-scopes.js";
 import { postAgent } from "../service/http.js";
 import type { SessionFile } from "../state/runtime.js";
 import type { Inputs } from "../operations.js";

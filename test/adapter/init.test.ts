@@ -12,10 +12,9 @@ import {
   CODEX_GUARD_COMMAND,
   CODEX_HOOK_COMMAND,
   FAIL_CLOSED_REASON,
-  mergeHooks,
-  mergeSection,
   repoFromRemote,
 } from "../../adapter/src/installer/init.js";
+import { mergeHooks, mergeSection } from "../../adapter/src/installer/merge-files.js";
 import { OPENCODE_PLUGIN } from "../../adapter/src/installer/opencode-plugin.js";
 import { breakAdapter, pathWithoutNode, restoreAdapter } from "../clients/failures.js";
 

@@ -14,7 +14,7 @@ import {
 } from "../../adapter/src/guard/guard-files.js";
 import { guardFilesCheck } from "../../adapter/src/guard/guard-shell.js";
 import { guardFilesVerdict } from "../../adapter/src/guard/guard.js";
-import { mergeSection } from "../../adapter/src/installer/init.js";
+import { mergeSection } from "../../adapter/src/installer/merge-files.js";
 import { mcpEntries } from "../../adapter/src/installer/mcp-setup.js";
 import { classify } from "../../adapter/src/guard/tools.js";
 

@@ -8,7 +8,6 @@ import { crypto } from "@cohent/client/builtins.js";
 import { failFrom, ok } from "@cohent/client/envelope.js";
 import { gitSync } from "@cohent/client/git/git.js";
 import { FAIL_CLOSED_REASON } from "../guard/guard.js";
-import { SECTION_BEGIN, SECTION_END } from "../guard/guard-files.js";
 import {
   COPILOT_EVENTS,
   COPILOT_HOOKS_FILE,
@@ -27,7 +26,7 @@ import {
 } from "./host-wiring.js";
 import { mcpEntries, renderMcpEntries } from "./mcp-setup.js";
 import { OPENCODE_PLUGIN, OPENCODE_PLUGIN_FILE } from "./opencode-plugin.js";
-import { isCohentHook } from "./trust.js";
+import { appendMissing, mergeGitignore, mergeHooks, mergeSection, readJsonObject } from "./merge-files.js";
 
 /**
  * `cohent init`: writes the project file, the adapter and every client's
@@ -70,15 +69,6 @@ export const ADAPTER_FILES = [
   "cohent-setup.cjs",
   "cohent-mcp.mjs",
 ] as const;
-const BEGIN = SECTION_BEGIN;
-const END = SECTION_END;
-
-type HookGroup = {
-  matcher?: string;
-  hooks: { type: string; command: string; timeout?: number; [k: string]: unknown }[];
-  [k: string]: unknown;
-};
-
 /** Codex: events and matchers whose hashes `doctor` checks. Timeouts are explicit so the trust hash is stable. */
 export const CODEX_HOOKS: { event: string; matcher?: string }[] = [
   { event: "SessionStart" },
@@ -163,91 +153,6 @@ export function adapterFileHashes(contents: Record<string, string>): Record<stri
 export interface FileChange {
   path: string;
   status: "created" | "updated" | "unchanged";
-}
-
-function readJsonObject(file: string): Record<string, any> {
-  if (!existsSync(file)) return {};
-  const text = readFileSync(file, "utf8");
-  if (text.trim() === "") return {};
-  try {
-    const v = JSON.parse(text);
-    if (v && typeof v === "object" && !Array.isArray(v)) return v;
-  } catch {
-    /* refuse below */
-  }
-  throw new ClientError(
-    "INVALID_INPUT",
-    `${file} is not a JSON object; fix it by hand, then rerun init (it never overwrites a file it cannot merge).`,
-  );
-}
-
-/** Puts our handler into each event's list: in place where it already is, appended otherwise (indices of other hooks stay). */
-export function mergeHooks(
-  config: Record<string, any>,
-  wanted: { event: string; matcher?: string }[],
-  handler: (event: string) => HookGroup["hooks"][number],
-  changed: string[] = [],
-): Record<string, any> {
-  const out = structuredClone(config);
-  const hooks = (
-    out.hooks && typeof out.hooks === "object" && !Array.isArray(out.hooks) ? out.hooks : (out.hooks = {})
-  ) as Record<string, HookGroup[]>;
-  for (const { event, matcher } of wanted) {
-    const groups = Array.isArray(hooks[event]) ? hooks[event]! : (hooks[event] = []);
-    const group = groups.find(
-      (g) => Array.isArray(g?.hooks) && g.hooks.some((h) => isCohentHook(h?.command)),
-    );
-    if (group) {
-      const i = group.hooks.findIndex((h) => isCohentHook(h?.command));
-      const next = handler(event);
-      if (JSON.stringify(group.hooks[i]) !== JSON.stringify(next) || group.matcher !== matcher)
-        changed.push(event);
-      group.hooks[i] = next;
-      if (matcher === undefined) delete group.matcher;
-      else group.matcher = matcher;
-    } else {
-      groups.push({ ...(matcher === undefined ? {} : { matcher }), hooks: [handler(event)] });
-      changed.push(event);
-    }
-  }
-  return out;
-}
-
-/** Replaces the managed section between the markers, or appends it. */
-export function mergeSection(existing: string, body: string): string {
-  const section = `${BEGIN}\n${body.trimEnd()}\n${END}\n`;
-  const start = existing.indexOf(BEGIN);
-  const end = existing.indexOf(END);
-  if (start !== -1 && end > start)
-    return existing.slice(0, start) + section + existing.slice(end + END.length).replace(/^\n/, "");
-  if (existing.trim() === "") return section;
-  return existing.replace(/\n*$/, "\n\n") + section;
-}
-
-/** Appends the wanted lines an ignore-style file lacks, under one heading; unchanged when none is missing. */
-function appendMissing(existing: string, heading: string, want: string[]): string {
-  const lines = existing.split(/\r?\n/);
-  const missing = want.filter((w) => !lines.includes(w));
-  if (missing.length === 0) return existing;
-  return (
-    (existing === "" || existing.endsWith("\n") ? existing : existing + "\n") +
-    [heading, ...missing].join("\n") +
-    "\n"
-  );
-}
-
-/**
- * Per-machine state stays out of commits: the adapter's runtime.json, and the
- * @opencode-ai/plugin install OpenCode puts into .opencode/ at every start
- * (64 MB of node_modules; OpenCode's own .opencode/.gitignore covers it only
- * when the folder had none).
- */
-export function mergeGitignore(existing: string): string {
-  return appendMissing(existing, "# Cohent: per-machine session state", [
-    ".cohent/runtime.json",
-    ".cohent/runtime.json.*",
-    ".opencode/node_modules/",
-  ]);
 }
 
 /** The adapter's files are generated: forges fold them in reviews and `git diff` skips their bodies. */

@@ -31,8 +31,8 @@ import {
   CURSOR_RULE,
   claudeHandler,
   codexHandler,
-  mergeHooks,
 } from "./init.js";
+import { mergeHooks, type HookHandler } from "./merge-files.js";
 import { mcpEntries } from "./mcp-setup.js";
 import { OPENCODE_PLUGIN, OPENCODE_PLUGIN_FILE, pluginText } from "./opencode-plugin.js";
 import { canonicalJson, isCohentHook } from "./trust.js";
@@ -104,10 +104,10 @@ function differingFields(
 function hookChanges(
   config: Record<string, any>,
   wanted: { event: string; matcher?: string }[],
-  handler: (event: string) => Record<string, unknown>,
+  handler: (event: string) => HookHandler,
 ): string[] {
   const changed: string[] = [];
-  mergeHooks(config, wanted, handler as never, changed);
+  mergeHooks(config, wanted, handler, changed);
   const out: string[] = [];
   for (const { event, matcher } of wanted.filter((w) => changed.includes(w.event))) {
     const groups: any[] = Array.isArray(config.hooks?.[event]) ? config.hooks[event] : [];
@@ -142,7 +142,7 @@ function disabled(config: Record<string, any>): string[] {
 /** A client's hook file: missing or unreadable means no Cohent hook runs from it. */
 function hooksFile(
   wanted: { event: string; matcher?: string }[],
-  handler: (event: string) => Record<string, unknown>,
+  handler: (event: string) => HookHandler,
   claude: boolean,
 ) {
   return (b: Buffer | null): string[] => {

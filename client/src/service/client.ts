@@ -7,8 +7,6 @@ import type {
   Envelope,
   GuardResponse,
   IntentResponse,
-  Notice,
-  Packet,
   PollResponse,
   ReleaseRequestResponse,
   PublishResponse,

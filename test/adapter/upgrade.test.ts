@@ -284,7 +284,7 @@ describe("adapter version against the server", () => {
     );
     expect(checks[0].status).toBe("warn");
     expect(checks[0].detail).toContain(`is newer than the server (${COHENT_VERSION})`);
-    expect(checks[0].detail).toContain("npm install -g cohent@9.0.0");
+    expect(checks[0].detail).toContain("npm install -g --allow-scripts=better-sqlite3 cohent@9.0.0");
 
     copyFileSync(mine, co.script);
     writeFileSync(

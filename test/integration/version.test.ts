@@ -40,7 +40,7 @@ describe.each(DATABASE_KINDS)("a database migrated by a newer version (%s)", (ki
       expect(err?.code).toBe("DATABASE_TOO_NEW");
       expect(err?.message).toContain(FUTURE);
       expect(err?.message).toContain(COHENT_VERSION);
-      expect(err?.message).toMatch(/npm install -g cohent@latest/);
+      expect(err?.message).toMatch(/npm install -g --allow-scripts=better-sqlite3 cohent@latest/);
       expect(err?.details).toEqual({ migrations: [FUTURE], version: COHENT_VERSION });
     } finally {
       await db.drop();

@@ -1,8 +1,9 @@
 // The package as a user gets it (issue 14): pack, install the tarball into a temporary prefix with a
-// fresh HOME (dependencies come from the registry, better-sqlite3 compiles), start `cohent serve` on a
-// free port with a temporary data folder, `cohent init` a scratch Git repository, run one hook decision
-// against it, stop. Prints the figures (package size, install time, start-time ratios to `node -e 0`)
-// and exits non-zero on the first check that fails. Run by `npm run test:package` and .ci/run.
+// fresh HOME (dependencies come from the registry, install scripts blocked but better-sqlite3's, which
+// compiles), start `cohent serve` on a free port with a temporary data folder, `cohent init` a scratch
+// Git repository, run one hook decision against it, stop. Prints the figures (package size, install
+// time, start-time ratios to `node -e 0`) and exits non-zero on the first check that fails. Run by
+// `npm run test:package` and .ci/run.
 // It runs on the Node that runs it, every step: .ci/run puts each supported line's binary first on PATH
 // (PATH="$(dirname "$(node scripts/node-line.mjs 24)"):$PATH" npm run test:package), so npm, the
 // install, better-sqlite3's compile (against that Node's own headers) and `cohent serve` use it.
@@ -26,7 +27,13 @@ const prefix = path.join(tmp, "prefix");
 const home = path.join(tmp, "home");
 const data = path.join(tmp, "data");
 const repo = path.join(tmp, "repo");
-for (const dir of [prefix, home, repo]) mkdirSync(dir, { recursive: true });
+// prefix/lib too: npm 11.19's --strict-allow-scripts check fails ENOENT on a global prefix without it.
+for (const dir of [path.join(prefix, "lib"), home, repo]) mkdirSync(dir, { recursive: true });
+// The install as the README states it: the one package whose install script the package needs
+// (better-sqlite3 builds its native addon) approved by the user, since a package's own allowScripts
+// is not read in a global install; --strict-allow-scripts fails on any other unapproved script, as
+// npm's coming default skips them.
+const ALLOW_SCRIPTS = "better-sqlite3";
 // A fresh user: no npm cache, no ~/.npmrc, no credentials, no XDG folders. What belongs to the machine
 // stays: PATH, its CA bundle (TLS is intercepted here), npm's global config (with --prefix npm would
 // look for it under the temporary prefix) and where the Node headers live (node-gyp compiles
@@ -160,14 +167,47 @@ try {
     JSON.stringify(published.engines),
   );
 
+  figures.npm = execFileSync("npm", ["--version"], { cwd: tmp, env, encoding: "utf8" }).trim();
+  // An npm that does not know the settings would ignore the flags, and the check below would pass vacuously.
+  const strictKnown = execFileSync("npm", ["config", "get", "strict-allow-scripts"], {
+    cwd: tmp,
+    env,
+    encoding: "utf8",
+  }).trim();
+  check(
+    strictKnown === "false",
+    `npm ${figures.npm} knows allow-scripts and strict-allow-scripts`,
+    strictKnown,
+  );
   const install = timed(
     "npm",
-    ["install", "-g", "--prefix", prefix, tarball, "--no-audit", "--no-fund", "--loglevel", "warn"],
+    [
+      "install",
+      "-g",
+      "--prefix",
+      prefix,
+      `--allow-scripts=${ALLOW_SCRIPTS}`,
+      "--strict-allow-scripts",
+      tarball,
+      "--no-audit",
+      "--no-fund",
+      "--loglevel",
+      "warn",
+    ],
     { stdio: ["ignore", "pipe", "pipe"] },
   );
   figures.installSeconds = +(install.ms / 1000).toFixed(1);
-  check(install.status === 0, "npm install -g --prefix <tmp> cohent-<version>.tgz", install.stderr);
+  check(
+    install.status === 0,
+    `npm install -g --prefix <tmp> --allow-scripts=${ALLOW_SCRIPTS} --strict-allow-scripts cohent-<version>.tgz`,
+    install.stderr,
+  );
   check(!/EBADENGINE/.test(install.stderr), "the install prints no engine warning", install.stderr);
+  check(
+    !/install-scripts|allowScripts|allow-scripts/.test(install.stdout + install.stderr),
+    "the install prints no install-scripts warning",
+    install.stdout + install.stderr,
+  );
   const sqlite = path.join(prefix, "lib", "node_modules", "cohent", "node_modules", "better-sqlite3");
   const load = timed(process.execPath, ["-e", `require(${JSON.stringify(sqlite)})(":memory:").close()`]);
   check(

@@ -49,7 +49,7 @@ function checkApplied(applied: Map<string, string>, migrations: Migration[]): Mi
   if (unknown.length > 0) {
     throw new CohentError(
       "DATABASE_TOO_NEW",
-      `This database was migrated by a newer Cohent than ${COHENT_VERSION} (unknown migration ${unknown.join(", ")}). Upgrade cohent (npm install -g cohent@latest), or point --data-dir / DATABASE_URL at another database.`,
+      `This database was migrated by a newer Cohent than ${COHENT_VERSION} (unknown migration ${unknown.join(", ")}). Upgrade cohent (npm install -g --allow-scripts=better-sqlite3 cohent@latest), or point --data-dir / DATABASE_URL at another database.`,
       { migrations: unknown, version: COHENT_VERSION },
     );
   }

@@ -21,13 +21,13 @@ export function adapterVersionVerdict(
   if (min && compareVersions(adapterVersion, min) < 0) {
     return {
       status: "fail",
-      detail: `the committed adapter (.cohent/cohent.mjs ${adapterVersion}) is older than the server accepts (${min} or later; the server is ${server}). Upgrade it: npm install -g cohent@${server}, then cohent init --upgrade in this checkout, and commit the changed files.`,
+      detail: `the committed adapter (.cohent/cohent.mjs ${adapterVersion}) is older than the server accepts (${min} or later; the server is ${server}). Upgrade it: npm install -g --allow-scripts=better-sqlite3 cohent@${server}, then cohent init --upgrade in this checkout, and commit the changed files.`,
     };
   }
   if (compareVersions(adapterVersion, server) > 0) {
     return {
       status: "warn",
-      detail: `the committed adapter (.cohent/cohent.mjs ${adapterVersion}) is newer than the server (${server}), which may not understand it. Upgrade the server (npm install -g cohent@${adapterVersion}, then restart cohent serve), or rewrite the adapter with the server's version: npm install -g cohent@${server} && cohent init --upgrade.`,
+      detail: `the committed adapter (.cohent/cohent.mjs ${adapterVersion}) is newer than the server (${server}), which may not understand it. Upgrade the server (npm install -g --allow-scripts=better-sqlite3 cohent@${adapterVersion}, then restart cohent serve), or rewrite the adapter with the server's version: npm install -g --allow-scripts=better-sqlite3 cohent@${server} && cohent init --upgrade.`,
     };
   }
   return {

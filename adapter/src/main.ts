@@ -3,6 +3,7 @@ import { exitCodeOf, HUMAN_COMMANDS, parseHuman, positionals, renderHuman } from
 import { findRoot } from "@cohent/client/state/config.js";
 import { fail, failFrom } from "@cohent/client/envelope.js";
 import { hookCommand } from "./transports/hook-main.js";
+import { hookInProcess } from "./transports/hook-in-process.js";
 import { WHOLE } from "./transports/hook-events.js";
 import { SETUP_UNAVAILABLE } from "./loader/loader-setup.js";
 import { perform } from "@cohent/client/operations.js";
@@ -145,7 +146,12 @@ export async function main(argv: string[]): Promise<number> {
     case "agent": {
       // The second file: the MCP SDK and zod load only here, never on the hook path.
       const second = await loadSecond();
-      if (command === "mcp") return second.mcpMain(rest, { scriptUrl: import.meta.url });
+      if (command === "mcp") {
+        // The guard's hook tool runs the hook's own code in this process (Claude Code's mcp_tool handler).
+        const hook = (payload: string, root: string) =>
+          hookInProcess(payload, { host: "claude", root, scriptUrl: import.meta.url });
+        return second.mcpMain(rest, { scriptUrl: import.meta.url, hook });
+      }
       const root = findRoot(process.cwd(), import.meta.url);
       const relay = root ? claimRelay(root, argv) : null;
       return second.agentMain(rest, {

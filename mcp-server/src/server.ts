@@ -3,6 +3,7 @@ import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js"
 import { RootsListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 import { CohentError } from "@cohent/protocol";
 import { findRoot, readProject } from "@cohent/client/state/config.js";
+import { HOOK_TOOL, hookTool, type HookRunner } from "./hook-tool.js";
 import { perform } from "@cohent/client/operations.js";
 import { mcpSessionId, selectSession } from "@cohent/client/state/session.js";
 import { bindRepository, checkRepo, insideRoots } from "./binding.js";
@@ -18,7 +19,13 @@ import { INSTRUCTIONS, SERVER_INFO, SERVER_VERSION, serveTools } from "./tools.j
 
 export { SERVER_VERSION, toolList } from "./tools.js";
 
-export async function mcpMain(argv: readonly string[], opts: { scriptUrl: string }): Promise<number> {
+export async function mcpMain(
+  argv: readonly string[],
+  opts: {
+    scriptUrl: string;
+    /** The adapter's hook, run in this process: the guard's `hook` tool. */ hook?: HookRunner;
+  },
+): Promise<number> {
   // stdout belongs to the protocol: a stray console.log must not corrupt it.
   console.log = console.info = console.debug = (...args: unknown[]) => console.error(...args);
   let repoArg: string | undefined;
@@ -88,26 +95,35 @@ export async function mcpMain(argv: readonly string[], opts: { scriptUrl: string
     void checkRoots().then((refused) => refused && process.stderr.write(`cohent mcp: ${refused.message}\n`));
   };
 
-  serveTools(server, OPERATIONS, async (op, input: { repo?: string }, signal) => {
-    checkRepo(bound, input.repo);
-    const refused = await checkRoots();
-    if (refused) throw refused;
-    session.own ||= mcpSessionId(clientName());
-    const picked = selectSession(bound, {
-      client: clientName(),
-      own: session.own,
-      sticky: session,
-      onAmbiguity: "own",
-    });
-    return perform(op, input as never, {
-      root: bound,
-      sessionId: picked.sessionId,
-      client: clientName(),
-      surface: "mcp",
-      signal,
-      ...(picked.warning ? { warnings: [picked.warning] } : {}),
-    });
-  });
+  const guard = opts.hook
+    ? hookTool({ root: bound, run: opts.hook, client: () => server.getClientVersion() })
+    : undefined;
+  guard?.close();
+  serveTools(
+    server,
+    OPERATIONS,
+    async (op, input: { repo?: string }, signal) => {
+      checkRepo(bound, input.repo);
+      const refused = await checkRoots();
+      if (refused) throw refused;
+      session.own ||= mcpSessionId(clientName());
+      const picked = selectSession(bound, {
+        client: clientName(),
+        own: session.own,
+        sticky: session,
+        onAmbiguity: "own",
+      });
+      return perform(op, input as never, {
+        root: bound,
+        sessionId: picked.sessionId,
+        client: clientName(),
+        surface: "mcp",
+        signal,
+        ...(picked.warning ? { warnings: [picked.warning] } : {}),
+      });
+    },
+    guard && { name: HOOK_TOOL, call: (args) => guard.call(args) },
+  );
 
   const transport = new StdioServerTransport();
   const closed = new Promise<void>((resolve) => {
@@ -119,6 +135,7 @@ export async function mcpMain(argv: readonly string[], opts: { scriptUrl: string
     `cohent mcp ${SERVER_VERSION}: bound to ${bound}; service ${service}; tools ${OPERATIONS.join(", ")}\n`,
   );
   await closed;
+  guard?.close();
   await server.close().catch(() => undefined);
   return 0;
 }

@@ -75,11 +75,18 @@ export type ToolCall = (op: Operation, input: never, signal: AbortSignal) => Pro
  * anything `call` throws becomes its failure envelope (CANCELLED once the
  * client cancelled). Never a JSON-RPC error for a tool's own failure.
  */
-export function serveTools(server: Server, ops: readonly Operation[], call: ToolCall): void {
+export function serveTools(
+  server: Server,
+  ops: readonly Operation[],
+  call: ToolCall,
+  hidden?: { name: string; call(args: Record<string, unknown>): Promise<CallToolResult> },
+): void {
   const tools = toolList(ops);
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools }));
   server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
     const name = request.params.name;
+    // A tool the model is not shown (the guard's hook handler): called by name only.
+    if (hidden && name === hidden.name) return hidden.call(request.params.arguments ?? {});
     const op = isOperation(name) && ops.includes(name) ? name : null;
     try {
       if (!op)

@@ -128,7 +128,7 @@ describe("snapshot and compare", () => {
     expect(summary(compareHeld(root, snap))).toEqual(["modified src/deep/b.ts", "created src/deep/e.ts"]);
   });
 
-  it("skips Git's folder, node_modules, the session state and the stash, even under a whole-repository claim", () => {
+  it("skips Git's folder, node_modules, the session state, its marks and the stash, even under a whole-repository claim", () => {
     const root = checkout({ "a.ts": "1", "node_modules/x/i.js": "1", ".cohent/project.json": "{}" }, false);
     put(root, ".cohent/runtime.json", "{}");
     put(root, ".cohent/runtime.json.lock", "");
@@ -136,6 +136,8 @@ describe("snapshot and compare", () => {
     const snap = snapshotHeld(root, ["**", ...GUARD_FILES.map((g) => g.path)]);
     expect(snap.files.map((f) => f.path).sort()).toEqual([".cohent/project.json", "a.ts"]);
     put(root, ".cohent/runtime.json", '{"changed":true}');
+    // The MCP server marks a session while a call of it runs (claude-wiring.ts): its own state, not the call's write.
+    put(root, ".cohent/spawn-free/s1.4242", "1\n");
     expect(compareHeld(root, snap)).toEqual([]);
   });
 

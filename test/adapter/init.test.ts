@@ -8,24 +8,17 @@ import { COHENT_VERSION } from "@cohent/protocol/version";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startBackend, type TestBackend } from "../helpers/backend.js";
 import {
-  CLAUDE_GUARD_COMMAND,
   CODEX_GUARD_COMMAND,
   CODEX_HOOK_COMMAND,
   FAIL_CLOSED_REASON,
   repoFromRemote,
 } from "../../adapter/src/installer/init.js";
 import { mergeHooks, mergeSection } from "../../adapter/src/installer/merge-files.js";
+import { CLAUDE_PRE_GATE } from "../../adapter/src/installer/claude-wiring.js";
 import { OPENCODE_PLUGIN } from "../../adapter/src/installer/opencode-plugin.js";
 import { breakAdapter, pathWithoutNode, restoreAdapter } from "../clients/failures.js";
 
-const CLI = path.join(
-  path.dirname(fileURLToPath(import.meta.url)),
-  "..",
-  "..",
-  "cli",
-  "bin",
-  "cohent.mjs",
-);
+const CLI = path.join(path.dirname(fileURLToPath(import.meta.url)), "..", "..", "cli", "bin", "cohent.mjs");
 
 function sh(
   cwd: string,
@@ -184,6 +177,7 @@ describe("npx cohent init", () => {
       ".cursor/hooks.json": "created",
       ".opencode/plugin/cohent.js": "created",
       ".github/copilot-instructions.md": "created",
+      ".mcp.json": "created",
     });
 
     const files = snapshot(root);
@@ -201,16 +195,30 @@ describe("npx cohent init", () => {
       ),
     });
     expect(files[".gitignore"]).toBe(
-      "node_modules\n# Cohent: per-machine session state\n.cohent/runtime.json\n.cohent/runtime.json.*\n.opencode/node_modules/\n",
+      "node_modules\n# Cohent: per-machine session state\n.cohent/runtime.json\n.cohent/runtime.json.*\n.cohent/spawn-free/\n.opencode/node_modules/\n",
     );
     expect(files["AGENTS.md"]).toMatch(/^# Shop\n\nRun the tests before committing\.\n\n<!-- cohent:begin/);
     expect(files["AGENTS.md"]).toContain("node .cohent/cohent.mjs intent");
     const claude = JSON.parse(files[".claude/settings.json"]!);
     expect(claude.permissions).toEqual({ allow: ["Bash(npm test)"] });
     expect(claude.hooks.PreToolUse[0].hooks[0].command).toBe("./lint.sh");
+    // The guard in the MCP server, and the gate that runs the command hook where Claude Code ignores onFailure.
     expect(claude.hooks.PreToolUse[1]).toEqual({
       matcher: "*",
-      hooks: [{ type: "command", command: CLAUDE_GUARD_COMMAND, timeout: 30, onFailure: "block" }],
+      hooks: [
+        {
+          type: "mcp_tool",
+          server: "cohent",
+          tool: "hook",
+          input: expect.objectContaining({ event: "PreToolUse", session_id: "${session_id}" }),
+          timeout: 30,
+          onFailure: "block",
+        },
+        { type: "command", command: CLAUDE_PRE_GATE, timeout: 30, onFailure: "block" },
+      ],
+    });
+    expect(JSON.parse(files[".mcp.json"]!)).toEqual({
+      mcpServers: { cohent: { command: "node", args: [".cohent/cohent.mjs", "mcp"] } },
     });
     expect(claude.hooks.Stop).toEqual([
       {
@@ -420,9 +428,9 @@ describe("npx cohent init", () => {
 
   it("the PreToolUse wiring refuses when the adapter is missing, throws, hangs or node is not on PATH; one short line, no path", async () => {
     const { root, token, codexCmd } = await initedForCodex("fay");
-    const claudeCmd = JSON.parse(
-      readFileSync(path.join(root, ".claude/settings.json"), "utf8"),
-    ).hooks.PreToolUse.at(-1).hooks[0].command as string;
+    const claudeCmd = JSON.parse(readFileSync(path.join(root, ".claude/settings.json"), "utf8"))
+      .hooks.PreToolUse.at(-1)
+      .hooks.find((h: { type: string }) => h.type === "command").command as string;
     const promptCmd = JSON.parse(readFileSync(path.join(root, ".codex/hooks.json"), "utf8")).hooks
       .UserPromptSubmit[0].hooks[0].command as string;
     const env = { COHENT_AGENT_TOKEN: token };
@@ -634,8 +642,9 @@ describe("npx cohent init", () => {
     const bob = await server.issueToken("acme/shop", "bob", "Claude Code");
     const codexCmd = JSON.parse(readFileSync(path.join(root, ".codex/hooks.json"), "utf8")).hooks
       .PreToolUse[0].hooks[0].command as string;
-    const claudeCmd = JSON.parse(readFileSync(path.join(root, ".claude/settings.json"), "utf8")).hooks
-      .PreToolUse[0].hooks[0].command as string;
+    const claudeCmd = JSON.parse(
+      readFileSync(path.join(root, ".claude/settings.json"), "utf8"),
+    ).hooks.PreToolUse[0].hooks.find((h: { type: string }) => h.type === "command").command as string;
     const codexHook = (payload: object) =>
       sh(root, codexCmd, { stdin: JSON.stringify(payload), env: { COHENT_AGENT_TOKEN: alice } });
     const claudeHook = (payload: object) =>

@@ -130,20 +130,35 @@ const CASES: { name: string; edit: (f: Files, root: string) => void; expect: [st
         f,
         CLAUDE,
         (o) =>
-          (o.hooks.PreToolUse[0].hooks[0].command =
+          (o.hooks.PreToolUse[0].hooks[1].command =
             'node "$CLAUDE_PROJECT_DIR/.cohent/cohent.cjs" hook || true'),
       ),
     expect: [[CLAUDE, "hook entry PreToolUse command changed"]],
   },
   {
     name: "Claude PreToolUse command replaced by something else",
-    edit: (f) => json(f, CLAUDE, (o) => (o.hooks.PreToolUse[0].hooks[0].command = "true")),
+    edit: (f) => json(f, CLAUDE, (o) => (o.hooks.PreToolUse[0].hooks[1].command = "true")),
+    expect: [[CLAUDE, "hook entry PreToolUse command handler removed"]],
+  },
+  {
+    name: "Claude PreToolUse: both handlers replaced by something else",
+    edit: (f) =>
+      json(f, CLAUDE, (o) => (o.hooks.PreToolUse[0].hooks = [{ type: "command", command: "true" }])),
     expect: [[CLAUDE, "hook entry PreToolUse removed"]],
   },
   {
-    name: "Claude onFailure dropped",
-    edit: (f) => json(f, CLAUDE, (o) => delete o.hooks.PreToolUse[0].hooks[0].onFailure),
-    expect: [[CLAUDE, "hook entry PreToolUse onFailure changed"]],
+    name: "Claude PreToolUse mcp_tool handler's input changed",
+    edit: (f) => json(f, CLAUDE, (o) => (o.hooks.PreToolUse[0].hooks[0].input.session_id = "")),
+    expect: [[CLAUDE, "hook entry PreToolUse mcp_tool-input changed"]],
+  },
+  {
+    name: "Claude onFailure dropped, from the mcp_tool handler and from the gate",
+    edit: (f) =>
+      json(f, CLAUDE, (o) => {
+        delete o.hooks.PreToolUse[0].hooks[0].onFailure;
+        delete o.hooks.PreToolUse[0].hooks[1].onFailure;
+      }),
+    expect: [[CLAUDE, "hook entry PreToolUse mcp_tool-onFailure, onFailure changed"]],
   },
   {
     name: "Codex PostToolUse timeout changed",

@@ -83,6 +83,7 @@ export async function connect(
     env?: Record<string, string | undefined>;
     args?: string[];
     name?: string;
+    version?: string;
     roots?: string[];
     cwd?: string;
   } = {},
@@ -98,7 +99,7 @@ export async function connect(
   transport.stderr?.on("data", (c) => (err += c));
   let roots = opts.roots;
   const client = new Client(
-    { name: opts.name ?? "test-client", version: "1.0.0" },
+    { name: opts.name ?? "test-client", version: opts.version ?? "1.0.0" },
     { capabilities: roots ? { roots: { listChanged: true } } : {} },
   );
   if (roots)

@@ -24,7 +24,11 @@ describe("cohent init: MCP entries", () => {
     expect(printed.code).toBe(0);
     expect(printed.stdout).toContain("claude mcp add --scope project cohent -- node .cohent/cohent.mjs mcp");
     expect(printed.stdout).toContain("[mcp_servers.cohent]");
-    expect(existsSync(path.join(repo.root, ".mcp.json"))).toBe(false);
+    // Claude Code's entry is always written: its guard runs in the server (claude-wiring.ts); the others only on request.
+    expect(
+      JSON.parse(readFileSync(path.join(repo.root, ".mcp.json"), "utf8")).mcpServers.cohent,
+    ).toBeTruthy();
+    expect(existsSync(path.join(repo.root, ".vscode/mcp.json"))).toBe(false);
     expect(existsSync(path.join(repo.root, ".cohent/cohent-mcp.mjs"))).toBe(true);
 
     const written = await runAdapter(repo, [
@@ -38,7 +42,7 @@ describe("cohent init: MCP entries", () => {
     const env = JSON.parse(written.stdout);
     const statuses = Object.fromEntries(env.data.files.map((f: any) => [f.path, f.status]));
     expect(statuses).toMatchObject({
-      ".mcp.json": "created",
+      ".mcp.json": "unchanged",
       ".codex/config.toml": "updated",
       ".cursor/mcp.json": "updated",
       ".vscode/mcp.json": "created",

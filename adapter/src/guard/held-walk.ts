@@ -8,11 +8,14 @@ import { lstatQuiet } from "./held-stash.js";
  * (the same scopeCovers the guard uses), bounded in files and entries.
  */
 
-/** Never the held files: Git's and packages' folders, the adapter's session state, and the stash itself. */
+/** The adapter's own per-machine state under .cohent/: written while a call runs, never by it. */
+const OWN_STATE = ["held", "spawn-free"];
+
+/** Never the held files: Git's and packages' folders, the adapter's session state and marks, and the stash itself. */
 function skipped(rel: string): boolean {
   if (rel.startsWith(".cohent/")) {
-    if (rel.startsWith(".cohent/runtime.json") || rel === ".cohent/held" || rel.startsWith(".cohent/held/"))
-      return true;
+    if (rel.startsWith(".cohent/runtime.json")) return true;
+    if (OWN_STATE.some((d) => rel === `.cohent/${d}` || rel.startsWith(`.cohent/${d}/`))) return true;
   }
   for (const seg of rel.split("/")) if (seg === ".git" || seg === "node_modules") return true;
   return false;
@@ -21,7 +24,7 @@ function skipped(rel: string): boolean {
 /** skipped() for an entry of a folder that it passed. */
 function skippedName(dir: string, name: string): boolean {
   if (name === ".git" || name === "node_modules") return true;
-  return dir === ".cohent" && (name.startsWith("runtime.json") || name === "held");
+  return dir === ".cohent" && (name.startsWith("runtime.json") || OWN_STATE.includes(name));
 }
 
 /** Valid held paths, normalized and deduplicated, shortest first (a folder walked in full is not walked again below). */

@@ -24,6 +24,7 @@ import {
   hookCommand,
   mergeFlatHooks,
 } from "./host-wiring.js";
+import { claudeHandler, CLAUDE_GUARD_COMMAND, CLAUDE_HOOK_COMMAND } from "./claude-wiring.js";
 import { mcpEntries, renderMcpEntries } from "./mcp-setup.js";
 import { OPENCODE_PLUGIN, OPENCODE_PLUGIN_FILE } from "./opencode-plugin.js";
 import { appendMissing, mergeGitignore, mergeHooks, mergeSection, readJsonObject } from "./merge-files.js";
@@ -41,7 +42,6 @@ import { appendMissing, mergeGitignore, mergeHooks, mergeSection, readJsonObject
  * work and gain it on `init --upgrade` (for Codex a changed command is a changed trust hash).
  */
 export const CODEX_HOOK_COMMAND = hookCommand("codex");
-export const CLAUDE_HOOK_COMMAND = 'node "$CLAUDE_PROJECT_DIR/.cohent/cohent.cjs" hook --host claude';
 
 /**
  * What the model reads when the adapter itself fails on PreToolUse. Both
@@ -53,8 +53,8 @@ export const CLAUDE_HOOK_COMMAND = 'node "$CLAUDE_PROJECT_DIR/.cohent/cohent.cjs
  * client's 30 s.
  */
 export { FAIL_CLOSED_REASON, HOOK_TIMEOUT };
+export { claudeHandler, CLAUDE_GUARD_COMMAND, CLAUDE_HOOK_COMMAND };
 export const CODEX_GUARD_COMMAND = failClosedCommand(CODEX_HOOK_COMMAND);
-export const CLAUDE_GUARD_COMMAND = failClosedCommand(CLAUDE_HOOK_COMMAND);
 /**
  * What init copies into .cohent/: the entry people and agents run, the
  * adapter (the hooks' entry, which the first requires), its code (which the
@@ -93,17 +93,6 @@ export function codexHandler(event: string): { type: string; command: string; ti
     command: event === "PreToolUse" ? CODEX_GUARD_COMMAND : CODEX_HOOK_COMMAND,
     timeout: CODEX_TIMEOUT,
   };
-}
-export function claudeHandler(event: string): {
-  type: string;
-  command: string;
-  timeout?: number;
-  onFailure?: string;
-} {
-  // onFailure is honoured from Claude Code 2.1.295 and ignored before; the wrapper covers older versions.
-  return event === "PreToolUse"
-    ? { type: "command", command: CLAUDE_GUARD_COMMAND, timeout: HOOK_TIMEOUT, onFailure: "block" }
-    : { type: "command", command: CLAUDE_HOOK_COMMAND };
 }
 
 export const AGENT_INSTRUCTIONS = `## Cohent: coordinate with the other agents in this repository
@@ -293,19 +282,18 @@ export function init(opts: InitOptions): InitResult {
     ".github/copilot-instructions.md",
     mergeSection(read(".github/copilot-instructions.md"), AGENT_INSTRUCTIONS),
   );
-  if (opts.mcpWrite) {
-    for (const entry of mcpEntries(root)) {
-      let merged: string;
-      try {
-        merged = entry.merge(read(entry.file));
-      } catch {
-        throw new ClientError(
-          "INVALID_INPUT",
-          `${entry.file} cannot be merged (not valid JSON); fix it by hand, then rerun init --mcp-write.`,
-        );
-      }
-      put(entry.file, merged);
+  // Claude Code's guard runs in the MCP server (claude-wiring.ts): its .mcp.json entry is always written.
+  for (const entry of mcpEntries(root).filter((e) => opts.mcpWrite || e.client === "Claude Code")) {
+    let merged: string;
+    try {
+      merged = entry.merge(read(entry.file));
+    } catch {
+      throw new ClientError(
+        "INVALID_INPUT",
+        `${entry.file} cannot be merged (not valid JSON); fix it by hand, then rerun init.`,
+      );
     }
+    put(entry.file, merged);
   }
   for (const [file, content] of writes) {
     mkdirSync(dirname(file), { recursive: true });

@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { CohentError as ClientError } from "@cohent/protocol/codes";
 import { SECTION_BEGIN as BEGIN, SECTION_END as END } from "../guard/guard-files.js";
-import { isCohentHook } from "./trust.js";
+import { isCohentHandler } from "./trust.js";
 
 /**
  * How init merges its part into files people also edit: hook lists keep
@@ -35,11 +35,15 @@ export function readJsonObject(file: string): Record<string, any> {
   );
 }
 
-/** Puts our handler into each event's list: in place where it already is, appended otherwise (indices of other hooks stay). */
+/**
+ * Puts our handlers into each event's list: where ours already are (all of
+ * them replaced at the first one's place), appended otherwise; other hooks
+ * keep their places.
+ */
 export function mergeHooks(
   config: Record<string, any>,
   wanted: { event: string; matcher?: string }[],
-  handler: (event: string) => HookHandler,
+  handler: (event: string) => HookHandler | HookHandler[],
   changed: string[] = [],
 ): Record<string, any> {
   const out = structuredClone(config);
@@ -48,19 +52,18 @@ export function mergeHooks(
   ) as Record<string, HookGroup[]>;
   for (const { event, matcher } of wanted) {
     const groups = Array.isArray(hooks[event]) ? hooks[event]! : (hooks[event] = []);
-    const group = groups.find(
-      (g) => Array.isArray(g?.hooks) && g.hooks.some((h) => isCohentHook(h?.command)),
-    );
+    const next = [handler(event)].flat();
+    const group = groups.find((g) => Array.isArray(g?.hooks) && g.hooks.some(isCohentHandler));
     if (group) {
-      const i = group.hooks.findIndex((h) => isCohentHook(h?.command));
-      const next = handler(event);
-      if (JSON.stringify(group.hooks[i]) !== JSON.stringify(next) || group.matcher !== matcher)
-        changed.push(event);
-      group.hooks[i] = next;
+      const first = group.hooks.findIndex(isCohentHandler);
+      const have = group.hooks.filter(isCohentHandler);
+      if (JSON.stringify(have) !== JSON.stringify(next) || group.matcher !== matcher) changed.push(event);
+      const others = (hs: HookHandler[]) => hs.filter((h) => !isCohentHandler(h));
+      group.hooks = [...others(group.hooks.slice(0, first)), ...next, ...others(group.hooks.slice(first))];
       if (matcher === undefined) delete group.matcher;
       else group.matcher = matcher;
     } else {
-      groups.push({ ...(matcher === undefined ? {} : { matcher }), hooks: [handler(event)] });
+      groups.push({ ...(matcher === undefined ? {} : { matcher }), hooks: next });
       changed.push(event);
     }
   }
@@ -100,6 +103,7 @@ export function mergeGitignore(existing: string): string {
   return appendMissing(existing, "# Cohent: per-machine session state", [
     ".cohent/runtime.json",
     ".cohent/runtime.json.*",
+    ".cohent/spawn-free/",
     ".opencode/node_modules/",
   ]);
 }

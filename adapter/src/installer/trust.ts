@@ -8,6 +8,13 @@ export function isCohentHook(command: unknown): command is string {
   return typeof command === "string" && /\.cohent\/cohent\.[cm]js\b/.test(command);
 }
 
+/** A hook handler of Cohent's: a command that runs the adapter, or Claude Code's mcp_tool handler of its server. */
+export const isCohentHandler = (h: unknown): boolean =>
+  !!h &&
+  typeof h === "object" &&
+  (isCohentHook((h as { command?: unknown }).command) ||
+    ((h as { type?: unknown }).type === "mcp_tool" && (h as { server?: unknown }).server === "cohent"));
+
 /**
  * Codex hook trust, as measured (FACTS.md): each hook handler is trusted by
  * a hash recorded in $CODEX_HOME/config.toml under

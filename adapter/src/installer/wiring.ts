@@ -35,7 +35,7 @@ import {
 import { mergeHooks, type HookHandler } from "./merge-files.js";
 import { mcpEntries } from "./mcp-setup.js";
 import { OPENCODE_PLUGIN, OPENCODE_PLUGIN_FILE, pluginText } from "./opencode-plugin.js";
-import { canonicalJson, isCohentHook } from "./trust.js";
+import { canonicalJson, isCohentHandler, isCohentHook } from "./trust.js";
 
 /**
  * The guard wiring's fingerprint: what in the checkout differs from what
@@ -104,30 +104,32 @@ function differingFields(
 function hookChanges(
   config: Record<string, any>,
   wanted: { event: string; matcher?: string }[],
-  handler: (event: string) => HookHandler,
+  handler: (event: string) => HookHandler | HookHandler[],
 ): string[] {
   const changed: string[] = [];
   mergeHooks(config, wanted, handler, changed);
   const out: string[] = [];
   for (const { event, matcher } of wanted.filter((w) => changed.includes(w.event))) {
     const groups: any[] = Array.isArray(config.hooks?.[event]) ? config.hooks[event] : [];
-    const group = groups.find(
-      (g) => Array.isArray(g?.hooks) && g.hooks.some((h: any) => isCohentHook(h?.command)),
-    );
+    const group = groups.find((g) => Array.isArray(g?.hooks) && g.hooks.some(isCohentHandler));
     if (!group) {
       out.push(`hook entry ${event} removed`);
       continue;
     }
-    const have = group.hooks.find((h: any) => isCohentHook(h?.command));
-    const fields = differingFields(
-      have && typeof have === "object" ? have : {},
-      group.matcher,
-      handler(event),
-      matcher,
-    );
-    const phrase = `hook entry ${event} ${fields.join(", ")} changed`;
+    const have: any[] = group.hooks.filter(isCohentHandler);
+    const fields = new Set<string>();
+    for (const w of [handler(event)].flat()) {
+      const h = have.find((x) => x?.type === w.type);
+      // Claude Code's second handler (claude-wiring.ts): named by its type, the command's fields by theirs.
+      const prefix = w.type === "command" ? "" : `${w.type}-`;
+      if (!h) out.push(`hook entry ${event} ${w.type} handler removed`);
+      else
+        for (const f of differingFields(h, group.matcher, w, matcher))
+          fields.add(f === "matcher" ? f : prefix + f);
+    }
+    const phrase = `hook entry ${event} ${[...fields].join(", ")} changed`;
     // No field differs when only the key order does: init compares text, the client reads them alike.
-    if (fields.length)
+    if (fields.size)
       out.push(phrase.length <= BOUNDS.wiringPhraseChars ? phrase : `hook entry ${event} changed`);
   }
   return out;
@@ -142,7 +144,7 @@ function disabled(config: Record<string, any>): string[] {
 /** A client's hook file: missing or unreadable means no Cohent hook runs from it. */
 function hooksFile(
   wanted: { event: string; matcher?: string }[],
-  handler: (event: string) => HookHandler,
+  handler: (event: string) => HookHandler | HookHandler[],
   claude: boolean,
 ) {
   return (b: Buffer | null): string[] => {

@@ -76,4 +76,3 @@ export function takeNotices(s: SessionFile): string | undefined {
   s.set({ pending: rest ? { packetId: p.packetId, text: rest } : undefined });
   return p.notices;
 }
-

@@ -1,0 +1,84 @@
+import { SPAWN_FREE_DIR } from "@cohent/client/state/spawn-free.js";
+import { FAIL_CLOSED_REASON } from "../guard/guard.js";
+import { failClosedCommand, HOOK_TIMEOUT } from "./host-wiring.js";
+import type { HookHandler } from "./merge-files.js";
+
+/**
+ * Claude Code's wiring in .claude/settings.json. Every event runs the
+ * command hook, except the two of every tool call (PreToolUse, PostToolUse):
+ * there the guard runs in Cohent's stdio MCP server, which Claude Code
+ * starts once per session and calls as an `mcp_tool` handler with
+ * `"onFailure": "block"` (no Node process per call). Beside it a shell-only
+ * gate runs the full command hook unless that server marked the session
+ * (SPAWN_FREE_DIR): on 2.1.294 and older, onFailure is ignored and a failed
+ * handler lets the call run (../shared/clients/ZERO-SPAWN.md), so there the
+ * command hook keeps deciding. SessionStart and the rest stay command
+ * hooks: Claude Code never calls an mcp_tool handler on SessionStart.
+ */
+
+export const CLAUDE_HOOK_COMMAND = 'node "$CLAUDE_PROJECT_DIR/.cohent/cohent.cjs" hook --host claude';
+export const CLAUDE_GUARD_COMMAND = failClosedCommand(CLAUDE_HOOK_COMMAND);
+
+/** The payload fields the guard reads, as Claude Code's mcp_tool input placeholders (a missing one arrives as ""). */
+const FIELDS = [
+  "session_id",
+  "cwd",
+  "transcript_path",
+  "permission_mode",
+  "tool_name",
+  "tool_input",
+  "tool_use_id",
+  "agent_id",
+  "agent_type",
+];
+
+/** The mcp_tool handler: the guard tool of the server .mcp.json names `cohent`. */
+export function claudeMcpHandler(event: "PreToolUse" | "PostToolUse"): HookHandler {
+  const fields = event === "PostToolUse" ? [...FIELDS, "tool_response"] : FIELDS;
+  return {
+    type: "mcp_tool",
+    server: "cohent",
+    tool: "hook",
+    input: { event, ...Object.fromEntries(fields.map((f) => [f, `\${${f}}`])) },
+    timeout: HOOK_TIMEOUT,
+    onFailure: "block",
+  };
+}
+
+/**
+ * The gate, in POSIX sh with no program of its own (a shell start, no
+ * Node): it reads the payload's first line, takes session_id, and exits 0
+ * with no answer when the server marked this session for this Claude Code
+ * process ($PPID); otherwise it hands the whole payload to the command
+ * hook. A session id it cannot read, or one with other characters than
+ * letters, digits, - and _, is never looked up: the command hook decides.
+ */
+export function claudeGateScript(failClosed: boolean): string {
+  const mark = `"\${CLAUDE_PROJECT_DIR:-.}/${SPAWN_FREE_DIR}/$s.$PPID"`;
+  const run = `{ printf "%s\\n" "$p"; cat; } | ${CLAUDE_HOOK_COMMAND}`;
+  return [
+    `IFS= read -r p`,
+    `s=\${p#*\\"session_id\\":\\"}`,
+    `s=\${s%%\\"*}`,
+    `case $s in ""|*[!A-Za-z0-9_-]*) ;; *) [ -f ${mark} ] && exit 0;; esac`,
+    failClosed ? `${run} 2>/dev/null || { echo "${FAIL_CLOSED_REASON}" >&2; exit 2; }` : run,
+  ].join("; ");
+}
+
+/** The gate as the command Claude Code runs: POSIX sh whatever the person's shell. */
+export const claudeGate = (failClosed: boolean) => `sh -c '${claudeGateScript(failClosed)}'`;
+
+export const CLAUDE_PRE_GATE = claudeGate(true);
+export const CLAUDE_POST_GATE = claudeGate(false);
+
+/** Only PreToolUse fails closed: exit 2 blocks a prompt on UserPromptSubmit and keeps the agent running on Stop. */
+export function claudeHandler(event: string): HookHandler | HookHandler[] {
+  if (event === "PreToolUse")
+    return [
+      claudeMcpHandler("PreToolUse"),
+      { type: "command", command: CLAUDE_PRE_GATE, timeout: HOOK_TIMEOUT, onFailure: "block" },
+    ];
+  if (event === "PostToolUse")
+    return [claudeMcpHandler("PostToolUse"), { type: "command", command: CLAUDE_POST_GATE }];
+  return { type: "command", command: CLAUDE_HOOK_COMMAND };
+}

@@ -1,0 +1,53 @@
+import { isHost } from "@cohent/protocol/hosts";
+import { adapterFailed, deadlineReason } from "../guard/guard.js";
+import { DIALECTS } from "../hosts/detect.js";
+import { redact } from "@cohent/client/redact.js";
+import { DEADLINE_MS, type Watch } from "./deadline.js";
+import { denyText } from "./hook-answer.js";
+import { WHOLE } from "./hook-events.js";
+import { runHook, type HookResult } from "./hook.js";
+
+/**
+ * The hook without a process per call: the same runHook the `hook` command
+ * runs, for a caller that lives longer than one tool call (the stdio MCP
+ * server Claude Code calls as an `mcp_tool` handler, OpenCode's plugin).
+ * The same decisions and reasons; only the deadline differs: past it the
+ * call resolves to the refusal the command's deadline writes, instead of
+ * ending a process that is not the call's own. Never throws.
+ */
+
+export async function hookInProcess(
+  payload: string,
+  o: { host: string; root: string | null; scriptUrl: string; deadlineMs?: number },
+): Promise<HookResult> {
+  const dialect = isHost(o.host) ? DIALECTS[o.host] : null;
+  const watch: Watch = { event: null, dialect };
+  const ms = o.deadlineMs ?? DEADLINE_MS;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<HookResult>((resolve) => {
+    timer = setTimeout(() => {
+      try {
+        watch.save?.();
+      } catch {
+        /* the answer matters more */
+      }
+      resolve(refusal(watch, denyText(deadlineReason(ms))));
+    }, ms);
+  });
+  try {
+    return await Promise.race([runHook(WHOLE, payload, o.root, o.scriptUrl, watch, o.host), late]);
+  } catch (err) {
+    // runHook never throws; a failure around it is still a refusal of a tool call.
+    return refusal(watch, denyText(adapterFailed(redact(err instanceof Error ? err.message : String(err)))));
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** The refusal in the watch's dialect for a tool call; any other event ends silently, as the command's deadline does. */
+function refusal(watch: Watch, reason: string): HookResult {
+  const about = { event: watch.event ?? "unknown", client: null, model: null, agentId: null, injected: 0 };
+  if (watch.event !== "PreToolUse" && watch.event !== null) return { ...about, exitCode: 0 };
+  const out = watch.dialect ? watch.dialect.deny(reason) : { stderr: reason, exitCode: 2 };
+  return { ...about, ...out };
+}

@@ -1,0 +1,100 @@
+import { spawn } from "node:child_process";
+import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { claudeGateScript } from "../../adapter/src/installer/claude-wiring.js";
+import { FAIL_CLOSED_REASON } from "../../adapter/src/installer/init.js";
+
+/**
+ * The shell-only gate beside Claude Code's mcp_tool handler
+ * (claude-wiring.ts): it stands aside only for a session the MCP server
+ * marked for this very Claude Code process; anything else goes to the
+ * command hook. The checkouts here have no adapter, so a call handed over
+ * is refused by the fail-closed wrapper (exit 2): standing aside is exit 0
+ * with no output.
+ */
+
+/** Runs the gate's script as Claude Code's shell would, with this process as its parent ($PPID). */
+function gate(
+  project: string,
+  stdin: string,
+  failClosed = true,
+): Promise<{ code: number | null; out: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn("sh", ["-c", claudeGateScript(failClosed)], {
+      env: { PATH: process.env.PATH!, CLAUDE_PROJECT_DIR: project },
+    });
+    let out = "";
+    child.stdout.on("data", (c) => (out += c));
+    child.stderr.on("data", (c) => (out += c));
+    child.on("error", reject);
+    child.on("close", (code) => resolve({ code, out }));
+    child.stdin.end(stdin);
+  });
+}
+
+function project(marks: string[]): string {
+  const dir = mkdtempSync(path.join(os.tmpdir(), "cohent-gate-"));
+  mkdirSync(path.join(dir, ".cohent", "spawn-free"), { recursive: true });
+  for (const m of marks) writeFileSync(path.join(dir, ".cohent", "spawn-free", m), "1\n");
+  return dir;
+}
+
+const payload = (session: string) =>
+  JSON.stringify({ session_id: session, hook_event_name: "PreToolUse", tool_name: "Write", tool_input: {} });
+
+describe("the Claude Code gate", () => {
+  const SID = "3f1c9e2a-1b2c-4d5e-8f90-a1b2c3d4e5f6";
+
+  const rows: [name: string, marks: (pid: number) => string[], stdin: string, standsAside: boolean][] = [
+    [
+      "the session marked for this process: the MCP server decides",
+      (pid) => [`${SID}.${pid}`],
+      payload(SID),
+      true,
+    ],
+    ["no mark: the command hook decides", () => [], payload(SID), false],
+    [
+      "marked for another Claude Code process (a resumed session)",
+      (pid) => [`${SID}.${pid + 1}`],
+      payload(SID),
+      false,
+    ],
+    ["another session's mark", (pid) => [`other.${pid}`], payload(SID), false],
+    [
+      "a session id with a slash is never looked up",
+      (pid) => [`x.${pid}`],
+      payload("../spawn-free/x"),
+      false,
+    ],
+    ["a session id with a space", (pid) => [`a b.${pid}`], payload("a b"), false],
+    ["an empty session id", (pid) => [`.${pid}`], payload(""), false],
+    ["no session id at all", (pid) => [`.${pid}`], JSON.stringify({ hook_event_name: "PreToolUse" }), false],
+    [
+      "spaced JSON is not read: the command hook decides",
+      (pid) => [`${SID}.${pid}`],
+      `{"session_id": "${SID}"}`,
+      false,
+    ],
+    ["no payload", () => [], "", false],
+  ];
+
+  it.each(rows)("%s", async (_name, marks, stdin, standsAside) => {
+    const r = await gate(project(marks(process.pid)), stdin);
+    if (standsAside) expect(r).toEqual({ code: 0, out: "" });
+    else expect(r).toEqual({ code: 2, out: FAIL_CLOSED_REASON + "\n" });
+  });
+
+  it("hands the whole payload over, every line of it, to the command it runs", async () => {
+    // The adapter stand-in echoes its stdin: what the gate piped is what the hook would read.
+    const dir = project([]);
+    writeFileSync(
+      path.join(dir, ".cohent", "cohent.cjs"),
+      'process.stdout.write(require("fs").readFileSync(0, "utf8"));',
+    );
+    const multi = `{"session_id":"${SID}",\n"tool_input":{"content":"a\\nb"}}\n`;
+    expect(await gate(dir, multi, false)).toEqual({ code: 0, out: multi });
+    expect(await gate(dir, payload(SID), false)).toEqual({ code: 0, out: payload(SID) + "\n" });
+  });
+});

@@ -148,8 +148,13 @@ export async function main(argv: string[]): Promise<number> {
       const second = await loadSecond();
       if (command === "mcp") {
         // The guard's hook tool runs the hook's own code in this process (Claude Code's mcp_tool handler).
-        const hook = (payload: string, root: string) =>
-          hookInProcess(payload, { host: "claude", root, scriptUrl: import.meta.url });
+        const hook = (payload: string, root: string, hostVersion: string | null) =>
+          hookInProcess(payload, {
+            host: "claude",
+            root,
+            scriptUrl: import.meta.url,
+            via: { wiring: "mcp-tool", hostVersion },
+          });
         return second.mcpMain(rest, { scriptUrl: import.meta.url, hook });
       }
       const root = findRoot(process.cwd(), import.meta.url);

@@ -28,6 +28,8 @@ export const HOOK_TOOL = "hook";
 export type HookRunner = (
   payload: string,
   root: string,
+  /** The client's version from MCP initialize: the hook has no other way to learn Claude Code's. */
+  clientVersion: string | null,
 ) => Promise<{ stdout?: string; stderr?: string; exitCode: number }>;
 
 /** The oldest Claude Code measured to refuse a call when an mcp_tool handler fails (onFailure: "block"). */
@@ -111,9 +113,10 @@ export function hookTool(o: {
       const payload = payloadOf(args);
       const event = payload.hook_event_name;
       // A client that ignores onFailure: the command hook decides; answering here would only run the guard twice.
-      if (!honoursOnFailure(o.client())) return text("{}");
+      const client = o.client();
+      if (!honoursOnFailure(client)) return text("{}");
       try {
-        const r = await o.run(JSON.stringify(payload), o.root);
+        const r = await o.run(JSON.stringify(payload), o.root, client?.version ?? null);
         // Marked after the first answer: that call ran here and, through the gate, in the command hook too.
         mark(payload.session_id);
         if (r.stdout?.trim()) return text(r.stdout.trim());

@@ -23,7 +23,8 @@ export type EnforcementWhy =
   | "foreign-unproven"
   | "host-version"
   | "no-guard-call"
-  | "remote-mcp";
+  | "remote-mcp"
+  | "mcp-tool";
 export interface EnforcementView {
   level: EnforcementLevel;
   why: EnforcementWhy;

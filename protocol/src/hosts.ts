@@ -12,10 +12,12 @@ import { HOST_IDS, isHost, UNKNOWN_HOST, type ReportedHost } from "./host-names.
 /**
  * How the call reached the hook: through the wiring `cohent init` wrote for
  * that host, intact ("fail-closed"); through another client's configuration
- * ("foreign", e.g. Claude Code's settings read by Copilot CLI); or through a
- * wiring that differs from what init wrote ("modified").
+ * ("foreign", e.g. Claude Code's settings read by Copilot CLI); through a
+ * wiring that differs from what init wrote ("modified"); or, intact, through
+ * Claude Code's mcp_tool handler in Cohent's MCP server on a version that
+ * refuses the call when the handler fails ("mcp-tool": no process per call).
  */
-export const WIRINGS = ["fail-closed", "foreign", "modified"] as const;
+export const WIRINGS = ["fail-closed", "foreign", "modified", "mcp-tool"] as const;
 export type Wiring = (typeof WIRINGS)[number];
 
 /**

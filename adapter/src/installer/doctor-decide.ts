@@ -1,6 +1,7 @@
 import { adapterVersionVerdict, recordedVersionVerdict } from "@cohent/client/service/version.js";
 import type { Project } from "@cohent/client/state/config.js";
 import { LIVE_MS, type Runtime } from "@cohent/client/state/runtime.js";
+import { claudeSessionsCheck } from "./doctor-claude.js";
 import type { Check, ClientWiring } from "./doctor-hosts.js";
 import type { DoctorFacts, Work } from "./doctor-gather.js";
 import {
@@ -188,6 +189,8 @@ export function decide(facts: DoctorFacts): DoctorReport {
     codex = c.report;
     checks.push(...c.checks);
     checks.push(claudeCheck(co.claudeSettings));
+    const sessions = claudeSessionsCheck(co.runtime, co.spawnFree, co.now);
+    if (sessions) checks.push(sessions);
     checks.push(
       ...failClosedChecks(co.codex.hooks, co.claudeSettings),
       hookEntryCheck([

@@ -14,6 +14,7 @@ import {
 import { readRuntime, type Runtime } from "@cohent/client/state/runtime.js";
 import { clientWiring, type Check, type ClientWiring } from "./doctor-hosts.js";
 import { shellWritesCheck } from "./doctor-shell.js";
+import { spawnFreeMarks } from "./doctor-claude.js";
 import { readWiring, reportState, type WiringState } from "./wiring-check.js";
 
 /**
@@ -80,6 +81,8 @@ export interface DoctorFacts {
     shellWrites: Check;
     hosts: { clients: ClientWiring[]; checks: Check[] };
     runtime: Runtime;
+    /** Claude Code sessions the MCP server guards (doctor-claude.ts). */
+    spawnFree: string[];
     now: number;
   } | null;
   /** The status call, when there is a project and the pairing did not fail. */
@@ -212,6 +215,7 @@ export async function gather(scriptUrl: string): Promise<DoctorFacts> {
       shellWrites,
       hosts,
       runtime,
+      spawnFree: spawnFreeMarks(root),
       now: Date.now(),
     };
   }

@@ -1,4 +1,4 @@
-import { isHost } from "@cohent/protocol/hosts";
+import { isHost, type Wiring } from "@cohent/protocol/hosts";
 import { adapterFailed, deadlineReason } from "../guard/guard.js";
 import { DIALECTS } from "../hosts/detect.js";
 import { redact } from "@cohent/client/redact.js";
@@ -18,7 +18,14 @@ import { runHook, type HookResult } from "./hook.js";
 
 export async function hookInProcess(
   payload: string,
-  o: { host: string; root: string | null; scriptUrl: string; deadlineMs?: number },
+  o: {
+    host: string;
+    root: string | null;
+    scriptUrl: string;
+    deadlineMs?: number;
+    /** How the call arrived (the MCP server's mcp_tool handler), for the host report. */
+    via?: { wiring: Wiring; hostVersion: string | null };
+  },
 ): Promise<HookResult> {
   const dialect = isHost(o.host) ? DIALECTS[o.host] : null;
   const watch: Watch = { event: null, dialect };
@@ -35,7 +42,10 @@ export async function hookInProcess(
     }, ms);
   });
   try {
-    return await Promise.race([runHook(WHOLE, payload, o.root, o.scriptUrl, watch, o.host), late]);
+    return await Promise.race([
+      runHook(WHOLE, payload, o.root, o.scriptUrl, watch, o.host, process.env, o.via),
+      late,
+    ]);
   } catch (err) {
     // runHook never throws; a failure around it is still a refusal of a tool call.
     return refusal(watch, denyText(adapterFailed(redact(err instanceof Error ? err.message : String(err)))));

@@ -9,7 +9,7 @@ import type { StopCall } from "./hook-stop.js";
 import { redact } from "@cohent/client/redact.js";
 import { SessionFile } from "@cohent/client/state/runtime.js";
 import { agentIdOf, liveOf } from "../guard/subagents.js";
-import { HOSTS } from "@cohent/protocol/hosts";
+import { HOSTS, type Wiring } from "@cohent/protocol/hosts";
 import { detect, unknownHostReason } from "../hosts/detect.js";
 import type { Dialect, Env, HookEvent } from "../hosts/dialect.js";
 import { clientOf, type HookPayload } from "../guard/tools.js";
@@ -86,6 +86,8 @@ export async function runHook(
   watch?: Watch,
   host: string | null = null,
   env: Env = process.env,
+  /** How the call arrived when not through a command hook (hook-in-process.ts): what the host report says. */
+  via?: { wiring: Wiring; hostVersion: string | null },
 ): Promise<HookResult> {
   const none = { event: "unknown", client: null, model: null, agentId: null };
   const handover: HookResult = { ...none, exitCode: 0, injected: 0, handover: true };
@@ -154,10 +156,13 @@ export async function runHook(
       if (event === "Stop") event = "SubagentStop";
       p.agent_id = agentId;
     }
-    const version = reading!.version ?? dialect.version(env) ?? s?.state.hostVersion ?? null;
+    const version =
+      reading!.version ?? via?.hostVersion ?? dialect.version(env) ?? s?.state.hostVersion ?? null;
     if (s && reading!.version && reading!.version !== s.state.hostVersion)
       s.set({ hostVersion: reading!.version });
-    client.reportHost({ host: dialect.host, hostVersion: version, wiring: found.wiring });
+    // A modified wiring stays reported as modified, whichever way the call came in.
+    const wiring = via && found.wiring === "fail-closed" ? via.wiring : found.wiring;
+    client.reportHost({ host: dialect.host, hostVersion: version, wiring });
     if (watch && s) watch.save = () => s!.save();
     // The event's own handler: a child's Stop is its parent's SubagentStop by now.
     const answer = await part.handlers[event]!({

@@ -136,7 +136,7 @@ export function enforcement(f: EnforcementFacts): Enforcement {
       "foreign-unproven",
       `${FOREIGN_UNPROVEN[f.host] ?? `${name} runs another client's hook configuration, not measured to fail closed there`}. Run cohent init to wire ${name} itself.`,
     );
-  if (f.wiring !== "fail-closed" && !foreign)
+  if (f.wiring !== "fail-closed" && f.wiring !== "mcp-tool" && !foreign)
     return advisory("not-reported", `${name}'s hook reported no wiring Cohent knows.`);
   if (!f.guardSeen)
     return advisory(
@@ -148,6 +148,12 @@ export function enforcement(f: EnforcementFacts): Enforcement {
       level: "guarded",
       why: "foreign-measured",
       reason: `${foreign}; its tool calls reach the guard.`,
+    };
+  if (f.wiring === "mcp-tool")
+    return {
+      level: "guarded",
+      why: "mcp-tool",
+      reason: `${name}${f.hostVersion ? ` ${f.hostVersion}` : ""} calls the guard in Cohent's MCP server (an mcp_tool hook handler that refuses the call on any failure), no process per tool call; its tool calls reach the guard.`,
     };
   return {
     level: "guarded",

@@ -131,6 +131,23 @@ describe("Codex trust hashes", () => {
       "/abs/repo/.codex/hooks.json:pre_tool_use:0:0": { trusted_hash: "sha256:abc" },
       "/abs/repo/.codex/hooks.json:stop:0:0": { enabled: false },
     });
+    // Forms a line reader missed: an inline table, a multi-line array before the tables.
+    const inline = parseCodexTrust(
+      [
+        "notify = [",
+        '  "a",',
+        "]",
+        'hooks.state."/r/.codex/hooks.json:stop:0:0" = { trusted_hash = "sha256:x", enabled = true }',
+      ].join("\n"),
+    );
+    expect(inline.hookState).toEqual({
+      "/r/.codex/hooks.json:stop:0:0": { trusted_hash: "sha256:x", enabled: true },
+    });
+    // Not TOML: Codex cannot read it either, so nothing is trusted.
+    expect(parseCodexTrust('[hooks.state."x"]\ntrusted_hash = "unclosed')).toEqual({
+      projects: {},
+      hookState: {},
+    });
   });
 });
 

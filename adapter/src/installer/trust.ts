@@ -1,3 +1,4 @@
+import { parse as parseToml } from "smol-toml";
 import { crypto } from "@cohent/client/builtins.js";
 
 /**
@@ -113,105 +114,38 @@ export function declaredHooks(
   return out;
 }
 
-/** The two tables of config.toml that trust reads, from a minimal line-based TOML reader. */
+/** The two tables of config.toml that trust reads. */
 export interface CodexTrustStore {
   projects: Record<string, { trust_level?: string }>;
   hookState: Record<string, { trusted_hash?: string; enabled?: boolean }>;
 }
 
-function parseKeyPath(text: string): string[] | null {
-  const parts: string[] = [];
-  let i = 0;
-  const s = text.trim();
-  while (i < s.length) {
-    while (s[i] === " " || s[i] === "\t") i++;
-    if (s[i] === '"') {
-      let out = "";
-      i++;
-      while (i < s.length && s[i] !== '"') {
-        if (s[i] === "\\") {
-          const n = s[i + 1];
-          out +=
-            n === "n"
-              ? "\n"
-              : n === "t"
-                ? "\t"
-                : n === "u"
-                  ? String.fromCharCode(parseInt(s.slice(i + 2, i + 6), 16))
-                  : n;
-          i += n === "u" ? 6 : 2;
-        } else out += s[i++];
-      }
-      i++;
-      parts.push(out);
-    } else if (s[i] === "'") {
-      const end = s.indexOf("'", i + 1);
-      if (end === -1) return null;
-      parts.push(s.slice(i + 1, end));
-      i = end + 1;
-    } else {
-      const m = /^[A-Za-z0-9_-]+/.exec(s.slice(i));
-      if (!m) return null;
-      parts.push(m[0]);
-      i += m[0].length;
-    }
-    while (s[i] === " " || s[i] === "\t") i++;
-    if (i < s.length) {
-      if (s[i] !== ".") return null;
-      i++;
-    }
-  }
-  return parts;
-}
+const table = (v: unknown): Record<string, unknown> =>
+  v && typeof v === "object" && !Array.isArray(v) ? (v as Record<string, unknown>) : {};
 
-function parseValue(raw: string): string | boolean | undefined {
-  const v = raw.trim().replace(/\s+#.*$/, "");
-  if (v.startsWith('"')) return JSON.parse(v.slice(0, v.lastIndexOf('"') + 1));
-  if (v.startsWith("'")) return v.slice(1, v.indexOf("'", 1));
-  if (v === "true" || v === "false") return v === "true";
-  return undefined;
-}
-
+/**
+ * Reads trust out of Codex's config.toml with a maintained TOML parser
+ * (smol-toml: doctor and init only, never on the hook's path). A file
+ * that is not TOML trusts nothing: Codex cannot read it either.
+ */
 export function parseCodexTrust(toml: string): CodexTrustStore {
   const store: CodexTrustStore = { projects: {}, hookState: {} };
-  let table: string[] = [];
-  for (const line of toml.split(/\r?\n/)) {
-    const t = line.trim();
-    if (t === "" || t.startsWith("#")) continue;
-    const header = /^\[([^[\]]+)\]\s*(?:#.*)?$/.exec(t);
-    if (header) {
-      table = parseKeyPath(header[1]!) ?? [];
-      continue;
-    }
-    if (t.startsWith("[[")) {
-      table = [];
-      continue;
-    }
-    const kv =
-      /^((?:"(?:[^"\\]|\\.)*"|'[^']*'|[A-Za-z0-9_.-]+)(?:\s*\.\s*(?:"(?:[^"\\]|\\.)*"|'[^']*'|[A-Za-z0-9_-]+))*)\s*=\s*(.+)$/.exec(
-        t,
-      );
-    if (!kv) continue;
-    const path = [...table, ...(parseKeyPath(kv[1]!) ?? [])];
-    let value: string | boolean | undefined;
-    try {
-      value = parseValue(kv[2]!);
-    } catch {
-      continue;
-    }
-    const [a, b, c, d, e] = path;
-    if (
-      a === "projects" &&
-      b !== undefined &&
-      c === "trust_level" &&
-      d === undefined &&
-      typeof value === "string"
-    )
-      (store.projects[b] ??= {}).trust_level = value;
-    if (a === "hooks" && b === "state" && c !== undefined && e === undefined) {
-      if (d === "trusted_hash" && typeof value === "string") (store.hookState[c] ??= {}).trusted_hash = value;
-      if (d === "enabled" && typeof value === "boolean") (store.hookState[c] ??= {}).enabled = value;
-    }
+  let doc: Record<string, unknown>;
+  try {
+    doc = parseToml(toml);
+  } catch {
+    return store;
+  }
+  for (const [path, entry] of Object.entries(table(doc.projects))) {
+    const level = table(entry).trust_level;
+    if (typeof level === "string") store.projects[path] = { trust_level: level };
+  }
+  for (const [key, entry] of Object.entries(table(table(doc.hooks).state))) {
+    const { trusted_hash: hash, enabled } = table(entry);
+    const state: CodexTrustStore["hookState"][string] = {};
+    if (typeof hash === "string") state.trusted_hash = hash;
+    if (typeof enabled === "boolean") state.enabled = enabled;
+    if (Object.keys(state).length) store.hookState[key] = state;
   }
   return store;
 }

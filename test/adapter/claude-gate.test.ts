@@ -3,7 +3,7 @@ import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { claudeGateScript } from "../../adapter/src/installer/claude-wiring.js";
+import { CLAUDE_PRE_GATE, claudeGateScript } from "../../adapter/src/installer/claude-wiring.js";
 import { FAIL_CLOSED_REASON } from "../../adapter/src/installer/init.js";
 
 /**
@@ -84,6 +84,23 @@ describe("the Claude Code gate", () => {
     const r = await gate(project(marks(process.pid)), stdin);
     if (standsAside) expect(r).toEqual({ code: 0, out: "" });
     else expect(r).toEqual({ code: 2, out: FAIL_CLOSED_REASON + "\n" });
+  });
+
+  it("as Claude Code runs the command (/bin/sh -c <command>), its $PPID is Claude Code's pid", async () => {
+    // Without the gate's exec, dash keeps its own process between them and no mark would match (FINDINGS.md).
+    const dir = project([`${SID}.${process.pid}`]);
+    const r = await new Promise<{ code: number | null; out: string }>((resolve, reject) => {
+      const child = spawn("/bin/sh", ["-c", CLAUDE_PRE_GATE], {
+        env: { PATH: process.env.PATH!, CLAUDE_PROJECT_DIR: dir },
+      });
+      let out = "";
+      child.stdout.on("data", (c) => (out += c));
+      child.stderr.on("data", (c) => (out += c));
+      child.on("error", reject);
+      child.on("close", (code) => resolve({ code, out }));
+      child.stdin.end(payload(SID));
+    });
+    expect(r).toEqual({ code: 0, out: "" });
   });
 
   it("hands the whole payload over, every line of it, to the command it runs", async () => {

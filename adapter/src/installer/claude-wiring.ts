@@ -65,8 +65,14 @@ export function claudeGateScript(failClosed: boolean): string {
   ].join("; ");
 }
 
-/** The gate as the command Claude Code runs: POSIX sh whatever the person's shell. */
-export const claudeGate = (failClosed: boolean) => `sh -c '${claudeGateScript(failClosed)}'`;
+/**
+ * The gate as the command Claude Code runs: POSIX sh whatever shell runs the
+ * command, and `exec` so that the gate's $PPID is Claude Code itself. Claude
+ * Code runs a command as `/bin/sh -c <command>`, and dash does not exec the
+ * last command of -c: without it $PPID is that shell and no mark would ever
+ * match (measured, 2.1.332, test/clients/spawn-free/FINDINGS.md).
+ */
+export const claudeGate = (failClosed: boolean) => `exec sh -c '${claudeGateScript(failClosed)}'`;
 
 export const CLAUDE_PRE_GATE = claudeGate(true);
 export const CLAUDE_POST_GATE = claudeGate(false);

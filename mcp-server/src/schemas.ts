@@ -119,17 +119,23 @@ function impliedType(node: Record<string, unknown>): string | null {
     : null;
 }
 
+/** What an MCP tool accepts for each operation: its input without `version` (and scope's `wait`). */
+export type McpInputs = { [K in Operation]: Omit<Inputs[K], "version" | "wait"> };
+
 /**
  * What tools/list publishes for one operation. MCP carries its own protocol
  * version, so the request's optional `version` is left out of the listing
- * (and of what the tool accepts).
+ * (and of what the tool accepts), and so is scope's `wait` (a tool call
+ * should not block for minutes). A mapped type, so that `MCP_INPUTS[op]`
+ * with a generic `op: K` parses to `McpInputs[K]`. The one cast: the table
+ * is built from the list of operations, which zod's types cannot follow.
  */
 export const MCP_INPUTS = Object.fromEntries(
   OPERATIONS.map((op) => [
     op,
     (INPUTS[op] as z.ZodObject).omit(op === "scope" ? { version: true, wait: true } : { version: true }),
   ]),
-) as unknown as { [K in Operation]: z.ZodType<Omit<Inputs[K], "version" | "wait">> };
+) as unknown as { [K in Operation]: z.ZodType<McpInputs[K]> };
 
 /** Bounds this generous no agent reaches (a path's 512 characters, 64 paths, a 16,000-character prompt). */
 const GENEROUS = { maxLength: 500, maxItems: 64 } as const;

@@ -102,7 +102,7 @@ export async function mcpMain(
   serveTools(
     server,
     OPERATIONS,
-    async (op, input: { repo?: string }, signal) => {
+    async (op, input, signal) => {
       checkRepo(bound, input.repo);
       const refused = await checkRoots();
       if (refused) throw refused;
@@ -113,7 +113,7 @@ export async function mcpMain(
         sticky: session,
         onAmbiguity: "own",
       });
-      return perform(op, input as never, {
+      return perform(op, input, {
         root: bound,
         sessionId: picked.sessionId,
         client: clientName(),

@@ -8,7 +8,15 @@ import {
 import { CohentError, zodDetails, type Envelope } from "@cohent/protocol";
 import { COHENT_VERSION } from "@cohent/protocol/version";
 import { fail, failFrom } from "@cohent/client/envelope.js";
-import { isOperation, MCP_INPUTS, McpOutput, OPERATIONS, toolSchemas, type Operation } from "./schemas.js";
+import {
+  isOperation,
+  MCP_INPUTS,
+  McpOutput,
+  OPERATIONS,
+  toolSchemas,
+  type McpInputs,
+  type Operation,
+} from "./schemas.js";
 
 /**
  * The MCP tool table, once, for both servers: the stdio server (server.ts)
@@ -67,7 +75,11 @@ export function toolResult(env: Envelope<unknown>): CallToolResult {
 }
 
 /** A validated call: the operation and its arguments, parsed with the tool's strict schema. */
-export type ToolCall = (op: Operation, input: never, signal: AbortSignal) => Promise<Envelope<unknown>>;
+export type ToolCall = <K extends Operation>(
+  op: K,
+  input: McpInputs[K],
+  signal: AbortSignal,
+) => Promise<Envelope<unknown>>;
 
 /**
  * Answers tools/list and tools/call on `server` with the tools of `ops`. An
@@ -101,7 +113,7 @@ export function serveTools(
           "The arguments do not match the tool's input schema.",
           zodDetails(parsed.error),
         );
-      return toolResult(await call(op, parsed.data as never, extra.signal));
+      return toolResult(await call(op, parsed.data, extra.signal));
     } catch (err) {
       return toolResult(
         extra.signal.aborted

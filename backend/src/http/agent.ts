@@ -38,10 +38,20 @@ export async function agentPost(deps: Deps, caller: Caller, body: { type?: unkno
       "INVALID_INPUT",
       `type must be one of ${Object.keys(AGENT_OPERATIONS).join(", ")}.`,
     );
-  const operation = AGENT_OPERATIONS[body.type];
+  return dispatch(deps, caller, body.type, body);
+}
+
+/** Parses `body` with the schema of the operation `type` and runs it: generic, so the two stay one operation's. */
+async function dispatch<K extends AgentOperation>(
+  deps: Deps,
+  caller: Caller,
+  type: K,
+  body: unknown,
+): Promise<unknown> {
+  const operation = AGENT_OPERATIONS[type];
   const parsed = operation.schema.safeParse(body);
   if (!parsed.success) throw new CohentError("INVALID_INPUT", undefined, zodDetails(parsed.error));
-  return operation.run(deps, caller, parsed.data as never);
+  return operation.run(deps, caller, parsed.data);
 }
 
 /**

@@ -271,11 +271,11 @@ export function mcpRoute(deps: Deps, body: Middleware, limit: Middleware, opts: 
     const gone = new AbortController();
     ctx.res.once("close", () => ctx.res.writableFinished || gone.abort());
     const server = new Server(SERVER_INFO, { capabilities: { tools: {} }, instructions: INSTRUCTIONS });
-    serveTools(server, REMOTE_OPERATIONS, async (op, input: { repo?: string }, signal) => {
+    serveTools(server, REMOTE_OPERATIONS, async (op, input, signal) => {
       checkRepository(caller, input.repo);
       // A client that hangs up mid-call cancels it (its notifications/cancelled would reach another request).
       const both = AbortSignal.any([signal, gone.signal]);
-      return perform(op, input as never, {
+      return perform(op, input, {
         ...(await remoteContext(deps, caller, session, send)),
         signal: both,
       });

@@ -26,23 +26,42 @@ import { status } from "./status.js";
 export { authenticate, sessionMeta } from "./session.js";
 export { poll } from "./poll.js";
 
-type Op<S extends z.ZodType> = {
-  schema: S;
-  run: (deps: Deps, caller: Caller, req: z.infer<S>) => Promise<unknown>;
-};
-const op = <S extends z.ZodType>(schema: S, run: Op<S>["run"]): Op<S> => ({ schema, run });
-
-/** The agent operations of POST /api/agent, by `type`. */
-export const AGENT_OPERATIONS = {
-  publish: op(PublishRequest, publish),
-  intent: op(IntentRequest, intent),
-  scope: op(ScopeRequest, scope),
-  checkpoint: op(CheckpointRequest, checkpoint),
-  ack: op(AckRequest, ack),
-  context: op(ContextRequest, context),
-  guard: op(GuardRequest, guardReport),
-  status: op(StatusRequest, (deps, caller) => status(deps, caller)),
-  scopes: op(ScopesRequest, (deps, caller) => scopes(deps, caller)),
-  "release-request": op(ReleaseRequest, releaseRequest),
+/** The request schema of each agent operation of POST /api/agent, by `type`. */
+const AGENT_REQUESTS = {
+  publish: PublishRequest,
+  intent: IntentRequest,
+  scope: ScopeRequest,
+  checkpoint: CheckpointRequest,
+  ack: AckRequest,
+  context: ContextRequest,
+  guard: GuardRequest,
+  status: StatusRequest,
+  scopes: ScopesRequest,
+  "release-request": ReleaseRequest,
 } as const;
-export type AgentOperation = keyof typeof AGENT_OPERATIONS;
+export type AgentOperation = keyof typeof AGENT_REQUESTS;
+/** Each operation's parsed request. */
+export type AgentRequests = { [K in AgentOperation]: z.infer<(typeof AGENT_REQUESTS)[K]> };
+
+/** One operation: its request schema, and what answers the parsed request. */
+export type AgentOperationOf<K extends AgentOperation> = {
+  schema: z.ZodType<AgentRequests[K]>;
+  run: (deps: Deps, caller: Caller, req: AgentRequests[K]) => Promise<unknown>;
+};
+
+/**
+ * The agent operations of POST /api/agent, by `type`. A mapped type, so that indexing it with a
+ * generic `K` keeps the schema and the run of one operation together (`AgentOperationOf<K>`).
+ */
+export const AGENT_OPERATIONS: { [K in AgentOperation]: AgentOperationOf<K> } = {
+  publish: { schema: AGENT_REQUESTS.publish, run: publish },
+  intent: { schema: AGENT_REQUESTS.intent, run: intent },
+  scope: { schema: AGENT_REQUESTS.scope, run: scope },
+  checkpoint: { schema: AGENT_REQUESTS.checkpoint, run: checkpoint },
+  ack: { schema: AGENT_REQUESTS.ack, run: ack },
+  context: { schema: AGENT_REQUESTS.context, run: context },
+  guard: { schema: AGENT_REQUESTS.guard, run: guardReport },
+  status: { schema: AGENT_REQUESTS.status, run: (deps, caller) => status(deps, caller) },
+  scopes: { schema: AGENT_REQUESTS.scopes, run: (deps, caller) => scopes(deps, caller) },
+  "release-request": { schema: AGENT_REQUESTS["release-request"], run: releaseRequest },
+};

@@ -9,7 +9,8 @@
 // cache folder, keyed by the bundle's sha256 (adapter/src/loader/code-cache.ts). Node 20 has no
 // module compile cache of its own. cohent-core.js holds two bundles: first the guard's part
 // (hook-guard-main.ts, what a PreToolUse edit or shell call's decision runs, 109 of 161 KB), then
-// main.ts's; the loader reads only the one it runs.
+// main.ts's, which also exports the hook as a function for OpenCode's plugin (loader/in-process-main.ts);
+// the loader reads only the one it runs.
 import { build } from "esbuild";
 import { createHash } from "node:crypto";
 import { mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
@@ -30,6 +31,12 @@ export const MCP_FILE = "cohent-mcp.mjs";
 export const VERSION = /COHENT_VERSION = "([^"]+)"/.exec(
   readFileSync(join(here, "..", "protocol", "src", "version.ts"), "utf8"),
 )[1];
+/**
+ * The line in cohent.cjs's head that says it serves the in-process API (loader.ts): OpenCode's
+ * plugin requires the file only when it reads this, so that an older or foreign cohent.cjs never
+ * runs its CLI inside OpenCode.
+ */
+export const IN_PROCESS_MARK = "cohent-in-process/1";
 /** How a user regenerates both files in a checkout. */
 export const REGENERATE = "npx cohent init --upgrade";
 
@@ -318,6 +325,7 @@ export async function buildAdapter({ quiet = false, outfile = OUTFILE } = {}) {
         [
           `bundle sha256:${hash}; Codex trust is keyed to the hook commands, not to this file.`,
           `guard part sha256:${guard.hash}: a PreToolUse edit or shell call's code, first in ${CORE_FILE}.`,
+          `${IN_PROCESS_MARK}: required by OpenCode's plugin, it runs the hook in OpenCode's process (main.ts's part).`,
         ],
       ),
     },

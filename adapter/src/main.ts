@@ -3,6 +3,7 @@ import { exitCodeOf, HUMAN_COMMANDS, parseHuman, positionals, renderHuman } from
 import { findRoot } from "@cohent/client/state/config.js";
 import { fail, failFrom } from "@cohent/client/envelope.js";
 import { hookCommand } from "./transports/hook-main.js";
+import { loaderHandoff } from "./loader/loader-handoff.js";
 import { hookInProcess } from "./transports/hook-in-process.js";
 import { WHOLE } from "./transports/hook-events.js";
 import { SETUP_UNAVAILABLE } from "./loader/loader-setup.js";
@@ -183,8 +184,13 @@ export async function main(argv: string[]): Promise<number> {
   }
 }
 
+// In a host's own process (OpenCode's plugin, loader.ts's in-process API) this part only exports the
+// hook: its argv and signals are the host's.
+export { hook } from "./loader/in-process-main.js";
+const inProcess = loaderHandoff()?.inProcess === true;
+
 // A hook is ended by its client, not by a terminal: no signal handler to install (signal_wrap) on every tool call.
-if (process.argv[2] !== "hook")
+if (!inProcess && process.argv[2] !== "hook")
   process.once("SIGINT", () => {
     // agent cancels its request, prints CANCELLED and exits 130 itself.
     if (process.argv[2] === "agent") return;
@@ -196,12 +202,13 @@ if (process.argv[2] !== "hook")
     process.exit(130);
   });
 
-main(process.argv.slice(2)).then(
-  (code) => {
-    process.exitCode = code;
-  },
-  (err) => {
-    process.stderr.write(`cohent: ${err instanceof Error ? err.message : String(err)}\n`);
-    process.exitCode = 1;
-  },
-);
+if (!inProcess)
+  main(process.argv.slice(2)).then(
+    (code) => {
+      process.exitCode = code;
+    },
+    (err) => {
+      process.stderr.write(`cohent: ${err instanceof Error ? err.message : String(err)}\n`);
+      process.exitCode = 1;
+    },
+  );

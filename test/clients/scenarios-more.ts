@@ -12,6 +12,7 @@ import { join } from "node:path";
 import { HOSTS } from "@cohent/protocol/hosts";
 import type { ClientKind } from "./clients.ts";
 import { SUBAGENT_MARK } from "./fake-chat.ts";
+import { OPENCODE_IN_PROCESS_MARK } from "../../adapter/src/installer/opencode-plugin.js";
 import { blackHole, breakAdapter, restoreAdapter } from "./failures.ts";
 import { agentIntents, control, fileExists, readRepoFile } from "./harness.ts";
 import type { Step } from "./script.ts";
@@ -50,6 +51,23 @@ const FAILED: Record<string, RegExp> = {
   gemini: WRAPPER_REFUSED,
   opencode: WRAPPER_REFUSED,
 };
+
+/**
+ * OpenCode runs the adapter in its own process (issue 44): failures.ts's hanging adapter (a
+ * process whose every connect never completes) would there patch OpenCode's own sockets, and
+ * its plugin never requires a cohent.cjs that does not say it serves it. The in-process hang:
+ * a cohent.cjs that serves the plugin and never answers; the plugin's own deadline refuses.
+ */
+function hangInProcess(repo: string): void {
+  breakAdapter(repo, "missing");
+  writeFileSync(
+    join(repo, ".cohent", "cohent.cjs"),
+    `// ${OPENCODE_IN_PROCESS_MARK}: a test's adapter that never answers\nexports.hook = () => new Promise(() => {});\n`,
+  );
+}
+/** What OpenCode's model reads then: the plugin's own deadline, here 6 s. */
+const PLUGIN_DEADLINE = { COHENT_PLUGIN_TIMEOUT_MS: "6000" };
+const PLUGIN_REFUSED = /the guard hook did not answer within/;
 
 /** The intent the agent published, as the backend holds it: under this client's name, with the prompt, completed. */
 async function intentRecorded(c: Ctx, touched: string): Promise<void> {
@@ -278,6 +296,7 @@ export const MORE_SCENARIOS: Scenario[] = [
     rows: ["adapterMissing", "adapterThrows", "adapterHangs"],
     async body(c) {
       const failed = FAILED[c.client.kind]!;
+      const oc = c.client.kind === "opencode";
       const r = await c.run(
         [
           sh("intent", intentCmd()),
@@ -287,11 +306,13 @@ export const MORE_SCENARIOS: Scenario[] = [
           sh("missing-shell", "echo m > src/feature/missing-shell.txt"),
           write("throws-edit", "src/feature/throws.ts", () => breakAdapter(c.ws.repo, "throws")),
           sh("throws-shell", "echo t > src/feature/throws-shell.txt"),
-          write("hangs-edit", "src/feature/hangs.ts", () => breakAdapter(c.ws.repo, "hangs")),
+          write("hangs-edit", "src/feature/hangs.ts", () =>
+            oc ? hangInProcess(c.ws.repo) : breakAdapter(c.ws.repo, "hangs"),
+          ),
           sh("hangs-shell", "echo h > src/feature/hangs-shell.txt"),
           write("repaired-edit", "src/feature/repaired.ts", () => restoreAdapter(c.ws.repo)),
         ],
-        { env: FAST_DEADLINE },
+        { env: oc ? { ...FAST_DEADLINE, ...PLUGIN_DEADLINE } : FAST_DEADLINE },
       );
       c.check.scriptOk(r, "adapterMissing");
       publishedBySelf(c, r);
@@ -305,8 +326,9 @@ export const MORE_SCENARIOS: Scenario[] = [
         if (c.client.kind === "copilot") c.check.refused(row, r, id, file, failed);
         else c.check.blocked(row, r, id, file, failed);
       }
-      c.check.blocked("adapterHangs", r, "hangs-edit", "src/feature/hangs.ts", DEADLINE_REFUSED);
-      c.check.blocked("adapterHangs", r, "hangs-shell", "src/feature/hangs-shell.txt", DEADLINE_REFUSED);
+      const hung = oc ? PLUGIN_REFUSED : DEADLINE_REFUSED;
+      c.check.blocked("adapterHangs", r, "hangs-edit", "src/feature/hangs.ts", hung);
+      c.check.blocked("adapterHangs", r, "hangs-shell", "src/feature/hangs-shell.txt", hung);
       noLeak(c, "adapterThrows", r, ["missing-edit", "missing-shell", "throws-edit", "throws-shell"]);
       noLeak(c, "adapterHangs", r, ["hangs-edit", "hangs-shell"]);
       c.check.allowed("adapterMissing", r, "repaired-edit", "src/feature/repaired.ts");

@@ -11,7 +11,7 @@
 // the hang runs through the real adapter, whose deadline answers in the
 // host's dialect.
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -27,7 +27,6 @@ import {
   probeWorkspace,
   runCopilot,
   runGemini,
-  runOpencode,
   type ProbeRun,
   type ProbeWorkspace,
 } from "./probe-harness.ts";
@@ -35,7 +34,8 @@ import { spawnClient } from "./harness.ts";
 import { outcome } from "./probe-kit.ts";
 import { Script, type Step } from "./script.ts";
 
-export type WiredKind = "copilot" | "gemini" | "opencode";
+/** OpenCode's wiring has its own suite (wiring-opencode.conformance.ts): its plugin decides in-process. */
+export type WiredKind = "copilot" | "gemini";
 
 const selected = (process.env.COHENT_CLIENTS ?? "")
   .split(",")
@@ -358,123 +358,8 @@ function geminiSuite(client: ClientSpec): void {
   });
 }
 
-const ocWrite = (ws: ProbeWorkspace, id: string, rel: string): Step => ({
-  id,
-  action: { kind: "tool", name: "write", args: { filePath: join(ws.repo, rel), content: `${id}\n` } },
-});
-
-function opencodeSuite(client: ClientSpec): void {
-  describe.skipIf(!enabled(client))(`${client.label}: init's .opencode/plugin/cohent.js`, () => {
-    let model: FakeChat;
-    built();
-    beforeAll(async () => {
-      if (!isInstalled(client))
-        throw new Error(`${client.label} is not installed; run npx tsx test/clients/install.ts`);
-      model = await startFakeChat();
-    });
-    afterAll(async () => model?.close());
-
-    it("loads, forwards tool calls, the prompt and the session events with --host opencode, lets an allow through and refuses a deny with its reason", async () => {
-      const ws = initialized();
-      try {
-        standin(ws);
-        const r = await runOpencode(
-          client,
-          ws,
-          model,
-          [ocWrite(ws, "allowed", "allowed.txt"), sh("denied", "echo d > denied.txt")],
-          { prompt: "go" },
-        );
-        expect(verdict(ws, r, "allowed", "allowed.txt").outcome).toBe("open");
-        expect(verdict(ws, r, "denied", "denied.txt")).toMatchObject({
-          outcome: "closed",
-          result: "R-WIRED",
-        });
-        for (const h of r.hooks) {
-          expect(h.argv).toEqual(["hook", "--host", "opencode"]);
-          expect(h.cwd).toBe(ws.repo);
-          expect(Object.keys(h.payload).sort()).toEqual(["directory", "event", "input", "output"]);
-        }
-        // session.idle goes to an adapter that outlives `opencode run`: its call may land a moment after the run.
-        let hooks = r.hooks;
-        for (let i = 0; i < 100 && !hooks.some((h) => h.payload?.event === "session.idle"); i++) {
-          await new Promise((res) => setTimeout(res, 50));
-          hooks = hookCalls(ws);
-        }
-        const events = new Set(hooks.map((h) => h.payload.event));
-        for (const e of [
-          "tool.execute.before",
-          "tool.execute.after",
-          "chat.message",
-          "session.created",
-          "session.idle",
-        ])
-          expect(events, e).toContain(e);
-        const before = r.hooks.find((h) => h.payload.event === "tool.execute.before")!.payload;
-        expect(before.input).toMatchObject({ tool: "write", sessionID: expect.any(String) });
-        expect(before.output.args).toMatchObject({ filePath: join(ws.repo, "allowed.txt") });
-      } finally {
-        await dispose(ws);
-      }
-    });
-
-    const cases: [string, (ws: ProbeWorkspace) => NodeJS.ProcessEnv, string][] = [
-      ...MODES.map((m): [string, (ws: ProbeWorkspace) => NodeJS.ProcessEnv, string] => [
-        `the adapter ${m}`,
-        (ws) => breakIt(ws, m),
-        FAIL_CLOSED_REASON,
-      ]),
-      [
-        "the adapter prints junk",
-        (ws) => {
-          writeFileSync(join(ws.repo, ".cohent", "cohent.cjs"), `process.stdout.write("ok, go ahead");\n`);
-          return {};
-        },
-        FAIL_CLOSED_REASON,
-      ],
-      [
-        "the adapter hangs (OpenCode has no hook timeout: the plugin's own)",
-        (ws) => {
-          // Hangs well past the plugin's 3 s, then goes: the detached stop it is also run for outlives OpenCode.
-          writeFileSync(
-            join(ws.repo, ".cohent", "cohent.cjs"),
-            `setInterval(() => {}, 1000);\nsetTimeout(() => process.exit(0), 60000);\n`,
-          );
-          return { COHENT_PLUGIN_TIMEOUT_MS: "3000" };
-        },
-        "Cohent: the guard hook did not answer within 25 s",
-      ],
-    ];
-    it.each(cases)("%s: the call is refused, the model reads the reason", async (_name, setup, reason) => {
-      const ws = initialized();
-      try {
-        const env = setup(ws);
-        const r = await runOpencode(
-          client,
-          ws,
-          model,
-          [ocWrite(ws, "gated", "gated.txt"), sh("shell", "echo s > shell.txt")],
-          {
-            prompt: "go",
-            env,
-          },
-        );
-        expect(verdict(ws, r, "gated", "gated.txt")).toMatchObject({
-          outcome: "closed",
-          result: expect.stringContaining(reason),
-        });
-        expect(verdict(ws, r, "shell", "shell.txt").outcome).toBe("closed");
-        expect(existsSync(join(ws.repo, ".opencode", "plugin", "cohent.js"))).toBe(true);
-      } finally {
-        restoreAdapter(ws.repo);
-        await dispose(ws);
-      }
-    });
-  });
-}
-
 /** init's wiring of one client kind, at each pinned version: one file per kind, so that kinds run in parallel. */
 export function wiringSuite(kind: WiredKind): void {
-  const suite = { copilot: copilotSuite, gemini: geminiSuite, opencode: opencodeSuite }[kind];
+  const suite = { copilot: copilotSuite, gemini: geminiSuite }[kind];
   for (const client of CLIENTS.filter((c) => c.kind === kind)) suite(client);
 }

@@ -12,10 +12,14 @@ import { hookCommand } from "./host-wiring.js";
  * OpenCode's only refusal; the model reads its message), and OpenCode has
  * no hook timeout, so the plugin keeps one of its own.
  *
- * The contract with the hook (issue 24): stdin `{"event", "input", "output",
+ * The adapter runs in OpenCode's own process (issue 44): the plugin requires
+ * `.cohent/cohent.cjs` (loader.ts's in-process API) at the first call, again
+ * whenever the file changes, and calls its `hook` with the same contract the
+ * spawned hook has (issue 24): the payload `{"event", "input", "output",
  * "directory"}` (the hook or event name, OpenCode's input and output or the
  * event's properties, and OpenCode's ctx.directory, where the agent's shell
- * runs); stdout at exit 0 `{"decision": "allow" | "deny", "reason", "context"?}`.
+ * runs); the answer `{"decision": "allow" | "deny", "reason", "context"?}` on
+ * stdout at exit 0. Only the end-of-work events still go to a `node` process.
  */
 
 export { OPENCODE_PLUGIN_FILE };
@@ -25,16 +29,21 @@ export const OPENCODE_PLUGIN_TIMEOUT_MS = 25_000;
 export const OPENCODE_EVENTS = ["session.created", "session.idle", "session.deleted"] as const;
 /** Those it hands to an adapter process that outlives OpenCode: `opencode run` exits right after session.idle (measured: the stop was lost under load). */
 export const OPENCODE_DETACHED_EVENTS = ["session.idle", "session.deleted"] as const;
+/** What cohent.cjs's head says when it serves the in-process API (adapter/build.mjs, loader.ts). */
+export const OPENCODE_IN_PROCESS_MARK = "cohent-in-process/1";
 const [, , ...ARGS] = hookCommand("opencode").split(" ");
 
 /** The plugin's text, byte for byte what init writes (the fingerprint compares it). */
 export const OPENCODE_PLUGIN = `// Cohent's guard for OpenCode, written by \`cohent init\`. Do not edit: doctor and every session
 // start compare this file with what init wrote; a person changes it with \`cohent init --upgrade\`.
-// Each hook runs \`node .cohent/cohent.cjs ${ARGS.join(" ")}\` in the checkout with {event, input,
-// output, directory} on stdin and reads {decision, reason, context} from stdout (a context goes to
-// the model with the prompt or with a tool's result). A tool call runs only on an explicit allow:
-// a deny refuses it, and so does every failure of the adapter (it cannot start, exits non-zero, answers nothing or junk, or takes longer than ${OPENCODE_PLUGIN_TIMEOUT_MS / 1000} s). The other hooks never block.
+// Each hook calls .cohent/cohent.cjs in this process (required at the first call, and again when
+// the file changes) with {event, input, output, directory} and reads {decision, reason, context}
+// (a context goes to the model with the prompt or with a tool's result). A tool call runs only on
+// an explicit allow: a deny refuses it, and so does every failure of the adapter (missing, not one
+// that serves this plugin, throws, answers junk, or takes longer than ${OPENCODE_PLUGIN_TIMEOUT_MS / 1000} s). The other hooks never block.
 import { spawn } from "node:child_process";
+import { readFileSync, statSync } from "node:fs";
+import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -44,6 +53,8 @@ const EVENTS = ${JSON.stringify(OPENCODE_EVENTS)};
 // \`opencode run\` exits right after session.idle without waiting for the hooks: the end-of-work
 // events go to an adapter process that outlives it, and nothing waits for their answer.
 const DETACHED = ${JSON.stringify(OPENCODE_DETACHED_EVENTS)};
+// Only a cohent.cjs whose head says it serves this plugin is required: any other would run its CLI here.
+const MARK = ${JSON.stringify(OPENCODE_IN_PROCESS_MARK)};
 
 export const CohentGuard = async (ctx) => {
   let root = process.cwd();
@@ -52,36 +63,48 @@ export const CohentGuard = async (ctx) => {
   } catch {}
   const directory = ctx && typeof ctx.directory === "string" ? ctx.directory : root;
   const contexts = new Map();
+  let adapter = null;
+  // The adapter's hook; required again when cohent.cjs changes (an upgrade, a repair). Throws when it cannot serve.
+  const load = () => {
+    const file = join(root, ".cohent", "cohent.cjs");
+    const st = statSync(file);
+    const stamp = [st.ino, st.size, st.mtimeMs, st.ctimeMs].join(":");
+    if (adapter && adapter.stamp === stamp) return adapter.hook;
+    adapter = null;
+    if (!readFileSync(file, "latin1").slice(0, 4096).includes(MARK)) throw new Error("not an in-process adapter");
+    const require = createRequire(file);
+    delete require.cache[require.resolve(file)];
+    globalThis.cohentInProcess = MARK;
+    let m;
+    try {
+      m = require(file);
+    } finally {
+      delete globalThis.cohentInProcess;
+    }
+    if (!m || typeof m.hook !== "function") throw new Error("no hook");
+    adapter = { stamp, hook: m.hook };
+    return m.hook;
+  };
   const ask = (event, input, output) =>
     new Promise((resolve) => {
-      let child = null;
-      let out = "";
       const ms = Number(process.env.COHENT_PLUGIN_TIMEOUT_MS) > 0 ? Number(process.env.COHENT_PLUGIN_TIMEOUT_MS) : ${OPENCODE_PLUGIN_TIMEOUT_MS};
-      const timer = setTimeout(() => {
-        try {
-          child.kill("SIGKILL");
-        } catch {}
-        resolve({ failed: SLOW });
-      }, ms);
+      const timer = setTimeout(() => resolve({ failed: SLOW }), ms);
       const done = (answer) => {
         clearTimeout(timer);
         resolve(answer);
       };
       try {
-        child = spawn("node", ${JSON.stringify([".cohent/cohent.cjs", ...ARGS])}, { cwd: root, stdio: ["pipe", "pipe", "ignore"] });
-        child.on("error", () => done({ failed: FAILED }));
-        child.stdout.on("data", (chunk) => {
-          out += chunk;
-        });
-        child.on("close", (code) => {
-          let answer = null;
-          try {
-            answer = JSON.parse(out);
-          } catch {}
-          done(code === 0 && answer && typeof answer === "object" ? answer : { failed: FAILED });
-        });
-        child.stdin.on("error", () => {});
-        child.stdin.end(JSON.stringify({ event, input, output, directory }));
+        const payload = JSON.stringify({ event, input, output, directory });
+        Promise.resolve(load()(payload, { host: "opencode", dir: root, within: ms })).then(
+          (r) => {
+            let answer = null;
+            try {
+              if (r && r.exitCode === 0) answer = JSON.parse(r.stdout);
+            } catch {}
+            done(answer && typeof answer === "object" ? answer : { failed: FAILED });
+          },
+          () => done({ failed: FAILED }),
+        );
       } catch {
         done({ failed: FAILED });
       }

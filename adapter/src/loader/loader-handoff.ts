@@ -11,6 +11,8 @@ export interface LoaderHandoff {
   import(url: string): Promise<unknown>;
   /** In the guard's part (hook-guard-main.ts): runs the whole adapter on the same call. */
   whole?: () => void;
+  /** Set by the in-process API (OpenCode's plugin): main.ts only exports its hook, and runs no CLI. */
+  inProcess?: boolean;
 }
 
 export function loaderHandoff(): LoaderHandoff | undefined {

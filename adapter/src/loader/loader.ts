@@ -1,4 +1,4 @@
-import { closeSync, fstatSync, openSync, readFileSync, readSync, writeSync } from "node:fs";
+import { closeSync, fstatSync, openSync, readFileSync, readSync, statSync, writeSync } from "node:fs";
 import { codeCacheFile, readCodeCache, writeCodeCache } from "./code-cache.js";
 import { previewHook, type HookPreview } from "./fast-path.js";
 import type { Out } from "../hosts/dialect.js";
@@ -153,11 +153,6 @@ function put(fd: 1 | 2, text: string): void {
   }
 }
 
-// At a hook call's natural end (the loop empty, the answer written): process.exit skips Node's
-// teardown of the V8 heap, a munmap per page (an edit: 30 munmap calls where it made 57, strace;
-// readCore says what both changes measured). The 'exit' listeners, the code cache's write, still run.
-if (process.argv[2] === "hook") process.once("beforeExit", () => process.exit());
-
 /** Reads and runs one part of cohent-core.js; when it cannot, refuses in the host's dialect (a hook) or fails (a command). */
 function load(part: Part, stdin: string | null, path: string): void {
   const code = readCode(part);
@@ -174,9 +169,81 @@ function load(part: Part, stdin: string | null, path: string): void {
   }
 }
 
-const stdin = process.argv[2] === "hook" ? readHookStdin() : null;
-const preview: HookPreview | null = stdin === null ? null : previewHook(stdin, process.argv.slice(3));
-if (!preview?.needsNoDecision) {
-  const path = preview?.path ?? (process.argv[2] === "hook" ? "hook-other" : "cli");
-  load(GUARD_PATHS.has(path) ? "guard" : "whole", stdin, path);
-} else if (preview.stdout) put(1, preview.stdout + "\n");
+/**
+ * What a host that runs the hook in its own process sets on globalThis for the length of its
+ * require of this file (OpenCode's plugin): this file then only exports `hook` and runs nothing.
+ * Every other require (cohent.mjs, a test's wrapper) runs the program, as it always did.
+ */
+export const IN_PROCESS_MARK = "cohent-in-process/1";
+
+/** The in-process part, compiled once per cohent-core.js (its stat: an upgrade or a repair loads it again). */
+let inProcess: { stamp: string; hook: InProcessHook } | null = null;
+
+type InProcessHook = (
+  payload: string,
+  o: { host: string; dir: string; within?: number },
+) => Promise<{ stdout?: string; stderr?: string; exitCode: number }>;
+
+function coreStamp(): string | null {
+  try {
+    const st = statSync(`${__dirname}/${CORE_FILE}`);
+    return `${st.ino}:${st.size}:${st.mtimeMs}:${st.ctimeMs}`;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * One hook call in the caller's process: the whole adapter's decision (hook-in-process.ts), its
+ * answer as the spawned hook would print it. cohent-core.js missing or of another build is
+ * answered as the spawned loader answers it: a tool call refused in the host's dialect. No code
+ * cache: it compiles once per process, and Bun (OpenCode) rejects V8's.
+ */
+export function hook(
+  payload: string,
+  o: { host: string; dir: string; within?: number },
+): Promise<{ stdout?: string; stderr?: string; exitCode: number }> {
+  const stamp = coreStamp();
+  if (!inProcess || inProcess.stamp !== stamp) {
+    inProcess = null;
+    const code = readCode("whole");
+    if (!("source" in code)) {
+      const out = previewHook(payload, ["--host", o.host]).unloadable(code.reason);
+      return Promise.resolve(out);
+    }
+    const selfUrl = fileUrlOf(__filename);
+    // The relay's import() of cohent-mcp.mjs: code compiled by vm.Script has none of its own.
+    // inProcess: main.ts then exports its hook and runs no CLI on the host's argv.
+    (globalThis as { cohentLoader?: LoaderHandoff }).cohentLoader = {
+      ...(globalThis as { cohentLoader?: LoaderHandoff }).cohentLoader,
+      import: (url) => import(url),
+      inProcess: true,
+    };
+    const { Script } = process.getBuiltinModule("node:vm") as typeof import("node:vm");
+    const mod = { exports: {} as { hook?: InProcessHook } };
+    (
+      new Script(code.source, { filename: selfUrl }).runInThisContext() as (
+        require: Require,
+        module: { exports: unknown },
+        url: string,
+      ) => void
+    )(require as Require, mod, selfUrl);
+    if (typeof mod.exports.hook !== "function") throw new Error("cohent-core.js has no in-process hook");
+    inProcess = { stamp: stamp ?? "", hook: mod.exports.hook };
+  }
+  return inProcess.hook(payload, o);
+}
+
+let preview: HookPreview | null = null;
+if ((globalThis as { cohentInProcess?: unknown }).cohentInProcess !== IN_PROCESS_MARK) {
+  // At a hook call's natural end (the loop empty, the answer written): process.exit skips Node's
+  // teardown of the V8 heap, a munmap per page (an edit: 30 munmap calls where it made 57, strace;
+  // readCore says what both changes measured). The 'exit' listeners, the code cache's write, still run.
+  if (process.argv[2] === "hook") process.once("beforeExit", () => process.exit());
+  const stdin = process.argv[2] === "hook" ? readHookStdin() : null;
+  preview = stdin === null ? null : previewHook(stdin, process.argv.slice(3));
+  if (!preview?.needsNoDecision) {
+    const path = preview?.path ?? (process.argv[2] === "hook" ? "hook-other" : "cli");
+    load(GUARD_PATHS.has(path) ? "guard" : "whole", stdin, path);
+  } else if (preview.stdout) put(1, preview.stdout + "\n");
+}

@@ -49,6 +49,7 @@ export function openCheckout(root: string): Checkout {
 
 /** The hook's report of the client it runs in (protocol hosts), sent on every call of this process; null elsewhere. */
 let hostReport: string | null = null;
+let reported: HostReport | null = null;
 
 /**
  * The hook calls this once, when it knows its host: every agent call this
@@ -57,6 +58,12 @@ let hostReport: string | null = null;
  * the guard. The CLI and MCP never call it: their calls change nothing there.
  */
 export function reportHost(report: HostReport | null): void {
+  // A host that runs the hook in its own process (OpenCode's plugin) reports on every call, its
+  // sessions' calls interleaved: its version is the process's, so one call's not knowing it does
+  // not take it from another's requests.
+  if (report && !report.hostVersion && reported?.hostVersion && reported.host === report.host)
+    report = { ...report, hostVersion: reported.hostVersion };
+  reported = report;
   hostReport = report && hostHeader(report);
 }
 

@@ -1,0 +1,62 @@
+import { findRoot, readProject } from "@cohent/client/state/config.js";
+import { onPacket } from "@cohent/client/service/notices.js";
+import { recordUsage, usageTarget } from "@cohent/client/state/usage.js";
+import { restoreRequested } from "../guard/restore-requested.js";
+import { DEADLINE_MS } from "../transports/deadline.js";
+import { hookInProcess } from "../transports/hook-in-process.js";
+import type { HookResult } from "../transports/hook.js";
+
+/**
+ * The whole adapter's hook as a function, for a host that runs Cohent in its
+ * own process (OpenCode's plugin, through loader.ts's in-process API):
+ * main.ts exports it, and runs no CLI when the loader says it is in-process.
+ */
+
+// As main.ts: a restore request riding on a packet is acted on in whichever process receives it.
+onPacket(restoreRequested);
+
+/**
+ * One hook call: `dir` is the folder the spawned hook would have run in (the checkout's root);
+ * `within`, the caller's own timeout: the adapter's deadline answers a second before it, so that
+ * a late call is refused with the adapter's reason and its session saved.
+ */
+export async function hook(
+  payload: string,
+  o: { host: string; dir: string; within?: number },
+): Promise<HookResult> {
+  const within = typeof o.within === "number" && o.within > 2000 ? o.within - 1000 : DEADLINE_MS;
+  const started = process.hrtime.bigint();
+  const root = findRoot(o.dir, import.meta.url);
+  const r = await hookInProcess(payload, {
+    host: o.host,
+    root,
+    scriptUrl: import.meta.url,
+    deadlineMs: Math.min(DEADLINE_MS, within),
+  });
+  record(root, r, Number(process.hrtime.bigint() - started) / 1e6);
+  return r;
+}
+
+/** The usage ledger's row, when it is on, as hook-main.ts writes it for a spawned hook. */
+function record(root: string | null, r: HookResult, ms: number): void {
+  if (!usageTarget().file) return;
+  let repo: string | null = null;
+  try {
+    repo = root ? readProject(root).repository : null;
+  } catch {
+    /* no project: no repository on the row */
+  }
+  const denied = r.verdict?.permission === "deny";
+  recordUsage({
+    op: `hook:${r.event}`,
+    surface: "hook",
+    client: r.client,
+    model: r.model,
+    agentId: r.agentId,
+    chars: r.injected,
+    ms,
+    repo,
+    ok: r.exitCode === 0 && !denied,
+    code: denied ? "DENIED" : undefined,
+  });
+}

@@ -50,7 +50,10 @@ export function hostHeader(r: HostReport): string {
     .replace(/[^A-Za-z0-9._+-]+/g, "_")
     .replace(/^_+|_+$/g, "")
     .slice(0, BOUNDS.hostVersionChars);
-  return `host=${r.host}; ${version ? `version=${version}; ` : ""}wiring=${r.wiring}`;
+  // mcp-tool travels as fail-closed plus `via`: a service older than it ignores the key it does not know
+  // and records the intact wiring, instead of refusing every call of a newer adapter.
+  const wiring = r.wiring === "mcp-tool" ? "fail-closed; via=mcp-tool" : r.wiring;
+  return `host=${r.host}; ${version ? `version=${version}; ` : ""}wiring=${wiring}`;
 }
 
 /** Parses the header; an error says what is wrong with it, for INVALID_INPUT. */
@@ -74,5 +77,6 @@ export function parseHostHeader(raw: string): { report: HostReport } | { error: 
     return {
       error: `version takes letters, digits and . _ + - (at most ${BOUNDS.hostVersionChars})`,
     };
-  return { report: { host, hostVersion: version ?? null, wiring: wiring as Wiring } };
+  const via = fields.get("via") === "mcp-tool" && wiring === "fail-closed" ? "mcp-tool" : null;
+  return { report: { host, hostVersion: version ?? null, wiring: via ?? (wiring as Wiring) } };
 }

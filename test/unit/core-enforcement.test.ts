@@ -261,6 +261,11 @@ describe("x-cohent-host", () => {
       "host=claude; version=2.1.332; wiring=fail-closed",
     ],
     [{ host: "copilot", hostVersion: null, wiring: "foreign" }, "host=copilot; wiring=foreign"],
+    // A service older than mcp-tool reads fail-closed and ignores via.
+    [
+      { host: "claude", hostVersion: "2.1.332", wiring: "mcp-tool" },
+      "host=claude; version=2.1.332; wiring=fail-closed; via=mcp-tool",
+    ],
     [{ host: "unknown", hostVersion: "", wiring: "modified" }, "host=unknown; wiring=modified"],
     [
       { host: "cursor", hostVersion: "1.7.2 (universal)", wiring: "fail-closed" },
@@ -275,6 +280,15 @@ describe("x-cohent-host", () => {
     const back = parseHostHeader(header);
     expect(back).toEqual({
       report: { ...report, hostVersion: header.match(/version=([^;]+)/)?.[1] ?? null },
+    });
+  });
+
+  it("reads via=mcp-tool only on an intact wiring", () => {
+    expect(parseHostHeader("host=claude; wiring=modified; via=mcp-tool")).toEqual({
+      report: { host: "claude", hostVersion: null, wiring: "modified" },
+    });
+    expect(parseHostHeader("host=claude; wiring=fail-closed; via=other")).toEqual({
+      report: { host: "claude", hostVersion: null, wiring: "fail-closed" },
     });
   });
 

@@ -77,6 +77,15 @@ export const ROWS = {
     "Known gap: Copilot 1.0.85 marks no sub-agent call (its own sessionId, no parent), so a sub-agent's edits are refused as an unknown session's (closed)",
   subagentMore:
     "Sub-agent (Copilot task, Gemini invoke_agent, OpenCode task): held to the parent's scope, in scope runs, outside refused",
+  // Claude Code's spawn-free wiring (test/clients/spawn-free/scenarios.ts).
+  spawnFreeGuard:
+    "Spawn-free wiring (mcp_tool + gate): Write and Edit on a peer's path refused naming the peer, in-scope Write and Edit run",
+  spawnFreeNoSpawn:
+    "Spawn-free wiring: no hook process per PreToolUse/PostToolUse once the MCP server marked the session (2.1.332); the gate runs the command hook every time on 2.1.197",
+  spawnFreeFails:
+    "Spawn-free wiring, the MCP server missing, exiting at start, crashing or hanging in the call, or still connecting: 2.1.332 refuses, 2.1.197's gate refuses the peer's path",
+  spawnFreePause:
+    "Spawn-free wiring: a pause from the API refuses edit and shell through the mcp_tool handler",
 } as const;
 export type RowId = keyof typeof ROWS;
 

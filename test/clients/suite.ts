@@ -17,6 +17,8 @@ import { Checker, PROMPT, SCENARIOS, type Check, type Ctx } from "./scenarios.ts
 import { knownFailure, moreScenariosFor } from "./scenarios-more.ts";
 // Adds `shell-held` to both lists (scenarios.ts, scenarios-more.ts).
 import "./scenarios-shell.ts";
+// Adds the spawn-free-* scenarios (Claude Code's mcp_tool wiring, issue #44) to scenarios.ts's list.
+import "./spawn-free/scenarios.ts";
 
 /**
  * COHENT_CLIENTS_INJECT_FIRST_FAILURE: the first attempt of every selected scenario is taken as failed

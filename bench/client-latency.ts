@@ -28,7 +28,8 @@ import type { Step } from "../test/clients/script.ts";
 import { dropGates, gatesWithoutExec, standinLog, useStandin } from "../test/clients/spawn-free/lib.ts";
 import { CLAUDE_GUARD_COMMAND, CLAUDE_HOOK_COMMAND } from "../adapter/src/installer/claude-wiring.ts";
 import { HOOK_TIMEOUT } from "../adapter/src/installer/host-wiring.ts";
-import { median, percentile, table } from "./lib.ts";
+import { median, percentile, printed, table } from "./lib.ts";
+import { replaceSection, runLine } from "./results.ts";
 import {
   benchOpencode,
   OPENCODE_WHAT,
@@ -115,10 +116,17 @@ async function opencode(): Promise<void> {
   );
 }
 
+const GOAL = "Goal: the guard adds at most 5 ms at p50 over no hook.";
+
 async function main(): Promise<void> {
   await claude();
   await opencode();
-  console.log(`\nGoal: the guard adds at most 5 ms at p50 over no hook.`);
+  console.log(`\n${GOAL}`);
+  // The latest figures replace this bench's section of bench/RESULTS.md (results.ts).
+  replaceSection(
+    "npm run bench:clients",
+    ["## `npm run bench:clients`", runLine(), ...printed, GOAL].join("\n\n"),
+  );
 }
 
 async function claude(): Promise<void> {

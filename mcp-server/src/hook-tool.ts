@@ -101,11 +101,16 @@ export function hookTool(o: {
   const dir = join(o.root, SPAWN_FREE_DIR);
   const marked = new Set<string>();
 
+  /** Best effort: a mark not written leaves the gate running the command hook, which is safe. */
   const mark = (session: unknown) => {
     if (typeof session !== "string" || !SESSION_ID.test(session) || marked.has(session)) return;
-    mkdirSync(dir, { recursive: true });
-    writeFileSync(join(dir, `${session}.${parent}`), `${process.pid}\n`);
-    marked.add(session);
+    try {
+      mkdirSync(dir, { recursive: true });
+      writeFileSync(join(dir, `${session}.${parent}`), `${process.pid}\n`);
+      marked.add(session);
+    } catch {
+      /* read-only checkout: every call keeps its command hook too */
+    }
   };
 
   return {

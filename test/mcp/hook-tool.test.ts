@@ -77,6 +77,24 @@ describe("the guard's hook tool", () => {
     expect(existsSync(mark("mcp-1"))).toBe(false);
   });
 
+  it("a mark it cannot write changes no answer: the gate keeps the command hook", async () => {
+    const dir = path.join(repo.root, ".cohent", "spawn-free");
+    rmSync(dir, { recursive: true, force: true });
+    writeFileSync(dir, "not a folder");
+    const c = await connect(repo, { env: env(), name: "claude-code", version: "2.1.332" });
+    try {
+      const read = {
+        ...claude.write("mcp-3", repo.root, "x"),
+        tool_name: "Read",
+        tool_input: { file_path: "README.md" },
+      };
+      expect(answer(await c.client.callTool({ name: "hook", arguments: argsFor(read) }))).toEqual({});
+    } finally {
+      await c.close();
+      rmSync(dir, { force: true });
+    }
+  });
+
   it("a failure inside the tool is a refusal with its reason, never a bare error", async () => {
     const c = await connect(repo, { env: env(), name: "claude-code", version: "2.1.340" });
     const project = path.join(repo.root, ".cohent", "project.json");

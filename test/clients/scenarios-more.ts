@@ -378,9 +378,11 @@ export const MORE_SCENARIOS: Scenario[] = [
 ];
 
 /**
- * Copilot runs `.github/hooks/*.json` and `.claude/settings.json` alike (measured), so a checkout
- * may guard it through either or both. The reported case: intent, scope `src`, then Copilot's
- * patch tool editing `docs/out.md` must be refused, through every wiring alike.
+ * Copilot runs `.github/hooks/*.json` and `.claude/settings.json` alike (measured), but drops the
+ * whole Claude file when it holds an entry of a type it does not know: init's mcp_tool handler
+ * (docs/decisions/zero-spawn-other-clients.md). The reported case: intent, scope `src`, then
+ * Copilot's patch tool editing `docs/out.md` must be refused, through its own wiring and through
+ * both; with the Claude wiring alone, the file is dropped and says so.
  */
 const copilotWiring = (which: "native" | "claude" | "both"): Scenario => {
   const row: RowId =
@@ -391,11 +393,27 @@ const copilotWiring = (which: "native" | "claude" | "both"): Scenario => {
         : "copilotWiringBoth";
   return {
     id: `copilot-wiring-${which}`,
-    title: `Copilot with ${which === "native" ? "only its own wiring (.github/hooks/cohent.json)" : which === "claude" ? "only the Claude wiring (.claude/settings.json, read by Copilot)" : "both wirings, as init writes them"}: before intent the patch tool is refused; scope src; src/ edits run, docs/out.md and docs/guide.md are refused`,
+    title:
+      which === "claude"
+        ? "Copilot with only the Claude wiring: it drops .claude/settings.json for init's mcp_tool entry, says so, and runs no Cohent hook"
+        : `Copilot with ${which === "native" ? "only its own wiring (.github/hooks/cohent.json)" : "both wirings, as init writes them"}: before intent the patch tool is refused; scope src; src/ edits run, docs/out.md and docs/guide.md are refused`,
     only: "copilot",
     rows: [row],
     async body(c) {
-      if (which === "claude") rmSync(join(c.ws.repo, ".github", "hooks", "cohent.json"));
+      if (which === "claude") {
+        rmSync(join(c.ws.repo, ".github", "hooks", "cohent.json"));
+        // No Cohent hook runs: the patch lands, and Copilot names the file it dropped.
+        const dropped = await c.run([write("early-patch", "docs/out.md")]);
+        c.check.scriptOk(dropped, row);
+        c.check.allowed(row, dropped, "early-patch", "docs/out.md");
+        c.check.expect(
+          row,
+          "Copilot drops .claude/settings.json for its mcp_tool entry, and says so",
+          /settings\.json' could not be loaded: .*Invalid hook type/.test(dropped.stderr),
+          `stderr: ${clip(dropped.stderr)}`,
+        );
+        return;
+      }
       if (which === "native") writeFileSync(join(c.ws.repo, ".claude", "settings.json"), "{}\n");
       let earlyExisted = true;
       const r = await c.run([

@@ -71,7 +71,7 @@ export const ROWS = {
   copilotWiringNative:
     "Copilot, its own wiring only (.github/hooks): scope src, the patch tool on docs/out.md refused, src edits run",
   copilotWiringClaude:
-    "Copilot reading only the Claude wiring (.claude/settings.json): the same refusals and the same allows",
+    "Copilot with only the Claude wiring: init's mcp_tool entry makes Copilot drop .claude/settings.json whole (a warning naming it), so no Cohent hook runs there: Copilot is guarded by its own wiring only",
   copilotWiringBoth: "Copilot with both wirings (what init writes): the same refusals and the same allows",
   copilotSubagentGap:
     "Known gap: Copilot 1.0.85 marks no sub-agent call (its own sessionId, no parent), so a sub-agent's edits are refused as an unknown session's (closed)",

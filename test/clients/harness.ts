@@ -461,7 +461,8 @@ export async function runClaude(
             ...opts.claudeMcp.tools,
           ]
         : opts.mcp
-          ? ["--mcp-config", MCP_CONFIG, "--strict-mcp-config", "--allowedTools", "Bash", "mcp__demo__touch"]
+          ? // Not --strict-mcp-config: the checkout's .mcp.json holds the guard's own server (claude-wiring.ts).
+            ["--mcp-config", MCP_CONFIG, "--allowedTools", "Bash", "mcp__demo__touch"]
           : ["--allowedTools", "Bash"]),
     ],
     ws.repo,

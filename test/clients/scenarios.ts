@@ -4,6 +4,7 @@
 // as a tool result carrying the adapter's reason.
 import { spawnSync } from "node:child_process";
 import { mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { honoursOnFailure } from "../../mcp-server/src/hook-tool.ts";
 import { join } from "node:path";
 import { agentClient } from "../helpers/backend.ts";
 import type { ClientKind, ClientSpec } from "./clients.ts";
@@ -1066,7 +1067,12 @@ const adapterFailure = (how: AdapterFailure, row: RowId, reason: RegExp): Scenar
         sh("intent", intentCmd()),
         sh("scope", scopeCmd("src/feature")),
         write("before", "src/feature/before.ts"),
-        write("broken-edit", "src/feature/broken.ts", () => breakAdapter(c.ws.repo, how)),
+        write("broken-edit", "src/feature/broken.ts", () => {
+          breakAdapter(c.ws.repo, how);
+          // Claude Code 2.1.332's guard runs in the MCP server, which loaded the adapter before it broke
+          // and keeps deciding right; without its marks the gate runs the broken command hook again.
+          rmSync(join(c.ws.repo, ".cohent", "spawn-free"), { recursive: true, force: true });
+        }),
         sh("broken-shell", "echo b > src/feature/broken-shell.txt"),
         write("repaired-edit", "src/feature/repaired.ts", () => restoreAdapter(c.ws.repo)),
       ],
@@ -1139,7 +1145,7 @@ SCENARIOS.push(
   {
     id: "node-missing",
     title:
-      "node is not on the PATH the hooks inherit: edit and shell refused with the wrapper's reason; once node is back the agent publishes and an edit runs",
+      "node is not on the PATH the hooks inherit: edit and shell refused with the wrapper's reason; once node is back the agent publishes and an edit runs (Claude Code 2.1.332: its guard's server never started, so the session stays refused)",
     rows: ["nodeMissing"],
     async body(c) {
       const bin = pathWithoutNode(join(c.ws.dir, "no-node-bin"));
@@ -1158,8 +1164,23 @@ SCENARIOS.push(
       c.check.blocked("nodeMissing", r, "no-node-edit", "src/feature/no-node.ts", WRAPPER_REFUSED);
       c.check.blocked("nodeMissing", r, "no-node-shell", "src/feature/no-node-shell.txt", WRAPPER_REFUSED);
       noLeak(c, "nodeMissing", r, ["no-node-edit", "no-node-shell"]);
-      publishedBySelf(c, r);
-      c.check.allowed("nodeMissing", r, "node-back-edit", "src/feature/node-back.ts");
+      if (
+        c.client.kind === "claude" &&
+        honoursOnFailure({ name: "claude-code", version: c.client.version })
+      ) {
+        // Its guard's MCP server could not start without node, and Claude Code does not start it
+        // again in the session: every call stays refused until /mcp reconnects it or a new session.
+        const out = r.results.get("node-back-edit")?.output ?? "";
+        c.check.expect(
+          "nodeMissing",
+          "node-back-edit: still refused, the guard's server not connected (Claude Code's own words)",
+          !fileExists(c.ws, "src/feature/node-back.ts") && /MCP server 'cohent' not connected/.test(out),
+          `tool result: ${clip(out)}`,
+        );
+      } else {
+        publishedBySelf(c, r);
+        c.check.allowed("nodeMissing", r, "node-back-edit", "src/feature/node-back.ts");
+      }
       rmSync(join(bin, "node"), { force: true });
     },
   },

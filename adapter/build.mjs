@@ -31,12 +31,10 @@ export const MCP_FILE = "cohent-mcp.mjs";
 export const VERSION = /COHENT_VERSION = "([^"]+)"/.exec(
   readFileSync(join(here, "..", "protocol", "src", "version.ts"), "utf8"),
 )[1];
-/**
- * The line in cohent.cjs's head that says it serves the in-process API (loader.ts): OpenCode's
- * plugin requires the file only when it reads this, so that an older or foreign cohent.cjs never
- * runs its CLI inside OpenCode.
- */
-export const IN_PROCESS_MARK = "cohent-in-process/1";
+/** The line in cohent.cjs's head that says it serves the in-process API (src/loader/in-process-mark.ts). */
+export const IN_PROCESS_MARK = /IN_PROCESS_MARK = "([^"]+)"/.exec(
+  readFileSync(join(here, "src", "loader", "in-process-mark.ts"), "utf8"),
+)[1];
 /** How a user regenerates both files in a checkout. */
 export const REGENERATE = "npx cohent init --upgrade";
 

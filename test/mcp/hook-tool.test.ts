@@ -77,6 +77,28 @@ describe("the guard's hook tool", () => {
     expect(existsSync(mark("mcp-1"))).toBe(false);
   });
 
+  it("writes the usage ledger's row a hook process writes, one per call", async () => {
+    const ledger = path.join(repo.home, "usage.jsonl");
+    const c = await connect(repo, {
+      env: { ...env(), COHENT_USAGE_LOG: ledger },
+      name: "claude-code",
+      version: "2.1.332",
+    });
+    try {
+      const write = claude.write("mcp-4", repo.root, path.join(repo.root, "src/a.ts"));
+      await c.client.callTool({ name: "hook", arguments: argsFor(write) });
+    } finally {
+      await c.close();
+    }
+    const rows = readFileSync(ledger, "utf8")
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l));
+    expect(rows).toEqual([
+      expect.objectContaining({ op: "hook:PreToolUse", surface: "hook", ok: false, code: "DENIED" }),
+    ]);
+  });
+
   it("a mark it cannot write changes no answer: the gate keeps the command hook", async () => {
     const dir = path.join(repo.root, ".cohent", "spawn-free");
     rmSync(dir, { recursive: true, force: true });

@@ -1,3 +1,4 @@
+import { IN_PROCESS_MARK } from "../loader/in-process-mark.js";
 import { FAIL_CLOSED_REASON } from "../guard/guard.js";
 import { OPENCODE_PLUGIN_FILE } from "../guard/guard-files.js";
 import { hookCommand } from "./host-wiring.js";
@@ -29,8 +30,8 @@ export const OPENCODE_PLUGIN_TIMEOUT_MS = 25_000;
 export const OPENCODE_EVENTS = ["session.created", "session.idle", "session.deleted"] as const;
 /** Those it hands to an adapter process that outlives OpenCode: `opencode run` exits right after session.idle (measured: the stop was lost under load). */
 export const OPENCODE_DETACHED_EVENTS = ["session.idle", "session.deleted"] as const;
-/** What cohent.cjs's head says when it serves the in-process API (adapter/build.mjs, loader.ts). */
-export const OPENCODE_IN_PROCESS_MARK = "cohent-in-process/1";
+/** What cohent.cjs's head says when it serves the in-process API (loader/in-process-mark.ts). */
+export const OPENCODE_IN_PROCESS_MARK = IN_PROCESS_MARK;
 const [, , ...ARGS] = hookCommand("opencode").split(" ");
 
 /** The plugin's text, byte for byte what init writes (the fingerprint compares it). */

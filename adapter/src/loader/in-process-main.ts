@@ -1,6 +1,5 @@
-import { findRoot, readProject } from "@cohent/client/state/config.js";
+import { findRoot } from "@cohent/client/state/config.js";
 import { onPacket } from "@cohent/client/service/notices.js";
-import { recordUsage, usageTarget } from "@cohent/client/state/usage.js";
 import { restoreRequested } from "../guard/restore-requested.js";
 import { DEADLINE_MS } from "../transports/deadline.js";
 import { hookInProcess } from "../transports/hook-in-process.js";
@@ -25,38 +24,10 @@ export async function hook(
   o: { host: string; dir: string; within?: number },
 ): Promise<HookResult> {
   const within = typeof o.within === "number" && o.within > 2000 ? o.within - 1000 : DEADLINE_MS;
-  const started = process.hrtime.bigint();
-  const root = findRoot(o.dir, import.meta.url);
-  const r = await hookInProcess(payload, {
+  return hookInProcess(payload, {
     host: o.host,
-    root,
+    root: findRoot(o.dir, import.meta.url),
     scriptUrl: import.meta.url,
     deadlineMs: Math.min(DEADLINE_MS, within),
-  });
-  record(root, r, Number(process.hrtime.bigint() - started) / 1e6);
-  return r;
-}
-
-/** The usage ledger's row, when it is on, as hook-main.ts writes it for a spawned hook. */
-function record(root: string | null, r: HookResult, ms: number): void {
-  if (!usageTarget().file) return;
-  let repo: string | null = null;
-  try {
-    repo = root ? readProject(root).repository : null;
-  } catch {
-    /* no project: no repository on the row */
-  }
-  const denied = r.verdict?.permission === "deny";
-  recordUsage({
-    op: `hook:${r.event}`,
-    surface: "hook",
-    client: r.client,
-    model: r.model,
-    agentId: r.agentId,
-    chars: r.injected,
-    ms,
-    repo,
-    ok: r.exitCode === 0 && !denied,
-    code: denied ? "DENIED" : undefined,
   });
 }

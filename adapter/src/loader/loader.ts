@@ -1,4 +1,5 @@
 import { closeSync, fstatSync, openSync, readFileSync, readSync, statSync, writeSync } from "node:fs";
+import { IN_PROCESS_MARK } from "./in-process-mark.js";
 import { codeCacheFile, readCodeCache, writeCodeCache } from "./code-cache.js";
 import { previewHook, type HookPreview } from "./fast-path.js";
 import type { Out } from "../hosts/dialect.js";
@@ -169,12 +170,9 @@ function load(part: Part, stdin: string | null, path: string): void {
   }
 }
 
-/**
- * What a host that runs the hook in its own process sets on globalThis for the length of its
- * require of this file (OpenCode's plugin): this file then only exports `hook` and runs nothing.
- * Every other require (cohent.mjs, a test's wrapper) runs the program, as it always did.
- */
-export const IN_PROCESS_MARK = "cohent-in-process/1";
+// IN_PROCESS_MARK on globalThis (OpenCode's plugin, while it requires this file): only export `hook`.
+// Every other require (cohent.mjs, a test's wrapper) runs the program, as it always did.
+export { IN_PROCESS_MARK };
 
 /** The in-process part, compiled once per cohent-core.js (its stat: an upgrade or a repair loads it again). */
 let inProcess: { stamp: string; hook: InProcessHook } | null = null;

@@ -6,6 +6,7 @@ import { DEADLINE_MS, type Watch } from "./deadline.js";
 import { denyText } from "./hook-answer.js";
 import { WHOLE } from "./hook-events.js";
 import { runHook, type HookResult } from "./hook.js";
+import { recordHookUsage } from "./hook-usage.js";
 
 /**
  * The hook without a process per call: the same runHook the `hook` command
@@ -30,6 +31,8 @@ export async function hookInProcess(
   const dialect = isHost(o.host) ? DIALECTS[o.host] : null;
   const watch: Watch = { event: null, dialect };
   const ms = o.deadlineMs ?? DEADLINE_MS;
+  // hrtime, as hook-main.ts: the global `performance` loads perf_hooks on first touch.
+  const started = process.hrtime.bigint();
   let timer: ReturnType<typeof setTimeout> | undefined;
   const late = new Promise<HookResult>((resolve) => {
     timer = setTimeout(() => {
@@ -41,17 +44,21 @@ export async function hookInProcess(
       resolve(refusal(watch, denyText(deadlineReason(ms))));
     }, ms);
   });
+  let r: HookResult;
   try {
-    return await Promise.race([
+    r = await Promise.race([
       runHook(WHOLE, payload, o.root, o.scriptUrl, watch, o.host, process.env, o.via),
       late,
     ]);
   } catch (err) {
     // runHook never throws; a failure around it is still a refusal of a tool call.
-    return refusal(watch, denyText(adapterFailed(redact(err instanceof Error ? err.message : String(err)))));
+    r = refusal(watch, denyText(adapterFailed(redact(err instanceof Error ? err.message : String(err)))));
   } finally {
     clearTimeout(timer);
   }
+  // The same ledger row as a hook process writes (doctor --cost), for the MCP server's and OpenCode's calls.
+  recordHookUsage(o.root, r, Number(process.hrtime.bigint() - started) / 1e6);
+  return r;
 }
 
 /** The refusal in the watch's dialect for a tool call; any other event ends silently, as the command's deadline does. */

@@ -3,10 +3,10 @@ import { isHost } from "@cohent/protocol/hosts";
 import { CLAUDE } from "../hosts/claude.js";
 import { DIALECTS, hostFlag } from "../hosts/detect.js";
 import { loaderHandoff } from "../loader/loader-handoff.js";
-import { findRoot, readProject } from "@cohent/client/state/config.js";
-import { recordUsage, usageTarget } from "@cohent/client/state/usage.js";
+import { findRoot } from "@cohent/client/state/config.js";
 import { armDeadline } from "./deadline.js";
-import { runHook, type HookPart, type HookResult } from "./hook.js";
+import { runHook, type HookPart } from "./hook.js";
+import { recordHookUsage } from "./hook-usage.js";
 
 /**
  * The `hook` command, in the whole adapter (main.ts) and in the guard's part
@@ -55,32 +55,6 @@ function writeFd(out: string | undefined, fd: 1 | 2): void {
     if (code === "EAGAIN") (fd === 1 ? process.stdout : process.stderr).write(buf.subarray(at));
     else if (code !== "EPIPE") throw err;
   }
-}
-
-function repoTag(root: string | null): string | null {
-  if (!root || !usageTarget().file) return null;
-  try {
-    return readProject(root).repository;
-  } catch {
-    return null;
-  }
-}
-
-/** One metadata row per hook call when the usage ledger is on: the event, the verdict, the injected characters. */
-function recordHookUsage(root: string | null, r: HookResult, ms: number): void {
-  if (!usageTarget().file) return;
-  const denied = r.verdict?.permission === "deny";
-  const row = {
-    op: `hook:${r.event}`,
-    surface: "hook" as const,
-    client: r.client,
-    model: r.model,
-    agentId: r.agentId,
-    chars: r.injected,
-    ms,
-    repo: repoTag(root),
-  };
-  recordUsage({ ...row, ok: r.exitCode === 0 && !denied, code: denied ? "DENIED" : undefined });
 }
 
 /**

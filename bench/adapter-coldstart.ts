@@ -25,6 +25,8 @@ import { benchCheckout, median, percentile } from "./lib.js";
 export const GOALS = { edit: 1.25, read: 1.15 };
 const WRAPPED_EDIT = "wrapped as init writes it: PreToolUse apply_patch in scope (session read)";
 const WRAPPED_READ = "wrapped as init writes it: PreToolUse Read (no decision needed)";
+/** The same edit with the warm guard off: the adapter loaded in the hook's own process, as before issue 44. */
+const WRAPPED_EDIT_COLD = "  the same edit cold (COHENT_WARM=0: no warm guard)";
 
 const FLOOR = "floor: the edit's decision by hand (bench/hook-floor.cjs)";
 const WRAPPED_FLOOR = "  floor, wrapped as init writes it";
@@ -102,6 +104,7 @@ export async function benchAdapter(): Promise<Record<string, string | number>[]>
       ["node -e 0", () => once(["-e", "0"], root, env)],
       [WRAPPED_READ, () => wrapped(root, env, payloadOf(read))],
       [WRAPPED_EDIT, () => wrapped(root, env, payloadOf(patch))],
+      [WRAPPED_EDIT_COLD, () => wrapped(root, { ...env, COHENT_WARM: "0" }, payloadOf(patch))],
       ["hook PreToolUse Read (no decision needed)", () => hook(read)],
       ["  Read, through the cohent.mjs entry (the hooks' wiring before)", () => hookIn(env, read, entry)],
       ["hook PreToolUse apply_patch in scope (session read)", () => hook(patch)],
@@ -311,7 +314,7 @@ if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.me
   const row = (name: string) => rows.find((r) => r.case === name)!;
   const floor = row(WRAPPED_FLOOR);
   console.log(
-    `floor (bench/hook-floor.cjs, wrapped): ${floor.ratio} × node -e 0, ${floor.p50_ms} ms: the edit goal leaves the adapter ${(GOALS.edit * Number(row("node -e 0").p50_ms) - Number(floor.p50_ms)).toFixed(1)} ms above it; the adapter's wrapped edit takes ${(Number(row(WRAPPED_EDIT).p50_ms) - Number(floor.p50_ms)).toFixed(1)} ms above it`,
+    `floor (bench/hook-floor.cjs, wrapped): ${floor.ratio} × node -e 0, ${floor.p50_ms} ms: the edit goal leaves the adapter ${(GOALS.edit * Number(row("node -e 0").p50_ms) - Number(floor.p50_ms)).toFixed(1)} ms above it; the adapter's wrapped edit takes ${(Number(row(WRAPPED_EDIT).p50_ms) - Number(floor.p50_ms)).toFixed(1)} ms above it (cold, COHENT_WARM=0: ${(Number(row(WRAPPED_EDIT_COLD).p50_ms) - Number(floor.p50_ms)).toFixed(1)} ms)`,
   );
   for (const r of rows.filter((r) => String(r.case).includes(", as init wires it: ")))
     console.log(

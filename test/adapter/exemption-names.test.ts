@@ -87,6 +87,21 @@ const TABLE: Record<string, { changes: string; cases: Case[] }> = {
     ],
   },
   COHENT_VERSION: { changes: "identity (build constant)", cases: [{ value: "9.9.9", exempt: false }] },
+  COHENT_WARM: {
+    changes: "nothing: whether a hook call may be answered warm",
+    cases: [
+      { value: "0", exempt: true },
+      { value: "1", exempt: true },
+      { value: "2", exempt: false },
+    ],
+  },
+  COHENT_WARM_IDLE_MS: {
+    changes: "nothing: the warm guard's idle time",
+    cases: [
+      { value: "1000", exempt: true },
+      { value: "forever", exempt: false },
+    ],
+  },
 };
 
 function sourceFiles(rel: string): string[] {

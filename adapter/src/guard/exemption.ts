@@ -64,6 +64,16 @@ export const PREFIXES: Readonly<Record<string, PrefixRule>> = {
     effect: "inert",
     why: "whether V8's compile cache of the same bundle is used (0/false/off/no turn it off; no path)",
   },
+  COHENT_WARM: {
+    effect: "inert",
+    why: "whether a hook call may be answered by the warm guard (the command is not a hook call)",
+    value: (v) => /^[01]$/.test(v),
+  },
+  COHENT_WARM_IDLE_MS: {
+    effect: "inert",
+    why: "how long an idle warm guard lives (read by the guard, not by the command)",
+    value: MILLISECONDS,
+  },
   COHENT_SESSION: {
     effect: "identity",
     why: "the session the command acts for; only the calling session's own id is inert",

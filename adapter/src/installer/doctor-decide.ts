@@ -2,6 +2,7 @@ import { adapterVersionVerdict, recordedVersionVerdict } from "@cohent/client/se
 import type { Project } from "@cohent/client/state/config.js";
 import { LIVE_MS, type Runtime } from "@cohent/client/state/runtime.js";
 import { claudeSessionsCheck } from "./doctor-claude.js";
+import { warmCheck } from "./doctor-warm.js";
 import type { Check, ClientWiring } from "./doctor-hosts.js";
 import type { DoctorFacts, Work } from "./doctor-gather.js";
 import {
@@ -191,6 +192,7 @@ export function decide(facts: DoctorFacts): DoctorReport {
     checks.push(claudeCheck(co.claudeSettings));
     const sessions = claudeSessionsCheck(co.runtime, co.spawnFree, co.now);
     if (sessions) checks.push(sessions);
+    checks.push(warmCheck(co.warm));
     checks.push(
       ...failClosedChecks(co.codex.hooks, co.claudeSettings),
       hookEntryCheck([

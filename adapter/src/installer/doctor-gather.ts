@@ -15,6 +15,7 @@ import { readRuntime, type Runtime } from "@cohent/client/state/runtime.js";
 import { clientWiring, type Check, type ClientWiring } from "./doctor-hosts.js";
 import { shellWritesCheck } from "./doctor-shell.js";
 import { spawnFreeMarks } from "./doctor-claude.js";
+import { warmFacts, type WarmFacts } from "./doctor-warm.js";
 import { readWiring, reportState, type WiringState } from "./wiring-check.js";
 
 /**
@@ -83,6 +84,8 @@ export interface DoctorFacts {
     runtime: Runtime;
     /** Claude Code sessions the MCP server guards (doctor-claude.ts). */
     spawnFree: string[];
+    /** The warm guard's folder and processes (doctor-warm.ts). */
+    warm: WarmFacts;
     now: number;
   } | null;
   /** The status call, when there is a project and the pairing did not fail. */
@@ -216,6 +219,7 @@ export async function gather(scriptUrl: string): Promise<DoctorFacts> {
       hosts,
       runtime,
       spawnFree: spawnFreeMarks(root),
+      warm: warmFacts(root, process.env, process.platform),
       now: Date.now(),
     };
   }

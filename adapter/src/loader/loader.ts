@@ -4,6 +4,12 @@ import { codeCacheFile, readCodeCache, writeCodeCache } from "./code-cache.js";
 import { previewHook, type HookPreview } from "./fast-path.js";
 import type { Out } from "../hosts/dialect.js";
 import { fileUrlOf, type LoaderHandoff } from "./loader-handoff.js";
+import { isHost } from "@cohent/protocol/hosts";
+import { hostFlag } from "../hosts/detect.js";
+import { DEADLINE_MS } from "../transports/deadline-ms.js";
+import { forwardWarm, routeOf, startWarm, type Route } from "./warm-forward.js";
+import { warmWanted, type Caller } from "./warm-route.js";
+import { serveWarm } from "./warm-serve.js";
 
 /**
  * cohent.cjs itself: a small CommonJS module that reads the adapter (main.ts,
@@ -23,6 +29,12 @@ import { fileUrlOf, type LoaderHandoff } from "./loader-handoff.js";
  * before the first line runs (bench/adapter-coldstart.ts), a fifth of a
  * hook's whole budget. The hooks run this file; cohent.mjs, the name that
  * people and agents type, is a two-line ES module that requires it.
+ *
+ * A hook call that needs a decision goes first to the warm guard
+ * (warm-forward.ts): a process of the same user, build, folder and
+ * environment that has the adapter loaded already (`cohent.cjs warm`,
+ * warm-serve.ts). Only when none answers does the bundle load here, and the
+ * call then starts one for the next.
  */
 
 declare const COHENT_BUNDLE_HEAD: string;
@@ -182,12 +194,26 @@ type InProcessHook = (
   o: { host: string; dir: string; within?: number },
 ) => Promise<{ stdout?: string; stderr?: string; exitCode: number }>;
 
-function coreStamp(): string | null {
+function stampOf(file: string): string | null {
   try {
-    const st = statSync(`${__dirname}/${CORE_FILE}`);
+    const st = statSync(file);
     return `${st.ino}:${st.size}:${st.mtimeMs}:${st.ctimeMs}`;
   } catch {
     return null;
+  }
+}
+
+const coreStamp = () => stampOf(`${__dirname}/${CORE_FILE}`);
+
+/** This process as the warm guard tells its callers apart (warm-route.ts); null when it cannot tell. */
+function callerNow(): Caller | null {
+  const self = stampOf(__filename);
+  const core = coreStamp();
+  if (!self || !core || typeof process.getuid !== "function") return null;
+  try {
+    return { uid: process.getuid(), cwd: process.cwd(), stamps: [self, core], env: process.env };
+  } catch {
+    return null; // the working folder is gone
   }
 }
 
@@ -240,8 +266,54 @@ if ((globalThis as { cohentInProcess?: unknown }).cohentInProcess !== IN_PROCESS
   if (process.argv[2] === "hook") process.once("beforeExit", () => process.exit());
   const stdin = process.argv[2] === "hook" ? readHookStdin() : null;
   preview = stdin === null ? null : previewHook(stdin, process.argv.slice(3));
-  if (!preview?.needsNoDecision) {
+  if (process.argv[2] === "warm") serveWarm(process.argv[3] ?? "", callerNow, hook);
+  else if (!preview?.needsNoDecision) {
     const path = preview?.path ?? (process.argv[2] === "hook" ? "hook-other" : "cli");
-    load(GUARD_PATHS.has(path) ? "guard" : "whole", stdin, path);
+    const part: Part = GUARD_PATHS.has(path) ? "guard" : "whole";
+    const route = stdin !== null && preview ? warmRoute() : null;
+    if (route) void warmThenCold(route, part, stdin!, path, preview!);
+    else load(part, stdin, path);
   } else if (preview.stdout) put(1, preview.stdout + "\n");
+}
+
+/** Where this hook call may be answered warm (warm-forward.ts), or null: the adapter loads here. */
+function warmRoute(): Route | null {
+  if (!warmWanted(process.env, process.platform)) return null;
+  const host = hostFlag(process.argv.slice(3));
+  if (host === null || !isHost(host)) return null;
+  const caller = callerNow();
+  return caller ? routeOf(caller) : null;
+}
+
+/**
+ * The call handed to the warm guard; when none answers, the adapter loads
+ * here as before (cold), and a guard is started for the next call as this
+ * process exits, its answer written. A guard that stays silent past the
+ * hook's deadline gets the refusal the adapter's own deadline writes.
+ */
+async function warmThenCold(
+  route: Route,
+  part: Part,
+  stdin: string,
+  path: string,
+  p: HookPreview,
+): Promise<void> {
+  const r = await forwardWarm(route, { argv: process.argv.slice(3), stdin }, DEADLINE_MS + 1_000);
+  if (typeof r === "object") {
+    if (r.stdout) put(1, r.stdout.endsWith("\n") ? r.stdout : r.stdout + "\n");
+    if (r.stderr) put(2, r.stderr.endsWith("\n") ? r.stderr : r.stderr + "\n");
+    process.exitCode = r.exitCode;
+    return;
+  }
+  if (r === "late") {
+    const out = p.unloadable(
+      `Cohent: the warm guard did not answer within ${DEADLINE_MS / 1000} s, so this call is refused. Try again; if it persists run node .cohent/cohent.mjs doctor`,
+    );
+    if (out.stdout) put(1, out.stdout + "\n");
+    if (out.stderr) put(2, out.stderr + "\n");
+    process.exitCode = out.exitCode;
+    return;
+  }
+  if (r === "absent") process.once("exit", () => startWarm(route, __filename));
+  load(part, stdin, path);
 }

@@ -1,6 +1,7 @@
 import { deadlineReason } from "../guard/guard.js";
 import { denyText } from "./hook-answer.js";
 import type { Dialect } from "../hosts/dialect.js";
+import { DEADLINE_MS } from "./deadline-ms.js";
 
 /**
  * The hook's own deadline. Every hooked client runs the tool when a hook
@@ -10,8 +11,7 @@ import type { Dialect } from "../hosts/dialect.js";
  * block a prompt, or keep the agent running on Stop).
  */
 
-export const DEADLINE_MS =
-  Number(process.env.COHENT_HOOK_DEADLINE_MS) > 0 ? Number(process.env.COHENT_HOOK_DEADLINE_MS) : 25_000;
+export { DEADLINE_MS };
 
 /** What the hook tells the deadline as it goes: the event, and how to save the session (the missed-publish mark) if time runs out. */
 export interface Watch {

@@ -10,6 +10,9 @@
 //   new-no-exec  the same with the gate as before e8041eb (`sh -c '…'`, no exec): its $PPID is Claude
 //             Code's /bin/sh, the mark never matches, the command hook runs every call (spawn-free/FINDINGS.md §1)
 //   mcp-only  the mcp_tool handler alone, the gates removed: what the gate's shell start costs
+//   trivial   the mcp_tool handlers alone, answered `{}` at once by bench/trivial-mcp.mjs (no SDK, no
+//             guard): what Claude Code itself spends on calling a handler on both events
+//   trivial-pre  the same on PreToolUse only, no PostToolUse hook: the least any handler can cost
 // Medians over calls 2..CALLS of every round. `npx tsx bench/client-latency.ts`
 // Then OpenCode (BENCH_OPENCODE, default opencode@1.18.33; `none` to skip), client-latency-opencode.ts:
 // no plugin, the plugin before 1305ad3 (a node per hook call), init's plugin now (in OpenCode's process).
@@ -17,7 +20,7 @@
 // BENCH_TIMED=1: `.mcp.json` runs the server through test/clients/spawn-free/standin-mcp.mjs (a pass-through
 // that logs how long each `hook` call took inside the server), in every wiring alike; adds that column.
 import { loadavg, cpus } from "node:os";
-import { readFileSync, writeFileSync } from "node:fs";
+import { copyFileSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { CLIENTS } from "../test/clients/clients.ts";
 import { startFakeAnthropic } from "../test/clients/fake-anthropic.ts";
@@ -40,8 +43,8 @@ import {
 const ROUNDS = Number(process.env.BENCH_ROUNDS) || 3;
 const CALLS = Number(process.env.BENCH_CALLS) || 10;
 const LABEL = process.env.BENCH_CLIENT || "claude@2.1.332";
-type Wiring = "none" | "previous" | "new" | "new-no-exec" | "mcp-only";
-const ALL: Wiring[] = ["none", "previous", "new", "new-no-exec", "mcp-only"];
+type Wiring = "none" | "previous" | "new" | "new-no-exec" | "mcp-only" | "trivial" | "trivial-pre";
+const ALL: Wiring[] = ["none", "previous", "new", "new-no-exec", "mcp-only", "trivial", "trivial-pre"];
 const TIMED = process.env.BENCH_TIMED === "1";
 const WIRINGS = (process.env.BENCH_WIRINGS?.split(",").filter(Boolean) as Wiring[] | undefined) ?? ALL;
 
@@ -51,13 +54,22 @@ const WHAT: Record<Wiring, string> = {
   new: "mcp_tool + shell gate (init now)",
   "new-no-exec": "the same, gate without exec (before e8041eb)",
   "mcp-only": "mcp_tool handler alone (gates removed)",
+  trivial: "mcp_tool handler answering {} at once, no guard",
+  "trivial-pre": "the same on PreToolUse only (no PostToolUse hook)",
 };
 
 /** The checkout's settings for one wiring, from what init wrote (`initSettings`). */
-function settingsFor(w: Wiring, initSettings: any, repo: string): void {
+function settingsFor(w: Wiring, initSettings: any, repo: string, initMcp: string): void {
   const file = join(repo, ".claude", "settings.json");
+  const mcp = JSON.parse(initMcp);
+  if (w === "trivial" || w === "trivial-pre") {
+    copyFileSync(new URL("./trivial-mcp.mjs", import.meta.url), join(repo, ".cohent", "trivial-mcp.mjs"));
+    mcp.mcpServers.cohent = { command: "node", args: [".cohent/trivial-mcp.mjs"] };
+  }
+  writeFileSync(join(repo, ".mcp.json"), JSON.stringify(mcp, null, 2) + "\n");
   const s = structuredClone(initSettings);
   if (w === "none") delete s.hooks;
+  if (w === "trivial-pre") delete s.hooks.PostToolUse;
   if (w === "previous") {
     s.hooks.PreToolUse = [
       {
@@ -71,7 +83,7 @@ function settingsFor(w: Wiring, initSettings: any, repo: string): void {
   }
   writeFileSync(file, JSON.stringify(s, null, 2) + "\n");
   if (w === "new-no-exec") gatesWithoutExec(repo);
-  if (w === "mcp-only") dropGates(repo);
+  if (w === "mcp-only" || w === "trivial" || w === "trivial-pre") dropGates(repo);
 }
 
 /** The table rows of one client: per wiring the pooled median of calls 2..N of every round, against `none`. */
@@ -145,6 +157,7 @@ async function claude(): Promise<void> {
   const ws = await prepareWorkspace();
   const initSettings = JSON.parse(readFileSync(join(ws.repo, ".claude", "settings.json"), "utf8"));
   if (TIMED) useStandin(ws.repo, "healthy");
+  const initMcp = readFileSync(join(ws.repo, ".mcp.json"), "utf8");
   const inServer: Record<string, number[]> = Object.fromEntries(WIRINGS.map((w) => [w, []]));
   const gaps: Record<string, number[][]> = Object.fromEntries(WIRINGS.map((w) => [w, []]));
   const loads: number[] = [loadavg()[0]!];
@@ -153,7 +166,7 @@ async function claude(): Promise<void> {
     for (let round = 0; round < ROUNDS; round++) {
       const order = WIRINGS.map((_, i) => WIRINGS[(i + round) % WIRINGS.length]!);
       for (const w of order) {
-        settingsFor(w, initSettings, ws.repo);
+        settingsFor(w, initSettings, ws.repo, initMcp);
         const steps: Step[] = [
           // Each run its own objective and output: an earlier run's open intent would be a duplicate.
           sh("intent", intentCmd(`Add module ${round}-${w}`, `module-${round}-${w}`, `module-${round}-${w}`)),

@@ -6,6 +6,7 @@ import {
   existsSync,
   mkdirSync,
   mkdtempSync,
+  readdirSync,
   readFileSync,
   realpathSync,
   rmSync,
@@ -304,10 +305,33 @@ export function hookTimeline(hooks: HookSeen[]): string {
     .join("\n");
 }
 
+/**
+ * The workspace's own temporary folder, the clients' TMPDIR: the warm guards its hooks start
+ * (adapter/src/loader/warm-*.ts) keep their sockets there, so that a run's guards are counted
+ * (spawnClient) and end with the workspace.
+ */
+export function workspaceTmp(repo: string): string {
+  const dir = join(dirname(repo), "tmp");
+  mkdirSync(dir, { recursive: true });
+  return dir;
+}
+
+/** How many warm guards' sockets the hooks of a client run left in its TMPDIR (one per agent's environment). */
+function warmGuards(env: NodeJS.ProcessEnv): number {
+  const uid = typeof process.getuid === "function" ? process.getuid() : 0;
+  try {
+    return readdirSync(join(env.TMPDIR ?? "/tmp", `cohent-warm-${uid}`)).filter((n) => n.endsWith(".sock"))
+      .length;
+  } catch {
+    return 0;
+  }
+}
+
 function baseEnv(ws: Workspace): NodeJS.ProcessEnv {
-  const keep = ["PATH", "LANG", "TERM", "TZ", "USER", "LOGNAME", "SHELL", "TMPDIR"];
+  const keep = ["PATH", "LANG", "TERM", "TZ", "USER", "LOGNAME", "SHELL"];
   const env: NodeJS.ProcessEnv = {};
   for (const k of keep) if (process.env[k] !== undefined) env[k] = process.env[k];
+  env.TMPDIR = workspaceTmp(ws.repo);
   env.HOME = ws.home;
   env.NO_COLOR = "1";
   return env;
@@ -344,6 +368,11 @@ export function spawnClient(
     }, timeoutMs);
     child.on("close", (code) => {
       clearTimeout(timer);
+      // Within a handful per run: a client that set a variable anew for each hook would start one per call.
+      if (env.TMPDIR?.endsWith("/tmp") && env.TMPDIR !== "/tmp")
+        process.stderr.write(
+          `[clients] ${bin.split("/").slice(-3).join("/")}: ${warmGuards(env)} warm guard(s) after the run\n`,
+        );
       resolvePromise({ code, stdout, stderr, ms: Date.now() - t0 });
     });
   });

@@ -22,7 +22,7 @@ import { spawnSync } from "node:child_process";
 import { binPath, cacheRoot, installDir, type ClientSpec } from "./clients.ts";
 import { chatToolResults, CHAT_CALL_PREFIX, CHAT_SUB_PREFIX, type FakeChat } from "./fake-chat.ts";
 import { geminiToolResults, GEMINI_CALL_PREFIX, GEMINI_SUB_PREFIX, type FakeGemini } from "./fake-gemini.ts";
-import { spawnClient } from "./harness.ts";
+import { spawnClient, workspaceTmp } from "./harness.ts";
 import { Script, type Step } from "./script.ts";
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -150,9 +150,9 @@ export interface ProbeRun {
 
 function cleanEnv(ws: ProbeWorkspace, extra: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
-  for (const k of ["PATH", "LANG", "TZ", "USER", "LOGNAME", "SHELL", "TMPDIR"])
+  for (const k of ["PATH", "LANG", "TZ", "USER", "LOGNAME", "SHELL"])
     if (process.env[k] !== undefined) env[k] = process.env[k];
-  return { ...env, HOME: ws.home, NO_COLOR: "1", TERM: "dumb", ...extra };
+  return { ...env, TMPDIR: workspaceTmp(ws.repo), HOME: ws.home, NO_COLOR: "1", TERM: "dumb", ...extra };
 }
 
 function results(

@@ -129,7 +129,17 @@ describe("the warm guard", () => {
       expect(warm.code).toBe(cold.code);
     }
     expect((await warmHook(co, inScope, env)).denied).toBeNull();
-    // It was the guard that answered: frozen, it leaves the call to the hook's deadline, a refusal.
+    // The pause is read on every call, as a hook process reads it: no window.
+    const ses = (await admin.listSessions(fx.backend.deps, REPO)).find((s) => s.key === S)!;
+    const control = (kind: "pause" | "resume") =>
+      admin.controlSession(fx.backend.deps, { sessionId: ses.id, kind, actor: "test", reason: "hold" });
+    await control("pause");
+    expect((await warmHook(co, inScope, env)).denied).toMatch(/paused from the Cohent Control Room \(hold\)/);
+    expect(guards(tmp).map((x) => x.pid)).toEqual([g!.pid]);
+    await control("resume");
+    expect((await warmHook(co, inScope, env)).denied).toBeNull();
+    // It was the guard that answered: frozen, it leaves the call to the hook's deadline, a refusal,
+    // and loses its name: the next call runs cold, and starts another guard.
     process.kill(g!.pid, "SIGSTOP");
     try {
       const late = await warmHook(co, inScope, env);
@@ -137,16 +147,9 @@ describe("the warm guard", () => {
     } finally {
       process.kill(g!.pid, "SIGCONT");
     }
-    // The pause is read on every call, as a hook process reads it: no window.
-    const ses = (await admin.listSessions(fx.backend.deps, REPO)).find((s) => s.key === S)!;
-    await admin.controlSession(fx.backend.deps, {
-      sessionId: ses.id,
-      kind: "pause",
-      actor: "test",
-      reason: "hold",
-    });
-    expect((await warmHook(co, inScope, env)).denied).toMatch(/paused from the Cohent Control Room \(hold\)/);
-    expect(guards(tmp).map((x) => x.pid)).toEqual([g!.pid]);
+    expect((await warmHook(co, inScope, env)).denied).toBeNull();
+    await until("the frozen guard to end", () => !alive(g!.pid));
+    await until("another guard", () => guards(tmp).find((x) => x.pid !== g!.pid));
     rmSync(path.dirname(co.root), { recursive: true, force: true });
   });
 

@@ -7,7 +7,7 @@ import { fileUrlOf, type LoaderHandoff } from "./loader-handoff.js";
 import { isHost } from "@cohent/protocol/hosts";
 import { hostFlag } from "../hosts/detect.js";
 import { DEADLINE_MS } from "../transports/deadline-ms.js";
-import { forwardWarm, routeOf, startWarm, type Route } from "./warm-forward.js";
+import { forwardWarm, freeName, routeOf, startWarm, type Route } from "./warm-forward.js";
 import { warmWanted, type Caller } from "./warm-route.js";
 import { serveWarm } from "./warm-serve.js";
 
@@ -289,7 +289,8 @@ function warmRoute(): Route | null {
  * The call handed to the warm guard; when none answers, the adapter loads
  * here as before (cold), and a guard is started for the next call as this
  * process exits, its answer written. A guard that stays silent past the
- * hook's deadline gets the refusal the adapter's own deadline writes.
+ * hook's deadline gets the refusal the adapter's own deadline writes, and
+ * loses its name.
  */
 async function warmThenCold(
   route: Route,
@@ -306,6 +307,8 @@ async function warmThenCold(
     return;
   }
   if (r === "late") {
+    // A guard that hangs answers nobody again: its name is freed, so the next call runs cold and starts another.
+    freeName(route);
     const out = p.unloadable(
       `Cohent: the warm guard did not answer within ${DEADLINE_MS / 1000} s, so this call is refused. Try again; if it persists run node .cohent/cohent.mjs doctor`,
     );

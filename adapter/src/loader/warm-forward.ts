@@ -159,6 +159,15 @@ export function forwardWarm(
   });
 }
 
+/** Removes a guard's socket name (one that did not answer in time): it ends when it sees the name gone. */
+export function freeName(route: Route): void {
+  try {
+    unlinkSync(`${route.dir}/${route.name}`);
+  } catch {
+    /* gone already */
+  }
+}
+
 /** How long a starting guard's claim on its name stands before another hook may start one. */
 const STARTING_MS = 20_000;
 /**

@@ -46,8 +46,12 @@ export function serveWarm(name: string, caller: () => Caller | null, hook: Hook)
   const dir = warmDir(me.env, me.uid);
   const path = `${dir}/${name}`;
   const lock = `${path}.lock`;
-  const st = lstatSync(dir);
-  if (!st.isDirectory() || st.uid !== me.uid || (st.mode & 0o077) !== 0) return;
+  try {
+    const st = lstatSync(dir);
+    if (!st.isDirectory() || st.uid !== me.uid || (st.mode & 0o077) !== 0) return;
+  } catch {
+    return;
+  }
   const net = process.getBuiltinModule("node:net") as typeof import("node:net");
   let last = Date.now();
   let served = 0;

@@ -17,13 +17,20 @@ const REAL = ".cohent/cohent-real.cjs";
 /** A broken bundle: throws at load with a stack trace and an absolute path, which must never reach the model. */
 const THROWS = `throw new Error("cohent test: broken bundle at " + __filename);\n`;
 
+/** Every TCP connect made one that never completes (under node:http and the lean transport alike). */
+const HANG_PATCH = ".cohent/hang-patch.cjs";
+const HANG = `const { TCP } = process.binding("tcp_wrap");
+TCP.prototype.connect = TCP.prototype.connect6 = () => 0;
+`;
+
 /**
- * The real adapter, loaded after every TCP connect is made one that never completes (under
- * node:http and the lean transport alike), with no transport timeout to end it.
+ * The real adapter, loaded after the hang patch, with no transport timeout to end it. The warm
+ * guard a hook call starts (adapter/src/loader/warm-*.ts) is another process, which hangs the same
+ * way: the patch reaches it through NODE_OPTIONS, as the service's silence would reach it.
  */
 const HANGS = `process.env.COHENT_TIMEOUT_MS = "3600000";
-const { TCP } = process.binding("tcp_wrap");
-TCP.prototype.connect = TCP.prototype.connect6 = () => 0;
+process.env.NODE_OPTIONS = "--require " + require("node:path").join(__dirname, "hang-patch.cjs");
+require("./hang-patch.cjs");
 require("./cohent-real.cjs");
 `;
 
@@ -33,11 +40,13 @@ export function breakAdapter(repo: string, how: AdapterFailure): void {
   if (how === "throws") writeFileSync(join(repo, ADAPTER), THROWS);
   if (how === "hangs") {
     renameSync(join(repo, SAVED), join(repo, REAL));
+    writeFileSync(join(repo, HANG_PATCH), HANG);
     writeFileSync(join(repo, ADAPTER), HANGS);
   }
 }
 
 export function restoreAdapter(repo: string): void {
+  rmSync(join(repo, HANG_PATCH), { force: true });
   if (existsSync(join(repo, REAL))) renameSync(join(repo, REAL), join(repo, ADAPTER));
   else if (existsSync(join(repo, SAVED))) {
     rmSync(join(repo, ADAPTER), { force: true });

@@ -1,11 +1,16 @@
+import { execFileSync } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
 import os from "node:os";
+import { fileURLToPath } from "node:url";
 
 /**
  * bench/RESULTS.md holds the latest figures of each bench: a bench run
  * replaces its own section (between its two markers), never appends, and
  * leaves the other benches' sections as they are. A section missing is
- * added at the end.
+ * added at the end. The file is then formatted as `npm test`'s
+ * format:check wants it (prettier aligns the tables and drops the indent
+ * of a sub-row's label).
  */
 
 const FILE = new URL("./RESULTS.md", import.meta.url);
@@ -31,4 +36,8 @@ export function replaceSection(name: string, body: string): void {
       ? text.slice(0, at) + section + text.slice(stop + end.length)
       : `${text.trimEnd()}\n\n${section}\n`;
   writeFileSync(FILE, next);
+  const prettier = createRequire(import.meta.url).resolve("prettier/bin/prettier.cjs");
+  execFileSync(process.execPath, [prettier, "--write", "--log-level", "warn", fileURLToPath(FILE)], {
+    stdio: "inherit",
+  });
 }

@@ -1,5 +1,5 @@
-import { lstatSync, readdirSync, readFileSync, realpathSync } from "node:fs";
-import { warmDir, warmWanted } from "../loader/warm-route.js";
+import { readdirSync, readFileSync, realpathSync } from "node:fs";
+import { folderState, warmDir, warmWanted } from "../loader/warm-route.js";
 import type { Check } from "./doctor-hosts.js";
 
 /**
@@ -20,17 +20,10 @@ export interface WarmFacts {
 export function warmFacts(root: string, env: NodeJS.ProcessEnv, platform: string): WarmFacts {
   const uid = typeof process.getuid === "function" ? process.getuid() : -1;
   const dir = warmDir(env, uid);
-  let folder: WarmFacts["folder"] = "missing";
-  try {
-    const st = lstatSync(dir);
-    folder = st.isDirectory() && st.uid === uid && (st.mode & 0o077) === 0 ? "private" : "shared";
-  } catch {
-    /* no call has started a guard yet */
-  }
   return {
     wanted: warmWanted(env, platform),
     dir,
-    folder,
+    folder: folderState(dir, uid),
     running: platform === "linux" ? running(root) : null,
   };
 }

@@ -1,6 +1,13 @@
-import { closeSync, lstatSync, mkdirSync, openSync, readdirSync, statSync, unlinkSync } from "node:fs";
+import { closeSync, mkdirSync, openSync, readdirSync, statSync, unlinkSync } from "node:fs";
 import type { Out } from "../hosts/dialect.js";
-import { warmName, warmDir, type Caller, type WarmAnswer, type WarmRequest } from "./warm-route.js";
+import {
+  folderState,
+  warmName,
+  warmDir,
+  type Caller,
+  type WarmAnswer,
+  type WarmRequest,
+} from "./warm-route.js";
 
 /**
  * The hook's side of the warm guard (warm-serve.ts): the payload handed over
@@ -25,13 +32,8 @@ export interface Route {
 /** The route for this process's call, or null when its folder is not one only this user can use. */
 export function routeOf(caller: Caller): Route | null {
   const dir = warmDir(caller.env, caller.uid);
-  try {
-    const st = lstatSync(dir);
-    if (!st.isDirectory() || st.uid !== caller.uid || (st.mode & 0o077) !== 0) return null;
-  } catch {
-    /* not there yet: the first cold call makes it (startWarm) */
-  }
-  return { dir, name: warmName(caller), caller };
+  // Missing is fine: the first cold call makes it (startWarm).
+  return folderState(dir, caller.uid) === "shared" ? null : { dir, name: warmName(caller), caller };
 }
 
 interface PipeHandle {
@@ -185,8 +187,7 @@ export const MAX_GUARDS = 32;
 export function startWarm(route: Route, script: string): void {
   try {
     mkdirSync(route.dir, { recursive: true, mode: 0o700 });
-    const st = lstatSync(route.dir);
-    if (!st.isDirectory() || st.uid !== route.caller.uid || (st.mode & 0o077) !== 0) return;
+    if (folderState(route.dir, route.caller.uid) !== "private") return;
     const sockets = readdirSync(route.dir).filter((n) => n.endsWith(".sock"));
     if (sockets.length >= MAX_GUARDS && !sockets.includes(route.name)) return;
     const lock = `${route.dir}/${route.name}.lock`;

@@ -1,3 +1,5 @@
+import { lstatSync } from "node:fs";
+
 /**
  * Where a hook finds the warm guard that may answer it (warm-forward.ts,
  * warm-serve.ts): one socket per user, checkout build and environment. A
@@ -53,6 +55,16 @@ export function warmName(c: Caller): string {
 export function warmDir(env: Caller["env"], uid: number): string {
   const tmp = env.TMPDIR && env.TMPDIR.startsWith("/") ? env.TMPDIR.replace(/\/+$/, "") : "/tmp";
   return `${tmp}/cohent-warm-${uid}`;
+}
+
+/** The guards' folder: missing (no call started one yet), private (a directory this user owns that nobody else can use), or shared (never used). */
+export function folderState(dir: string, uid: number): "missing" | "private" | "shared" {
+  try {
+    const st = lstatSync(dir);
+    return st.isDirectory() && st.uid === uid && (st.mode & 0o077) === 0 ? "private" : "shared";
+  } catch {
+    return "missing";
+  }
 }
 
 /** Whether a call comes from a process that is this guard's twin: what the guard compares before it answers. */

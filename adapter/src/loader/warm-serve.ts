@@ -1,7 +1,8 @@
-import { lstatSync, renameSync, statSync, unlinkSync } from "node:fs";
+import { renameSync, statSync, unlinkSync } from "node:fs";
 import { isHost } from "@cohent/protocol/hosts";
 import { hostFlag } from "../hosts/detect.js";
 import {
+  folderState,
   sameCaller,
   warmDir,
   warmName,
@@ -46,12 +47,7 @@ export function serveWarm(name: string, caller: () => Caller | null, hook: Hook)
   const dir = warmDir(me.env, me.uid);
   const path = `${dir}/${name}`;
   const lock = `${path}.lock`;
-  try {
-    const st = lstatSync(dir);
-    if (!st.isDirectory() || st.uid !== me.uid || (st.mode & 0o077) !== 0) return;
-  } catch {
-    return;
-  }
+  if (folderState(dir, me.uid) !== "private") return;
   const net = process.getBuiltinModule("node:net") as typeof import("node:net");
   let last = Date.now();
   let served = 0;

@@ -1,7 +1,7 @@
 import { mkdirSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { SPAWN_FREE_DIR } from "@cohent/client/state/spawn-free.js";
+import { ON_FAILURE_FROM, SPAWN_FREE_DIR } from "@cohent/client/state/spawn-free.js";
 
 /**
  * The guard as a tool: Claude Code calls it as a PreToolUse or PostToolUse
@@ -32,8 +32,7 @@ export type HookRunner = (
   clientVersion: string | null,
 ) => Promise<{ stdout?: string; stderr?: string; exitCode: number }>;
 
-/** The oldest Claude Code measured to refuse a call when an mcp_tool handler fails (onFailure: "block"). */
-export const ON_FAILURE_FROM = [2, 1, 332] as const;
+export { ON_FAILURE_FROM };
 
 /** Whether this client refuses a call when the handler fails: only then may the command hook stand aside. */
 export function honoursOnFailure(client: { name?: string; version?: string } | undefined): boolean {

@@ -15,15 +15,23 @@ import { FAIL_CLOSED_REASON } from "../../adapter/src/installer/init.js";
  * with no output.
  */
 
+/** What Claude Code 2.1.332 sets in its hooks' environment (measured); the model's shell gets `…_agent`. */
+const HARNESS = "claude-code_2-1-332_harness";
+
 /** Runs the gate's script as Claude Code's shell would, with this process as its parent ($PPID). */
 function gate(
   project: string,
   stdin: string,
   failClosed = true,
+  aiAgent: string | null = HARNESS,
 ): Promise<{ code: number | null; out: string }> {
   return new Promise((resolve, reject) => {
     const child = spawn("sh", ["-c", claudeGateScript(failClosed)], {
-      env: { PATH: process.env.PATH!, CLAUDE_PROJECT_DIR: project },
+      env: {
+        PATH: process.env.PATH!,
+        CLAUDE_PROJECT_DIR: project,
+        ...(aiAgent === null ? {} : { AI_AGENT: aiAgent }),
+      },
     });
     let out = "";
     child.stdout.on("data", (c) => (out += c));
@@ -86,12 +94,40 @@ describe("the Claude Code gate", () => {
     else expect(r).toEqual({ code: 2, out: FAIL_CLOSED_REASON + "\n" });
   });
 
+  // A forged mark (the model's shell knows the session id and $PPID) must open nothing: the gate trusts a
+  // mark only on a Claude Code that refuses the call when the mcp_tool handler fails, as its hooks' own
+  // environment says. Every other environment: the command hook decides, mark or not.
+  const versions: [aiAgent: string | null, standsAside: boolean][] = [
+    [HARNESS, true],
+    ["claude-code_2-1-400_harness", true],
+    ["claude-code_2-2-0_harness", true],
+    ["claude-code_3-0-0_harness", true],
+    [null, false],
+    ["", false],
+    ["claude-code_2-1-331_harness", false],
+    ["claude-code_2-1-310_harness", false],
+    ["claude-code_2-1-197_harness", false],
+    ["claude-code_1-9-999_harness", false],
+    ["claude-code_2-1-332_agent", false],
+    ["claude-code_332_harness", false],
+    ["claude-code_2-1_harness", false],
+    ["claude-code_2-1-3-4_harness", false],
+    ["claude-code_2-1-x_harness", false],
+    ["codex_2-1-332_harness", false],
+  ];
+
+  it.each(versions)("AI_AGENT=%j, the mark present: stands aside %s", async (aiAgent, standsAside) => {
+    const r = await gate(project([`${SID}.${process.pid}`]), payload(SID), true, aiAgent);
+    if (standsAside) expect(r).toEqual({ code: 0, out: "" });
+    else expect(r).toEqual({ code: 2, out: FAIL_CLOSED_REASON + "\n" });
+  });
+
   it("as Claude Code runs the command (/bin/sh -c <command>), its $PPID is Claude Code's pid", async () => {
     // Without the gate's exec, dash keeps its own process between them and no mark would match (FINDINGS.md).
     const dir = project([`${SID}.${process.pid}`]);
     const r = await new Promise<{ code: number | null; out: string }>((resolve, reject) => {
       const child = spawn("/bin/sh", ["-c", CLAUDE_PRE_GATE], {
-        env: { PATH: process.env.PATH!, CLAUDE_PROJECT_DIR: dir },
+        env: { PATH: process.env.PATH!, CLAUDE_PROJECT_DIR: dir, AI_AGENT: HARNESS },
       });
       let out = "";
       child.stdout.on("data", (c) => (out += c));

@@ -1,4 +1,4 @@
-import { SPAWN_FREE_DIR } from "@cohent/client/state/spawn-free.js";
+import { ON_FAILURE_FROM, SPAWN_FREE_DIR } from "@cohent/client/state/spawn-free.js";
 import { FAIL_CLOSED_REASON } from "../guard/guard.js";
 import { failClosedCommand, HOOK_TIMEOUT } from "./host-wiring.js";
 import type { HookHandler } from "./merge-files.js";
@@ -49,18 +49,31 @@ export function claudeMcpHandler(event: "PreToolUse" | "PostToolUse"): HookHandl
  * The gate, in POSIX sh with no program of its own (a shell start, no
  * Node): it reads the payload's first line, takes session_id, and exits 0
  * with no answer when the server marked this session for this Claude Code
- * process ($PPID); otherwise it hands the whole payload to the command
- * hook. A session id it cannot read, or one with other characters than
- * letters, digits, - and _, is never looked up: the command hook decides.
+ * process ($PPID) AND this Claude Code refuses a call whose handler fails;
+ * otherwise it hands the whole payload to the command hook. A session id it
+ * cannot read, or one with other characters than letters, digits, - and _,
+ * is never looked up: the command hook decides.
+ *
+ * The mark is a file, and the model's shell can write it (it knows the
+ * session id and $PPID). So the gate trusts it only where a forged one opens
+ * nothing: on a Claude Code that refuses the call when the mcp_tool handler
+ * fails, the handler still decides every call. The version comes from
+ * AI_AGENT (`claude-code_2-1-332_harness`), which Claude Code sets in its
+ * hooks' environment and which nothing the model runs can change; missing,
+ * unreadable or older: the command hook decides, mark or not.
  */
 export function claudeGateScript(failClosed: boolean): string {
   const mark = `"\${CLAUDE_PROJECT_DIR:-.}/${SPAWN_FREE_DIR}/$s.$PPID"`;
   const run = `{ printf "%s\\n" "$p"; cat; } | ${CLAUDE_HOOK_COMMAND}`;
+  const [ma, mi, pa] = ON_FAILURE_FROM;
+  const honours = `[ "$a" -gt ${ma} ] || { [ "$a" -eq ${ma} ] && { [ "$b" -gt ${mi} ] || { [ "$b" -eq ${mi} ] && [ "$c" -ge ${pa} ]; }; }; }`;
   return [
     `IFS= read -r p`,
     `s=\${p#*\\"session_id\\":\\"}`,
     `s=\${s%%\\"*}`,
-    `case $s in ""|*[!A-Za-z0-9_-]*) ;; *) [ -f ${mark} ] && exit 0;; esac`,
+    `case \${AI_AGENT:-} in claude-code_*-*-*_harness) v=\${AI_AGENT#claude-code_}; v=\${v%_harness};; *) v=;; esac`,
+    `a=\${v%%-*}; r=\${v#*-}; b=\${r%%-*}; c=\${r#*-}`,
+    `case $a:$b:$c in *[!0-9:]*|:*|*::*|*:) ;; *) case $s in ""|*[!A-Za-z0-9_-]*) ;; *) [ -f ${mark} ] && { ${honours}; } && exit 0;; esac;; esac`,
     failClosed ? `${run} 2>/dev/null || { echo "${FAIL_CLOSED_REASON}" >&2; exit 2; }` : run,
   ].join("; ");
 }

@@ -8,26 +8,22 @@ import {
 } from "@cohent/protocol/actions";
 import { ERRORS, type ErrorCode } from "@cohent/protocol/codes";
 import { scopeCovers } from "@cohent/protocol/paths";
-import { BOUNDS } from "@cohent/protocol/bounds";
-import {
-  REQUEST_RELEASE_COMMAND,
-  RESTORE_COMMAND,
-  SCOPE_COMMAND,
-  SCOPE_QUEUE_COMMAND,
-  shellWord,
-} from "@cohent/protocol/scope-commands";
-import type { GuardRequest, QueuePlace, ScopeConflict } from "@cohent/protocol";
+import { SCOPE_COMMAND } from "@cohent/protocol/scope-commands";
+import type { GuardRequest, ScopeConflict } from "@cohent/protocol";
+import { contestedPaths, describeConflicts, holderWords, queueAdvice } from "./reasons.js";
 import type { GuardWrite } from "./guard-file-writes.js";
 import { SECTION_BEGIN, SECTION_END } from "./guard-files.js";
 import type { PublishMark, SessionState } from "@cohent/client/state/runtime.js";
 export type { PublishMark };
 import { running, type Subagents } from "./subagents.js";
+export { caughtReason, contestedPaths, describeConflicts, describeQueue, queueAdvice } from "./reasons.js";
 
 /**
  * The guard, pure: what PreToolUse decides for one tool call over a
  * snapshot of everything it depends on, what a missed publish and a Stop
  * do. No I/O here; guard-shell.ts and hook.ts gather and save. Every text
- * the hook shows the model is here (the wrapper's line included).
+ * the hook shows the model is here (the wrapper's line included) or, for
+ * those that name a peer, in reasons.ts.
  */
 
 export type ToolKind = "edit" | "shell";
@@ -74,6 +70,12 @@ export interface Snapshot {
   claimError: { code: string; message: string; details?: unknown } | null;
   /** Set when a shell command's visible writes are judged as an edit's targets: the refusal then names the command. */
   shellWrite?: boolean;
+  /**
+   * The peers holding some of `targets`, as the service words a conflict,
+   * when the guard read them (only to word a refusal: holdersWanted). A
+   * refusal of a write opens with them, whatever row refused it.
+   */
+  holders?: ScopeConflict[];
 }
 
 export type Verdict =
@@ -110,48 +112,6 @@ export const NOTICE = {
   publishFailed: (code: string, message: string) =>
     `[cohent] The prompt could not be published (${code}: ${message}). Edits are refused until it is.`,
 };
-
-/** One line per conflicting peer: the one rendering of a scope conflict (hook refusals and the CLI). */
-export function describeConflicts(details: unknown): string[] {
-  const conflicts = ((details as { conflicts?: ScopeConflict[] } | undefined)?.conflicts ??
-    []) as ScopeConflict[];
-  return conflicts.map((c) => {
-    const agent = [c.client, c.model].filter(Boolean).join(" ");
-    const working = c.objective ? `, working on ${JSON.stringify(c.objective)}` : "";
-    return `${c.paths.join(", ")} overlaps the scope of ${c.person}${agent ? ` (${agent})` : ""}: ${c.theirPaths.join(", ")}${working} (${c.intentId})`;
-  });
-}
-
-const shellWords = (paths: readonly string[]) => paths.map(shellWord).join(" ");
-
-/** Who a queued claim waits for, in order: the one rendering of a queue place (hook refusals, the CLI, the agent CLI's message). */
-export function describeQueue(q: QueuePlace): string {
-  const behind = q.behind.map((b) => {
-    const agent = [b.client, b.model].filter(Boolean).join(" ");
-    return `${b.person}${agent ? ` (${agent})` : ""} ${b.holds ? "holding" : "also waiting for"} ${b.paths.join(", ")} (${b.intentId})`;
-  });
-  return `You are queued for ${q.paths.join(", ")} at place ${q.place}${behind.length ? `, behind ${behind.join("; ")}` : ""}.`;
-}
-
-/** The contested part of a refused claim: our paths that overlap a peer's. */
-export function contestedPaths(details: unknown): string[] {
-  const conflicts = (details as { conflicts?: ScopeConflict[] } | undefined)?.conflicts ?? [];
-  return [...new Set(conflicts.flatMap((c) => c.paths))];
-}
-
-/**
- * What to do about a peer's scope: work elsewhere meanwhile, queue for the
- * claim (or wait for it), or ask the holder. `claim` is the whole scope to
- * queue for (a scope replaces the previous claim), `contested` its overlap.
- */
-export function queueAdvice(claim: readonly string[], contested: readonly string[]): string {
-  const asked = contested.length ? contested : claim;
-  return [
-    `Meanwhile, work on files outside ${asked.join(", ")}.`,
-    `To get them when they free: ${SCOPE_QUEUE_COMMAND} ${shellWords(claim)} (queues and returns; a later packet says "granted"), or ${SCOPE_COMMAND} --wait <seconds, at most ${BOUNDS.scopeWaitSeconds}> ${shellWords(claim)} (queues and blocks until granted).`,
-    `To ask the holder to let go: ${REQUEST_RELEASE_COMMAND} ${shellWords(asked)} --note '<why>'.`,
-  ].join(" ");
-}
 
 const isEnd = (a: string | null): a is IntentEnd => a === "completed" || a === "abandoned";
 /** How a refusal of a write begins: an edit's, or a shell command's whose write targets Cohent read. */
@@ -198,8 +158,7 @@ const HOLDS: Record<TableCondition, (s: Snapshot) => string | null> = {
     if (e.code !== "SCOPE_CONFLICT")
       return `${refused(s)}: claiming ${(s.targets ?? []).join(", ")} failed: ${e.code}: ${e.message}`;
     const lines = describeConflicts(e.details);
-    const claim = [...new Set([...s.scope, ...(s.targets ?? [])])];
-    return `${refused(s)}: ${lines.length ? lines.join("; ") : e.message}. ${queueAdvice(claim, contestedPaths(e.details))} Or declare a narrower scope with ${SCOPE_COMMAND} <path…>.`;
+    return `${refused(s)}: ${lines.length ? lines.join("; ") : e.message}. ${queueAdvice(claimOf(s), contestedPaths(e.details))} ${NARROWER}`;
   },
   outsideScope: (s) => {
     if (s.targetError) return `${refused(s)}: ${s.targetError}`;
@@ -209,9 +168,103 @@ const HOLDS: Record<TableCondition, (s: Snapshot) => string | null> = {
         : `Cohent cannot read this edit's targets. Declare them first: ${SCOPE_COMMAND} <path…>`;
     const outside = s.targets.filter((t) => !scopeCovers(s.scope, t));
     if (outside.length === 0) return null;
-    return `${refused(s)}: ${outside.join(", ")} lies outside your declared scope (${s.scope.join(", ") || "none"}), so it has not been compared with anybody else's work. Declare a scope that covers it: ${SCOPE_COMMAND} ${[...s.scope, ...outside].join(" ")}`;
+    return `${refused(s)}: ${outsideWords(s, outside)}`;
   },
 };
+
+const NARROWER = `Or declare a narrower scope with ${SCOPE_COMMAND} <path…>.`;
+/** The scope to queue for: a scope replaces the previous claim, so the whole of it with the call's targets. */
+const claimOf = (s: Snapshot) => [...new Set([...s.scope, ...(s.targets ?? [])])];
+const lie = (paths: readonly string[]) => `${paths.join(", ")} ${paths.length === 1 ? "lies" : "lie"}`;
+const outsideWords = (s: Snapshot, outside: readonly string[]) =>
+  `${lie(outside)} outside your declared scope (${s.scope.join(", ") || "none"}), so it has not been compared with anybody else's work. Declare a scope that covers it: ${SCOPE_COMMAND} ${[...s.scope, ...outside].join(" ")}`;
+
+/** The rows that refuse a write: where a peer holds a target, their refusal names it first (holderFirst). */
+const WRITE_ROWS: ReadonlySet<Condition> = new Set<Condition>([
+  "intentNotReady",
+  "scopeConflict",
+  "outsideScope",
+]);
+
+/** Who holds the call's targets: the service's refusal of the claim, and the peers the guard read (Snapshot.holders). */
+function holdersOf(s: Snapshot): ScopeConflict[] {
+  const refusal = s.claimError?.code === "SCOPE_CONFLICT" ? describedConflicts(s.claimError.details) : [];
+  const named = new Set(refusal.map((c) => c.intentId));
+  return [...refusal, ...(s.holders ?? []).filter((c) => !named.has(c.intentId))];
+}
+const describedConflicts = (details: unknown): ScopeConflict[] =>
+  (details as { conflicts?: ScopeConflict[] } | undefined)?.conflicts ?? [];
+
+/**
+ * The words of a write row that refused, said after the holder: what else
+ * stands in the way. Paths a peer holds are not advised to be claimed
+ * (the claim would be refused); "outside your declared scope" alone is for
+ * paths nobody holds.
+ */
+const BESIDES: Record<
+  "intentNotReady" | "scopeConflict" | "outsideScope",
+  (s: Snapshot, held: Set<string>) => string
+> = {
+  intentNotReady: (s) => {
+    if (!s.intentId && s.missedPublish) return `Also, before you queue: ${MISSED_PUBLISH}`;
+    if (!s.intentId)
+      return `Also, before you queue: no prompt or intent has been announced for this session. Publish one first: ${INTENT_COMMAND}`;
+    const action = (s.action ?? "plan") as ActionName | IntentEnd;
+    return `Also, your intent is ${isEnd(action) ? "" : "on "}${action}: ${GUIDANCE[action]}`;
+  },
+  scopeConflict: (s) => {
+    const e = s.claimError!;
+    return e.code === "SCOPE_CONFLICT"
+      ? NARROWER
+      : `Also, claiming ${(s.targets ?? []).join(", ")} failed: ${e.code}: ${e.message}`;
+  },
+  outsideScope: (s, held) => {
+    if (s.targetError) return `Also: ${s.targetError}`;
+    const outside = (s.targets ?? []).filter((t) => !scopeCovers(s.scope, t));
+    const theirs = outside.filter((t) => held.has(t));
+    const free = outside.filter((t) => !held.has(t));
+    return [
+      theirs.length
+        ? `Besides, ${lie(theirs)} outside your declared scope (${s.scope.join(", ") || "none"}): the queue command above claims ${theirs.length === 1 ? "it" : "them"} with your scope.`
+        : "",
+      free.length ? outsideWords(s, free) : "",
+    ]
+      .filter(Boolean)
+      .join(" ");
+  },
+};
+
+/**
+ * The holder first: a write row refused the call and a peer holds some of
+ * its targets, so the reason opens with who holds which, its intent and
+ * what to do (work elsewhere, queue, ask), then the row's own words. Null
+ * when no peer is known to hold a target: the row's reason stands alone.
+ */
+function holderFirst(condition: Condition, s: Snapshot): string | null {
+  if (!WRITE_ROWS.has(condition)) return null;
+  const holders = holdersOf(s);
+  const head = holderWords(holders, claimOf(s));
+  if (head === null) return null;
+  const held = new Set(contestedPaths({ conflicts: holders }));
+  const besides = BESIDES[condition as keyof typeof BESIDES](s, held);
+  return `${refused(s)}: ${head}${besides ? ` ${besides}` : ""}`;
+}
+
+/**
+ * Whether a refusal would name a holder if the guard read the peers'
+ * claims: a write row refused a call with targets, and no holder is known
+ * yet. The guard asks only then (one `scopes` read), so an allowed call
+ * costs nothing more.
+ */
+export function holdersWanted(v: Verdict, s: Snapshot): boolean {
+  return (
+    v.permission === "deny" &&
+    WRITE_ROWS.has(v.condition) &&
+    !!s.targets?.length &&
+    s.holders === undefined &&
+    s.claimError?.code !== "SCOPE_CONFLICT"
+  );
+}
 
 /**
  * A refusal on a call that also received notices: their lines go first, in
@@ -231,7 +284,7 @@ export function assess(call: { kind: ToolKind }, snapshot: Snapshot, upTo?: Cond
         return {
           permission: "deny",
           condition: row.condition,
-          reason: reason.trim() || "Cohent refused this tool call.",
+          reason: (holderFirst(row.condition, snapshot) ?? reason).trim() || "Cohent refused this tool call.",
         };
     }
     if (row.condition === upTo) break;
@@ -366,46 +419,4 @@ export function gitVerdict(r: { allowed: true } | { allowed: false; reason: stri
         condition: "scopeConflict",
         reason: r.reason.trim() || "git command refused: it would take a peer's changes.",
       };
-}
-
-/**
- * What the model reads when the check after its call caught a write into
- * held paths (held-call.ts): which paths, whose, and how to undo it.
- */
-export function caughtReason(c: {
-  command: string | null;
-  tool: string;
-  peers: {
-    peer: { person: string; client: string | null; model: string | null; intentId: string };
-    paths: string[];
-  }[];
-  guardFiles: string[];
-  changes: { path: string; change: string; restorable: boolean }[];
-}): string {
-  const what = c.command !== null ? "this shell command" : `this ${c.tool} call`;
-  const changed = c.changes.map((x) => `${x.path} (${x.change})`).join(", ");
-  const whose = c.peers.map(({ peer, paths }) => {
-    const agent = [peer.client, peer.model].filter(Boolean).join(" ");
-    return `${paths.join(", ")} ${paths.length === 1 ? "is" : "are"} claimed by ${peer.person}${agent ? ` (${agent})` : ""} (${peer.intentId})`;
-  });
-  if (c.guardFiles.length)
-    whose.push(
-      `${c.guardFiles.join(", ")} ${c.guardFiles.length === 1 ? "is one of" : "are"} Cohent's guard files`,
-    );
-  const restorable = c.changes.filter((x) => x.restorable).map((x) => x.path);
-  const lost = c.changes.filter((x) => !x.restorable).map((x) => x.path);
-  const undo = restorable.length
-    ? `Undo it now, before anything else: ${RESTORE_COMMAND} ${restorable.map(shellWord).join(" ")} (puts back the bytes from before this call).`
-    : "";
-  const none = lost.length
-    ? `Restore is not available for ${lost.join(", ")} (more than Cohent keeps a call): tell the user what changed.`
-    : "";
-  return [
-    `${what} changed ${changed}, which it had not claimed: ${whose.join("; ")}. The holder and the Control Room have been told.`,
-    undo,
-    none,
-    `Then write only inside your own scope; for these paths, queue (${SCOPE_QUEUE_COMMAND} <path…>) or ask the holder (${REQUEST_RELEASE_COMMAND} <path…>).`,
-  ]
-    .filter(Boolean)
-    .join(" ");
 }

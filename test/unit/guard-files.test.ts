@@ -587,3 +587,111 @@ describe("the table's matching", () => {
     expect(cmds.filter((c) => c.words.length).map((c) => c.words.map((w) => w.text))).toEqual([["a"], ["b"]]);
   });
 });
+
+describe("the clients' user and machine settings (issue 49): a named write is refused as a guard file", () => {
+  const HOME = "/home/ann";
+  // The hook's environment: the reader gives absolute targets for what it expands; the rest is a visible tail.
+  const env = {
+    HOME,
+    CLAUDE_CONFIG_DIR: "/cfg/claude",
+    CODEX_HOME: "/cfg/codex",
+    XDG_CONFIG_HOME: "/cfg/xdg",
+    OPENCODE_CONFIG: "/cfg/oc.json",
+  };
+  const shell = (command: string) => decide("Bash", { command }, { env });
+  const refused: [form: string, command: string][] = [
+    ["the Claude config folder, expanded", `echo '{"disableAllHooks":true}' > /cfg/claude/settings.json`],
+    [
+      "Claude's default user settings, absolute",
+      `echo '{"disableAllHooks":true}' > ${HOME}/.claude/settings.json`,
+    ],
+    ["Claude's user local settings", `cp /tmp/off.json ${HOME}/.claude/settings.local.json`],
+    ["Claude's managed settings drop-in", "tee /etc/claude-code/managed-settings.d/zz.json < off.json"],
+    ["Copilot's user settings through ~", `echo '{"disableAllHooks":true}' > ~/.copilot/settings.json`],
+    ["a new Copilot user hook through $HOME", `echo '{}' > "$HOME/.copilot/hooks/off.json"`],
+    ["cp into Copilot's user hooks folder", `cp /tmp/x.json ${HOME}/.copilot/hooks/`],
+    ["rm -rf Copilot's folder", "rm -rf ~/.copilot"],
+    [
+      "Codex's config in CODEX_HOME",
+      "sed -i 's/codex_hooks = true/codex_hooks = false/' /cfg/codex/config.toml",
+    ],
+    ["Codex's default user hooks", `rm ${HOME}/.codex/hooks.json`],
+    ["Codex's requirements", "cp x.toml /etc/codex/requirements.toml"],
+    ["Gemini's folder trust", "mv ~/.gemini/trustedFolders.json /tmp/"],
+    ["a Gemini extension", `cp -r /tmp/ext ${HOME}/.gemini/extensions/`],
+    ["Cursor's user hooks", `echo '{}' > ${HOME}/.cursor/hooks.json`],
+    ["OpenCode's global plugins", `cp evil.js ${HOME}/.config/opencode/plugins/`],
+    [
+      "OpenCode's config under XDG_CONFIG_HOME, by its tail",
+      `echo '{}' > "$XDG_CONFIG_HOME/opencode/opencode.json"`,
+    ],
+    ["OpenCode's OPENCODE_CONFIG file", "echo '{}' > /cfg/oc.json"],
+    ["a glob in the folder", `rm -f ${HOME}/.copilot/hooks/*.json`],
+    ["a glob across the clients' folders", `rm -f ${HOME}/.c*/settings.json`],
+    [
+      "node -e through os.homedir()",
+      `node -e "fs.writeFileSync(require('os').homedir() + '/.copilot/settings.json', '{}')"`,
+    ],
+    [
+      "python -c through CLAUDE_CONFIG_DIR",
+      `python3 -c "import os; open(os.environ['CLAUDE_CONFIG_DIR'] + '/settings.json', 'w').write('{}')"`,
+    ],
+    ["a machine folder named in a one-liner", `node -e "fs.rmSync('/etc/codex', { recursive: true })"`],
+  ];
+  for (const [form, command] of refused)
+    it(`refused: ${form}`, () => {
+      const v = shell(command);
+      expect(v?.permission, command).toBe("deny");
+      expect(v!.condition).toBe("guardFiles");
+    });
+
+  const allowed: [form: string, command: string][] = [
+    [
+      "reading them",
+      `cat ~/.copilot/settings.json /cfg/claude/settings.json && jq . ${HOME}/.codex/config.toml`,
+    ],
+    ["a copy out of them", `cp -r ${HOME}/.claude/settings.json /tmp/backup.json`],
+    [
+      "other files in the clients' folders",
+      `echo x > ${HOME}/.claude/projects/notes.md && rm -rf ${HOME}/.copilot/logs ~/.cache/opencode`,
+    ],
+    ["a settings.json behind an unknown variable", `echo '{}' > "$OUT/settings.json"`],
+    ["OpenCode's install under ~/.opencode/bin", "rm -rf ~/.opencode/bin"],
+    [
+      "a one-liner loading OpenCode's plugin package",
+      `node -e "console.log(require('@opencode-ai/plugin').name)"`,
+    ],
+  ];
+  for (const [form, command] of allowed)
+    it(`allowed: ${form}`, () => {
+      expect(shell(command), command).toBeNull();
+    });
+
+  it("the refusal names the absolute path", () => {
+    const v = shell(`echo x > ${HOME}/.copilot/settings.json`)!;
+    expect(v.reason).toMatch(/^\/home\/ann\/\.copilot\/settings\.json is one of Cohent's guard files/);
+  });
+
+  it("an edit tool, an MCP write tool and a symlink in the checkout reach them too", () => {
+    const write = (f: string) => ({ file_path: f, content: '{"disableAllHooks":true}' });
+    expect(decide("Write", write(`${HOME}/.copilot/settings.json`), { env })?.permission).toBe("deny");
+    expect(decide("Write", write("/cfg/claude/settings.json"), { env })?.permission).toBe("deny");
+    expect(decide("Write", write(`${HOME}/.claude/projects/x.md`), { env })).toBeNull();
+    expect(
+      decide("mcp__filesystem__write_file", { path: "~/.gemini/settings.json", content: "{}" }, { env })
+        ?.permission,
+    ).toBe("deny");
+    const linked = {
+      env,
+      realpath: (abs: string) => (abs === `${ROOT}/link.json` ? `${HOME}/.copilot/settings.json` : abs),
+      realRoot: () => ROOT,
+    };
+    const v = decide("Bash", { command: "echo '{}' > link.json" }, linked);
+    expect(v?.reason).toMatch(/^\/home\/ann\/\.copilot\/settings\.json is one/);
+    expect(decide("Write", write(`${ROOT}/link.json`), linked)?.permission).toBe("deny");
+  });
+
+  it("without the hook's environment only the checkout's files are looked at", () => {
+    expect(decide("Bash", { command: `echo x > ${HOME}/.copilot/settings.json` })).toBeNull();
+  });
+});

@@ -1,6 +1,15 @@
 import { posix } from "node:path";
 import type { Word } from "../git/shell.js";
-import { hasGlob, managedSection, namedGuardFile, reachOf, type GuardFile } from "./guard-files.js";
+import {
+  compareSegments,
+  hasGlob,
+  managedSection,
+  namedGuardFile,
+  reachOf,
+  type GuardFile,
+  type Reach,
+} from "./guard-files.js";
+import { userSettingsFiles } from "./host-settings.js";
 import { applyUpdate, patchFiles } from "./patch.js";
 import { shellWrites, type WriteMode } from "./shell-writes.js";
 import { OWN_MCP_PREFIX, type ToolCall } from "./tools.js";
@@ -12,10 +21,15 @@ import { OWN_MCP_PREFIX, type ToolCall } from "./tools.js";
  * asked through the context (a symlink's real path, an instruction file's
  * text), so that the rules are tested with tables.
  *
+ * The clients' user and machine settings (host-settings.ts: where a client
+ * reads its hooks or the switch that turns them off, outside the checkout)
+ * count as guard files when the context carries the hook's environment.
+ *
  * What is not visible is out of reach here: a path built at run time
  * (base64, a variable set by an earlier command, a script file that writes
  * it, xargs fed from a pipe, a hard link made before). The wiring
- * fingerprint checked at session start is the backstop for those.
+ * fingerprint checked at session start, and the watch after the call, are
+ * the backstop for those.
  */
 
 export interface GuardWrite {
@@ -35,6 +49,8 @@ export interface WriteContext {
   realRoot?: () => string | null;
   /** An instruction file's current text (repository-relative path), null when there is none. */
   readFile?: (rel: string) => string | null;
+  /** The hook's environment, to place the clients' user settings (HOME, CLAUDE_CONFIG_DIR, CODEX_HOME …); without it they are not looked at. */
+  env?: Readonly<Record<string, string | undefined>>;
 }
 
 /** A path without its trailing slashes (the root "/" stays). */
@@ -52,16 +68,156 @@ function relativeTo(abs: string, root: string): string | null {
   return a.startsWith(r + "/") ? abs.slice(r.length + 1) : null;
 }
 
+// ---------------------------------------------------------------------------------------------
+// The clients' user and machine settings (host-settings.ts), absolute paths outside the checkout
+
+interface HostEntry {
+  file: GuardFile;
+  /** Case-folded, without the trailing slash of a folder. */
+  folded: string;
+  segments: string[];
+  folder: boolean;
+  /** Words a one-liner's text must all hold to name it (see hostMarks). */
+  marks: string[][];
+}
+
+/** The variables that move a client's folder: a one-liner naming one and a file under it names that file. */
+const HOST_VARIABLES = [
+  "CLAUDE_CONFIG_DIR",
+  "CODEX_HOME",
+  "COPILOT_HOME",
+  "GEMINI_CLI_HOME",
+  "OPENCODE_CONFIG_DIR",
+  "OPENCODE_CONFIG",
+  "XDG_CONFIG_HOME",
+  "GEMINI_CLI_TRUSTED_FOLDERS_PATH",
+  "GEMINI_CLI_SYSTEM_SETTINGS_PATH",
+  "GEMINI_CLI_SYSTEM_DEFAULTS_PATH",
+];
+
+/**
+ * How a one-liner's text names a settings file: the path from its last
+ * dot-folder on (`.copilot`, `hooks`), each word anywhere in the text as
+ * for the checkout's files; a path without one (/etc/codex) as written;
+ * and the variable that moves it with the rest (`CLAUDE_CONFIG_DIR`,
+ * `settings.json`).
+ */
+function hostMarks(folded: string, env: Readonly<Record<string, string | undefined>>): string[][] {
+  const segments = folded.split("/").filter((s) => s !== "");
+  let dot = -1;
+  for (let i = 0; i < segments.length; i++) if (segments[i]!.startsWith(".")) dot = i;
+  const marks = [dot === -1 ? [folded] : segments.slice(dot)];
+  for (const name of HOST_VARIABLES) {
+    const v = env[name]?.replace(/\/+$/, "").toLowerCase();
+    if (v?.startsWith("/") && (folded === v || folded.startsWith(v + "/")))
+      marks.push([
+        name.toLowerCase(),
+        ...folded
+          .slice(v.length)
+          .split("/")
+          .filter((s) => s !== ""),
+      ]);
+  }
+  return marks;
+}
+
+const hostCache = new WeakMap<object, HostEntry[]>();
+
+/** The settings files of the context's environment, prepared once per environment. */
+function hostEntries(ctx: WriteContext): HostEntry[] {
+  const env = ctx.env;
+  if (!env) return [];
+  let entries = hostCache.get(env);
+  if (!entries) {
+    entries = userSettingsFiles(env).map((path) => {
+      const folder = path.endsWith("/");
+      const folded = (folder ? path.slice(0, -1) : path).toLowerCase();
+      const segments = folded.split("/").filter((s) => s !== "");
+      return { file: { path, kind: "whole" }, folded, segments, folder, marks: hostMarks(folded, env) };
+    });
+    hostCache.set(env, entries);
+  }
+  return entries;
+}
+
+/** How an absolute path (globs allowed) stands to the settings files: `is` one or lies in one's folder, or `holds` one. */
+function hostReach(abs: string, ctx: WriteContext): Reach {
+  const entries = hostEntries(ctx);
+  if (entries.length === 0) return null;
+  const a = trimSlash(abs).toLowerCase();
+  const glob = hasGlob(a) ? a.split("/").filter((s) => s !== "" && s !== ".") : null;
+  const above = a === "/" ? "/" : a + "/";
+  let holds: Reach = null;
+  for (const e of entries) {
+    if (glob) {
+      const c = compareSegments(glob, e.segments);
+      if (c.exact || (e.folder && c.below)) return { relation: "is", file: e.file };
+      if (c.prefix && !holds) holds = { relation: "holds", file: e.file };
+      continue;
+    }
+    if (a === e.folded || (e.folder && a.startsWith(e.folded + "/"))) return { relation: "is", file: e.file };
+    if (!holds && e.folded.startsWith(above)) holds = { relation: "holds", file: e.file };
+  }
+  return holds;
+}
+
+/**
+ * A word whose start the shell expands at run time ($X/.copilot/hooks/a.json):
+ * does a trailing run of at least two of its visible segments place it in a
+ * settings file (`is`), or name a folder above one (`holds`)? One segment
+ * (`$OUT/settings.json`) says too little to refuse.
+ */
+function hostTail(segments: string[], ctx: WriteContext): Reach {
+  const entries = hostEntries(ctx);
+  const folded = segments.map((s) => s.toLowerCase());
+  let holds: Reach = null;
+  for (let k = 0; k + 2 <= folded.length; k++) {
+    const tail = folded.slice(k);
+    for (const e of entries) {
+      // The tail's first j segments are e's segments i .. i+j-1.
+      for (let i = 0; i + 2 <= e.segments.length; i++) {
+        const j = Math.min(tail.length, e.segments.length - i);
+        if (j < 2 || !tail.slice(0, j).every((s, n) => s === e.segments[i + n])) continue;
+        const reachesEnd = i + j === e.segments.length;
+        if (reachesEnd && (tail.length === j || e.folder)) return { relation: "is", file: e.file };
+        if (!reachesEnd && tail.length === j && !holds) holds = { relation: "holds", file: e.file };
+      }
+    }
+  }
+  return holds;
+}
+
+/** The settings file a one-liner's text names, by hostMarks; null when it names none. */
+function namedHostFile(text: string, ctx: WriteContext): GuardFile | null {
+  const entries = hostEntries(ctx);
+  if (entries.length === 0) return null;
+  const folded = text.toLowerCase();
+  for (const e of entries) if (e.marks.some((m) => m.every((w) => folded.includes(w)))) return e.file;
+  return null;
+}
+
+/** `~` and `~/…` as the shell expands them, with the environment's HOME; null for any other word. */
+function tildePath(text: string, ctx: WriteContext): string | null {
+  const home = ctx.env?.HOME;
+  if (!home?.startsWith("/") || !(text === "~" || text.startsWith("~/"))) return null;
+  return posix.join(home, text.slice(1));
+}
+
+// ---------------------------------------------------------------------------------------------
+
 /** How a path, as a tool names it, stands to the guard files: textually, then by its real path. */
 function reachOfPath(
   abs: string,
   ctx: WriteContext,
-): { rel: string | null; reach: ReturnType<typeof reachOf>; aboveRoot: boolean } {
+): { rel: string | null; reach: Reach; aboveRoot: boolean } {
   const rel = relativeTo(abs, ctx.root);
   const reach = rel === null ? null : reachOf(rel);
   if (reach) return { rel, reach, aboveRoot: false };
   const aboveRoot =
     rel === null && (ctx.root.toLowerCase() + "/").startsWith(trimSlash(abs.toLowerCase()) + "/");
+  // A client's user or machine settings, named as they are: reported by the absolute path.
+  const host = hostReach(abs, ctx);
+  if (host) return { rel: trimSlash(abs), reach: host, aboveRoot };
   // A symlink (or a folder reached through one) whose real path is a guard file: one realpath, only for a path that is no guard file by name.
   if (!hasGlob(abs) && ctx.realpath && ctx.realRoot) {
     const real = ctx.realpath(abs);
@@ -71,6 +227,8 @@ function reachOfPath(
     const realRel = textual ?? (real === null || realRoot === null ? null : relativeTo(real, realRoot));
     const realReach = realRel === null ? null : reachOf(realRel);
     if (realReach) return { rel: realRel, reach: realReach, aboveRoot };
+    const realHost = real === null || real === abs ? null : hostReach(real, ctx);
+    if (realHost) return { rel: trimSlash(real!), reach: realHost, aboveRoot };
   }
   return { rel, reach: null, aboveRoot };
 }
@@ -133,7 +291,7 @@ function editWrites(tool: string, input: Input, call: ToolCall, ctx: WriteContex
   const out: GuardWrite[] = [];
   const viaPatch = tool === "apply_patch" || call.command !== null;
   for (const t of call.targets ?? []) {
-    const { rel, reach } = reachOfPath(posix.resolve(ctx.cwd, t), ctx);
+    const { rel, reach } = reachOfPath(tildePath(t, ctx) ?? posix.resolve(ctx.cwd, t), ctx);
     if (reach?.relation !== "is") continue;
     const path = rel ?? t;
     if (reach.file.kind === "whole") {
@@ -179,6 +337,7 @@ function checkWord(word: Word, cwd: string | null, mode: Mode, c: Ctx): void {
     // Appending to an instruction file leaves its managed section as it is.
     if (file.kind !== "section" || mode !== "append") c.out.push({ path, kind: file.kind });
   };
+  let abs: string;
   if (word.dynamic || cwd === null) {
     const segments = text.split("/").filter((s) => s !== "" && s !== ".");
     for (let k = 0; k < segments.length; k++) {
@@ -187,9 +346,15 @@ function checkWord(word: Word, cwd: string | null, mode: Mode, c: Ctx): void {
       if (reach?.relation === "is" || (reach && mode !== "write" && mode !== "append"))
         return hit(tail, reach.file);
     }
-    return;
-  }
-  const abs = posix.resolve(cwd, text);
+    // The clients' user settings by at least two trailing segments.
+    const host = hostTail(segments, c);
+    if (host?.relation === "is" || (host && mode !== "write" && mode !== "append"))
+      return hit(text, host.file);
+    // `~/…` names a place the environment knows.
+    const home = word.dynamic ? tildePath(text, c) : null;
+    if (home === null) return;
+    abs = home;
+  } else abs = posix.resolve(cwd, text);
   const { rel, reach, aboveRoot } = reachOfPath(abs, c);
   if (reach?.relation === "is") return hit(rel ?? text, reach.file);
   if (reach?.relation === "holds" && (mode === "remove" || mode === "tree"))
@@ -211,7 +376,7 @@ function shellGuardWrites(command: string, ctx: WriteContext): GuardWrite[] {
   const writes = shellWrites(command, ctx.cwd, ctx.root);
   if (writes.init) c.out.push({ path: ".cohent/", kind: "init" });
   for (const text of writes.opaque) {
-    const file = namedGuardFile(text);
+    const file = namedGuardFile(text) ?? namedHostFile(text, ctx);
     if (file) c.out.push({ path: file.path, kind: file.kind });
   }
   for (const t of writes.targets)
@@ -234,7 +399,7 @@ function mcpWrites(tool: string, input: Input, ctx: WriteContext): GuardWrite[] 
   );
   for (const s of strings) {
     if (s.length > 4096 || s.includes("\n")) continue; // contents, not paths
-    const { rel, reach } = reachOfPath(posix.resolve(ctx.cwd, s), ctx);
+    const { rel, reach } = reachOfPath(tildePath(s, ctx) ?? posix.resolve(ctx.cwd, s), ctx);
     if (reach) out.push({ path: rel ?? s, kind: reach.file.kind });
   }
   return out;

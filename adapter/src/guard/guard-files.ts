@@ -150,6 +150,9 @@ function compare(pattern: string[], target: string[]): { exact: boolean; prefix:
   return out;
 }
 
+/** The same comparison for any table of paths (the clients' user settings, guard-file-writes.ts). */
+export const compareSegments = compare;
+
 /** How a repository-relative path (normalized, "" for the root; globs allowed) stands to the guard's files. */
 export function reachOf(rel: string): Reach {
   if (rel === "" || rel === ".") return null;

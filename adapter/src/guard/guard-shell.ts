@@ -118,6 +118,8 @@ export function guardFilesCheck(
         return null;
       }
     },
+    // The clients' user settings are placed from the hook's own environment (host-settings.ts).
+    env: process.env,
   });
   return guardFilesVerdict(writes);
 }

@@ -129,6 +129,8 @@ export const ScopesResponse = z.strictObject({
   peers: z.array(
     z.strictObject({
       ...peerIntent,
+      /** The intent's objective (redacted when stored), for a refusal that names the holder. */
+      objective: z.string().nullable().optional(),
       paths: z.array(z.string()),
     }),
   ),

@@ -238,6 +238,7 @@ describe("sharing one checkout", () => {
       person: "bob",
       client: "Claude Code",
       model: null,
+      objective: "Feature B",
       paths: ["src/b"],
     });
     expect(r.body.data.peers.map((p: { intentId: string }) => p.intentId)).not.toContain(anaIntent);

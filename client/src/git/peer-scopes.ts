@@ -10,6 +10,8 @@ export interface PeerScope {
   person: string;
   client: string | null;
   model: string | null;
+  /** What the peer works on (its intent's objective, redacted by the service), when it published one. */
+  objective?: string | null;
   paths: string[];
 }
 

@@ -21,6 +21,7 @@ export async function scopes(deps: Deps, caller: Caller): Promise<ScopesResponse
           person: c.person,
           client: c.client,
           model: c.model,
+          objective: c.objective,
           paths: c.paths,
         })),
     };

@@ -1,7 +1,7 @@
 import { basename, dirname, join, resolve } from "node:path";
 import { blocksEdits } from "@cohent/protocol/actions";
 import { normalizeRepoPath } from "@cohent/protocol/paths";
-import type { Envelope } from "@cohent/protocol";
+import type { Envelope, ScopeConflict } from "@cohent/protocol";
 import * as client from "@cohent/client/service/client.js";
 import { takeNotices } from "@cohent/client/service/notices.js";
 import { existsSync, lstatSync, readFileSync, readlinkSync, realpathSync } from "node:fs";
@@ -18,6 +18,7 @@ import {
   autoClaim,
   gitVerdict,
   guardFilesVerdict,
+  holdersWanted,
   NO_PROJECT,
   reportedKind,
   type Snapshot,
@@ -180,6 +181,25 @@ function uncertainVerdict(hold: ShellHold, peers: PeerScope[], snap: Snapshot): 
   );
 }
 
+/**
+ * The peers whose claims hold some of `targets` (one `scopes` read), worded
+ * as the service words a conflict, with each one's objective where the
+ * service gives it. Null when their claims cannot be read: the refusal then
+ * keeps its own words (it stays a refusal).
+ */
+async function heldBy(
+  checkout: client.Checkout,
+  s: SessionFile,
+  targets: readonly string[],
+): Promise<ScopeConflict[] | null> {
+  const peers = await activePeers(checkout, s).catch(() => null);
+  if (!peers) return null;
+  return peerConflicts(targets, false, peers).map((c) => ({
+    ...c,
+    objective: peers.find((p) => p.intentId === c.intentId)?.objective ?? null,
+  }));
+}
+
 export async function guard(
   tool: string,
   call: ToolCall,
@@ -242,6 +262,11 @@ export async function guard(
     else snap.claimError = env.error;
   }
   let verdict = assess(judged, snap);
+  // The holder first: a refused write that a peer holds names the peer; its claims are read on this deny path only.
+  if (holdersWanted(verdict, snap) && checkout && s) {
+    const holders = await heldBy(checkout, s, snap.targets!);
+    if (holders) verdict = assess(judged, { ...snap, holders });
+  }
   const reported = verdict.permission === "deny" ? reportedKind(verdict, snap) : null;
   if (reported && checkout && s)
     await client

@@ -1,4 +1,5 @@
 import { execFileSync } from "node:child_process";
+import { createHash } from "node:crypto";
 import {
   appendFileSync,
   chmodSync,
@@ -62,6 +63,7 @@ function put(root: string, rel: string, text: string | Buffer): void {
 }
 
 const read = (root: string, rel: string) => readFileSync(join(root, rel), "utf8");
+const sha256Hex = (text: string) => createHash("sha256").update(text).digest("hex");
 const summary = (changes: HeldChange[]) =>
   changes.map((c) => `${c.change} ${c.path}${c.restorable ? "" : " !"}`);
 /** A snapshot "later" than the files' ctime, so that they are not "racy" (changed within the last second). */
@@ -164,6 +166,22 @@ describe("snapshot and compare", () => {
     expect(snapshotHeld(root, ["src/held"]).read).toBe(2);
   });
 
+  it("the bound is per file: files within it are all kept, however many bytes the call holds", () => {
+    const root = checkout({
+      "big/a.txt": "a".repeat(40),
+      "big/b.txt": "b".repeat(40),
+      "big/c.txt": "c".repeat(40),
+    });
+    const snap = snapshotHeld(root, ["big"], { maxBytes: 50 });
+    expect(snap.files.map((f) => f.key === null)).toEqual([false, false, false]);
+    for (const f of ["a", "b", "c"]) put(root, `big/${f}.txt`, f.repeat(45));
+    const changes = compareHeld(root, snap, { maxBytes: 50 });
+    expect(changes.map((c) => c.after?.slice(0, 7))).toEqual(["sha256:", "sha256:", "sha256:"]);
+    recordCatch(root, { sessionId: "s1", tool: "Bash", command: "gen", changes });
+    expect(restoreHeld(root, "big").restored).toEqual(["big/a.txt", "big/b.txt", "big/c.txt"]);
+    expect(read(root, "big/c.txt")).toBe("c".repeat(40));
+  });
+
   it("bytes past the bound: caught, not restorable", () => {
     const root = checkout({ "big/a.bin": "x".repeat(100), "big/b.txt": "small" });
     const snap = snapshotHeld(root, ["big"], { maxBytes: 50 });
@@ -259,16 +277,100 @@ describe("catches and restore", () => {
     expect(restoreHeld(root, "elsewhere").message).toMatch(/No caught write under elsewhere/);
   });
 
-  it("a file changed again since the catch is left alone unless forced", () => {
-    const root = checkout({ "h/a": "a0" });
-    caught(root, ["h"], () => put(root, "h/a", "a1"));
-    put(root, "h/a", "the peer's later work");
+  const TEN = Array.from({ length: 10 }, (_, i) => `line ${i + 1}\n`);
+  const edited = (i: number, v: string, xs = TEN) => xs.map((x, j) => (j === i ? `${v}\n` : x)).join("");
+
+  it("a file edited since the catch: that edit is merged over the bytes put back, the version before kept in the stash", () => {
+    const root = checkout({ "h/a": TEN.join("") });
+    chmodSync(join(root, "h/a"), 0o640);
+    const c = caught(root, ["h"], () => put(root, "h/a", edited(1, "the writer's line")));
+    // The holder's later edit, on top of the writer's bytes.
+    const holders = edited(8, "the holder's line", edited(1, "the writer's line").split(/(?<=\n)/));
+    put(root, "h/a", holders);
     const r = restoreHeld(root, "h");
-    expect(r.notRestorable).toEqual(["h/a"]);
-    expect(r.message).toMatch(/changed since the catch/);
-    expect(read(root, "h/a")).toBe("the peer's later work");
-    expect(restoreHeld(root, "h", { force: true }).restored).toEqual(["h/a"]);
+    expect(read(root, "h/a")).toBe(edited(8, "the holder's line"));
+    expect(statSync(join(root, "h/a")).mode & 0o777).toBe(0o640);
+    expect(r.restored).toEqual(["h/a"]);
+    expect(r.merged).toEqual(["h/a"]);
+    const at = `.git/cohent/held/kept/${c.id}/h/a`;
+    expect(r.kept).toEqual([{ path: "h/a", at }]);
+    expect(read(root, at)).toBe(holders);
+    expect(r.message).toBe(
+      `Merged h/a: it had been edited since the catch, and that edit is now applied over the bytes from before the caught call (${c.id}); the file as it was before this restore is kept at ${at}. If those files are a peer's, tell it: the edit since the catch is most likely its own.`,
+    );
+    expect(listCatches(root)[0]!.kept).toEqual({ "h/a": at });
+  });
+
+  it("an edit since the catch that touches the call's change: back as before, the edited version kept in the stash, never in the work tree", () => {
+    const root = checkout({ "h/a": TEN.join(""), "h/b": "b0\n" });
+    const c = caught(root, ["h"], () => {
+      put(root, "h/a", "overwritten\n");
+      put(root, "h/b", "b1\n");
+    });
+    put(root, "h/a", "overwritten\nand the holder's line after it\n");
+    const r = restoreHeld(root, "h");
+    expect(read(root, "h/a")).toBe(TEN.join(""));
+    expect(read(root, "h/b")).toBe("b0\n");
+    expect(r.restored.sort()).toEqual(["h/a", "h/b"]);
+    expect(r.merged).toEqual([]);
+    const at = `.git/cohent/held/kept/${c.id}/h/a`;
+    expect(read(root, at)).toBe("overwritten\nand the holder's line after it\n");
+    expect(r.message).toContain(`Restored 1 file(s) as before the caught call (${c.id}): h/b.`);
+    expect(r.message).toContain(
+      `h/a had been edited since the catch and was not merged (that edit touches the lines the caught call changed): it is back as before the caught call (${c.id}), and the edited version is kept at ${at}; re-apply that edit from it (diff h/a ${at}).`,
+    );
+    expect(readdirSync(join(root, "h")).sort()).toEqual(["a", "b"]);
+    expect(sh(root, "status", "--porcelain", "--untracked-files=all")).not.toContain("kept");
+    // Restored again after a second, different edit: both kept versions stay.
+    put(root, "h/a", "again\n");
+    caught(root, ["h"], () => {}); // an unrelated catch later
+    expect(restoreHeld(root, "h/a", { catchId: c.id, force: true }).kept).toEqual([
+      { path: "h/a", at: `${at}.2` },
+    ]);
+    expect(read(root, "h/a")).toBe(TEN.join(""));
+  });
+
+  it("no bytes of the call's result, a binary file, a created file edited since: back as before, the edited version kept", () => {
+    const root = checkout({ "h/big": "x".repeat(40), "h/bin": "a\0b\n" });
+    const snap = snapshotHeld(root, ["h"], { maxBytes: 50 });
+    put(root, "h/big", "y".repeat(60)); // past the bound after the call: only its stat is known
+    put(root, "h/bin", "a\0c\n");
+    put(root, "h/new", "created\n");
+    const c = recordCatch(root, {
+      sessionId: "s1",
+      tool: "Bash",
+      command: "gen",
+      changes: compareHeld(root, snap, { maxBytes: 50 }),
+    });
+    put(root, "h/big", "y".repeat(60) + "z");
+    put(root, "h/bin", "a\0c\nd\n");
+    put(root, "h/new", "created\nand edited\n");
+    const r = restoreHeld(root, "h");
+    expect(r.restored.sort()).toEqual(["h/big", "h/bin", "h/new"]);
+    expect(read(root, "h/big")).toBe("x".repeat(40));
+    expect(read(root, "h/bin")).toBe("a\0b\n");
+    expect(existsSync(join(root, "h/new"))).toBe(false);
+    const kept = `.git/cohent/held/kept/${c.id}`;
+    expect(read(root, `${kept}/h/new`)).toBe("created\nand edited\n");
+    expect(read(root, `${kept}/h/bin`)).toBe("a\0c\nd\n");
+    expect(r.message).toContain(
+      "h/big had been edited since the catch and was not merged (the bytes the caught call left were not kept",
+    );
+    expect(r.message).toContain("h/bin had been edited since the catch and was not merged (it is not text)");
+    expect(r.message).toContain(
+      "h/new had been edited since the catch and was not merged (the caught call had created it): it is removed, as before the caught call",
+    );
+  });
+
+  it("a file deleted since the catch comes back as before", () => {
+    const root = checkout({ "h/a": "a0" });
+    const c = caught(root, ["h"], () => put(root, "h/a", "a1"));
+    unlinkSync(join(root, "h/a"));
+    const r = restoreHeld(root, "h");
     expect(read(root, "h/a")).toBe("a0");
+    expect(r.message).toBe(
+      `h/a had been deleted since the catch: it is back as before the caught call (${c.id}).`,
+    );
   });
 
   it("keeps the last 200 catches", () => {
@@ -393,7 +495,8 @@ describe("stash bound", () => {
       snapshotHeld(root, ["h"], { ...later(), stashCap: 2_500 });
     }
     expect(objects()).toContain(before);
-    expect(objects().length).toBeLessThanOrEqual(3);
+    expect(objects()).toContain(sha256Hex("b".repeat(1000))); // the bytes the call left, to merge against
+    expect(objects().length).toBeLessThanOrEqual(4);
     expect(restoreHeld(root, "h/a", { force: true }).restored).toEqual(["h/a"]);
     expect(read(root, "h/a")).toBe("a".repeat(1000));
   });

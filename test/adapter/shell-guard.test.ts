@@ -263,16 +263,17 @@ describe("before an intent", () => {
 });
 
 describe("restore", () => {
-  it("leaves a file changed again since the catch as it is: that is somebody's newer work", async () => {
+  it("keeps a file changed again since the catch, somebody's newer work, in the stash, and says where", async () => {
     write(co.root, "docs/w.sh", "echo overwritten > src/peer.ts\n");
     expect((await bash(BO, "sh docs/w.sh")).denied).toBeNull();
     execFileSync("sh", ["docs/w.sh"], { cwd: co.root });
     expect((await bash(BO, "sh docs/w.sh", "PostToolUse")).json.decision).toBe("block");
     writeFileSync(path.join(co.root, "src/peer.ts"), "newer\n");
     const r = await run(co, ["restore", "src/peer.ts"], { env: BO.env });
-    expect(r.code).toBe(1);
-    expect(r.stderr).toContain("changed since the catch");
-    expect(read("src/peer.ts")).toBe("newer\n");
+    expect(r.code, r.stderr).toBe(0);
+    expect(read("src/peer.ts")).toBe(PEER);
+    const kept = /the edited version is kept at (\S+);/.exec(r.stdout)?.[1];
+    expect(read(kept!)).toBe("newer\n"); // more in restore-after-edit.test.ts
   });
 });
 

@@ -69,7 +69,7 @@ export interface HeldChange {
 }
 
 export interface SnapshotOptions {
-  /** New bytes read and kept per call (default 8 MiB); files past it get key null. */
+  /** Bytes read and kept per file (default 8 MiB): a larger file gets key null (caught, not restorable). */
   maxBytes?: number;
   /** Files recorded (default 20,000); past it the snapshot is incomplete. */
   maxFiles?: number;
@@ -128,7 +128,9 @@ export function snapshotHeld(
 ): HeldSnapshot {
   const at = opts.now ?? Date.now();
   const maxFiles = opts.maxFiles ?? DEFAULT_MAX_FILES;
-  let budget = opts.maxBytes ?? DEFAULT_MAX_BYTES;
+  // Per file, not per call: a file within the bound is always kept, whatever else the call holds
+  // (the stash's total stays under STASH_CAP by pruning what no catch or pending call needs).
+  const maxBytes = opts.maxBytes ?? DEFAULT_MAX_BYTES;
   const claims = claimsOf(held);
   const walk = walkHeld(root, claims, maxFiles);
   const dir = stashDir(root);
@@ -143,12 +145,11 @@ export function snapshotHeld(
     const s = seen!.files[rel];
     const f = heldFile(rel, st, null);
     if (s && s[0] === f.size && s[1] === f.mtime && s[2] === f.ctime && s[3] === f.ino) f.key = s[4];
-    else if (f.size <= budget && stashOk !== false) {
+    else if (f.size <= maxBytes && stashOk !== false) {
       const got = readStable(join(root, rel));
       if (got) {
         read++;
         bytesRead += got.bytes.length;
-        budget -= got.bytes.length;
         try {
           if (stashOk === null) ensureStash(root);
           stashOk = true;
@@ -198,15 +199,14 @@ export function compareHeld(
   snap: HeldSnapshot,
   opts: { maxBytes?: number } = {},
 ): HeldChange[] {
-  let budget = opts.maxBytes ?? DEFAULT_MAX_BYTES;
+  const maxBytes = opts.maxBytes ?? DEFAULT_MAX_BYTES; // per file, as in snapshotHeld
   // The state a change left, for restore to see whether the file changed again since: its hash when
   // cheap (a later touch or rename is no change), else its stat.
   const afterOf = (rel: string, st: Stats, hash?: string): string => {
     if (hash) return `sha256:${hash}`;
-    if (st.size <= budget) {
+    if (st.size <= maxBytes) {
       const got = readStable(join(root, rel));
       if (got && statKey(got.st) === statKey(st)) {
-        budget -= got.bytes.length;
         return `sha256:${sha256(got.bytes)}`;
       }
     }
@@ -229,8 +229,7 @@ export function compareHeld(
     }
     if (statKey(st) === fileKey(f)) continue;
     let hash: string | undefined;
-    if (f.key && st.size === f.size && f.size <= budget) {
-      budget -= f.size;
+    if (f.key && st.size === f.size && f.size <= maxBytes) {
       const got = readStable(join(root, f.path));
       if (got) hash = sha256(got.bytes);
       if (hash === f.key) continue; // same bytes: touched, or rewritten alike

@@ -25,6 +25,7 @@ import { lockFile } from "@cohent/client/state/lock-file.js";
  *     seen.json                  { v, bytes, files: { rel: [size, mtime, ctime, ino, key] } }
  *     pending/<session>~<call>.json
  *     catches.json               { v, catches: Catch[] }, newest last
+ *     kept/<catch>/<path>        a file's version that a restore replaced (edited since the catch)
  *     edits.log                  one JSON line per guarded edit start/end
  */
 
@@ -194,11 +195,15 @@ const PRUNE_GRACE_MS = 2 * 60_000;
 
 /** The content keys restore may still need: those of the catches journal and of pending snapshots. */
 function referencedKeys(dir: string, into: Set<string>): void {
-  const journal = readJson<{ catches?: { changes?: { before?: string | null }[] }[] }>(
+  const journal = readJson<{ catches?: { changes?: { before?: string | null; after?: string | null }[] }[] }>(
     join(dir, "catches.json"),
   );
   for (const c of journal?.catches ?? [])
-    for (const ch of c.changes ?? []) if (ch.before) into.add(ch.before);
+    for (const ch of c.changes ?? []) {
+      if (ch.before) into.add(ch.before);
+      // The bytes the caught call left: restore merges a later edit against them.
+      if (ch.after?.startsWith("sha256:")) into.add(ch.after.slice("sha256:".length));
+    }
   let names: string[] = [];
   try {
     names = readdirSync(join(dir, "pending"));

@@ -5,8 +5,9 @@ import { fail, ok, type Envelope } from "@cohent/client/envelope.js";
 /**
  * `restore`: puts back what a caught write changed under a peer's held
  * paths (held-files.ts kept the bytes from before the call). Local only:
- * the stash is this checkout's. A file changed again since the catch is
- * somebody's newer work and is left as it is.
+ * the stash is this checkout's. A file edited since the catch (its holder's
+ * newer work, most often) gets that edit merged over the bytes put back, or
+ * is kept in the stash; the text says which, per file, and where.
  */
 
 export const RESTORE_USAGE = "usage: node .cohent/cohent.mjs restore <path…> [--catch ID] | restore --list";
@@ -52,10 +53,15 @@ export function restoreCommand(
     const now = Date.now();
     const lines = catches.map((c) => {
       const ago = Math.max(0, Math.round((now - c.at) / MINUTE));
-      const paths = c.changes.map(
-        (x) =>
-          `${x.path} (${x.change}${c.restored?.[x.path] ? ", restored" : x.restorable ? "" : ", not kept"})`,
-      );
+      const paths = c.changes.map((x) => {
+        const kept = c.kept?.[x.path];
+        const state = c.restored?.[x.path]
+          ? `, restored${kept ? `; the version it had then is kept at ${kept}` : ""}`
+          : x.restorable
+            ? ""
+            : ", not kept";
+        return `${x.path} (${x.change}${state})`;
+      });
       return `${c.id}  ${ago} min ago  ${c.command ?? c.tool}\n    ${paths.join(", ")}`;
     });
     const text = lines.length ? lines.join("\n") : "No caught writes in this checkout.";
@@ -68,8 +74,10 @@ export function restoreCommand(
   const results = paths.map((p) => restoreHeld(root, p, args.catchId ? { catchId: args.catchId } : {}));
   noteEdit(root, self, [], "end");
   const restored = results.flatMap((r) => r.restored);
+  const merged = results.flatMap((r) => r.merged);
+  const kept = results.flatMap((r) => r.kept);
   const notRestorable = results.flatMap((r) => r.notRestorable);
   const text = results.map((r) => r.message).join("\n");
   if (restored.length === 0) return { envelope: fail("restore", "NOT_FOUND", text, { notRestorable }), text };
-  return { envelope: ok("restore", { restored, notRestorable, text }), text };
+  return { envelope: ok("restore", { restored, merged, kept, notRestorable, text }), text };
 }

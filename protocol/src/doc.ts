@@ -190,7 +190,7 @@ export function protocolDoc(): string {
     "checkout) when the bytes from before were kept. A peer that is no intent of the repository, or the writer's own, is",
     "`INVALID_INPUT`; a closed one is skipped. A person may ask from the Control Room that a restorable catch be put",
     "back: the writer's intent gets a `restore-requested` notice with the catch's paths, which its adapter restores as the",
-    "packet arrives (a file changed again since the catch is left alone), appending what it did to the notice's line.",
+    "packet arrives (an edit made since the catch is merged, or kept aside), appending what it did to the notice's line.",
     "",
     `Notices (\`${NOTICE_KINDS.join("`, `")}\`) are told once, in the intent's next packet of any kind (at most`,
     `${BOUNDS.packetNotices}, oldest first); their \`text\` lines open \`packet.text\`. \`GET /api/agent/session\` answers \`notices\`,`,

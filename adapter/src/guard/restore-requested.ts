@@ -5,8 +5,8 @@ import { noteEdit, restoreHeld } from "./held-files.js";
  * A person asked from the Control Room (notice `restore-requested`) that
  * this checkout put back what one of its calls changed under a peer's
  * claim. Done here, as soon as the packet carrying the notice arrives (the
- * hook's next contact, or any command's), as `restore <path>` would: a file
- * changed again since the catch is left alone, and the writes are noted as
+ * hook's next contact, or any command's), as `restore <path>` would: an
+ * edit made since the catch is merged or kept aside, the writes noted as
  * this restore's own, so a peer's check after its call does not report
  * them. The outcome is appended to the notice's line, in the notice and in
  * the packet's text, which the model reads. The service is not told: the

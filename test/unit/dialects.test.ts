@@ -18,6 +18,20 @@ import { classify } from "../../adapter/src/guard/tools.js";
 const ROOT = path.join(path.dirname(fileURLToPath(import.meta.url)), "../adapter/fixtures/payloads");
 
 const EXPECTED: Record<string, string> = {
+  "codex@0.169.0/PostToolUse-Bash-workdir-link": "PostToolUse Bash:shell",
+  "codex@0.169.0/PostToolUse-Bash-workdir": "PostToolUse Bash:shell",
+  "codex@0.169.0/PostToolUse-Bash": "PostToolUse Bash:shell",
+  "codex@0.169.0/PreToolUse-Bash-workdir-absolute": "PreToolUse Bash:shell",
+  "codex@0.169.0/PreToolUse-Bash-workdir-link": "PreToolUse Bash:shell",
+  "codex@0.169.0/PreToolUse-Bash-workdir": "PreToolUse Bash:shell",
+  "codex@0.169.0/PreToolUse-Bash": "PreToolUse Bash:shell",
+  "codex@0.171.0/PostToolUse-Bash-workdir-link": "PostToolUse Bash:shell",
+  "codex@0.171.0/PostToolUse-Bash-workdir": "PostToolUse Bash:shell",
+  "codex@0.171.0/PostToolUse-Bash": "PostToolUse Bash:shell",
+  "codex@0.171.0/PreToolUse-Bash-workdir-absolute": "PreToolUse Bash:shell",
+  "codex@0.171.0/PreToolUse-Bash-workdir-link": "PreToolUse Bash:shell",
+  "codex@0.171.0/PreToolUse-Bash-workdir": "PreToolUse Bash:shell",
+  "codex@0.171.0/PreToolUse-Bash": "PreToolUse Bash:shell",
   "copilot@1.0.102/agentStop-subagent": "-",
   "copilot@1.0.102/agentStop": "Stop",
   "copilot@1.0.102/permissionRequest-bash-subagent": "-",

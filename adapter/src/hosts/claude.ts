@@ -8,7 +8,11 @@ import { claudeContext, claudeDeny, type Dialect, type HookEvent } from "./diale
  * reason, at exit 0 (both fail open on anything less). Their tools are
  * classified by tools.ts's tables as they always were: an unlisted tool of
  * theirs is a read (measured on four versions; refusing every tool a new
- * release adds would stop agents for no write).
+ * release adds would stop agents for no write). Codex's `cwd` is already
+ * where a shell call runs: its exec_command `workdir` joined to the
+ * session's directory, not followed through links (measured on 0.169.0
+ * and 0.171.0; tool_input holds the command alone). Claude Code's Bash
+ * names no directory: a `cd` that persists shows in the next call's cwd.
  */
 
 const INJECTS: ReadonlySet<HookEvent> = new Set(["UserPromptSubmit", "PostToolUse"]);

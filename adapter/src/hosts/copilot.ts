@@ -72,6 +72,7 @@ function nativeTool(name: string, args: unknown): Mapped | null {
     return typeof args === "string"
       ? patchInput(args)
       : { name: "Edit", input: fileInput(input, ["path", "file_path"]) };
+  // bash names no directory (command, description, shellId, mode, detach, initial_wait on 1.0.85 and 1.0.102).
   if (name === "bash") return { name: "Bash", input: { command: input.command } };
   if (name === "write_bash") return { name: "write_stdin", input: {} };
   if (name === "stop_bash") return { name: "KillShell", input: {} };

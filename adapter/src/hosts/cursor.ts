@@ -4,6 +4,7 @@ import {
   fileInput,
   obj,
   READ,
+  runsIn,
   str,
   type Dialect,
   type HookEvent,
@@ -17,7 +18,9 @@ import {
  * `{"permission":"deny","user_message","agent_message"}`, and under the
  * `failClosed` init sets an empty answer blocks, so an allow is printed.
  * `tool_name` is reported missing at times on Write and StrReplace: the
- * input's shape names the tool then, or the call is refused.
+ * input's shape names the tool then, or the call is refused. A shell
+ * command names the directory it runs in: `cwd` in the Shell tool's input
+ * and at the top of beforeShellExecution.
  */
 
 const EVENTS: Record<string, HookEvent> = {
@@ -54,7 +57,8 @@ const READS: ReadonlySet<string> = new Set([
 ]);
 
 function tool(name: string | undefined, input: Record<string, unknown>, event: string): Mapped | null {
-  if (event === "beforeShellExecution") return { name: "Bash", input: { command: input.command } };
+  if (event === "beforeShellExecution")
+    return { name: "Bash", input: { command: input.command }, dir: input.cwd };
   if (event === "afterFileEdit") return { name: "Write", input: fileInput(input, FILE_KEYS) };
   if (event === "beforeReadFile") return READ;
   if (name === undefined) {
@@ -63,7 +67,8 @@ function tool(name: string | undefined, input: Record<string, unknown>, event: s
       return { name: "Edit", input: fileInput(input, FILE_KEYS) };
     if (typeof input.content === "string" || typeof input.contents === "string")
       return { name: "Write", input: fileInput(input, FILE_KEYS) };
-    if (typeof input.command === "string") return { name: "Bash", input: { command: input.command } };
+    if (typeof input.command === "string")
+      return { name: "Bash", input: { command: input.command }, dir: input.cwd };
     return null;
   }
   switch (name) {
@@ -76,7 +81,7 @@ function tool(name: string | undefined, input: Record<string, unknown>, event: s
       return { name: "Edit", input: fileInput(input, FILE_KEYS) };
     case "Shell":
     case "Bash":
-      return { name: "Bash", input: { command: input.command } };
+      return { name: "Bash", input: { command: input.command }, dir: input.cwd };
   }
   if (READS.has(name)) return READ;
   // `MCP:<tool>` names no server: opaque, held to the kill switch (a server named `cohent` cannot be told apart).
@@ -99,8 +104,9 @@ function read(raw: Record<string, unknown>) {
   };
   const version = str(raw.cursor_version) ?? null;
   if (event !== "PreToolUse" && event !== "PostToolUse") return { p, version };
-  // afterFileEdit and beforeReadFile name their file at the top level.
-  let input = native === "afterFileEdit" || native === "beforeReadFile" ? raw : raw.tool_input;
+  // afterFileEdit and beforeReadFile name their file at the top level, beforeShellExecution its command.
+  const flat = native === "afterFileEdit" || native === "beforeReadFile" || native === "beforeShellExecution";
+  let input = flat ? raw : raw.tool_input;
   if (typeof input === "string") {
     try {
       input = JSON.parse(input); // beforeMCPExecution sends it as a JSON string
@@ -114,7 +120,10 @@ function read(raw: Record<string, unknown>) {
     const named = name ?? "a tool call without a tool_name";
     return { p: { ...p, tool_name: named, tool_input: {} }, unknownTool: named, version };
   }
-  return { p: { ...p, tool_name: mapped.name, tool_input: mapped.input }, version };
+  return {
+    p: { ...p, cwd: runsIn(p.cwd, mapped.dir), tool_name: mapped.name, tool_input: mapped.input },
+    version,
+  };
 }
 
 const cursorDeny = (reason: string) => ({ permission: "deny", user_message: reason, agent_message: reason });

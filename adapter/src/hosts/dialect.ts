@@ -1,3 +1,4 @@
+import { isAbsolute, resolve } from "node:path";
 import type { Host } from "@cohent/protocol/host-names";
 import type { Wiring } from "@cohent/protocol/hosts";
 import type { HookPayload } from "../guard/tools.js";
@@ -75,6 +76,23 @@ export const obj = (v: unknown): Record<string, unknown> =>
 export interface Mapped {
   name: string;
   input: Record<string, unknown>;
+  /** The directory a shell tool's input names for the call to run in (Gemini's `dir_path`, OpenCode's `workdir`). */
+  dir?: unknown;
+}
+
+/**
+ * Where a call runs: the directory its tool names, resolved against the
+ * payload's cwd as the client resolves it, else the payload's cwd. Codex
+ * does this itself (its hook's `cwd` is the shell call's `workdir` joined
+ * to the session's), so every dialect hands the guard the same thing: the
+ * call's own directory, against which its paths are read.
+ */
+export function runsIn(cwd: string | undefined, dir: unknown): string | undefined {
+  const d = str(dir);
+  if (!d) return cwd;
+  if (isAbsolute(d)) return resolve(d);
+  // A relative directory with nothing to resolve it against: the hook's own directory stands (hook.ts).
+  return cwd ? resolve(cwd, d) : cwd;
 }
 
 /** The file a tool input names under one of these keys, as Claude's `file_path`. */

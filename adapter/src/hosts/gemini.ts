@@ -1,5 +1,15 @@
 import type { HookPayload } from "../guard/tools.js";
-import { fileInput, mcpTool, obj, READ, str, type Dialect, type HookEvent, type Mapped } from "./dialect.js";
+import {
+  fileInput,
+  mcpTool,
+  obj,
+  READ,
+  runsIn,
+  str,
+  type Dialect,
+  type HookEvent,
+  type Mapped,
+} from "./dialect.js";
 
 /**
  * Gemini CLI (measured on 0.58.0 and 0.61.0): Claude's snake_case keys with
@@ -8,6 +18,9 @@ import { fileInput, mcpTool, obj, READ, str, type Dialect, type HookEvent, type 
  * "Tool execution blocked: <reason>". A sub-agent's calls carry the
  * parent's session and nothing that marks them, so they are the parent's
  * calls to the guard (invoke_agent runs in the foreground).
+ * run_shell_command runs in its `dir_path` (0.58.0 and 0.61.0; `directory`
+ * in older releases), resolved against the project's directory, which is
+ * the payload's cwd: the guard reads the command's paths from there.
  */
 
 const EVENTS: Record<string, HookEvent> = {
@@ -56,7 +69,7 @@ function tool(name: string, input: Record<string, unknown>, raw: Record<string, 
     case "replace":
       return { name: "Edit", input: fileInput(input, ["file_path", "absolute_path", "path"]) };
     case "run_shell_command":
-      return { name: "Bash", input: { command: input.command } };
+      return { name: "Bash", input: { command: input.command }, dir: input.dir_path ?? input.directory };
   }
   if (READS.has(name)) return READ;
   // MCP tools: `mcp_<server>_<tool>`, with the server named in mcp_context (the name alone is ambiguous).
@@ -86,7 +99,7 @@ export const GEMINI: Dialect = {
     if (!name || (event !== "PreToolUse" && event !== "PostToolUse")) return { p };
     const mapped = tool(name, obj(raw.tool_input), raw);
     if (!mapped) return { p: { ...p, tool_name: name, tool_input: {} }, unknownTool: name };
-    return { p: { ...p, tool_name: mapped.name, tool_input: mapped.input } };
+    return { p: { ...p, cwd: runsIn(p.cwd, mapped.dir), tool_name: mapped.name, tool_input: mapped.input } };
   },
   deny: (reason) => ({ stdout: JSON.stringify({ decision: "deny", reason }), exitCode: 0 }),
   allow: () => undefined,

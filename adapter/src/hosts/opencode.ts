@@ -1,5 +1,15 @@
 import type { HookPayload } from "../guard/tools.js";
-import { fileInput, mcpTool, obj, READ, str, type Dialect, type HookEvent, type Mapped } from "./dialect.js";
+import {
+  fileInput,
+  mcpTool,
+  obj,
+  READ,
+  runsIn,
+  str,
+  type Dialect,
+  type HookEvent,
+  type Mapped,
+} from "./dialect.js";
 
 /**
  * OpenCode (measured on 1.15.13 and 1.18.33), through the plugin init
@@ -8,7 +18,9 @@ import { fileInput, mcpTool, obj, READ, str, type Dialect, type HookEvent, type 
  * explicit allow and throws the reason of a deny, which is what the model
  * reads. A sub-agent (`task`) runs as a child session: session.created
  * names its parent, and the hook maps the child's calls onto the parent's
- * session from then on (hook.ts).
+ * session from then on (hook.ts). Its bash tool runs in `workdir` when
+ * the model names one (1.15.13 and 1.18.33, whose prompt asks for it
+ * instead of `cd`), resolved against the session's directory.
  */
 
 const EVENTS: Record<string, HookEvent> = {
@@ -52,7 +64,7 @@ function tool(name: string, args: Record<string, unknown>): Mapped | null {
       return { name: "apply_patch", input: typeof body === "string" ? { input: body } : {} };
     }
     case "bash":
-      return { name: "Bash", input: { command: args.command } };
+      return { name: "Bash", input: { command: args.command }, dir: args.workdir };
     case "task":
       return { name: "Agent", input: args };
   }
@@ -95,7 +107,7 @@ export const OPENCODE: Dialect = {
     const mapped = tool(name, args);
     if (!mapped)
       return { p: { ...p, tool_name: name, tool_input: {} }, unknownTool: name || "a tool without a name" };
-    return { p: { ...p, tool_name: mapped.name, tool_input: mapped.input } };
+    return { p: { ...p, cwd: runsIn(p.cwd, mapped.dir), tool_name: mapped.name, tool_input: mapped.input } };
   },
   deny: (reason) => ({ stdout: JSON.stringify({ decision: "deny", reason }), exitCode: 0 }),
   allow: () => JSON.stringify({ decision: "allow" }),

@@ -3,6 +3,7 @@ import { missedPublish } from "../guard/guard.js";
 import { guard, guardFilesCheck } from "../guard/guard-shell.js";
 import { isSpawn, seen, spawned } from "../guard/subagents.js";
 import { classify } from "../guard/tools.js";
+import { checkoutCwd } from "../guard/checkout-cwd.js";
 import type { SessionFile } from "@cohent/client/state/runtime.js";
 import type { Call } from "./hook.js";
 import { deny, SILENT, type Answer } from "./hook-answer.js";
@@ -26,7 +27,7 @@ export const preToolUseWith = (onExempt: OnExempt) =>
     p,
     root,
     s,
-    cwd,
+    cwd: runsIn,
     scriptUrl,
     agentId,
     dialect,
@@ -43,6 +44,8 @@ export const preToolUseWith = (onExempt: OnExempt) =>
     if (missed) s!.set(missed.change);
     if (s && agentId) track(s, (t) => seen(t, agentId));
     const call = classify(p.tool_name ?? "", p.tool_input);
+    // Where the call runs, named by its place in the checkout when a symbolic link leads there (checkout-cwd.ts).
+    const cwd = call.kind === null ? runsIn : checkoutCwd(runsIn, root);
     // The guard's own files first: no exemption, intent or scope makes their write an agent's.
     const guardFiles = guardFilesCheck(p.tool_name ?? "", p.tool_input, call, cwd, root);
     if (guardFiles?.permission === "deny") return deny(guardFiles);

@@ -42,6 +42,8 @@ export interface SessionView {
   client: string | null;
   model: string | null;
   control: Control;
+  /** Why it is paused or cancelled (a person's words, or the guard's when a call changed its files); null when active. */
+  controlReason: string | null;
   guard: Guard;
   enforcement: EnforcementView;
   lastSeenAt: string;

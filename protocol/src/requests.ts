@@ -81,7 +81,10 @@ export const ContextRequest = z.strictObject({
  * they happen. Scope conflicts are not among them: the server counts those
  * itself when it refuses the claim. `shell-write` is no refusal but a write
  * caught after the call: a shell (or opaque MCP) call changed files that
- * peers hold, which their own guarded edits do not explain.
+ * peers hold, which their own guarded edits do not explain. `guard-files`
+ * is a call that changed the guard's own files (the checkout's wiring, or a
+ * file outside it from which a client reads its hooks or the switch that
+ * turns them off): the server pauses the session that made it.
  */
 export const GuardKind = z.enum([
   "outside-scope",
@@ -92,6 +95,7 @@ export const GuardKind = z.enum([
   "unconfigured",
   "git-peer-changes",
   "shell-write",
+  "guard-files",
 ]);
 /**
  * One file of the guard's wiring (what `cohent init` writes and wires) that
@@ -128,12 +132,34 @@ export const WiringReport = z.strictObject({
   checkout: z.string().regex(/^[0-9a-f]{16,64}$/, "16 to 64 lower-case hex digits"),
   changes: z.array(WiringChange).max(BOUNDS.wiringChanges),
 });
+/**
+ * One of the guard's own files a call changed (`guard`, kind `guard-files`):
+ * its path as the adapter found it (repository-relative, absolute for a
+ * client's user or machine settings, or ~/…), and what changed in one short
+ * phrase ("disableAllHooks set", "deleted"). Peer text, shown to people:
+ * bounded, one line, no markup, no . or .. segment.
+ */
+export const GuardFileChange = z.strictObject({
+  path: z
+    .string()
+    .min(1)
+    .max(BOUNDS.pathChars)
+    .regex(
+      /^[^\x00-\x1f\x7f<>\u2028\u2029\u202a-\u202e\u2066-\u2069]+$/,
+      "a path on one line, without control characters or < >",
+    )
+    .refine((p) => !p.split("/").some((seg) => seg === "." || seg === ".."), {
+      message: "a path without . or .. segments",
+    }),
+  change: WiringChange.shape.change.optional(),
+});
 /** A peer intent whose claim covers files a shell call changed, with those of its paths that changed. */
 export const ShellWritePeer = z.strictObject({
   intentId: IntentId,
   paths: PathList.min(1),
 });
-const SHELL_WRITE_FIELDS = ["command", "peers", "restorable"] as const;
+const SHELL_WRITE_FIELDS = ["peers", "restorable"] as const;
+const GUARD_FILES_FIELDS = ["files", "undone"] as const;
 export const GuardRequest = z
   .strictObject({
     type: z.literal("guard"),
@@ -141,15 +167,19 @@ export const GuardRequest = z
     /** A refusal the adapter made, or `wiring`: the guard wiring's state (then `wiring` is set). */
     kind: z.union([GuardKind, z.literal("wiring")]),
     tool: z.string().min(1).max(BOUNDS.identityChars),
-    /** The paths refused; for `shell-write`, every changed path that a peer holds. */
+    /** The paths refused; for `shell-write`, every changed path that a peer holds; none for `guard-files` (`files` has them). */
     paths: PathList.default([]),
     wiring: WiringReport.optional(),
-    /** shell-write: the command that wrote (peer text: redacted by the server, told to the peers as untrusted). */
+    /** shell-write, guard-files: the command that wrote (peer text: redacted by the server, told as untrusted). */
     command: z.string().max(BOUNDS.caughtCommandChars).optional(),
     /** shell-write: each peer intent whose claim covers changed paths, with those paths. */
     peers: z.array(ShellWritePeer).max(BOUNDS.caughtPeers).optional(),
     /** shell-write: whether the checkout kept the bytes from before (`restore` brings them back). */
     restorable: z.boolean().optional(),
+    /** guard-files: the guard's files the call changed. */
+    files: z.array(GuardFileChange).min(1).max(BOUNDS.wiringChanges).optional(),
+    /** guard-files: whether the adapter put every one of them back as it was before the call. */
+    undone: z.boolean().optional(),
   })
   .refine((r) => (r.kind === "wiring") === (r.wiring !== undefined), {
     message: "kind wiring carries `wiring`, and only it does",
@@ -161,11 +191,24 @@ export const GuardRequest = z
         ? r.peers !== undefined && r.restorable !== undefined
         : SHELL_WRITE_FIELDS.every((f) => r[f] === undefined),
     {
-      message:
-        "kind shell-write carries `peers` and `restorable` (and may carry `command`), and only it does",
+      message: "kind shell-write carries `peers` and `restorable`, and only it does",
       path: ["peers"],
     },
-  );
+  )
+  .refine(
+    (r) =>
+      r.kind === "guard-files"
+        ? r.files !== undefined && r.undone !== undefined && r.paths.length === 0
+        : GUARD_FILES_FIELDS.every((f) => r[f] === undefined),
+    {
+      message: "kind guard-files carries `files` and `undone` (and no `paths`), and only it does",
+      path: ["files"],
+    },
+  )
+  .refine((r) => r.command === undefined || r.kind === "shell-write" || r.kind === "guard-files", {
+    message: "only kinds shell-write and guard-files carry `command`",
+    path: ["command"],
+  });
 
 /** The live claims of the other intents in the repository: what the adapter's Git guard and `commit` check against. Read-only. */
 export const ScopesRequest = z.strictObject({

@@ -26,6 +26,20 @@ export const ShellWriteDetail = z.object({
 });
 export type ShellWriteDetail = z.infer<typeof ShellWriteDetail>;
 
+/** What a guard-files catch (`guard`, kind `guard-files`: a call changed the guard's own files) keeps beside its paths. */
+export const GuardFilesDetail = z.object({
+  /** The command, redacted and bounded (untrusted text); null when the report had none. */
+  command: z.string().nullable(),
+  /** Whether the adapter put every file back. */
+  undone: z.boolean(),
+  /** Each file as reported (redacted), with what changed when the adapter said. */
+  files: z.array(z.object({ path: z.string(), change: z.string().nullable() })),
+  person: z.string(),
+  client: z.string().nullable(),
+  model: z.string().nullable(),
+});
+export type GuardFilesDetail = z.infer<typeof GuardFilesDetail>;
+
 /** One caught shell write, as the live page lists it. The command is untrusted text. */
 export interface ShellWriteView {
   id: string;

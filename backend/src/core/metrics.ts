@@ -6,6 +6,7 @@ export const PATH_CATCH_KINDS: ReadonlySet<string> = new Set([
   "outside-scope",
   "git-peer-changes",
   "shell-write",
+  "guard-files",
 ]);
 
 export interface MetricRows {

@@ -1,4 +1,12 @@
-import type { Action, Decision, Notice, NoticeKind, NoticePeer, ShellWriteDetail } from "@cohent/protocol";
+import type {
+  Action,
+  Decision,
+  GuardFilesDetail,
+  Notice,
+  NoticeKind,
+  NoticePeer,
+  ShellWriteDetail,
+} from "@cohent/protocol";
 import type { EventRow, TailEvent, Untold } from "./contract-rows.js";
 
 // What happened (store/contract): the repository's change log, decisions,
@@ -58,8 +66,8 @@ export interface Journal {
     kind: string;
     paths: string[];
     peerIds: string[];
-    /** shell-write: what the Control Room shows of the catch (ShellWriteDetail). */
-    detail?: ShellWriteDetail | null;
+    /** shell-write: what the Control Room shows of the catch (ShellWriteDetail); guard-files: GuardFilesDetail. */
+    detail?: ShellWriteDetail | GuardFilesDetail | null;
     at: Date;
   }): Promise<void>;
   setShellWriteDetail(id: string, detail: ShellWriteDetail): Promise<void>;

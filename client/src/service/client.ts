@@ -384,6 +384,83 @@ export async function reportGuard(
   await postAgent({ ...connection(c, s.id), timeoutMs: 1_500 }, body);
 }
 
+/** What changed in a guard file, as GuardFileChange takes it: letters, digits and a few signs, one short phrase; null when nothing is left. */
+function changePhrase(text: string | null | undefined): string | undefined {
+  const phrase = (text ?? "")
+    .replace(/[^A-Za-z0-9 .,:()_/-]+/g, " ")
+    .replace(/\s+/g, " ")
+    .trim()
+    .replace(/^[^A-Za-z0-9]+/, "")
+    .slice(0, BOUNDS.wiringPhraseChars)
+    .trimEnd();
+  return phrase || undefined;
+}
+
+/** A guard file's path as GuardFileChange takes it: one line, no < >, no . or .. segment, its end kept when too long. */
+function reportedPath(path: string): string {
+  const clean = path
+    .replace(/[\x00-\x1f\x7f<>\u2028\u2029\u202a-\u202e\u2066-\u2069]/g, "?")
+    .split("/")
+    .filter((seg, i) => i === 0 || (seg !== "." && seg !== ".."))
+    .join("/")
+    .replace(/^\.\.?(?=\/|$)/, "?");
+  return (clean.length > BOUNDS.pathChars ? "…" + clean.slice(-(BOUNDS.pathChars - 1)) : clean) || "?";
+}
+
+/**
+ * The body of a guard-files report (pure): every field cut or cleaned to
+ * what the protocol accepts, so that a strange path never costs the pause.
+ * Null when there is no file to report.
+ */
+export function guardFilesBody(
+  r: {
+    tool: string;
+    command: string | null;
+    files: { path: string; change?: string | null }[];
+    undone: boolean;
+  },
+  intentId: string | null,
+): Body<"guard"> | null {
+  if (r.files.length === 0) return null;
+  const body: Body<"guard"> = {
+    type: "guard",
+    kind: "guard-files",
+    tool: clip(r.tool, BOUNDS.identityChars) || "unknown",
+    paths: [],
+    files: r.files.slice(0, BOUNDS.wiringChanges).map((f) => {
+      const change = changePhrase(f.change);
+      return change ? { path: reportedPath(f.path), change } : { path: reportedPath(f.path) };
+    }),
+    undone: r.undone,
+  };
+  if (r.command !== null) body.command = clip(r.command, BOUNDS.caughtCommandChars);
+  if (intentId) body.intentId = intentId;
+  return body;
+}
+
+/**
+ * Reports a call of this session's that changed the guard's own files (the
+ * checkout's wiring, or a client's user settings: host-settings.ts), after
+ * the adapter put them back (`undone`) or failed to. The service records it
+ * and pauses the session with the reason until a person resumes it: its next
+ * kill-switch read answers paused. The envelope says whether it was taken.
+ */
+export async function reportGuardFiles(
+  c: Checkout,
+  s: SessionFile,
+  r: {
+    tool: string;
+    command: string | null;
+    files: { path: string; change?: string | null }[];
+    undone: boolean;
+  },
+  timeoutMs = 3_000,
+): Promise<Envelope<GuardResponse> | null> {
+  const body = guardFilesBody(r, s.state.intentId ?? null);
+  if (!body) return null;
+  return (await postAgent({ ...connection(c, s.id), timeoutMs }, body)) as Envelope<GuardResponse>;
+}
+
 /**
  * Reports the guard wiring's state of this checkout (wiring-check.ts): the
  * files that differ from what init wrote, or none, which clears an earlier

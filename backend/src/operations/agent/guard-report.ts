@@ -9,6 +9,7 @@ import {
 import { newId } from "../../ids.js";
 import type { Caller, Deps } from "../deps.js";
 import { ownHead } from "../shared/views.js";
+import { guardFilesReport } from "./guard-files.js";
 import { shellWriteReport } from "./shell-write.js";
 
 /**
@@ -18,7 +19,8 @@ import { shellWriteReport } from "./shell-write.js";
  * Control Room shows "guard wiring modified" for that checkout (the token
  * and the checkout id it sends) until a report from it finds it intact.
  * Kind `shell-write` (a write caught after the call) also tells the peers it
- * wrote over: shell-write.ts.
+ * wrote over: shell-write.ts. Kind `guard-files` (a call changed the guard's
+ * own files) pauses the session: guard-files.ts.
  */
 export async function guardReport(deps: Deps, caller: Caller, req: GuardRequest): Promise<GuardResponse> {
   if (req.kind === "wiring") {
@@ -52,6 +54,7 @@ export async function guardReport(deps: Deps, caller: Caller, req: GuardRequest)
     );
   }
   if (req.kind === "shell-write") return shellWriteReport(deps, caller, req);
+  if (req.kind === "guard-files") return guardFilesReport(deps, caller, req);
   const paths = normalizeRepoPaths(req.paths);
   return deps.store.tx(
     async (t) => {

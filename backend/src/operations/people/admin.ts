@@ -99,6 +99,7 @@ export async function listSessions(deps: Deps, repoName: string, known?: Alarms)
     client: s.client,
     model: s.model,
     control: s.control,
+    controlReason: s.control === "active" ? null : s.controlReason,
     guard: guardStatus(s.lastSeenAt, now, deps.lease),
     enforcement: enforcementView(s, alarms),
     lastSeenAt: s.lastSeenAt.toISOString(),

@@ -11,6 +11,11 @@ export interface ClientSpec {
   version: string;
   /** `codex@0.169.0`: the label used in reports. */
   label: string;
+  /**
+   * A version run only when COHENT_CLIENTS names its label, and then only these scenarios: one
+   * between the pinned ones, where a behaviour changed (issue 49: Claude Code honours onFailure from 2.1.328).
+   */
+  between?: string[];
 }
 
 export const CLIENTS: ClientSpec[] = [
@@ -18,6 +23,14 @@ export const CLIENTS: ClientSpec[] = [
   { kind: "codex", pkg: "@openai/codex", version: "0.171.0", label: "codex@0.171.0" },
   { kind: "claude", pkg: "@anthropic-ai/claude-code", version: "2.1.197", label: "claude@2.1.197" },
   { kind: "claude", pkg: "@anthropic-ai/claude-code", version: "2.1.332", label: "claude@2.1.332" },
+  // Older than 2.1.328, so it ignores onFailure, like 2.1.197 but newer (issue 49 item 1).
+  {
+    kind: "claude",
+    pkg: "@anthropic-ai/claude-code",
+    version: "2.1.310",
+    label: "claude@2.1.310",
+    between: ["spawn-free-forged-", "hooks-off-"],
+  },
   // Issue 24: the newest that runs on Node 20 and one a few releases back that has the same hook API
   // (Copilot 1.0.65–1.0.73 are reported broken for hooks). See MORE-CLIENTS-MEASURED.md.
   { kind: "copilot", pkg: "@github/copilot", version: "1.0.85", label: "copilot@1.0.85" },
@@ -62,8 +75,9 @@ export function selectedClients(): ClientSpec[] {
     .split(",")
     .map((s) => s.trim())
     .filter(Boolean);
-  if (sel.length === 0) return CLIENTS;
+  if (sel.length === 0) return CLIENTS.filter((c) => !c.between);
   return CLIENTS.filter(
-    (c) => sel.includes(c.label) || sel.includes(c.kind) || sel.includes(`${c.kind}@${c.version}`),
+    (c) =>
+      sel.includes(c.label) || sel.includes(`${c.kind}@${c.version}`) || (!c.between && sel.includes(c.kind)),
   );
 }

@@ -87,6 +87,13 @@ export const ROWS = {
     "Spawn-free wiring, the MCP server missing, exiting at start, crashing or hanging in the call, or still connecting: 2.1.332 refuses, 2.1.197's gate refuses the peer's path",
   spawnFreePause:
     "Spawn-free wiring: a pause from the API refuses edit and shell through the mcp_tool handler",
+  // Issue 49 (test/clients/spawn-free/forged.ts, scenarios-silent.ts).
+  forgedMark:
+    "A forged spawn-free mark (by a script, a one-liner, with the MCP server killed) opens nothing: Write and sed -i of a peer's file, a write outside the scope and into the peer's folder refused",
+  hooksOff:
+    "disableAllHooks written by a script into a settings file: caught at the end of the call, undone at once, the session paused (next call refused with the reason), the peer's file untouched",
+  silentBackground:
+    "A background job's write into a peer's file after the call: caught and told at the next call, restored byte for byte, the peer noticed",
 } as const;
 export type RowId = keyof typeof ROWS;
 

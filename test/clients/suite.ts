@@ -19,6 +19,9 @@ import { knownFailure, moreScenariosFor } from "./scenarios-more.ts";
 import "./scenarios-shell.ts";
 // Adds the spawn-free-* scenarios (Claude Code's mcp_tool wiring, issue #44) to scenarios.ts's list.
 import "./spawn-free/scenarios.ts";
+// Issue 49: the forged mark and disableAllHooks (Claude), a background write (every client).
+import "./spawn-free/forged.ts";
+import "./scenarios-silent.ts";
 
 /**
  * COHENT_CLIENTS_INJECT_FIRST_FAILURE: the first attempt of every selected scenario is taken as failed
@@ -59,7 +62,10 @@ export function clientSuite(label: string): void {
     .split(",")
     .map((s) => s.trim())
     .filter(Boolean);
-  const enabled = selected.length === 0 || selected.includes(client.label) || selected.includes(client.kind);
+  // A version between the pinned ones runs only when named, and only its scenarios (clients.ts `between`).
+  const enabled = client.between
+    ? selected.includes(client.label)
+    : selected.length === 0 || selected.includes(client.label) || selected.includes(client.kind);
   const only = (process.env.COHENT_SCENARIOS ?? "")
     .split(",")
     .map((s) => s.trim())
@@ -67,7 +73,10 @@ export function clientSuite(label: string): void {
   // Copilot CLI, Gemini CLI and OpenCode run their own, leaner list (scenarios-more.ts).
   const more = MORE_KINDS.includes(client.kind);
   const scenarios = (more ? moreScenariosFor(client.kind) : SCENARIOS).filter(
-    (s) => (!s.only || s.only === client.kind) && (only.length === 0 || only.includes(s.id)),
+    (s) =>
+      (!s.only || s.only === client.kind) &&
+      (only.length === 0 || only.includes(s.id)) &&
+      (!client.between || client.between.some((p) => s.id.startsWith(p))),
   );
   const results: ClientResults = {
     client: client.label,

@@ -1,0 +1,3 @@
+import { clientSuite } from "./suite.ts";
+
+clientSuite("claude@2.1.310");

@@ -12,7 +12,8 @@ import { holdOf, peerConflicts, type ShellHold } from "./shell-hold.js";
 import { shellWrites } from "./shell-writes.js";
 import { ignoredPaths } from "../git/ignored.js";
 import type { PeerScope } from "../git/git-guard.js";
-import { noteCall, watchCall } from "./held-call.js";
+import { noteCall, reportCaught, watchCall } from "./held-call.js";
+import { noteBackground, startsBackground } from "./held-background.js";
 import {
   assess,
   autoClaim,
@@ -131,6 +132,8 @@ export interface CallFacts {
   agentId: string | null;
   /** The client's id of this tool call (Claude Code's tool_use_id), which its PostToolUse names again; null when it sends none. */
   callKey: string | null;
+  /** The tool's input as the client sent it (a run-in-background flag, held-background.ts). */
+  input?: Record<string, unknown>;
 }
 
 /** A shell command's writes as held (shell-hold.ts), Git-ignored paths left out. */
@@ -147,15 +150,13 @@ async function shellHold(command: string, cwd: string, root: string): Promise<Sh
 
 /**
  * What an allowed call needs beyond the table: the peers' claims (for an
- * uncertain write, a Git command, the snapshot), and whether what lies under
- * the held paths is kept before it runs: every shell call but one known to
- * only read, and every opaque MCP tool.
+ * uncertain write, a Git command, the snapshot), and the watch around it:
+ * every shell call and every opaque MCP tool, a command the reader takes
+ * for a read included, since a reader that misjudges one program must not
+ * lose a peer's work silently (held-call.ts).
  */
-function watchOf(call: ToolCall, hold: ShellHold | null): { snapshot: boolean } | null {
-  if (call.kind !== "shell") return null;
-  if (call.command === null) return { snapshot: true };
-  if (hold?.readOnly && !hold.uncertain.length && !hold.whole) return null;
-  return { snapshot: true };
+function watchOf(call: ToolCall): { snapshot: boolean } | null {
+  return call.kind === "shell" ? { snapshot: true } : null;
 }
 
 const peersUnknown = (message: string): Verdict => ({
@@ -273,7 +274,7 @@ export async function guard(
       .reportGuard(checkout, s, { kind: reported, tool, paths: targets ?? [] })
       .catch(() => undefined);
   // What else a shell call needs, once it passed the table: the peers' claims, read once for all of it.
-  const watched = verdict.permission === "allow" && root && checkout && s ? watchOf(call, hold) : null;
+  const watched = verdict.permission === "allow" && root && checkout && s ? watchOf(call) : null;
   if (watched && root && checkout && s) {
     const peers = await activePeers(checkout, s).catch((err: Error) => err);
     if (peers instanceof Error) {
@@ -282,13 +283,24 @@ export async function guard(
       if (hold) verdict = uncertainVerdict(hold, peers, snap) ?? verdict;
       if (verdict.permission === "allow" && call.command)
         verdict = await gitGuard(tool, call.command, cwd, root, checkout, s, peers);
-      if (verdict.permission === "allow" && watched.snapshot)
-        watchCall(root, s, facts.callKey, { tool, command: call.command, peers });
+      if (verdict.permission === "allow" && watched.snapshot) {
+        const between = await watchCall(root, s, facts.callKey, { tool, command: call.command, peers });
+        if (between) await reportCaught(checkout, s, between);
+      }
     }
   }
   // Our own writes under way, so that a peer's check after its call does not blame them on it (held-call.ts).
   if (verdict.permission === "allow" && root && s && call.kind !== null)
     noteCall(root, s, call.kind === "shell" ? [...s.state.scope, ...(targets ?? [])] : (targets ?? []));
+  // A job left running names its session as the likely writer of what changes later (held-background.ts).
+  if (
+    verdict.permission === "allow" &&
+    root &&
+    s &&
+    call.kind === "shell" &&
+    startsBackground(call.command, facts.input)
+  )
+    noteBackground(root, s.id, s.state.scope);
   // Notices received on this call open a refusal's reason (a refused call gets no PostToolUse); an allowed call shows them there.
   return verdict.permission === "deny" && s ? withNotices(verdict, takeNotices(s)) : verdict;
 }

@@ -15,7 +15,14 @@ export interface PendingMeta {
   at: number;
 }
 
-type FileRow = [string, number, string, string, string, number, string | null];
+/** A held file as a row (the pending and baseline files hold thousands: arrays, not objects). */
+export type FileRow = [string, number, string, string, string, number, string | null];
+
+export const toRows = (files: readonly HeldFile[]): FileRow[] =>
+  files.map((f) => [f.path, f.size, f.mtime, f.ctime, f.ino, f.mode, f.key]);
+
+export const fromRows = (rows: readonly FileRow[]): HeldFile[] =>
+  rows.map(([path, size, mtime, ctime, ino, mode, key]) => ({ path, size, mtime, ctime, ino, mode, key }));
 
 interface PendingFile {
   v: 1;
@@ -49,7 +56,7 @@ export function savePending<M extends PendingMeta>(
   meta: M,
 ): void {
   const file = pendingFile(root, sessionId, callKey);
-  const rows: FileRow[] = snap.files.map((f) => [f.path, f.size, f.mtime, f.ctime, f.ino, f.mode, f.key]);
+  const rows = toRows(snap.files);
   const body: PendingFile = { v: 1, sessionId, callKey, meta, snap: { ...snap, files: rows } };
   try {
     ensureStash(root);
@@ -86,14 +93,55 @@ export function takePending(
   const body = readJson<PendingFile>(file);
   removeQuietly(file);
   if (!body || body.v !== 1 || !body.snap || !Array.isArray(body.snap.files)) return null;
-  const files = body.snap.files.map(([path, size, mtime, ctime, ino, mode, key]): HeldFile => ({
-    path,
-    size,
-    mtime,
-    ctime,
-    ino,
-    mode,
-    key,
-  }));
-  return { snap: { ...body.snap, files }, meta: body.meta };
+  return { snap: { ...body.snap, files: fromRows(body.snap.files) }, meta: body.meta };
+}
+
+/**
+ * Every snapshot kept for this session's calls, removed as taken: at the
+ * session's next call, a call whose PostToolUse never came (interrupted,
+ * or a client that sends none) is compared whatever its id.
+ */
+export function takeAllPending(root: string, sessionId: string): { snap: HeldSnapshot; meta: PendingMeta }[] {
+  const dir = join(stashDir(root), "pending");
+  const prefix = `${safeName(sessionId)}~`;
+  let names: string[];
+  try {
+    names = readdirSync(dir).filter((n) => n.startsWith(prefix) && n.endsWith(".json"));
+  } catch {
+    return [];
+  }
+  const out: { snap: HeldSnapshot; meta: PendingMeta }[] = [];
+  for (const n of names) {
+    const body = readJson<PendingFile>(join(dir, n));
+    removeQuietly(join(dir, n));
+    if (body?.v === 1 && body.snap && Array.isArray(body.snap.files))
+      out.push({ snap: { ...body.snap, files: fromRows(body.snap.files) }, meta: body.meta });
+  }
+  return out.sort((a, b) => a.meta.at - b.meta.at);
+}
+
+/** A call of another session still running this long is taken as lost: its paths are compared between calls again. */
+const IN_FLIGHT_MS = 10 * 60_000;
+
+/**
+ * The held paths that calls of other sessions, still running, watch: a
+ * change there is their own check's to judge. Read only when a change was
+ * found (it parses their snapshots).
+ */
+export function inFlightHeld(root: string, exceptSession: string, now: number): string[] {
+  const dir = join(stashDir(root), "pending");
+  const mine = `${safeName(exceptSession)}~`;
+  const out: string[] = [];
+  try {
+    for (const n of readdirSync(dir)) {
+      if (n.startsWith(mine) || !n.endsWith(".json")) continue;
+      const st = statSync(join(dir, n), { throwIfNoEntry: false });
+      if (!st || now - st.mtimeMs > IN_FLIGHT_MS) continue;
+      const body = readJson<PendingFile>(join(dir, n));
+      if (Array.isArray(body?.snap?.held)) out.push(...body.snap.held);
+    }
+  } catch {
+    /* no pending calls */
+  }
+  return out;
 }

@@ -70,6 +70,7 @@ export const preToolUseWith = (onExempt: OnExempt) =>
       missedPublish: !!missed?.stale,
       agentId,
       callKey: callKeyOf(p),
+      input: p.tool_input,
     });
     if (verdict.permission !== "deny") return { ...SILENT, verdict };
     return deny(

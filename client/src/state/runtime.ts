@@ -51,6 +51,8 @@ export interface SessionState {
   hostVersion?: string;
   /** A write caught after a call that the host could not be told of at its PostToolUse: the next tool call is refused with it, once (hook-caught.ts). */
   caught?: string;
+  /** A change under this session's own claim that another made, noticed at a PreToolUse: told at the call's PostToolUse (hook-caught.ts). */
+  heard?: string;
 }
 
 /** What the PreToolUse hook hands an exempt command: its session, and the answer when the hook ran it. */

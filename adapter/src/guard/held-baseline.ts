@@ -1,0 +1,128 @@
+import { join } from "node:path";
+import { scopeCovers } from "@cohent/protocol/paths";
+import { lockFile } from "@cohent/client/state/lock-file.js";
+import type { PeerScope } from "../git/git-guard.js";
+import { diffSnapshots } from "./held-diff.js";
+import { explainedBy } from "./held-edits.js";
+import { fromRows, toRows, type FileRow } from "./held-pending.js";
+import type { HeldChange, HeldSnapshot } from "./held-snapshot.js";
+import { ensureStash, lstatQuiet, readJson, stashDir, writeAtomic } from "./held-stash.js";
+
+/**
+ * The checkout's last known state of every held file (all live claims and
+ * the guard's own files), shared by its sessions: <stash>/baseline.json.
+ * Every guarded call compares the state it finds with it, so that a change
+ * no call explains (a background job, a process outside any agent, a call
+ * whose client switched its hooks off) is noticed at the next tool call of
+ * any session, not never. A call's own writes are judged by its own check
+ * after the call (held-call.ts), which then moves the baseline on.
+ */
+
+/** A claim as the baseline keeps it: whose, and which paths. */
+export type Claim = Pick<PeerScope, "intentId" | "person" | "paths">;
+
+interface BaselineFile {
+  v: 1;
+  at: number;
+  claims: Claim[];
+  snap: Omit<HeldSnapshot, "files"> & { files: FileRow[] };
+}
+
+export interface Baseline {
+  at: number;
+  claims: Claim[];
+  snap: HeldSnapshot;
+}
+
+const baselineFile = (root: string) => join(stashDir(root), "baseline.json");
+
+/** The parsed baseline, kept for a long-lived guard process while the file is unchanged. */
+let cached: { file: string; stamp: string; value: Baseline } | null = null;
+
+const stampOf = (file: string) => {
+  const st = lstatQuiet(file);
+  return st ? `${st.ino}:${st.size}:${st.mtimeMs}` : null;
+};
+
+export function readBaseline(root: string): Baseline | null {
+  const file = baselineFile(root);
+  const stamp = stampOf(file);
+  if (stamp === null) return null;
+  if (cached?.file === file && cached.stamp === stamp) return cached.value;
+  const body = readJson<BaselineFile>(file);
+  if (!body || body.v !== 1 || !body.snap || !Array.isArray(body.snap.files) || !Array.isArray(body.claims))
+    return null;
+  const value: Baseline = {
+    at: body.at,
+    claims: body.claims,
+    snap: { ...body.snap, files: fromRows(body.snap.files) },
+  };
+  cached = { file, stamp, value };
+  return value;
+}
+
+/** Writes the baseline (the caller holds its lock). */
+function writeBaseline(root: string, b: Baseline): void {
+  const file = baselineFile(root);
+  const body: BaselineFile = {
+    v: 1,
+    at: b.at,
+    claims: b.claims,
+    snap: { ...b.snap, files: toRows(b.snap.files) },
+  };
+  writeAtomic(file, JSON.stringify(body));
+  const stamp = stampOf(file);
+  if (stamp) cached = { file, stamp, value: b };
+}
+
+/** The held paths of these claims and the guard's own files, deduplicated. */
+export const heldOf = (claims: readonly Claim[], extra: readonly string[]): string[] => [
+  ...new Set([...claims.flatMap((c) => c.paths), ...extra]),
+];
+
+export interface Between {
+  /** Changes since the baseline that no guarded call explains. */
+  changes: HeldChange[];
+  /** The baseline's time: the changes happened after it. */
+  since: number;
+  claims: Claim[];
+}
+
+/**
+ * Compares `now` (a snapshot over the held paths, taken at this call) with
+ * the baseline, then makes `now` the baseline. A change is left out when a
+ * guarded edit or call of any session explains it (held-edits.ts), or when
+ * another call still running watches it: that call's own check judges it.
+ * `inFlight`: whether a path lies under a call of another session still
+ * running (its pending snapshot). Null when there was no baseline yet.
+ */
+export function compareWithBaseline(
+  root: string,
+  now: HeldSnapshot,
+  claims: Claim[],
+  inFlight: (path: string) => boolean,
+): Between | null {
+  let base: Baseline | null;
+  // Read, compare and write under one lock: two sessions' calls at once must not both report one change.
+  try {
+    ensureStash(root);
+    const unlock = lockFile(baselineFile(root));
+    try {
+      base = readBaseline(root);
+      writeBaseline(root, { at: now.at, claims, snap: now });
+    } finally {
+      unlock();
+    }
+  } catch {
+    return null; // no stash: the call's own check still runs; the next call compares
+  }
+  if (!base) return null;
+  const changes = diffSnapshots(base.snap, now).filter(
+    (c) => explainedBy(root, c.path, base.at, now.at, "") === null && !inFlight(c.path),
+  );
+  return { changes, since: base.at, claims: base.claims.length ? base.claims : claims };
+}
+
+/** The claims (of `claims`) covering a path. */
+export const holdersOf = (claims: readonly Claim[], path: string): Claim[] =>
+  claims.filter((c) => c.paths.length > 0 && scopeCovers(c.paths, path));

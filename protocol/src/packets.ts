@@ -82,7 +82,13 @@ export const NoticeKind = z.enum(NOTICE_KINDS);
 export type NoticeKind = z.infer<typeof NoticeKind>;
 export const LostReason = z.enum(["lease-expired", "released-by-person", "session-cancelled"]);
 export type LostReason = z.infer<typeof LostReason>;
-export const ShellWriteReason = z.enum(["restorable", "not-restorable"]);
+/** Whether the writer's checkout kept the bytes; `between-…`: noticed between calls, the writer unknown. */
+export const ShellWriteReason = z.enum([
+  "restorable",
+  "not-restorable",
+  "between-restorable",
+  "between-not-restorable",
+]);
 export type ShellWriteReason = z.infer<typeof ShellWriteReason>;
 export const Notice = z.strictObject({
   id: z.string(),

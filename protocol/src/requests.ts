@@ -176,6 +176,13 @@ export const GuardRequest = z
     peers: z.array(ShellWritePeer).max(BOUNDS.caughtPeers).optional(),
     /** shell-write: whether the checkout kept the bytes from before (`restore` brings them back). */
     restorable: z.boolean().optional(),
+    /**
+     * shell-write: noticed between calls. The files changed while no call of
+     * any session explains it (a background job, a process outside any
+     * agent): the reporter only noticed, so its own intent may be among the
+     * peers, and the writer is unknown unless `command` guesses it.
+     */
+    between: z.boolean().optional(),
     /** guard-files: the guard's files the call changed. */
     files: z.array(GuardFileChange).min(1).max(BOUNDS.wiringChanges).optional(),
     /** guard-files: whether the adapter put every one of them back as it was before the call. */
@@ -205,6 +212,10 @@ export const GuardRequest = z
       path: ["files"],
     },
   )
+  .refine((r) => r.between === undefined || r.kind === "shell-write", {
+    message: "only kind shell-write carries `between`",
+    path: ["between"],
+  })
   .refine((r) => r.command === undefined || r.kind === "shell-write" || r.kind === "guard-files", {
     message: "only kinds shell-write and guard-files carry `command`",
     path: ["command"],

@@ -14,6 +14,8 @@ export const ShellWriteDetail = z.object({
   /** The command, redacted and bounded (untrusted text); null when the report had none. */
   command: z.string().nullable(),
   restorable: z.boolean(),
+  /** Noticed between calls: `person`, `client` and `model` are the session that noticed, not the writer (unknown). */
+  between: z.boolean().optional(),
   /** The writer as its session was when it reported. */
   person: z.string(),
   client: z.string().nullable(),
@@ -44,8 +46,10 @@ export type GuardFilesDetail = z.infer<typeof GuardFilesDetail>;
 export interface ShellWriteView {
   id: string;
   at: string;
-  /** Who wrote: its intent (intentId "" when it had none yet), person, client and model. */
+  /** Who wrote: its intent (intentId "" when it had none yet), person, client and model; with `between`, who noticed. */
   writer: Party;
+  /** Noticed between calls: no call explains the change (a background job, a process outside any agent), the writer is unknown. */
+  between: boolean;
   /** The writer's sub-agent, when a sub-agent made the call. */
   agentId: string | null;
   command: string | null;

@@ -4,6 +4,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { listCatches } from "../../adapter/src/guard/held-files.js";
+import { signedInAdmin } from "../console/helpers.js";
 import { agentClient, backendForFile } from "../helpers/backend.js";
 import { sh, write } from "./git-repo.js";
 import { agentRuns, claude, hook, intentJson, makeCheckout, run, type Checkout } from "./helpers.js";
@@ -140,6 +141,11 @@ describe("between calls", () => {
     const [c] = listCatches(co.root);
     expect(c).toMatchObject({ sessionId: `between:${BO.session}` });
     expect(c!.changes.map((x) => x.path)).toEqual(["src/peer.ts"]);
+    // The Control Room lists it as changed between calls, noticed by Ana, restorable.
+    const admin = await signedInAdmin(fx.backend);
+    const [w] = (await admin.get(`/api/console/repos/${REPO}`)).body.data.shellWrites;
+    expect(w).toMatchObject({ between: true, paths: ["src/peer.ts"], restorable: true });
+    expect(w.writer.person).toBe("ana");
     // Bo's next call is told it was his job's, and restore brings Ana's bytes back.
     const bo = await bash(BO, "ls docs", "PreToolUse", "toolu_b2");
     expect(bo.denied ?? "").toBe(""); // noticed already: the baseline moved on, told once
@@ -156,7 +162,7 @@ describe("between calls", () => {
     const [c] = listCatches(co.root);
     expect(c).toMatchObject({ sessionId: "between:unknown" });
     expect(c!.changes.map((x) => x.path)).toEqual(["src/held/x.ts"]);
-    expect(await anaPacket()).toMatch(/changed your claimed src\/held\/x\.ts/);
+    expect(await anaPacket()).toMatch(/your claimed src\/held\/x\.ts changed between tool calls/);
   });
 
   it("a call whose PostToolUse never came is compared at the session's next call, whatever its id", async () => {

@@ -217,6 +217,49 @@ describe.each(DATABASE_KINDS)("shell writes caught (%s)", (kind) => {
     expect((await elsewhere.poll(foreign)).body.data.packet?.notices ?? []).toEqual([]);
   });
 
+  it("between calls: the holder that noticed names its own claim; the others are told the writer is unknown", async () => {
+    await anaNotices();
+    const cy = agentClient(backend.url, await backend.issueToken("acme/shop", "cy", "Gemini CLI"), "cy-1");
+    const cyIntent = (await cy.post({ type: "publish", prompt: "Tidy the lib" })).body.data.intentId;
+    expect((await cy.post({ type: "scope", intentId: cyIntent, paths: ["lib/cy.ts"] })).status).toBe(200);
+    // Ana's adapter noticed that her own file and Cy's changed while no call ran.
+    const noticed = {
+      type: "guard",
+      intentId: anaIntent,
+      kind: "shell-write",
+      tool: "unknown",
+      paths: ["src/peer.ts", "lib/cy.ts"],
+      peers: [
+        { intentId: anaIntent, paths: ["src/peer.ts"] },
+        { intentId: cyIntent, paths: ["lib/cy.ts"] },
+      ],
+      restorable: true,
+      between: true,
+    };
+    // Not between calls, naming one's own intent stays refused; `between` belongs to shell-write alone.
+    expect((await ana.post({ ...noticed, between: undefined })).body.error?.code).toBe("INVALID_INPUT");
+    expect(
+      (
+        await ana.post({
+          type: "guard",
+          intentId: anaIntent,
+          kind: "outside-scope",
+          tool: "Bash",
+          between: true,
+        })
+      ).body.error?.code,
+    ).toBe("INVALID_INPUT");
+    expect((await ana.post(noticed)).status).toBe(200);
+    // Cy is told, as a change no agent's call explains; Ana's adapter tells its own model, so no notice to her.
+    const [n] = (await cy.poll(cyIntent)).body.data.packet.notices;
+    expect(n).toMatchObject({ kind: "shell-write", reason: "between-restorable" });
+    expect(n.text).toContain("your claimed lib/cy.ts changed between tool calls");
+    expect(await anaNotices()).toEqual([]);
+    const [w] = (await overview()).shellWrites;
+    expect(w).toMatchObject({ between: true, paths: ["src/peer.ts", "lib/cy.ts"] });
+    expect(w.peers.map((p: { intentId: string }) => p.intentId).sort()).toEqual([anaIntent, cyIntent].sort());
+  });
+
   it("a session's reports are rate-limited: each puts notices into peers' packets", async () => {
     const flood = agentClient(backend.url, await backend.issueToken("acme/shop", "fay"), "fay-1");
     const fayIntent = (await flood.post({ type: "publish", prompt: "Loop over fixtures" })).body.data

@@ -326,9 +326,15 @@ export async function reportCaught(
       tool: c.tool,
       paths: c.changes.map((x) => x.path),
       caught: {
-        command: c.command,
+        // Between calls there is no command: the writer's session, where the journal names one.
+        command: c.between
+          ? c.between.writer
+            ? `(a background job of session ${c.between.writer})`
+            : null
+          : c.command,
         peers: c.peers.map(({ peer, paths }) => ({ intentId: peer.intentId, paths })),
         restorable: c.restorable,
+        ...(c.between ? { between: true } : {}),
       },
     })
     .catch(() => undefined);

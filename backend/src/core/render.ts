@@ -192,11 +192,15 @@ function shellWriteNotice(n: NoticeParts, who: string, paths: string): string {
     .slice(0, SHOWN_PATHS)
     .map((p) => restoreCommand(inert(p)))
     .join("; ");
+  const between = n.reason?.startsWith("between-") === true;
   const kept =
-    n.reason === "restorable"
+    n.reason === "restorable" || n.reason === "between-restorable"
       ? `Its checkout kept the bytes from before: ${restore} ${one ? "brings them" : "bring them"} back there.`
       : `The bytes from before were too large for its checkout to keep: they cannot be restored from there.`;
-  const head = `[cohent notice] ${who} changed your claimed ${paths} through a shell command during one of its tool calls (caught after the call); it was told to undo it. ${kept} Check ${one ? "the file before you go on editing it" : "the files before you go on editing them"}.`;
+  const check = `Check ${one ? "the file before you go on editing it" : "the files before you go on editing them"}.`;
+  const head = between
+    ? `[cohent notice] your claimed ${paths} changed between tool calls, by something no agent's call explains (a background job, a watcher, a process outside any agent); ${who} noticed it. ${kept} ${check}`
+    : `[cohent notice] ${who} changed your claimed ${paths} through a shell command during one of its tool calls (caught after the call); it was told to undo it. ${kept} ${check}`;
   if (!n.note) return head;
   return [head, UNTRUSTED, `command: ${clip(n.note, NOTICE_COMMAND_CHARS)}`, "</peer-data>"].join("\n");
 }

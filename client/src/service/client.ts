@@ -364,7 +364,13 @@ export async function reportGuard(
     tool: string;
     paths: string[];
     /** A write caught after the call (kind shell-write): the command, the peers whose paths it changed. */
-    caught?: { command: string | null; peers: { intentId: string; paths: string[] }[]; restorable: boolean };
+    caught?: {
+      command: string | null;
+      peers: { intentId: string; paths: string[] }[];
+      restorable: boolean;
+      /** Noticed between calls: this session only noticed it (held-baseline.ts). */
+      between?: boolean;
+    };
   },
 ): Promise<void> {
   const body: Body<"guard"> = {
@@ -379,6 +385,7 @@ export async function reportGuard(
       .slice(0, BOUNDS.caughtPeers)
       .map((p) => ({ ...p, paths: p.paths.slice(0, BOUNDS.paths) }));
     body.restorable = r.caught.restorable;
+    if (r.caught.between) body.between = true;
   }
   if (s.state.intentId) body.intentId = s.state.intentId;
   await postAgent({ ...connection(c, s.id), timeoutMs: 1_500 }, body);

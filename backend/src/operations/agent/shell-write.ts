@@ -72,7 +72,8 @@ export async function shellWriteReport(
       if (req.intentId) await ownHead(t, caller, req.intentId, { open: false });
       const told: { intentId: string; sessionId: string; paths: string[] }[] = [];
       for (const p of peers) {
-        if (p.intentId === req.intentId)
+        // Noticed between calls, the reporter is no writer: its own claim may be the one changed.
+        if (p.intentId === req.intentId && !req.between)
           throw new CohentError("INVALID_INPUT", `peers names the writer's own intent ${p.intentId}.`);
         const head = await t.intents.head(p.intentId);
         if (!head || head.repoId !== repoId)
@@ -90,6 +91,7 @@ export async function shellWriteReport(
       const detail: ShellWriteDetail = {
         command,
         restorable,
+        ...(req.between ? { between: true } : {}),
         person: writer.person,
         client: writer.client,
         model: writer.model,
@@ -107,8 +109,9 @@ export async function shellWriteReport(
         detail,
         at,
       });
-      const reason = restorable ? "restorable" : "not-restorable";
-      for (const p of told)
+      const reason = `${req.between ? "between-" : ""}${restorable ? "restorable" : "not-restorable"}`;
+      // The reporter's own claim (noticed between calls) gets no notice: its adapter tells its model itself.
+      for (const p of told.filter((x) => x.intentId !== req.intentId))
         await notify(
           t,
           repoId,

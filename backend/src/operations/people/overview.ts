@@ -59,6 +59,7 @@ function shellWriteView(w: ShellWriteRow, party: (id: string) => Party): ShellWr
             model: d?.model ?? null,
             objective: null,
           },
+    between: d?.between === true,
     agentId: w.agentId,
     command: d?.command ?? null,
     paths: w.paths,

@@ -544,7 +544,7 @@ export const FORM_ROWS: Row[] = [
   ["ls src | xargs -n1 echo", "ro"],
   // Downloads, formatters, editors, permissions, packages.
   ["curl -o src/held/data.json https://example.com/data.json", "nw:src/held/data.json"],
-  ["curl -O https://example.com/data.json", ""],
+  ["curl -O https://example.com/data.json", "uw:data.json"],
   ["wget -qO- https://example.com | head", "ro"],
   ["prettier --write src/held", "nt:src/held"],
   ["eslint src", "ro"],
@@ -569,7 +569,7 @@ export const FORM_ROWS: Row[] = [
   // Programs nobody listed: their path-like operands are uncertain writes; a script of the checkout names none.
   ["foo src/peer.ts", "uw:src/peer.ts"],
   ["mytool --out src/held/x.json", "uw:src/held/x.json"],
-  ["mytool --out=src/held/x.json", ""],
+  ["mytool --out=src/held/x.json", "uw:src/held/x.json"],
   ["sqlite3 data/app.db 'delete from t'", "uw:data/app.db"],
   ["/opt/bin/gen src/peer.ts", "uw:src/peer.ts"],
   ["$EDITOR src/peer.ts", "uw:src/peer.ts"],

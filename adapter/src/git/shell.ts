@@ -1,4 +1,15 @@
 import { posix } from "node:path";
+import { lex, type Budget } from "./shell-lex.js";
+import { stdoutOf, substitutionOutput } from "./shell-stdout.js";
+import {
+  expandCommand,
+  positionalVars,
+  varsAfter,
+  type Piece,
+  type Scope,
+  type ShellEnv,
+  type Vars,
+} from "./shell-expand.js";
 
 /**
  * Just enough of a POSIX shell reader to find the simple commands a shell
@@ -7,9 +18,10 @@ import { posix } from "node:path";
  * `eval`, quoting and escapes, redirections and here-documents, and `cd`
  * (so that `cd sub && git add .` is read in sub). Unlike the exemption
  * parser, which refuses anything it cannot read exactly, this one must read
- * everything it can and mark what it cannot know (a $VAR, a substitution,
- * a brace or tilde expansion) as dynamic, so that the caller can assume the
- * worst for that word. Pure.
+ * everything it can: what the line itself decides ($PWD, ~, braces, its own
+ * variables, `$(pwd)`) it expands (shell-expand.ts), and what it cannot know
+ * (the environment, another program's output) it marks as dynamic, so that
+ * the caller can assume the worst for that word. Pure.
  */
 
 export interface Word {
@@ -18,6 +30,8 @@ export interface Word {
   dynamic: boolean;
   /** Starts with an unquoted NAME= (an environment assignment when before the program). */
   assign: boolean;
+  /** A dynamic word's parts, for expansion (shell-expand.ts). */
+  pieces?: Piece[];
 }
 
 export interface Redirect {
@@ -25,6 +39,8 @@ export interface Redirect {
   op: string;
   target: Word;
 }
+
+export type { Budget } from "./shell-lex.js";
 
 export interface SimpleCommand {
   words: Word[];
@@ -34,249 +50,10 @@ export interface SimpleCommand {
   redirects: Redirect[];
   /** A script that cannot be read as commands (built at run time, or nested too deep): the caller may only look at its text. */
   unread?: string;
-}
-
-type Token = { op: string; mode?: string } | { word: Word };
-
-interface Lexed {
-  tokens: Token[];
-  /** Bodies of command substitutions, in order: they run as commands of their own. */
-  subs: string[];
-  /** A quote, substitution or expansion left open, or the budget spent: the line is not all read. */
-  broken: boolean;
-}
-
-// Sticky (matched at lastIndex): a match never copies the rest of the line, which on a long hostile line would cost its square.
-const HEREDOC_OP = /<<-?[ \t]*(?:'([^']*)'|"([^"]*)"|\\?([^\s;&|<>()]+))/y;
-const DELIMITER = /[ \t]*(?:'([^']*)'|"([^"]*)"|\\?([^\s;&|<>()]+))/y;
-const REDIRECT_OP = /<<<|<<-|<<|<>|<&|>>|>&|>\||<|>/y;
-const PARAMETER = /[A-Za-z_][A-Za-z0-9_]*|[0-9@*#?$!-]/y;
-const FD_DIGITS = /[0-9]*-?/y;
-
-function stickyExec(re: RegExp, s: string, at: number): RegExpExecArray | null {
-  re.lastIndex = at;
-  return re.exec(s);
-}
-
-/** Index of the `)` closing a `$(` that opened just before `start`, skipping quotes and here-documents; -1 if none. */
-function closingParen(s: string, start: number): number {
-  let depth = 1;
-  const pending: string[] = [];
-  for (let i = start; i < s.length; i++) {
-    const c = s[i]!;
-    if (c === "<" && s[i + 1] === "<" && s[i + 2] !== "<") {
-      const d = stickyExec(HEREDOC_OP, s, i);
-      if (d) {
-        pending.push(d[1] ?? d[2] ?? d[3]!);
-        i += d[0].length - 1;
-        continue;
-      }
-    }
-    if (c === "\n" && pending.length) {
-      // The here-document's body (an apostrophe in a commit message) is data: skip to its delimiter line.
-      for (const delim of pending.splice(0)) {
-        for (;;) {
-          const nl = s.indexOf("\n", i + 1);
-          const line = s.slice(i + 1, nl === -1 ? s.length : nl);
-          i = nl === -1 ? s.length : nl;
-          if (line.replace(/^\t+/, "") === delim || nl === -1) break;
-        }
-      }
-      i--;
-      continue;
-    }
-    if (c === "\\") i++;
-    else if (c === "'") {
-      const end = s.indexOf("'", i + 1);
-      if (end === -1) return -1;
-      i = end;
-    } else if (c === '"') {
-      for (i++; i < s.length && s[i] !== '"'; i++) if (s[i] === "\\") i++;
-    } else if (c === "(") depth++;
-    else if (c === ")" && --depth === 0) return i;
-  }
-  return -1;
-}
-
-/** How many tokens a caller lets the reader make, across its nested reads; past it the rest is unread. */
-export interface Budget {
-  tokens: number;
-}
-
-function lex(src: string, budget?: Budget): Lexed {
-  const tokens: Token[] = [];
-  const subs: string[] = [];
-  let broken = false;
-  let word: Word | null = null;
-  /** The word holds an unquoted `=` already (only its first can make it an assignment). */
-  let equals = false;
-  let heredocs: string[] = [];
-  const begin = () => (word ??= { text: "", dynamic: false, assign: false });
-  const end = () => {
-    if (word) tokens.push({ word });
-    word = null;
-    equals = false;
-  };
-  /** Reads `$…` at i (the `$`); returns the index of its last character. */
-  const dollar = (i: number): number => {
-    const w = begin();
-    const next = src[i + 1];
-    if (next === "(") {
-      const close = closingParen(src, i + 2);
-      if (close === -1) broken = true;
-      const stop = close === -1 ? src.length : close;
-      if (src[i + 2] !== "(") subs.push(src.slice(i + 2, stop));
-      w.dynamic = true;
-      return stop;
-    }
-    if (next === "{") {
-      const close = src.indexOf("}", i + 2);
-      if (close === -1) broken = true;
-      w.dynamic = true;
-      return close === -1 ? src.length : close;
-    }
-    if (next === "'") {
-      const close = src.indexOf("'", i + 2);
-      if (close === -1) broken = true;
-      const body = src.slice(i + 2, close === -1 ? src.length : close);
-      if (body.includes("\\")) w.dynamic = true;
-      w.text += body;
-      return close === -1 ? src.length : close;
-    }
-    const m = stickyExec(PARAMETER, src, i + 1);
-    if (m) {
-      w.dynamic = true;
-      return i + m[0].length;
-    }
-    w.text += "$";
-    return i;
-  };
-  const backtick = (i: number): number => {
-    let j = i + 1;
-    for (; j < src.length && src[j] !== "`"; j++) if (src[j] === "\\") j++;
-    if (j >= src.length) broken = true;
-    subs.push(src.slice(i + 1, j));
-    begin().dynamic = true;
-    return j;
-  };
-  for (let i = 0; i < src.length; i++) {
-    if (budget && tokens.length >= budget.tokens) {
-      broken = true;
-      break;
-    }
-    const c = src[i]!;
-    if (c === " " || c === "\t" || c === "\r") {
-      end();
-      continue;
-    }
-    if (c === "\n") {
-      end();
-      tokens.push({ op: ";" });
-      // Here-document bodies are data, not commands.
-      for (const delim of heredocs) {
-        let j = i + 1;
-        for (;;) {
-          const nl = src.indexOf("\n", j);
-          const line = src.slice(j, nl === -1 ? src.length : nl);
-          j = nl === -1 ? src.length : nl + 1;
-          if (line.replace(/^\t+/, "") === delim || nl === -1) break;
-        }
-        i = j - 1;
-      }
-      heredocs = [];
-      continue;
-    }
-    if (c === "#" && !word) {
-      const nl = src.indexOf("\n", i);
-      i = (nl === -1 ? src.length : nl) - 1;
-      continue;
-    }
-    if (c === "\\") {
-      if (src[i + 1] === "\n") i++;
-      else if (i + 1 < src.length) begin().text += src[++i];
-      continue;
-    }
-    if (c === "'") {
-      const close = src.indexOf("'", i + 1);
-      if (close === -1) broken = true;
-      begin().text += src.slice(i + 1, close === -1 ? src.length : close);
-      i = close === -1 ? src.length : close;
-      continue;
-    }
-    if (c === '"') {
-      const w = begin();
-      let j = i + 1;
-      for (; j < src.length && src[j] !== '"'; j++) {
-        const d = src[j]!;
-        if (d === "\\" && /[$`"\\\n]/.test(src[j + 1] ?? "")) {
-          if (src[j + 1] !== "\n") w.text += src[j + 1];
-          j++;
-        } else if (d === "$") j = dollar(j);
-        else if (d === "`") j = backtick(j);
-        else w.text += d;
-      }
-      if (j >= src.length) broken = true;
-      i = j;
-      continue;
-    }
-    if (c === "$") {
-      i = dollar(i);
-      continue;
-    }
-    if (c === "`") {
-      i = backtick(i);
-      continue;
-    }
-    if (c === "<" || c === ">") {
-      // A redirection: drop a leading fd number, then the operator; the reader keeps its target word as a redirect, not an argument.
-      const w = word as Word | null;
-      if (w && /^[0-9]+$/.test(w.text) && !w.dynamic) word = null;
-      else end();
-      const m = stickyExec(REDIRECT_OP, src, i)!;
-      i += m[0].length - 1;
-      if (m[0] === "<<" || m[0] === "<<-") {
-        const d = stickyExec(DELIMITER, src, i + 1);
-        if (d) {
-          heredocs.push(d[1] ?? d[2] ?? d[3]!);
-          i += d[0].length;
-        }
-        continue;
-      }
-      if ((m[0] === ">&" || m[0] === "<&") && /^[0-9-]/.test(src[i + 1] ?? "")) {
-        i += stickyExec(FD_DIGITS, src, i + 1)![0].length;
-        continue;
-      }
-      tokens.push({ op: "redirect", mode: m[0] });
-      continue;
-    }
-    if (c === "&" && src[i + 1] === ">") {
-      end();
-      const append = src[i + 2] === ">";
-      i += append ? 2 : 1;
-      tokens.push({ op: "redirect", mode: append ? "&>>" : "&>" });
-      continue;
-    }
-    if (c === ";" || c === "&" || c === "|" || c === "(" || c === ")") {
-      end();
-      const two = src.slice(i, i + 2);
-      if (two === "&&" || two === "||" || two === ";;" || two === "|&") {
-        tokens.push({ op: two === ";;" ? ";" : two === "|&" ? "|" : two });
-        i++;
-      } else tokens.push({ op: c });
-      continue;
-    }
-    const w = begin();
-    if (c === "~" && w.text === "") w.dynamic = true;
-    if ((c === "{" || c === "}") && !(w.text === "" && /[\s;&|]/.test(src[i + 1] ?? " "))) w.dynamic = true;
-    if (c === "=" && !equals) {
-      equals = true;
-      if (/^[A-Za-z_][A-Za-z0-9_]*$/.test(w.text) && !w.dynamic) w.assign = true;
-    }
-    w.text += c;
-  }
-  end();
-  if (budget) budget.tokens -= tokens.length;
-  return { tokens, subs, broken };
+  /** What its standard input surely is: a here-document, a here-string, or a static `echo`/`printf` piped into it. */
+  stdin?: string;
+  /** The variables the line set before it (for a script it runs: `f=a; sh -c "…"`); absent when none. */
+  vars?: Vars;
 }
 
 const KEYWORDS = new Set([
@@ -306,20 +83,28 @@ function resolveDir(cwd: string | null, words: Word[]): string | null {
   return posix.resolve(cwd, target.text);
 }
 
+/** A command substitution's body past this length is read as commands, not evaluated for its output. */
+const MAX_SUB_EVAL = 16 * 1024;
+
 /**
  * The simple commands of a shell line, in the order they appear (command
- * substitutions first, as the shell runs them), each with its directory.
- * `cwd` is the shell's starting directory. With a budget, a line past it is
- * read up to it and marked unread (a hostile line of 100,000 commands).
+ * substitutions first, as the shell runs them), each with its directory,
+ * and with `env` (what the caller knows beyond the line: the home folder,
+ * the checkout) its words expanded where the line decides them
+ * (shell-expand.ts); without it, words stay as the lexer marks them (the
+ * Git guard's reading). `cwd` is the shell's starting directory. With a
+ * budget, a line past it is read up to it and marked unread (a hostile
+ * line of 100,000 commands).
  */
 export function simpleCommands(
   src: string,
   cwd: string | null = "/",
   depth = 0,
   budget?: Budget,
+  env?: ShellEnv,
 ): SimpleCommand[] {
   if (depth > 4 || (budget && budget.tokens <= 0)) return [{ words: [], cwd, redirects: [], unread: src }];
-  const { tokens, subs, broken } = lex(src, budget);
+  const { tokens, subs, broken, bodies } = lex(src, budget);
   const out: SimpleCommand[] = [];
   const append = (cmds: SimpleCommand[]) => {
     for (const c of cmds) out.push(c);
@@ -332,30 +117,48 @@ export function simpleCommands(
       if (!broken) out.push({ words: [], cwd, redirects: [], unread: src });
       break;
     }
-    append(simpleCommands(s, cwd, depth + 1, budget));
+    append(simpleCommands(s, cwd, depth + 1, budget, env));
   }
-  const stack: (string | null)[] = [];
+  const stack: { here: string | null; vars: Vars }[] = [];
   let here = cwd;
+  let vars: Vars = env?.vars ?? new Map();
+  const nested = (more: Vars): ShellEnv | undefined => env && { ...env, vars: more };
   let words: Word[] = [];
   let redirects: Redirect[] = [];
   let redirectOp: string | null = null;
-  const flush = () => {
-    const cmd = words;
-    const redirs = redirects;
-    words = [];
-    redirects = [];
-    redirectOp = null;
+  /** The next command's standard input: a here-document's body or what the command before the pipe printed; undefined when not known. */
+  let stdin: string | null | undefined;
+  /** `$(pwd)`, `$(echo a)`: the output of a substitution when the line decides it. */
+  const output = (body: string, at: string | null): string | null => {
+    if (body.length > MAX_SUB_EVAL || depth >= 4) return null;
+    if (body.trim() === "pwd") return at;
+    return substitutionOutput(simpleCommands(body, at, depth + 1, budget, nested(vars)), env ?? {});
+  };
+  const scope = (): Scope => ({ cwd: here, env: env ?? {}, vars, sub: output });
+  /** One run of a simple command (a `for` variable makes several); returns the command when it is one to read. */
+  const one = (
+    rest: Word[],
+    redirs: Redirect[],
+    input: string | null | undefined,
+    several: boolean,
+  ): SimpleCommand | null => {
+    for (const r of redirs) {
+      if (r.op === "<<<") input = r.target.dynamic ? null : r.target.text + "\n";
+      else if (r.op === "<" || r.op === "<&" || r.op === "<>") input = null;
+    }
+    const known = (c: SimpleCommand): SimpleCommand => {
+      if (typeof input === "string") c.stdin = input;
+      if (vars.size) c.vars = vars;
+      return c;
+    };
     // The redirections happen whatever the words turn out to be (`> f`, `cd x > f`, `( … ) > f`).
     if (redirs.length) out.push({ words: [], cwd: here, redirects: redirs });
-    let start = 0;
-    while (start < cmd.length && KEYWORDS.has(cmd[start]!.text) && !cmd[start]!.dynamic) start++;
-    const rest = cmd.slice(start);
-    if (rest.length === 0 || SKIP_WHOLE.has(rest[0]!.text)) return;
+    if (rest.length === 0 || SKIP_WHOLE.has(rest[0]!.text)) return null;
     const prog = rest.find((w) => !w.assign);
     // `MY_VAR=x cd dir && …` changes the directory too (cd is a builtin; the assignment only lasts for it).
     if (prog && (prog.text === "cd" || prog.text === "pushd" || prog.text === "popd")) {
-      here = prog.text === "popd" ? null : resolveDir(here, rest.slice(rest.indexOf(prog)));
-      return;
+      here = prog.text === "popd" || several ? null : resolveDir(here, rest.slice(rest.indexOf(prog)));
+      return null;
     }
     // sh -c 'script' and eval: the script is commands of its own.
     const at = rest.indexOf(prog!);
@@ -364,9 +167,11 @@ export function simpleCommands(
       const script = flag === -1 ? undefined : rest[at + 2 + flag];
       if (script) {
         // A script the shell builds at run time cannot be read as commands: only its visible text is left.
-        if (!script.dynamic) append(simpleCommands(script.text, here, depth + 1, budget));
-        else out.push({ words: [], cwd: here, redirects: [], unread: script.text });
-        return;
+        if (!script.dynamic) {
+          const positional = positionalVars(rest.slice(at + 3 + flag), vars);
+          append(simpleCommands(script.text, here, depth + 1, budget, nested(positional)));
+        } else out.push(known({ words: [], cwd: here, redirects: [], unread: script.text }));
+        return null;
       }
     }
     if (prog && prog.text === "eval") {
@@ -379,11 +184,35 @@ export function simpleCommands(
           here,
           depth + 1,
           budget,
+          nested(vars),
         ),
       );
-      return;
+      return null;
     }
-    out.push({ words: rest, cwd: here, redirects: [] });
+    const c = known({ words: rest, cwd: here, redirects: [] });
+    out.push(c);
+    return c;
+  };
+  /** Ends a simple command; returns what it prints when the line decides it (for a pipe into a shell). */
+  const flush = (): string | null => {
+    const cmd = words;
+    const redirs = redirects;
+    const input = stdin;
+    words = [];
+    redirects = [];
+    redirectOp = null;
+    stdin = undefined;
+    let start = 0;
+    while (start < cmd.length && KEYWORDS.has(cmd[start]!.text) && !cmd[start]!.dynamic) start++;
+    const raw = cmd.slice(start);
+    const sc = scope();
+    const runs = env ? expandCommand(raw, redirs, sc) : [{ words: raw, redirects: redirs }];
+    let last: SimpleCommand | null = null;
+    for (const run of runs) last = one(run.words, run.redirects, input, runs.length > 1) ?? last;
+    // Variables it sets hold for what follows (f=a.ts, export F=…, for f in …).
+    const after = env ? varsAfter(raw, sc) : null;
+    if (after) vars = after;
+    return last && runs.length === 1 && !redirs.some((r) => r.op.includes(">")) ? stdoutOf(last) : null;
   };
   for (const t of tokens) {
     if ("word" in t) {
@@ -397,9 +226,17 @@ export function simpleCommands(
       redirectOp = t.mode!;
       continue;
     }
-    flush();
-    if (t.op === "(") stack.push(here);
-    else if (t.op === ")") here = stack.length ? stack.pop()! : here;
+    if (t.op === "heredoc") {
+      stdin = bodies[Number(t.mode)] ?? null;
+      continue;
+    }
+    const printed = flush();
+    if (t.op === "|") stdin = printed;
+    if (t.op === "(") stack.push({ here, vars });
+    else if (t.op === ")") {
+      const top = stack.pop();
+      if (top) ({ here, vars } = top);
+    }
   }
   flush();
   return out;

@@ -1,8 +1,12 @@
 import { posix } from "node:path";
-import { gitSubcommand } from "../git/classify.js";
 import type { Word } from "../git/shell.js";
+import { positionalVars, type Vars } from "../git/shell-expand.js";
+import { tarExtract } from "./shell-outputs.js";
+import { readLiterals } from "./shell-literals.js";
+import { awkScript, recordScript } from "./shell-scripts.js";
 import * as P from "./shell-programs.js";
 import { awkWrites, diffPaths, literalPaths, scriptLiterals, scriptOnlyReads } from "./shell-texts.js";
+export { git } from "./shell-git.js";
 import type { ShellTarget, WriteMode } from "./shell-writes.js";
 
 /**
@@ -21,6 +25,10 @@ export interface Reader {
   opaque: string[];
   /** It runs the project's own code (a test run): it names no write, but what that code writes is its own. */
   runsCode: boolean;
+  /** The running command's standard input, when the line shows it (a pipe from `echo`, a here-string); else null. */
+  stdin: string | null;
+  /** The line's variables where the running command stands (what a script it runs sees). */
+  vars: Vars;
   add(w: Word, cwd: string | null, mode: WriteMode, certainty?: Certainty): void;
   each(list: Word[], cwd: string | null, mode: WriteMode, certainty?: Certainty): false;
   unreadText(text: string, cwd: string | null): false;
@@ -139,13 +147,19 @@ export function shell(r: Reader, args: Word[], cwd: string | null, depth: number
     const script = args[c + 1];
     if (!script) return false;
     if (script.dynamic || depth >= MAX_DEPTH) return r.unreadText(script.text, cwd);
-    return r.line(script.text, cwd, depth + 1);
+    // `sh -c '… "$1"' _ a.ts`: the words after the script are its $0, $1 …
+    const vars = r.vars;
+    r.vars = positionalVars(args.slice(c + 2), vars);
+    const reads = r.line(script.text, cwd, depth + 1);
+    r.vars = vars;
+    return reads;
   }
   const file = P.operands(args, P.set("-o -O +o +O"))[0];
   if (file && file.text !== "-") return false; // a script file
-  // Reading its standard input: a here-document is the script.
+  // Reading its standard input: a here-document is the script, or what the line pipes in (`echo '…' | sh`, `sh <<< '…'`).
   const bodies = r.heredocs();
-  if (bodies.length === 0 || depth >= MAX_DEPTH) return false;
+  if (depth >= MAX_DEPTH) return r.stdin === null ? false : r.unreadText(r.stdin, cwd);
+  if (bodies.length === 0) return r.stdin !== null && r.line(r.stdin, cwd, depth + 1);
   let reads = true;
   for (const b of bodies) if (!r.line(b, cwd, depth + 1)) reads = false;
   return reads;
@@ -155,7 +169,9 @@ export function shell(r: Reader, args: Word[], cwd: string | null, depth: number
 export function oneLiner(r: Reader, code: Word, argv: Word[], cwd: string | null): boolean {
   r.opaque.push(code.text, ...argv.map((w) => w.text));
   if (!code.dynamic && scriptOnlyReads(code.text)) return true;
-  for (const p of literalPaths(scriptLiterals(code.text).literals))
+  // A literal only passed to a read call (readFileSync, open(…) to read, a copy's source) is not written.
+  const read = readLiterals(code.text);
+  for (const p of literalPaths(scriptLiterals(code.text).literals.filter((l) => !read.has(l))))
     r.add(P.word(p), cwd, "write", "uncertain");
   for (const w of argv) if (w.dynamic || !w.text.startsWith("-")) r.add(w, cwd, "write", "uncertain");
   return false;
@@ -164,12 +180,13 @@ export function oneLiner(r: Reader, code: Word, argv: Word[], cwd: string | null
 /** An interpreter reading its script from standard input: the here-documents of the command. */
 export function stdinScript(r: Reader, cwd: string | null): boolean {
   const bodies = r.heredocs();
+  if (bodies.length === 0 && r.stdin !== null) return oneLiner(r, P.word(r.stdin), [], cwd);
   let reads = bodies.length > 0;
   for (const b of bodies) if (!oneLiner(r, P.word(b), [], cwd)) reads = false;
   return reads;
 }
 
-export function awk(r: Reader, args: Word[], cwd: string | null): boolean {
+export function awk(r: Reader, args: Word[], cwd: string | null, depth: number): boolean {
   const inPlace = args.some(
     (w, i) => (w.text === "-i" && args[i + 1]?.text === "inplace") || w.text === "--include=inplace",
   );
@@ -178,9 +195,15 @@ export function awk(r: Reader, args: Word[], cwd: string | null): boolean {
   if (!program) return false;
   r.opaque.push(program.text);
   if (inPlace) return r.each(files, cwd, "write");
-  if (!awkWrites(program.text)) return true;
+  if (program.dynamic) return r.unreadText(program.text, cwd);
+  // print > "FILE" and system("CMD") are named; a target built from pieces leaves the literals uncertain.
+  const s = awkScript(program.text);
+  const reads = recordScript(r, s, cwd, depth);
+  const coarse = awkWrites(program.text);
+  if (!s.unknown && (!coarse || s.files.length || s.commands.length)) return reads && !coarse;
+  const named = new Set(s.files.map((f) => f.path));
   for (const p of literalPaths(scriptLiterals(program.text).literals))
-    r.add(P.word(p), cwd, "write", "uncertain");
+    if (!named.has(p)) r.add(P.word(p), cwd, "write", "uncertain");
   return false;
 }
 
@@ -296,87 +319,6 @@ export function find(r: Reader, args: Word[], cwd: string | null, depth: number)
   return reads;
 }
 
-/**
- * Git commands that write the working tree with paths: rm and mv remove
- * what they name; checkout, restore, stash push and clean put back or drop
- * it. Whole-tree ones (reset --hard, stash pop, pull, a branch switch) name
- * no path: the Git guard judges them.
- */
-export function git(r: Reader, args: Word[], cwd: string | null): boolean {
-  const g = gitSubcommand(args, cwd);
-  if (!g) return false;
-  const { sub, rest, cwd: dir } = g;
-  const add = (list: Word[], mode: WriteMode, certainty: Certainty = "named") =>
-    r.each(list, dir, mode, certainty);
-  const ops = () => P.operands(rest, P.GIT_VALUES);
-  const noOperands = () => ops().length === 0;
-  if (P.GIT_READERS.has(sub)) {
-    const out = P.optionValue(rest, null, "output");
-    return out ? add([out], "write") : true;
-  }
-  switch (sub) {
-    case "rm":
-      return P.has(rest, "-n", "--dry-run") || add(ops(), "remove");
-    case "mv":
-      return P.has(rest, "-n", "--dry-run") || add(destination(r, rest, dir, new Set()), "remove");
-    case "checkout": {
-      const dashes = rest.findIndex((w) => w.text === "--" && !w.dynamic);
-      if (dashes !== -1) return add(rest.slice(dashes + 1), "tree");
-      if (P.has(rest, "-b", "-B", "--orphan")) return false;
-      const o = ops();
-      // One word may be a branch or a path (git decides); after a revision, the rest are paths.
-      if (o.length === 1) add(o, "tree", o[0]!.text === "." ? "named" : "uncertain");
-      else if (o.length > 1) {
-        add(o.slice(0, 1), "tree", "uncertain");
-        add(o.slice(1), "tree");
-      }
-      return false;
-    }
-    case "restore":
-      // --staged alone puts back the index, not the files.
-      if (!P.has(rest, "--staged", "-S") || P.has(rest, "--worktree", "-W")) add(ops(), "tree");
-      return false;
-    case "stash": {
-      const verb = rest[0] && !rest[0].text.startsWith("-") ? rest[0].text : "push";
-      if (verb === "list" || verb === "show") return true;
-      if (verb === "push")
-        add(P.operands(rest[0]?.text === "push" ? rest.slice(1) : rest, P.GIT_VALUES), "tree");
-      return false;
-    }
-    case "clean":
-      if (rest.some((w) => w.text === "--dry-run" || !!P.shortCluster(w.text)?.includes("n"))) return true;
-      return add(ops(), "tree");
-    case "apply":
-      return gitApply(r, rest, dir);
-    case "branch":
-      return (
-        noOperands() &&
-        !rest.some((w) => /^-[dDmMcCfu]|^--(delete|move|copy|force|set-upstream|unset|edit)/.test(w.text))
-      );
-    case "tag":
-      return noOperands() || P.has(rest, "-l", "--list");
-    case "remote":
-      return noOperands() || ["show", "get-url"].includes(ops()[0]!.text);
-    case "config":
-      return P.has(rest, "--get", "--get-all", "--get-regexp", "--list", "-l");
-  }
-  return false;
-}
-
-export function gitApply(r: Reader, rest: Word[], dir: string | null): boolean {
-  if (P.has(rest, "--check", "--stat", "--numstat", "--summary") && !P.has(rest, "--apply")) return true;
-  if (P.has(rest, "--cached") && !P.has(rest, "--index")) return false; // the index only
-  const files = P.operands(rest, P.GIT_APPLY_VALUES);
-  if (files.length > 0 && files[0]!.text !== "-") return false; // a patch file: its paths are unknown here
-  const p = rest.find((w) => w.text.startsWith("-p") && w.text.length > 2);
-  const strip = p ? Number(p.text.slice(2)) : 1;
-  // git apply's paths are the work tree's, from its top.
-  for (const body of r.heredocs())
-    for (const d of diffPaths(body, Number.isInteger(strip) ? strip : 1))
-      r.add(P.word(d.path), dir === null ? null : r.root, d.remove ? "remove" : "write");
-  return false;
-}
-
 export function go(r: Reader, args: Word[], cwd: string | null): boolean {
   const sub = args[0]?.text ?? "";
   if (sub === "test") r.runsCode = true;
@@ -401,7 +343,8 @@ export function tar(r: Reader, args: Word[], cwd: string | null): boolean {
   const letters = bundle + args.map((w) => P.shortCluster(w.text) ?? "").join("");
   const long = (...names: string[]) => P.has(args, ...names.map((n) => `--${n}`));
   if (letters.includes("t") || long("list")) return true;
-  if (!/[cruA]/.test(letters) && !long("create", "append", "update")) return false; // extraction: into the tree, unnamed
+  // Extraction: into -C DIR and the members it names; without them, into the tree unnamed.
+  if (!/[cruA]/.test(letters) && !long("create", "append", "update")) return tarExtract(r, args, cwd);
   let file = P.optionValue(args, "f", "file");
   if (!file && bundle.includes("f")) file = args[1];
   if (file && file.text !== "-") r.add(file, cwd, "write");

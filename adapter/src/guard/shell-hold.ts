@@ -28,12 +28,50 @@ export interface ShellHold {
 /** Paths never held: Git's own folder and installed packages (also when Git does not ignore them). */
 const NEVER_HELD = /(^|\/)(\.git|node_modules)(\/|$)/;
 
-export function holdOf(w: ShellWrites, root: string): ShellHold {
+/**
+ * Where a target leads through symbolic links: the guard asks the file
+ * system, a test gives a table. `real(abs, last)` is the real path (the last
+ * part followed too when `last`), or null when it is the same; `root()` the
+ * checkout's real root.
+ */
+export interface RealPaths {
+  real(abs: string, last: boolean): string | null;
+  root(): string | null;
+}
+
+/** Targets whose links are followed: past it, the rest are held by their names only. */
+const MAX_LINKS = 256;
+
+/** The repository path of an absolute path inside `root`, or null. */
+function inside(abs: string, root: string): string | null {
+  if (abs !== root && !abs.startsWith(root + "/")) return null;
+  try {
+    return normalizeRepoPath(abs, root);
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The command's writes as held. With `links`, a target that is a symbolic
+ * link, or lies under one, is held as its real path too when that is inside
+ * the checkout (a link in the agent's own scope to a peer's file); removing
+ * a link does not follow it.
+ */
+export function holdOf(w: ShellWrites, root: string, links?: RealPaths): ShellHold {
   const named = new Set<string>();
   const uncertain = new Set<string>();
   let whole = false;
   let targetError: string | null = null;
+  let followed = 0;
   for (const t of w.targets) {
+    if (links && t.abs !== null && followed++ < MAX_LINKS) {
+      const real = links.real(t.abs, t.mode !== "remove");
+      const realRoot = real === null ? null : links.root();
+      const rel = real === null || realRoot === null ? null : inside(real, realRoot);
+      if (rel !== null && rel !== "**" && !NEVER_HELD.test(rel))
+        (t.certainty === "named" ? named : uncertain).add(rel);
+    }
     if (t.rel === null || t.abs === null) continue;
     if (t.rel === "") {
       // Removing or rewriting the checkout itself; creating or appending to "." writes nothing of it.

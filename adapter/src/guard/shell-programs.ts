@@ -39,7 +39,9 @@ export const INTERPRETERS = set(
 );
 export const SHELLS = set("sh bash zsh dash ksh fish");
 export const AWKS = set("awk gawk mawk nawk");
-export const EDITORS = set("ed ex vi vim nvim nano pico emacs joe micro");
+export const EDITORS = set(
+  "ed ex vi vim nvim view gvim rvim vimdiff nvi evim nano pico emacs emacsclient joe micro",
+);
 export const REMOVERS = set("rm rmdir unlink shred srm");
 export const PERMISSIONS = set("chmod chown chgrp chattr setfacl chflags");
 /** Options of chmod and friends that take no value (the first other word is the mode or owner). */
@@ -163,12 +165,20 @@ export function oneLiner(name: string, args: Word[]): Word[] | null {
 }
 
 /**
- * sed's options: in place (-i, -i.bak, --in-place, BSD `-i ''`), and its
+ * sed's options: in place (-i, -i.bak, --in-place, BSD `-i ''`), its
+ * scripts (-e, or the first operand) and whether one is a file (-f), and its
  * file operands (the first operand is the script unless -e / -f gave one).
  */
-export function sedArgs(args: Word[]): { inPlace: boolean; files: Word[] } {
+export function sedArgs(args: Word[]): {
+  inPlace: boolean;
+  files: Word[];
+  scripts: Word[];
+  scriptFile: boolean;
+} {
   let inPlace = false;
   let script = false;
+  let scriptFile = false;
+  const scripts: Word[] = [];
   let dashes = false;
   const ops: Word[] = [];
   for (let i = 0; i < args.length; i++) {
@@ -183,9 +193,14 @@ export function sedArgs(args: Word[]): { inPlace: boolean; files: Word[] } {
       if (t.startsWith("--in-place")) inPlace = true;
       else if (t === "--expression" || t === "--file") {
         script = true;
+        if (t === "--file") scriptFile = true;
+        else if (args[i + 1]) scripts.push(args[i + 1]!);
         i++;
-      } else if (t.startsWith("--expression=") || t.startsWith("--file=")) script = true;
-      else if (t === "--line-length") i++;
+      } else if (t.startsWith("--expression=") || t.startsWith("--file=")) {
+        script = true;
+        if (t.startsWith("--file=")) scriptFile = true;
+        else scripts.push({ ...w, text: t.slice(13) });
+      } else if (t === "--line-length") i++;
     } else
       for (let k = 1; k < t.length; k++) {
         const c = t[k];
@@ -197,12 +212,16 @@ export function sedArgs(args: Word[]): { inPlace: boolean; files: Word[] } {
         }
         if (c === "e" || c === "f" || c === "l") {
           if (c !== "l") script = true;
+          if (c === "f") scriptFile = true;
+          const value = k === t.length - 1 ? args[i + 1] : { ...w, text: t.slice(k + 1) };
+          if (c === "e" && value) scripts.push(value);
           if (k === t.length - 1) i++;
           break;
         }
       }
   }
-  return { inPlace, files: script ? ops : ops.slice(1) };
+  if (!script && ops[0]) scripts.push(ops[0]);
+  return { inPlace, files: script ? ops : ops.slice(1), scripts, scriptFile };
 }
 
 /**

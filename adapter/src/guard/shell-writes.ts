@@ -1,8 +1,11 @@
 import { posix } from "node:path";
 import { unwrapCommand } from "../git/classify.js";
 import { simpleCommands, type Budget, type Word } from "../git/shell.js";
+import type { Vars } from "../git/shell-expand.js";
 import { patchFiles } from "./patch.js";
 import * as C from "./shell-commands.js";
+import { outputOptions, outputs } from "./shell-outputs.js";
+import { editor, recordScript, sedScript } from "./shell-scripts.js";
 import * as P from "./shell-programs.js";
 import { heredocBodies, pathLike, pathWords } from "./shell-texts.js";
 
@@ -100,12 +103,15 @@ class Reader implements C.Reader {
   init = false;
   runsCode = false;
   opaque: string[] = [];
+  stdin: string | null = null;
+  vars: Vars = new Map();
   private bodies: string[] | null = null;
   private budget: Budget = { tokens: MAX_TOKENS };
   constructor(
     readonly command: string,
     readonly cwd: string,
     readonly root: string,
+    readonly home: string | null,
   ) {}
 
   add(w: Word, cwd: string | null, mode: WriteMode, certainty: Certainty = "named"): void {
@@ -160,7 +166,9 @@ class Reader implements C.Reader {
   /** A shell line; true when it only reads. */
   line(src: string, cwd: string | null, depth: number): boolean {
     let reads = true;
-    for (const cmd of simpleCommands(src, cwd, depth, this.budget)) {
+    const outer = { stdin: this.stdin, vars: this.vars };
+    const env = { home: this.home, root: this.root, vars: this.vars };
+    for (const cmd of simpleCommands(src, cwd, depth, this.budget, env)) {
       if (cmd.unread !== undefined) {
         reads = this.unreadText(cmd.unread, cmd.cwd);
         continue;
@@ -170,8 +178,13 @@ class Reader implements C.Reader {
         this.add(r.target, cmd.cwd, r.op === ">>" || r.op === "&>>" ? "append" : "write");
         reads = false;
       }
+      // What a program it runs reads as a script: its standard input, the line's variables.
+      this.stdin = cmd.stdin ?? null;
+      this.vars = cmd.vars ?? env.vars;
       if (cmd.words.length && !this.run(cmd.words, cmd.cwd, depth)) reads = false;
     }
+    this.stdin = outer.stdin;
+    this.vars = outer.vars;
     return reads;
   }
 
@@ -199,6 +212,10 @@ class Reader implements C.Reader {
     if (more) return depth < MAX_DEPTH && this.run(P.afterRunnerOptions(args, more), cwd, depth + 1);
     const add = (list: Word[], mode: WriteMode, certainty: Certainty = "named") =>
       this.each(list, cwd, mode, certainty);
+    // A compiler's or generator's output file or folder (tsc --outDir, gcc -o), a download, an archive's folder.
+    if (outputOptions(this, name, args, cwd)) return false;
+    const output = outputs(this, name, args, cwd, depth);
+    if (output !== null) return output;
     switch (name) {
       case "rm":
       case "rmdir":
@@ -236,7 +253,14 @@ class Reader implements C.Reader {
         return add(C.destination(this, args, cwd, P.CP_VALUES), "write", "uncertain");
       case "sed": {
         const s = P.sedArgs(args);
-        return s.inPlace ? add(s.files, "write") : true;
+        let reads = !s.inPlace && !s.scriptFile;
+        if (s.inPlace) add(s.files, "write");
+        // `w FILE`, `s/a/b/w FILE` and `e CMD` in the script write and run, in place or not.
+        for (const script of s.scripts) {
+          if (script.dynamic) reads = this.unreadText(script.text, cwd);
+          else if (!recordScript(this, sedScript(script.text), cwd, depth)) reads = false;
+        }
+        return reads;
       }
       case "dd": {
         const of = args.filter((w) => w.text.startsWith("of=")).map((w) => ({ ...w, text: w.text.slice(3) }));
@@ -251,17 +275,6 @@ class Reader implements C.Reader {
           if (f.moveTo !== null) add([word(f.moveTo)], "write");
         }
         return false;
-      case "curl": {
-        const out = P.optionValue(args, "o", "output");
-        if (out && out.text !== "-") return add([out], "write");
-        return !args.some((w) => w.text === "--remote-name" || !!P.shortCluster(w.text)?.includes("O"));
-      }
-      case "wget": {
-        const out = P.optionValue(args, "O", "output-document");
-        if (out?.text === "-") return true;
-        if (out) add([out], "write");
-        return false;
-      }
       case "sort": {
         const out = P.optionValue(args, "o", "output");
         return out ? add([out], "write") : true;
@@ -298,12 +311,8 @@ class Reader implements C.Reader {
     }
     const fix = C.formatter(this, name, args, cwd);
     if (fix !== null) return fix;
-    // vim +10 file: the +N is a line, not a file.
-    if (P.EDITORS.has(name))
-      return add(
-        P.operands(args).filter((w) => !w.text.startsWith("+")),
-        "write",
-      );
+    // vim -c 'cmd' +10 file: the scripts are not files (their own writes are read from them).
+    if (P.EDITORS.has(name)) return editor(this, name, args, cwd, depth);
     if (P.PERMISSIONS.has(name)) return C.permissions(this, args, cwd);
     if (P.COMPRESSORS.has(name)) {
       if (P.has(args, "-c", "--stdout", "-l", "--list", "-t", "--test")) return true;
@@ -319,7 +328,7 @@ class Reader implements C.Reader {
       if (p.script) return C.oneLiner(this, p.script, p.files, cwd);
       return p.files.length === 0 && C.stdinScript(this, cwd);
     }
-    if (P.AWKS.has(name)) return C.awk(this, args, cwd);
+    if (P.AWKS.has(name)) return C.awk(this, args, cwd, depth);
     const script = P.oneLiner(name, args);
     if (script) return script[0] ? C.oneLiner(this, script[0], script.slice(1), cwd) : false;
     if (P.RUNNERS.has(name))
@@ -346,17 +355,29 @@ class Reader implements C.Reader {
   unknown(args: Word[], cwd: string | null): false {
     for (const w of P.operands(args))
       if (w.dynamic ? w.text.includes("/") : pathLike(w.text)) this.add(w, cwd, "write", "uncertain");
+    // --out=PATH: an option's value may be its output as much as an operand.
+    for (const w of args) {
+      const eq = w.text.indexOf("=");
+      const value = w.text.startsWith("--") && eq !== -1 ? w.text.slice(eq + 1) : "";
+      if (!w.dynamic && pathLike(value)) this.add({ ...w, text: value }, cwd, "write", "uncertain");
+    }
     return false;
   }
 }
 
 /**
  * What a shell command writes: `cwd` is the shell's directory and `root`
- * the checkout's, both absolute. Bounded: a command past MAX_COMMAND is not
+ * the checkout's, both absolute; `env.home` the home folder `~` and `$HOME`
+ * stand for (the hook's HOME). Bounded: a command past MAX_COMMAND is not
  * parsed, and every scan is linear in its text.
  */
-export function shellWrites(command: string, cwd: string, root: string): ShellWrites {
-  const r = new Reader(command, cwd, root);
+export function shellWrites(
+  command: string,
+  cwd: string,
+  root: string,
+  env: { home?: string | null } = {},
+): ShellWrites {
+  const r = new Reader(command, cwd, root, env.home ?? null);
   const reads = command.length > MAX_COMMAND ? r.unreadText(command, cwd) : r.line(command, cwd, 0);
   return {
     targets: r.targets,

@@ -8,7 +8,7 @@ import { existsSync, lstatSync, readFileSync, readlinkSync, realpathSync } from 
 import { activePeers } from "@cohent/client/git/commit-op.js";
 import { checkGitCommand, classifyGitCommand } from "../git/git-guard.js";
 import { guardFileWrites } from "./guard-file-writes.js";
-import { holdOf, peerConflicts, type ShellHold } from "./shell-hold.js";
+import { holdOf, peerConflicts, type RealPaths, type ShellHold } from "./shell-hold.js";
 import { shellWrites } from "./shell-writes.js";
 import { ignoredPaths } from "../git/ignored.js";
 import type { PeerScope } from "../git/git-guard.js";
@@ -44,7 +44,12 @@ const POLL_EVERY_MS =
     ? Number(process.env.COHENT_POLL_EVERY_MS)
     : 10_000;
 
-/** Edit targets inside the repository; an edit wholly outside it is held to the kill switch only (a shell's rules). */
+/**
+ * Edit targets inside the repository, each also by its real path when a
+ * symbolic link leads it into the checkout (a link in the agent's own scope
+ * to a peer's file); an edit wholly outside it is held to the kill switch
+ * only (a shell's rules).
+ */
 function writeTargets(
   call: ToolCall,
   root: string | null,
@@ -52,18 +57,50 @@ function writeTargets(
 ): { kind: ToolKind; targets: string[] | null; targetError: string | null } {
   if (call.kind !== "edit" || !root || !call.targets)
     return { kind: call.kind!, targets: null, targetError: null };
-  const inside: string[] = [];
+  const names: string[] = [];
+  const reals: string[] = [];
   let targetError: string | null = null;
+  const links = linkResolver(root);
   for (const t of call.targets) {
     const abs = resolve(cwd, t);
+    const real = links.real(abs, true);
+    const rel = real === null ? null : links.inside(real);
+    if (rel !== null && rel !== "**") reals.push(rel);
     if (abs !== root && !abs.startsWith(root + "/")) continue;
     try {
-      inside.push(normalizeRepoPath(abs, root));
+      names.push(normalizeRepoPath(abs, root));
     } catch (err) {
       targetError = (err as Error).message;
     }
   }
+  const inside = [...new Set([...names, ...reals])];
   return { kind: inside.length === 0 && !targetError ? "shell" : "edit", targets: inside, targetError };
+}
+
+/**
+ * Where a path leads through symbolic links (shell-hold.ts RealPaths): its
+ * real path (the last part followed or not), and the repository path of a
+ * real path inside the checkout's real root. Null where nothing differs.
+ */
+function linkResolver(root: string): RealPaths & { inside: (real: string) => string | null } {
+  let realRoot: string | null | undefined;
+  const rootOf = () => (realRoot ??= realPath(root));
+  return {
+    real: (abs, last) => {
+      const real = last ? realPath(abs) : join(realPath(dirname(abs)) ?? dirname(abs), basename(abs));
+      return real === null || real === abs ? null : real;
+    },
+    root: rootOf,
+    inside: (real) => {
+      const r = rootOf();
+      if (r === null || (real !== r && !real.startsWith(r + "/"))) return null;
+      try {
+        return normalizeRepoPath(real, r);
+      } catch {
+        return null;
+      }
+    },
+  };
 }
 
 /**
@@ -136,9 +173,14 @@ export interface CallFacts {
   input?: Record<string, unknown>;
 }
 
-/** A shell command's writes as held (shell-hold.ts), Git-ignored paths left out. */
+/**
+ * A shell command's writes as held (shell-hold.ts): `~` and $HOME are the
+ * hook's home folder, a target through a symbolic link is held by its real
+ * path too, Git-ignored paths are left out.
+ */
 async function shellHold(command: string, cwd: string, root: string): Promise<ShellHold> {
-  const hold = holdOf(shellWrites(command, cwd, root), root);
+  const writes = shellWrites(command, cwd, root, { home: process.env.HOME ?? null });
+  const hold = holdOf(writes, root, linkResolver(root));
   const ignored = await ignoredPaths(root, [...hold.named, ...hold.uncertain]);
   if (ignored.size === 0) return hold;
   return {

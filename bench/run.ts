@@ -28,9 +28,9 @@ const extra: { file: string; fn: string; title: string }[] = [
   },
   { file: "./mcp-budget.ts", fn: "benchMcp", title: "MCP tools/list budget" },
   {
-    file: "./shell-watch.ts",
-    fn: "benchShellWatch",
-    title: "Shell watch: the check around a shell call (Δ vs a read-only command)",
+    file: "./watch-cost.ts",
+    fn: "benchWatch",
+    title: "The watch's cost per call (its own code: a call with no watch spends none)",
   },
   {
     file: "./package-start.ts",

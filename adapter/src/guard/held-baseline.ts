@@ -35,6 +35,8 @@ export interface Baseline {
 }
 
 const baselineFile = (root: string) => join(stashDir(root), "baseline.json");
+/** An unchanged baseline is written again after this long, so the window a change is judged over stays short. */
+const REWRITE_MS = 60_000;
 
 /** The parsed baseline, kept for a long-lived guard process while the file is unchanged. */
 let cached: { file: string; stamp: string; value: Baseline } | null = null;
@@ -109,7 +111,13 @@ export function compareWithBaseline(
     const unlock = lockFile(baselineFile(root));
     try {
       base = readBaseline(root);
-      writeBaseline(root, { at: now.at, claims, snap: now });
+      // Unchanged, and the claims too: no write (the window since it only grows, which explains more, never less).
+      const same =
+        base &&
+        base.claims.length === claims.length &&
+        JSON.stringify(base.claims) === JSON.stringify(claims);
+      if (!same || !base || diffSnapshots(base.snap, now).length > 0 || now.at - base.at > REWRITE_MS)
+        writeBaseline(root, { at: now.at, claims, snap: now });
     } finally {
       unlock();
     }

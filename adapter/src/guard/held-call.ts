@@ -21,6 +21,7 @@ import { snapshotOutside, undoOutside, type OutsideChange, type OutsideState } f
 import type { HeldChange, HeldSnapshot } from "./held-snapshot.js";
 import { getObject, stashDir } from "./held-stash.js";
 import { claimsOf } from "./held-walk.js";
+import { currentView } from "./held-live.js";
 import { userSettingsFiles } from "./host-settings.js";
 import { isJsonSettings, touchesGuard } from "./settings-change.js";
 
@@ -83,7 +84,7 @@ export async function watchCall(
   const claims = claimsWith(s, meta.peers);
   const held = heldOf(claims, GUARD_PATHS);
   const memo = earlier(s, held);
-  const snap = memo ?? snapshotHeld(root, held);
+  const snap = memo ?? snapshotHeld(root, held, { view: await currentView() });
   // Compared with the baseline already when this call's first look took the same snapshot.
   const between = memo ? null : await noticeBetween(root, s, snap, claims);
   const peers = meta.peers.filter((p) => p.paths.length > 0);
@@ -297,7 +298,7 @@ export async function closeCalls(
         );
   const known = knownHeld(root);
   const held = [...known.held, ...pendings.flatMap((p) => p.snap.held)];
-  const now = earlier(s, held) ?? snapshotHeld(root, held);
+  const now = earlier(s, held) ?? snapshotHeld(root, held, { view: await currentView() });
   if (callKey === undefined) thisCall.set(s, now);
   const out: Caught[] = [];
   const reported = new Set<string>();

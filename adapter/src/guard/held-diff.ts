@@ -21,13 +21,20 @@ function differs(a: HeldFile, b: HeldFile): boolean {
   return statOf(a) !== statOf(b);
 }
 
+const sameList = (a: readonly string[], b: readonly string[]) =>
+  a.length === b.length && a.every((x, i) => x === b[i]);
+
 export function diffSnapshots(before: HeldSnapshot, after: HeldSnapshot): HeldChange[] {
   const now = new Map(after.files.map((f) => [f.path, f]));
+  // Over the same held paths (the common case) every file is covered by both: no matching per file.
+  const same = sameList(before.held, after.held);
+  const inAfter = (p: string) => same || scopeCovers(after.held, p);
+  const inBefore = (p: string) => same || scopeCovers(before.held, p);
   const changes: HeldChange[] = [];
   const known = new Set<string>();
   for (const f of before.files) {
     known.add(f.path);
-    if (!scopeCovers(after.held, f.path)) continue;
+    if (!inAfter(f.path)) continue;
     const base = { path: f.path, before: f.key, mode: f.mode, restorable: f.key !== null };
     const g = now.get(f.path);
     if (!g) {
@@ -38,7 +45,7 @@ export function diffSnapshots(before: HeldSnapshot, after: HeldSnapshot): HeldCh
     if (differs(f, g)) changes.push({ ...base, change: "modified", after: afterOf(g) });
   }
   for (const g of after.files) {
-    if (known.has(g.path) || !scopeCovers(before.held, g.path)) continue;
+    if (known.has(g.path) || !inBefore(g.path)) continue;
     // An incomplete snapshot does not know what it left out: only its absent paths can be told created.
     if (!before.complete && !before.absent.some((a) => g.path === a || g.path.startsWith(`${a}/`))) continue;
     changes.push({

@@ -13,6 +13,7 @@ import {
   type SeenEntry,
 } from "./held-stash.js";
 import { claimsOf, walkHeld } from "./held-walk.js";
+import type { FsView } from "./held-live.js";
 
 /**
  * What lies under peers' held paths before a shell call, and what the call
@@ -69,6 +70,8 @@ export interface HeldChange {
 }
 
 export interface SnapshotOptions {
+  /** How the walk reads folders and stats (held-live.ts): the disk, or a long-lived process's kept view. */
+  view?: FsView;
   /** Bytes read and kept per file (default 8 MiB): a larger file gets key null (caught, not restorable). */
   maxBytes?: number;
   /** Files recorded (default 20,000); past it the snapshot is incomplete. */
@@ -132,7 +135,7 @@ export function snapshotHeld(
   // (the stash's total stays under STASH_CAP by pruning what no catch or pending call needs).
   const maxBytes = opts.maxBytes ?? DEFAULT_MAX_BYTES;
   const claims = claimsOf(held);
-  const walk = walkHeld(root, claims, maxFiles);
+  const walk = walkHeld(root, claims, maxFiles, opts.view);
   const dir = stashDir(root);
   const seen = walk.files.size ? readSeen(dir) : null;
   const fresh: Record<string, SeenEntry> = {};

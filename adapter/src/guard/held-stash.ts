@@ -145,10 +145,24 @@ export interface Seen {
   files: Record<string, SeenEntry>;
 }
 
+/** seen.json as last parsed, kept while the file is unchanged (a long-lived guard reads it every call). */
+let seenCache: { file: string; stamp: string; seen: Seen } | null = null;
+
 export function readSeen(dir: string): Seen {
-  const s = readJson<Seen>(join(dir, "seen.json"));
-  return s && s.v === 1 && s.files && typeof s.files === "object" ? s : { v: 1, bytes: 0, files: {} };
+  const file = join(dir, "seen.json");
+  const st = lstatQuiet(file);
+  const stamp = st ? `${st.ino}:${st.size}:${st.mtimeMs}` : null;
+  if (stamp && seenCache?.file === file && seenCache.stamp === stamp)
+    return structuredCloneSeen(seenCache.seen);
+  const s = readJson<Seen>(file);
+  const seen =
+    s && s.v === 1 && s.files && typeof s.files === "object" ? s : { v: 1 as const, bytes: 0, files: {} };
+  if (stamp) seenCache = { file, stamp, seen: structuredCloneSeen(seen) };
+  return seen;
 }
+
+/** A copy the caller may change (writeSeen merges into it). Entries are arrays of plain values: shallow per entry. */
+const structuredCloneSeen = (s: Seen): Seen => ({ v: 1, bytes: s.bytes, files: { ...s.files } });
 
 /**
  * Entries past this (or twice the current snapshot's files) are dropped,

@@ -1,6 +1,6 @@
-import { readdirSync, type Stats, type Dirent } from "node:fs";
+import type { Stats, Dirent } from "node:fs";
 import { globBase, isGlob, normalizeRepoPath, scopeCovers } from "@cohent/protocol/paths";
-import { lstatQuiet } from "./held-stash.js";
+import { DIRECT, type FsView } from "./held-live.js";
 
 /**
  * The files under held paths: a literal file, a folder walked whole, a glob
@@ -47,7 +47,12 @@ export interface Walk {
 }
 
 /** The regular files under the held paths (symbolic links are not followed nor recorded), bounded. */
-export function walkHeld(root: string, claims: readonly string[], maxFiles: number): Walk {
+export function walkHeld(
+  root: string,
+  claims: readonly string[],
+  maxFiles: number,
+  fs: FsView = DIRECT,
+): Walk {
   // Claims are normalized repository paths and root is absolute: plain concatenation, no path.join per file.
   root = root.endsWith("/") ? root.slice(0, -1) : root;
   const files = new Map<string, Stats>();
@@ -60,7 +65,7 @@ export function walkHeld(root: string, claims: readonly string[], maxFiles: numb
   const addFile = (rel: string, st?: Stats) => {
     if (files.has(rel)) return;
     if (files.size >= maxFiles) return void (complete = false);
-    st ??= lstatQuiet(`${root}/${rel}`);
+    st ??= fs.lstat(`${root}/${rel}`);
     if (st?.isFile()) files.set(rel, st);
   };
 
@@ -75,7 +80,7 @@ export function walkHeld(root: string, claims: readonly string[], maxFiles: numb
       }
       let entries: Dirent[];
       try {
-        entries = readdirSync(dir === "" ? root : `${root}/${dir}`, { withFileTypes: true });
+        entries = fs.readdir(dir === "" ? root : `${root}/${dir}`);
       } catch {
         continue; // gone, or not a folder
       }
@@ -100,7 +105,7 @@ export function walkHeld(root: string, claims: readonly string[], maxFiles: numb
       continue;
     }
     if (skipped(claim)) continue;
-    const st = lstatQuiet(`${root}/${claim}`);
+    const st = fs.lstat(`${root}/${claim}`);
     if (!st) absent.push(claim);
     else if (st.isDirectory()) later.push([claim, null]);
     else if (st.isFile()) addFile(claim, st);

@@ -7,6 +7,7 @@ import { denyText } from "./hook-answer.js";
 import { WHOLE } from "./hook-events.js";
 import { runHook, type HookResult } from "./hook.js";
 import { recordHookUsage } from "./hook-usage.js";
+import { enableLiveView } from "../guard/held-live.js";
 
 /**
  * The hook without a process per call: the same runHook the `hook` command
@@ -28,6 +29,8 @@ export async function hookInProcess(
     via?: { wiring: Wiring; hostVersion: string | null };
   },
 ): Promise<HookResult> {
+  // A caller that lives past one call keeps the held files' state fresh by notifications (held-live.ts).
+  enableLiveView();
   const dialect = isHost(o.host) ? DIALECTS[o.host] : null;
   const watch: Watch = { event: null, dialect };
   const ms = o.deadlineMs ?? DEADLINE_MS;

@@ -1,0 +1,132 @@
+import { readdirSync, watch, type Dirent, type FSWatcher, type Stats } from "node:fs";
+import { lstatQuiet } from "./held-stash.js";
+
+/**
+ * The held files' state kept fresh in a long-lived guard process (Claude
+ * Code's MCP server, the warm guard, OpenCode's plugin: hook-in-process.ts
+ * turns it on): each folder the watch lists or stats in is watched with
+ * the kernel's notifications (inotify on Linux), and a listing or a stat is
+ * taken again only after an event in its folder. So a call costs what
+ * changed, not what is held. A command hook's process lives for one call:
+ * it reads the disk (the direct view).
+ *
+ * What notifications miss: a write through a hard link made in a folder
+ * that is not watched, and writes made while the queue overflowed. So the
+ * whole state is taken again from the disk once a minute whatever the
+ * events say, and a folder that cannot be watched (the user's limit on
+ * watches reached) is read every time.
+ */
+
+export interface FsView {
+  readdir(abs: string): Dirent[];
+  lstat(abs: string): Stats | undefined;
+}
+
+/** Every call reads the disk. */
+export const DIRECT: FsView = {
+  readdir: (abs) => readdirSync(abs, { withFileTypes: true }),
+  lstat: lstatQuiet,
+};
+
+interface Folder {
+  watcher: FSWatcher | null;
+  /** The listing, while no event since. */
+  entries: Dirent[] | null;
+}
+
+/** Past this many watched folders, the rest are read every time (the default inotify limit is 8,192 per user, shared). */
+const MAX_WATCHED = 2_000;
+const FULL_EVERY_MS = 60_000;
+
+let enabled = false;
+let fullAt = 0;
+const folders = new Map<string, Folder>();
+const stats = new Map<string, Stats | undefined>();
+
+/** Turns the live view on for this process (a long-lived guard). */
+export function enableLiveView(): void {
+  enabled = true;
+}
+
+/** Forgets everything kept: the next walk reads the disk. */
+export function resetLiveView(): void {
+  for (const f of folders.values()) f.watcher?.close();
+  folders.clear();
+  stats.clear();
+}
+
+const parentOf = (abs: string) => abs.slice(0, Math.max(1, abs.lastIndexOf("/")));
+
+/** An event in `dir` about `name` (null: unknown): what it may have changed is read again. */
+function invalidate(dir: string, name: string | null): void {
+  const f = folders.get(dir);
+  if (f) f.entries = null;
+  const under = name === null ? dir : `${dir}/${name}`;
+  stats.delete(under);
+  if (name !== null && !folders.has(under)) return; // a file: its stat was all that was kept
+  // A folder replaced or removed: everything kept below it goes (events of its old watcher are not this path's).
+  for (const [k, g] of folders)
+    if (k === under || k.startsWith(`${under}/`)) {
+      if (k !== dir) {
+        g.watcher?.close();
+        folders.delete(k);
+      }
+    }
+  for (const k of stats.keys())
+    if (k.startsWith(`${under}/`) || (name === null && parentOf(k) === dir)) stats.delete(k);
+}
+
+/** The folder's record, watched from now on when possible; null when it cannot be (read it every time). */
+function folder(dir: string): Folder | null {
+  let f = folders.get(dir);
+  if (f) return f.watcher ? f : null;
+  if (folders.size >= MAX_WATCHED) return null;
+  f = { watcher: null, entries: null };
+  try {
+    const w = watch(dir, { persistent: false }, (_event, name) =>
+      invalidate(dir, typeof name === "string" ? name : null),
+    );
+    w.on("error", () => {
+      w.close();
+      invalidate(dir, null);
+      folders.delete(dir);
+    });
+    f.watcher = w;
+  } catch {
+    return null; // gone, not a folder, or no watch left
+  }
+  folders.set(dir, f);
+  return f;
+}
+
+const LIVE: FsView = {
+  readdir(abs) {
+    const f = folder(abs);
+    if (!f) return readdirSync(abs, { withFileTypes: true });
+    return (f.entries ??= readdirSync(abs, { withFileTypes: true }));
+  },
+  lstat(abs) {
+    if (!folder(parentOf(abs))) return lstatQuiet(abs);
+    if (stats.has(abs)) return stats.get(abs);
+    const st = lstatQuiet(abs);
+    stats.set(abs, st);
+    return st;
+  },
+};
+
+/**
+ * The view a walk should use now. In a live process, events queued by the
+ * kernel before this call are delivered first (two turns of the event
+ * loop: a poll phase runs between them), so a write that returned before
+ * the call is seen.
+ */
+export async function currentView(): Promise<FsView> {
+  if (!enabled) return DIRECT;
+  await new Promise((r) => setImmediate(r));
+  await new Promise((r) => setImmediate(r));
+  if (Date.now() - fullAt > FULL_EVERY_MS) {
+    resetLiveView();
+    fullAt = Date.now();
+  }
+  return LIVE;
+}

@@ -373,7 +373,8 @@ function checkWord(word: Word, cwd: string | null, mode: Mode, c: Ctx): void {
  */
 function shellGuardWrites(command: string, ctx: WriteContext): GuardWrite[] {
   const c: Ctx = { ...ctx, out: [] };
-  const writes = shellWrites(command, ctx.cwd, ctx.root);
+  // `~` and $HOME as the hook's home: a write to the user's settings through them is named (host-settings.ts).
+  const writes = shellWrites(command, ctx.cwd, ctx.root, { home: ctx.env?.HOME ?? null });
   if (writes.init) c.out.push({ path: ".cohent/", kind: "init" });
   for (const text of writes.opaque) {
     const file = namedGuardFile(text) ?? namedHostFile(text, ctx);

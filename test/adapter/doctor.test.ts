@@ -213,7 +213,7 @@ describe("doctor", () => {
     });
     // The shell guard's line names what no hook can see.
     const shell = env.data.checks.find((c: { name: string }) => c.name === "shell writes");
-    expect(shell.detail).toContain("Out of reach: a write by a process still running after the call ended");
+    expect(shell.detail).toContain("is caught at the next tool call of any session");
 
     // Trust the last two; then edit the hooks file after trusting: the warning appears.
     writeFileSync(

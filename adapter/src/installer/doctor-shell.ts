@@ -10,7 +10,7 @@ import { listCatches, stashDir } from "../guard/held-files.js";
  */
 
 export const OUT_OF_REACH =
-  "Out of reach: a write by a process still running after the call ended (a background job, a dev server, a watcher) and a write through a network service (a database, another machine) are not caught.";
+  "Between calls: a write by a process still running after its call (a background job, a dev server, a watcher) is caught at the next tool call of any session. Out of reach: a change made and undone between two calls, and a write through a network service (a database, another machine).";
 
 export function shellWritesCheck(root: string): { name: string; status: "ok" | "fail"; detail: string } {
   const dir = stashDir(root);

@@ -175,6 +175,20 @@ describe("between calls", () => {
   });
 });
 
+describe("no file the agent can write opens the guard", () => {
+  it("a scope forged into runtime.json grants nothing: the peers' live claims decide", async () => {
+    const file = path.join(co.root, ".cohent/runtime.json");
+    const rt = JSON.parse(readFileSync(file, "utf8"));
+    rt.sessions[BO.session].scope.push("src/peer.ts", "src/held/");
+    rt.sessions[BO.session].polledAt = Date.now() + 3_600_000; // and no poll for an hour
+    writeFileSync(file, JSON.stringify(rt));
+    const edit = await hook(co, claude.write(BO.session, co.root, path.join(co.root, "src/peer.ts")), BO.env);
+    expect(edit.denied).toMatch(/overlaps the scope of ana/);
+    expect((await bash(BO, "echo x > src/held/x.ts")).denied).toMatch(/overlaps the scope of ana/);
+    expect(read("src/peer.ts")).toBe(PEER);
+  });
+});
+
 describe("the clients' hook settings are the guard's own files", () => {
   it("disableAllHooks written by a script into .claude/settings.local.json is put back at once, and the session told", async () => {
     const file = path.join(co.root, ".claude/settings.local.json");

@@ -207,6 +207,23 @@ const peersUnknown = (message: string): Verdict => ({
   reason: `the active peers' claims could not be read (${message}), so this command cannot be checked against their work. Try again in a few seconds; nothing was changed.`,
 });
 
+/** A write the local scope calls this session's own but a peer's live claim covers (a forged or stale cache): refused like a conflicting claim. */
+function heldVerdict(targets: readonly string[], peers: PeerScope[], snap: Snapshot): Verdict | null {
+  const conflicts = peerConflicts(targets, false, peers).map((c) => ({
+    ...c,
+    objective: peers.find((p) => p.intentId === c.intentId)?.objective ?? null,
+  }));
+  if (conflicts.length === 0) return null;
+  return assess(
+    { kind: "edit" },
+    {
+      ...snap,
+      holders: conflicts,
+      claimError: { code: "SCOPE_CONFLICT", message: "a peer holds these paths", details: { conflicts } },
+    },
+  );
+}
+
 /** An uncertain write (a one-liner's path, a word built at run time) where a peer holds it, or the whole checkout while a peer holds anything: refused like an edit of it. */
 function uncertainVerdict(hold: ShellHold, peers: PeerScope[], snap: Snapshot): Verdict | null {
   const conflicts = peerConflicts(hold.uncertain, hold.whole, peers);
@@ -310,6 +327,15 @@ export async function guard(
     const holders = await heldBy(checkout, s, snap.targets!);
     if (holders) verdict = assess(judged, { ...snap, holders });
   }
+  // The service, not the local cache, says whose a path is: runtime.json is a file the agent's shell can
+  // write, so a write the cached scope calls this session's own is checked against the peers' live claims.
+  let peersRead: Promise<PeerScope[] | Error> | null = null;
+  const peersOnce = () => (peersRead ??= activePeers(checkout!, s!).catch((err: Error) => err));
+  if (verdict.permission === "allow" && kind === "edit" && !wanted && targets?.length && checkout && s) {
+    const peers = await peersOnce();
+    verdict =
+      peers instanceof Error ? peersUnknown(peers.message) : (heldVerdict(targets, peers, snap) ?? verdict);
+  }
   const reported = verdict.permission === "deny" ? reportedKind(verdict, snap) : null;
   if (reported && checkout && s)
     await client
@@ -318,7 +344,7 @@ export async function guard(
   // What else a shell call needs, once it passed the table: the peers' claims, read once for all of it.
   const watched = verdict.permission === "allow" && root && checkout && s ? watchOf(call) : null;
   if (watched && root && checkout && s) {
-    const peers = await activePeers(checkout, s).catch((err: Error) => err);
+    const peers = await peersOnce();
     if (peers instanceof Error) {
       verdict = peersUnknown(peers.message);
     } else {

@@ -225,7 +225,7 @@ forgedMark("kill-server");
 // ---------------------------------------------------------------- disableAllHooks
 
 type SettingsFile = "project" | "local" | "user";
-/** Measured: with the switch left in place, 2.1.332 ran the calls made this long after it unguarded. */
+/** Measured: a switch left in place had turned the hooks off by a call this long after it (2.1.197, 2.1.310, 2.1.332). */
 const SETTLE_MS = 4000;
 /** Where the script writes, as the Bash tool's shell names it. */
 const TARGET: Record<SettingsFile, string> = {

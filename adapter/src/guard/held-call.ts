@@ -248,16 +248,15 @@ async function noticeBetween(
     return others.length > 0 && scopeCovers(others, path);
   });
   if (!found || found.changes.length === 0) return null;
-  // Only what lies under a claim, or is the guard's: the baseline covers nothing else.
+  // What lies under a claim. The guard's own files changed between calls are a person's (init --upgrade, a
+  // setting edited by hand) as often as not: never put back here; the wiring check at a session start tells.
   const changes = await notIgnored(
     root,
-    found.changes.filter(
-      (c) => (isGuardPath(c.path) || holdersOf(found.claims, c.path).length > 0) && !harmless(root, c, now),
-    ),
+    found.changes.filter((c) => !isGuardPath(c.path) && holdersOf(found.claims, c.path).length > 0),
   );
   // A job the holder started itself, writing inside its own claim, is its own work.
   const guessed = changes.map((c) => ({ c, w: backgroundWriter(root, c.path, now.at) }));
-  const left = guessed.filter((x) => !x.w?.own || isGuardPath(x.c.path));
+  const left = guessed.filter((x) => !x.w?.own);
   if (left.length === 0) return null;
   const writers = new Set(left.map((x) => x.w?.session ?? null));
   const writer = writers.size === 1 ? [...writers][0]! : null;

@@ -1,3 +1,5 @@
+import { noteEdit } from "../guard/held-edits.js";
+import { GUARD_FILES } from "../guard/guard-files.js";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
@@ -187,6 +189,16 @@ export interface InitResult {
   adapterVersion: string;
 }
 
+/**
+ * A person's init rewrites the guard's files: noted in the journal of
+ * guarded edits (an open start counts for a minute), so that an agent's
+ * watch running meanwhile does not put them back (held-call.ts).
+ */
+function personWrites(root: string): void {
+  if (existsSync(join(root, ".cohent/project.json")))
+    noteEdit(root, `init-${process.pid}`, GUARD_FILES.map((f) => f.path), "start");
+}
+
 export function init(opts: InitOptions): InitResult {
   if (!/^https?:\/\/[^\s]+$/.test(opts.server))
     throw new ClientError(
@@ -196,6 +208,7 @@ export function init(opts: InitOptions): InitResult {
   const service = opts.server.replace(/\/+$/, "");
   const top = git(opts.cwd, ["rev-parse", "--show-toplevel"]);
   const root = resolve(top ?? opts.cwd);
+  personWrites(root);
   const remote = git(root, ["config", "--get", "remote.origin.url"]);
   const repository = opts.repo ?? (remote ? repoFromRemote(remote) : null);
   if (!repository || !/^[^/\s]+\/[^/\s]+$/.test(repository)) {
@@ -318,6 +331,7 @@ export function init(opts: InitOptions): InitResult {
 export function upgrade(opts: Omit<InitOptions, "server" | "repo">): InitResult {
   const top = git(opts.cwd, ["rev-parse", "--show-toplevel"]);
   const root = resolve(top ?? opts.cwd);
+  personWrites(root);
   if (!existsSync(join(root, ".cohent/project.json")))
     throw new ClientError(
       "NOT_CONFIGURED",

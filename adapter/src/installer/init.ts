@@ -196,7 +196,12 @@ export interface InitResult {
  */
 function personWrites(root: string): void {
   if (existsSync(join(root, ".cohent/project.json")))
-    noteEdit(root, `init-${process.pid}`, GUARD_FILES.map((f) => f.path), "start");
+    noteEdit(
+      root,
+      `init-${process.pid}`,
+      GUARD_FILES.map((f) => f.path),
+      "start",
+    );
 }
 
 export function init(opts: InitOptions): InitResult {

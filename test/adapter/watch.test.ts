@@ -3,7 +3,9 @@ import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { pathToFileURL } from "node:url";
 import { listCatches } from "../../adapter/src/guard/held-files.js";
+import { hookInProcess } from "../../adapter/src/transports/hook-in-process.js";
 import { signedInAdmin } from "../console/helpers.js";
 import { agentClient, backendForFile } from "../helpers/backend.js";
 import { sh, write } from "./git-repo.js";
@@ -163,6 +165,31 @@ describe("between calls", () => {
     expect(c).toMatchObject({ sessionId: "between:unknown" });
     expect(c!.changes.map((x) => x.path)).toEqual(["src/held/x.ts"]);
     expect(await anaPacket()).toMatch(/your claimed src\/held\/x\.ts changed between tool calls/);
+  });
+
+  it("a long-lived guard (the MCP server, the warm guard, the plugin) notices it when it happens, with no call after it", async () => {
+    await call(BO, "ls", "toolu_l0"); // the checkout's last known state exists
+    const saved = { ...process.env };
+    Object.assign(process.env, BO.env);
+    try {
+      // One call served in this process, as Claude Code's MCP server serves its session's.
+      const payload = {
+        ...claude.bash(BO.session, co.root, "ls docs", "PostToolUse"),
+        tool_use_id: "toolu_l1",
+      };
+      const scriptUrl = pathToFileURL(path.join(co.root, ".cohent/cohent.mjs")).href;
+      await hookInProcess(JSON.stringify(payload), { host: "claude", root: co.root, scriptUrl });
+      writeFileSync(path.join(co.root, "src/held/x.ts"), "a process outside any call\n");
+      let caught: ReturnType<typeof listCatches>[number] | undefined;
+      for (let i = 0; i < 60 && !caught; i++) {
+        await sleep(250);
+        caught = listCatches(co.root).find((c) => c.sessionId.startsWith("between:"));
+      }
+      expect(caught?.changes.map((x) => x.path)).toEqual(["src/held/x.ts"]);
+      expect(await anaPacket()).toMatch(/your claimed src\/held\/x\.ts changed between tool calls/);
+    } finally {
+      process.env = saved;
+    }
   });
 
   it("a call whose PostToolUse never came is compared at the session's next call, whatever its id", async () => {

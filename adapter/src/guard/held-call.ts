@@ -240,11 +240,13 @@ async function noticeBetween(
   now: HeldSnapshot,
   claims: Claim[],
   exclude: ReadonlySet<string> = new Set(),
+  /** Calls of this session still running are in flight too (a look from outside any call). */
+  outside = false,
 ): Promise<Caught | null> {
   let others: string[] | null = null;
   const found = compareWithBaseline(root, now, claims, (path) => {
     if (exclude.has(path)) return true;
-    others ??= inFlightHeld(root, s.id, now.at);
+    others ??= inFlightHeld(root, outside ? "" : s.id, now.at);
     return others.length > 0 && scopeCovers(others, path);
   });
   if (!found || found.changes.length === 0) return null;
@@ -311,6 +313,20 @@ export async function closeCalls(
   const between = await noticeBetween(root, s, now, known.claims, reported);
   if (between) out.push(between);
   return out;
+}
+
+/**
+ * A look between calls, from a long-lived guard process while no call runs
+ * (hook-in-process.ts): the comparison with the checkout's last known state
+ * alone, so that a write is noticed when it happens, also in a session
+ * whose client no longer calls its hooks. Every call still running, this
+ * session's included, judges its own writes.
+ */
+export async function lookBetween(root: string, s: SessionFile): Promise<Caught | null> {
+  const known = knownHeld(root);
+  if (known.claims.length === 0) return null;
+  const now = snapshotHeld(root, known.held, { view: await currentView() });
+  return noticeBetween(root, s, now, known.claims, new Set(), true);
 }
 
 /** Reports a caught write to the service (its peers get a notice; the Control Room shows it). Best effort: the model is told either way. */

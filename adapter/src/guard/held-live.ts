@@ -57,8 +57,13 @@ export function resetLiveView(): void {
 
 const parentOf = (abs: string) => abs.slice(0, Math.max(1, abs.lastIndexOf("/")));
 
+let events = 0;
+/** How many notifications arrived so far: a long-lived guard looks between calls only when this moved. */
+export const liveEvents = () => events;
+
 /** An event in `dir` about `name` (null: unknown): what it may have changed is read again. */
 function invalidate(dir: string, name: string | null): void {
+  events++;
   const f = folders.get(dir);
   if (f) f.entries = null;
   const under = name === null ? dir : `${dir}/${name}`;

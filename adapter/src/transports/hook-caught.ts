@@ -1,10 +1,10 @@
 import { RESTORE_COMMAND, shellWord } from "@cohent/protocol/scope-commands";
 import * as client from "@cohent/client/service/client.js";
 import { caughtReason } from "../guard/guard.js";
-import { closeCalls, endCall, reportCaught, type Caught } from "../guard/held-call.js";
+import { closeCalls, endCall, lookBetween, reportCaught, type Caught } from "../guard/held-call.js";
+import { SessionFile } from "@cohent/client/state/runtime.js";
 import type { HookPayload } from "../guard/tools.js";
 import type { Dialect } from "../hosts/dialect.js";
-import type { SessionFile } from "@cohent/client/state/runtime.js";
 import { quietCheckout } from "./hook-stop.js";
 
 /**
@@ -115,6 +115,22 @@ export async function caughtBefore(root: string, s: SessionFile): Promise<string
   const t = await tell(root, s, await closeCalls(root, s, undefined));
   if (t.inform) s.set({ heard: t.inform });
   return t.refuse;
+}
+
+/**
+ * A look between calls from a long-lived guard (hook-in-process.ts): a
+ * change is reported when it happens; what this session's model must hear
+ * waits in its state for its next call (refused with it, or told after it).
+ */
+export async function lookNow(root: string, sessionId: string): Promise<void> {
+  const s = new SessionFile(root, sessionId);
+  const c = await lookBetween(root, s);
+  if (!c) return;
+  const t = await tell(root, s, [c]);
+  if (!t.refuse && !t.inform) return;
+  if (t.refuse) s.set({ caught: [s.state.caught, t.refuse].filter(Boolean).join(" ") });
+  if (t.inform) s.set({ heard: [s.state.heard, t.inform].filter(Boolean).join(" ") });
+  s.save();
 }
 
 /** At PostToolUse: the hook's stdout telling the model of a caught write, or of a change under its own claim, where the host reads it here. */

@@ -7,7 +7,8 @@ import { denyText } from "./hook-answer.js";
 import { WHOLE } from "./hook-events.js";
 import { runHook, type HookResult } from "./hook.js";
 import { recordHookUsage } from "./hook-usage.js";
-import { enableLiveView } from "../guard/held-live.js";
+import { enableLiveView, liveEvents } from "../guard/held-live.js";
+import { lookNow } from "./hook-caught.js";
 
 /**
  * The hook without a process per call: the same runHook the `hook` command
@@ -48,6 +49,7 @@ export async function hookInProcess(
     }, ms);
   });
   let r: HookResult;
+  calls++;
   try {
     r = await Promise.race([
       runHook(WHOLE, payload, o.root, o.scriptUrl, watch, o.host, process.env, o.via),
@@ -58,7 +60,9 @@ export async function hookInProcess(
     r = refusal(watch, denyText(adapterFailed(redact(err instanceof Error ? err.message : String(err)))));
   } finally {
     clearTimeout(timer);
+    calls--;
   }
+  watchBetweenCalls(o.root, payload);
   // The same ledger row as a hook process writes (doctor --cost), for the MCP server's and OpenCode's calls.
   recordHookUsage(o.root, r, Number(process.hrtime.bigint() - started) / 1e6);
   return r;
@@ -70,4 +74,51 @@ function refusal(watch: Watch, reason: string): HookResult {
   if (watch.event !== "PreToolUse" && watch.event !== null) return { ...about, exitCode: 0 };
   const out = watch.dialect ? watch.dialect.deny(reason) : { stderr: reason, exitCode: 2 };
   return { ...about, ...out };
+}
+
+// ---- Between calls ----
+
+/** How often a long-lived guard looks between calls when notifications came, and at the longest. */
+const LOOK_EVERY_MS = 2_000;
+const LOOK_ANYWAY_MS = 30_000;
+const SESSION = /"session_id"\s*:\s*"([A-Za-z0-9._:-]{1,200})"/;
+
+let calls = 0;
+let last: { root: string; session: string } | null = null;
+let ticker: ReturnType<typeof setInterval> | null = null;
+let seenEvents = -1;
+let lookedAt = 0;
+let looking = false;
+
+/**
+ * The process lives on between calls: it looks at the held files then too,
+ * when notifications came (or every 30 s), so that a write no call explains
+ * (a background job; every write of a session whose client switched its
+ * hooks off) is noticed when it happens, not at some session's next call.
+ * Never while a call runs (that call judges what it writes); never keeps
+ * the process alive.
+ */
+function watchBetweenCalls(root: string | null, payload: string): void {
+  const session = SESSION.exec(payload)?.[1];
+  if (!root || !session) return;
+  last = { root, session };
+  if (ticker) return;
+  ticker = setInterval(() => void look(), LOOK_EVERY_MS);
+  ticker.unref();
+}
+
+async function look(): Promise<void> {
+  if (!last || looking || calls > 0) return;
+  const events = liveEvents();
+  if (events === seenEvents && Date.now() - lookedAt < LOOK_ANYWAY_MS) return;
+  looking = true;
+  seenEvents = events;
+  lookedAt = Date.now();
+  try {
+    await lookNow(last.root, last.session);
+  } catch {
+    /* the next call compares anyway */
+  } finally {
+    looking = false;
+  }
 }

@@ -82,6 +82,16 @@ export const heldOf = (claims: readonly Claim[], extra: readonly string[]): stri
   ...new Set([...claims.flatMap((c) => c.paths), ...extra]),
 ];
 
+const sameClaims = (a: readonly Claim[], b: readonly Claim[]) =>
+  a.length === b.length &&
+  a.every(
+    (x, i) =>
+      x.intentId === b[i]!.intentId &&
+      x.person === b[i]!.person &&
+      x.paths.length === b[i]!.paths.length &&
+      x.paths.every((p, j) => p === b[i]!.paths[j]),
+  );
+
 export interface Between {
   /** Changes since the baseline that no guarded call explains. */
   changes: HeldChange[];
@@ -112,10 +122,7 @@ export function compareWithBaseline(
     try {
       base = readBaseline(root);
       // Unchanged, and the claims too: no write (the window since it only grows, which explains more, never less).
-      const same =
-        base &&
-        base.claims.length === claims.length &&
-        JSON.stringify(base.claims) === JSON.stringify(claims);
+      const same = base !== null && sameClaims(base.claims, claims);
       if (!same || !base || diffSnapshots(base.snap, now).length > 0 || now.at - base.at > REWRITE_MS)
         writeBaseline(root, { at: now.at, claims, snap: now });
     } finally {

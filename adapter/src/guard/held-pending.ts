@@ -62,6 +62,7 @@ export function savePending<M extends PendingMeta>(
     ensureStash(root);
     mkdirSync(join(file, ".."), { recursive: true });
     writeAtomic(file, JSON.stringify(body));
+    kept = { file, stamp: stampOf(file), snap, meta };
   } catch (err) {
     throw new Error(`Cohent could not keep the held-files snapshot (${file}): ${(err as Error).message}`, {
       cause: err,
@@ -90,11 +91,26 @@ export function takePending(
   callKey: string | null,
 ): { snap: HeldSnapshot; meta: PendingMeta } | null {
   const file = pendingFile(root, sessionId, callKey);
+  // The same process kept it at Pre (a long-lived guard) and nobody wrote it since: no parse.
+  if (kept?.file === file && kept.stamp !== null && kept.stamp === stampOf(file)) {
+    const { snap, meta } = kept;
+    kept = null;
+    removeQuietly(file);
+    return { snap, meta };
+  }
   const body = readJson<PendingFile>(file);
   removeQuietly(file);
   if (!body || body.v !== 1 || !body.snap || !Array.isArray(body.snap.files)) return null;
   return { snap: { ...body.snap, files: fromRows(body.snap.files) }, meta: body.meta };
 }
+
+/** The pending snapshot this process wrote last, with the file's stamp then. */
+let kept: { file: string; stamp: string | null; snap: HeldSnapshot; meta: PendingMeta } | null = null;
+
+const stampOf = (file: string) => {
+  const st = statSync(file, { throwIfNoEntry: false });
+  return st ? `${st.ino}:${st.size}:${st.mtimeMs}:${st.ctimeMs}` : null;
+};
 
 /**
  * Every snapshot kept for this session's calls, removed as taken: at the

@@ -28,7 +28,12 @@ function skippedName(dir: string, name: string): boolean {
 }
 
 /** Valid held paths, normalized and deduplicated, shortest first (a folder walked in full is not walked again below). */
+/** The last list normalized, and its answer: a long-lived guard asks with the same claims call after call. */
+let lastClaims: { key: string; out: string[] } | null = null;
+
 export function claimsOf(held: readonly string[]): string[] {
+  const key = held.join("\0");
+  if (lastClaims?.key === key) return lastClaims.out.slice();
   const out = new Set<string>();
   for (const h of held) {
     try {
@@ -37,7 +42,9 @@ export function claimsOf(held: readonly string[]): string[] {
       /* not a repository path: nothing of it lies in the checkout */
     }
   }
-  return [...out].sort((a, b) => a.length - b.length || (a < b ? -1 : 1));
+  const sorted = [...out].sort((a, b) => a.length - b.length || (a < b ? -1 : 1));
+  lastClaims = { key, out: sorted };
+  return sorted.slice();
 }
 
 export interface Walk {

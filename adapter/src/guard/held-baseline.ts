@@ -115,15 +115,17 @@ export function compareWithBaseline(
   inFlight: (path: string) => boolean,
 ): Between | null {
   let base: Baseline | null;
+  let diff: HeldChange[] = [];
   // Read, compare and write under one lock: two sessions' calls at once must not both report one change.
   try {
     ensureStash(root);
     const unlock = lockFile(baselineFile(root));
     try {
       base = readBaseline(root);
+      if (base) diff = diffSnapshots(base.snap, now);
       // Unchanged, and the claims too: no write (the window since it only grows, which explains more, never less).
       const same = base !== null && sameClaims(base.claims, claims);
-      if (!same || !base || diffSnapshots(base.snap, now).length > 0 || now.at - base.at > REWRITE_MS)
+      if (!same || !base || diff.length > 0 || now.at - base.at > REWRITE_MS)
         writeBaseline(root, { at: now.at, claims, snap: now });
     } finally {
       unlock();
@@ -132,7 +134,7 @@ export function compareWithBaseline(
     return null; // no stash: the call's own check still runs; the next call compares
   }
   if (!base) return null;
-  const changes = diffSnapshots(base.snap, now).filter(
+  const changes = diff.filter(
     (c) => explainedBy(root, c.path, base.at, now.at, "") === null && !inFlight(c.path),
   );
   return { changes, since: base.at, claims: base.claims.length ? base.claims : claims };

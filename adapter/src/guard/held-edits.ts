@@ -8,7 +8,10 @@ import { lockFile } from "@cohent/client/state/lock-file.js";
  * The journal of guarded edits, shared by every session of the checkout
  * (<stash>/edits.log, one JSON line per edit start or end): a peer's own
  * allowed edit of a held file, made while our shell call ran, is not blamed
- * on the call.
+ * on the call. It also says who changed what, by content: a "wrote" line per
+ * call that changed files, with the sha256 each was left with (an edit
+ * tool's PostToolUse, the paths a shell call's watch found changed), which
+ * the stale-write check (stale-write.ts) matches with the bytes it finds.
  */
 
 interface EditLine {
@@ -18,10 +21,29 @@ interface EditLine {
   t: number;
 }
 
+/** Files a session's call changed: `k[i]` is the sha256 `p[i]` was left with (null: deleted). */
+interface WroteLine {
+  s: string;
+  p: string[];
+  ph: "wrote";
+  k: (string | null)[];
+  t: number;
+  /** The session's intent and client then, for a refusal's words. */
+  i: string | null;
+  c: string | null;
+  /** What wrote: an edit tool (or a patch), or a shell call. */
+  h: "edit" | "shell";
+}
+
+type JournalLine = EditLine | WroteLine;
+
 /** A start without its end is taken as running this long (a client killed mid-call never ends it). */
 const EDIT_OPEN_MS = 60_000;
 const EDITS_KEEP_MS = 10 * 60_000;
 const EDITS_KEEP = 500;
+/** Who wrote what is kept longer: a session may write a file it read an hour ago. */
+const WROTE_KEEP_MS = 24 * 60 * 60_000;
+const WROTE_KEEP = 500;
 const EDITS_COMPACT_BYTES = 256 * 1024;
 
 const editsFile = (root: string) => join(stashDir(root), "edits.log");
@@ -47,7 +69,12 @@ export function noteEdit(
       /* not a repository path */
     }
   }
-  const line = JSON.stringify({ s: sessionId, p, ph: phase, t: at } satisfies EditLine) + "\n";
+  appendLine(root, { s: sessionId, p, ph: phase, t: at } satisfies EditLine, at);
+}
+
+/** One line appended (O_APPEND: parallel writers do not clobber each other), the journal compacted past its bound. */
+function appendLine(root: string, entry: JournalLine, at: number): void {
+  const line = JSON.stringify(entry) + "\n";
   const file = editsFile(root);
   try {
     try {
@@ -62,25 +89,21 @@ export function noteEdit(
   }
 }
 
-function readEdits(file: string): EditLine[] {
+function readJournalLines(file: string): JournalLine[] {
   let text: string;
   try {
     text = readFileSync(file, "utf8");
   } catch {
     return [];
   }
-  const out: EditLine[] = [];
+  const out: JournalLine[] = [];
   for (const l of text.split("\n")) {
     if (!l) continue;
     try {
-      const e = JSON.parse(l) as EditLine;
-      if (
-        typeof e.s === "string" &&
-        Array.isArray(e.p) &&
-        (e.ph === "start" || e.ph === "end") &&
-        typeof e.t === "number"
-      )
-        out.push(e);
+      const e = JSON.parse(l) as JournalLine;
+      if (typeof e.s !== "string" || !Array.isArray(e.p) || typeof e.t !== "number") continue;
+      if (e.ph === "start" || e.ph === "end") out.push(e);
+      else if (e.ph === "wrote" && Array.isArray(e.k) && e.k.length === e.p.length) out.push(e);
     } catch {
       /* a torn line (a writer died mid-append) */
     }
@@ -88,18 +111,108 @@ function readEdits(file: string): EditLine[] {
   return out.sort((a, b) => a.t - b.t); // stable: lines of one instant keep their order
 }
 
-/** Keeps the last 10 minutes, at most 500 lines. A line appended during the rewrite may be lost (see noteEdit). */
+const readEdits = (file: string): EditLine[] =>
+  readJournalLines(file).filter((e): e is EditLine => e.ph !== "wrote");
+
+/**
+ * Keeps the last 10 minutes of starts and ends (at most 500 lines), and the
+ * last day of writes (at most 500, ~100 KB). A line appended during the rewrite
+ * may be lost (see noteEdit).
+ */
 function compactEdits(file: string, now: number): void {
   const unlock = lockFile(file, false);
   if (!unlock) return;
   try {
-    const kept = readEdits(file)
-      .filter((e) => now - e.t <= EDITS_KEEP_MS)
-      .slice(-EDITS_KEEP);
+    const all = readJournalLines(file);
+    const spans = all.filter((e) => e.ph !== "wrote" && now - e.t <= EDITS_KEEP_MS).slice(-EDITS_KEEP);
+    const wrote = all.filter((e) => e.ph === "wrote" && now - e.t <= WROTE_KEEP_MS).slice(-WROTE_KEEP);
+    const kept = [...spans, ...wrote].sort((a, b) => a.t - b.t);
     writeAtomic(file, kept.map((e) => JSON.stringify(e) + "\n").join(""));
   } finally {
     unlock();
   }
+}
+
+/** One file a session's call left changed. */
+export interface Wrote {
+  sessionId: string;
+  path: string;
+  /** sha256 of the bytes the call left; null when it deleted the file. */
+  key: string | null;
+  at: number;
+  intentId: string | null;
+  client: string | null;
+  how: "edit" | "shell";
+}
+
+/**
+ * Notes the files a session's call changed, by the bytes each was left
+ * with: what an edit tool wrote (its PostToolUse), what a shell call's
+ * watch found changed. Who changed a file is then told by what changed, not
+ * by who could have. Never throws (see noteEdit).
+ */
+export function noteWrote(
+  root: string,
+  sessionId: string,
+  writes: readonly { path: string; key: string | null }[],
+  who: { intentId: string | null; client: string | null; how: "edit" | "shell" },
+  at = Date.now(),
+): void {
+  const p: string[] = [];
+  const k: (string | null)[] = [];
+  for (const w of writes) {
+    try {
+      p.push(normalizeRepoPath(w.path, root));
+      k.push(w.key);
+    } catch {
+      /* not a repository path */
+    }
+  }
+  if (p.length === 0) return;
+  const line: WroteLine = {
+    s: sessionId,
+    p,
+    ph: "wrote",
+    k,
+    t: at,
+    i: who.intentId,
+    c: who.client,
+    h: who.how,
+  };
+  appendLine(root, line, at);
+}
+
+/** The journal's writes by path, kept for the process while the file is unchanged. */
+let wroteCache: { file: string; stamp: string; byPath: Map<string, Wrote[]> } | null = null;
+
+/** Every write of `path` the journal keeps at or after `since`, oldest first. */
+export function writesOf(root: string, path: string, since: number): Wrote[] {
+  const file = editsFile(root);
+  const st = lstatQuiet(file);
+  if (!st) return [];
+  const stamp = `${st.ino}:${st.size}:${st.mtimeMs}`;
+  if (wroteCache?.file !== file || wroteCache.stamp !== stamp) {
+    const byPath = new Map<string, Wrote[]>();
+    for (const e of readJournalLines(file)) {
+      if (e.ph !== "wrote") continue;
+      e.p.forEach((p, n) => {
+        const w: Wrote = {
+          sessionId: e.s,
+          path: p,
+          key: e.k[n]!,
+          at: e.t,
+          intentId: e.i ?? null,
+          client: e.c ?? null,
+          how: e.h === "shell" ? "shell" : "edit",
+        };
+        const list = byPath.get(p);
+        if (list) list.push(w);
+        else byPath.set(p, [w]);
+      });
+    }
+    wroteCache = { file, stamp, byPath };
+  }
+  return (wroteCache.byPath.get(path) ?? []).filter((w) => w.at >= since);
 }
 
 interface Span {

@@ -5,6 +5,7 @@ import {
   mcpTool,
   obj,
   READ,
+  readOf,
   str,
   type Dialect,
   type HookEvent,
@@ -77,6 +78,7 @@ function nativeTool(name: string, args: unknown): Mapped | null {
   if (name === "write_bash") return { name: "write_stdin", input: {} };
   if (name === "stop_bash") return { name: "KillShell", input: {} };
   if (name === "task") return { name: "Agent", input };
+  if (name === "view") return readOf(input, ["path", "file_path"]);
   if (READS.has(name)) return READ;
   // MCP tools are `<server>-<tool>`, nothing else marks them (measured); the server name may hold a dash itself.
   const dash = name.indexOf("-");
@@ -103,6 +105,7 @@ function claudeShapedTool(name: string, args: unknown): Mapped | null {
     case "Task":
       return { name: "Agent", input };
     case "Read":
+      return readOf(input, ["file_path", "path"]);
     case "Glob":
     case "Grep":
       return READ;

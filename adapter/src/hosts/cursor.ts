@@ -4,6 +4,7 @@ import {
   fileInput,
   obj,
   READ,
+  readOf,
   runsIn,
   str,
   type Dialect,
@@ -60,7 +61,7 @@ function tool(name: string | undefined, input: Record<string, unknown>, event: s
   if (event === "beforeShellExecution")
     return { name: "Bash", input: { command: input.command }, dir: input.cwd };
   if (event === "afterFileEdit") return { name: "Write", input: fileInput(input, FILE_KEYS) };
-  if (event === "beforeReadFile") return READ;
+  if (event === "beforeReadFile") return readOf(input, FILE_KEYS);
   if (name === undefined) {
     // The reported quirk: no tool_name. An edit's or a write's input says which; anything else is refused.
     if (typeof input.old_string === "string" || typeof input.new_string === "string")
@@ -82,6 +83,8 @@ function tool(name: string | undefined, input: Record<string, unknown>, event: s
     case "Shell":
     case "Bash":
       return { name: "Bash", input: { command: input.command }, dir: input.cwd };
+    case "Read":
+      return readOf(input, FILE_KEYS);
   }
   if (READS.has(name)) return READ;
   // `MCP:<tool>` names no server: opaque, held to the kill switch (a server named `cohent` cannot be told apart).

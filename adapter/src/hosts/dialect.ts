@@ -107,6 +107,16 @@ export function fileInput(input: Record<string, unknown>, keys: readonly string[
 /** A tool that only reads (or talks to the client itself): the guard lets it through with no decision. */
 export const READ: Mapped = { name: "Read", input: {} };
 
+/**
+ * A read tool that names its file: a read all the same to the guard, with
+ * the path kept as Claude's `file_path`, so that the stale-write check
+ * records what the session read (read-targets.ts).
+ */
+export const readOf = (input: Record<string, unknown>, keys: readonly string[]): Mapped => ({
+  name: "Read",
+  input: fileInput(input, keys),
+});
+
 /** A host's MCP tool as Claude names one, so that the opaque rule and Cohent's own-server exemption apply alike. */
 export const mcpTool = (server: string, tool: string, input: Record<string, unknown>): Mapped => ({
   name: `mcp__${server}__${tool}`,

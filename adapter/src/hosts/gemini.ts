@@ -4,6 +4,7 @@ import {
   mcpTool,
   obj,
   READ,
+  readOf,
   runsIn,
   str,
   type Dialect,
@@ -70,6 +71,13 @@ function tool(name: string, input: Record<string, unknown>, raw: Record<string, 
       return { name: "Edit", input: fileInput(input, ["file_path", "absolute_path", "path"]) };
     case "run_shell_command":
       return { name: "Bash", input: { command: input.command }, dir: input.dir_path ?? input.directory };
+    // Reads keep their paths (the stale-write check records them): `file_path` (0.58.0, 0.61.0), `absolute_path` before.
+    case "read_file":
+      return readOf(input, ["file_path", "absolute_path", "path"]);
+    case "read_many_files": {
+      const paths = Array.isArray(input.paths) ? input.paths.filter((p) => typeof p === "string") : [];
+      return { name: "Read", input: { paths } };
+    }
   }
   if (READS.has(name)) return READ;
   // MCP tools: `mcp_<server>_<tool>`, with the server named in mcp_context (the name alone is ambiguous).

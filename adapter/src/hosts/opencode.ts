@@ -4,6 +4,7 @@ import {
   mcpTool,
   obj,
   READ,
+  readOf,
   runsIn,
   str,
   type Dialect,
@@ -67,6 +68,8 @@ function tool(name: string, args: Record<string, unknown>): Mapped | null {
       return { name: "Bash", input: { command: args.command }, dir: args.workdir };
     case "task":
       return { name: "Agent", input: args };
+    case "read":
+      return readOf(args, ["filePath", "file_path"]);
   }
   if (READS.has(name)) return READ;
   // MCP tools are `<server>_<tool>` (measured: demo_touch); OpenCode's own have no underscore but apply_patch.

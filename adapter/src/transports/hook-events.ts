@@ -4,6 +4,7 @@ import * as client from "@cohent/client/service/client.js";
 import { NOTICE, publishBound, publishMark } from "../guard/guard.js";
 import { backgroundTaskOf, isTaskNotification, seen, shellStarted, turnStarted } from "../guard/subagents.js";
 import { classify } from "../guard/tools.js";
+import { recordAfterCall } from "../guard/read-after.js";
 import { perform } from "@cohent/client/operations.js";
 import type { SessionFile } from "@cohent/client/state/runtime.js";
 import type { Call, HookPart } from "./hook.js";
@@ -49,6 +50,8 @@ async function postToolUse({ p, root, s, cwd, agentId, dialect }: Call): Promise
   // A background command a sub-agent started can wake it after its SubagentStop (2.1.332).
   const task = agentId ? backgroundTaskOf(p.tool_response) : null;
   if (s && agentId && task) track(s, (t) => shellStarted(t, agentId, task));
+  // What the session now read or wrote, by content, before anything can answer: the stale-write check's record (read-after.ts).
+  if (root && s) recordAfterCall(root, s, p.tool_name ?? "", p.tool_input, cwd);
   // The check after the call first: a write caught under a peer's claim is what the model must hear now.
   const caught = root && s ? await caughtAfter(root, s, p, dialect) : null;
   if (caught) return { exitCode: 0, stdout: caught.stdout, injected: caught.chars };

@@ -1,0 +1,63 @@
+import { join, relative } from "node:path";
+import { recordOwnWrites, type Writer } from "./read-after.js";
+import { recordKnown, type KnownFile } from "./read-record.js";
+
+/**
+ * The shell watch's part in the stale-write check (held-call.ts calls it):
+ * - before a call, the files of its snapshot that the command names are
+ *   what the session now read (`cat src/x.ts`, `sed -n 1,40p src/x.ts`: a
+ *   shell is how Codex reads). The others are not: a snapshot is not a
+ *   read, and would make a peer's change look read (and the record of every
+ *   held file would cost each edit's check its parse);
+ * - after it, the files its watch found changed that no other session's
+ *   guarded edit explains: the session's own writes, noted in the journal
+ *   by the bytes each was left with (not the whole scope it could have written).
+ * Never throws.
+ */
+
+/** The words of a command that may name files: split at blanks, quotes and shell operators. Pure. */
+export const commandWords = (command: string): Set<string> =>
+  new Set(command.split(/[\s'"`;|&<>()]+/).filter(Boolean));
+
+/** Whether the command's words name the file `path` of the checkout at `root`, run in `cwd`. Pure. */
+export function namesPath(
+  words: ReadonlySet<string>,
+  root: string,
+  path: string,
+  cwd: string | null,
+): boolean {
+  if (words.has(path) || words.has(`./${path}`) || words.has(join(root, path))) return true;
+  if (!cwd) return false;
+  const rel = relative(cwd, join(root, path));
+  return words.has(rel) || words.has(`./${rel}`);
+}
+
+/** Before a watched shell call: the snapshot's files the command names, as read by the session (their bytes before the call). */
+export function recordShellSnapshot(
+  root: string,
+  sessionId: string,
+  command: string | null,
+  cwd: string | null,
+  files: readonly KnownFile[],
+  at = Date.now(),
+): void {
+  if (!command) return;
+  const words = commandWords(command);
+  const named = files.filter((f) => namesPath(words, root, f.path, cwd));
+  if (named.length) recordKnown(root, sessionId, named, "read", at);
+}
+
+/** After a watched shell call: what its watch found changed (and no other session's edit explains) is this session's own write. */
+export function recordShellWrites(
+  root: string,
+  s: Writer,
+  changes: readonly { path: string }[],
+  at = Date.now(),
+): void {
+  if (changes.length === 0) return;
+  try {
+    recordOwnWrites(root, s, [...new Set(changes.map((c) => c.path))], "shell", { at });
+  } catch {
+    /* see recordAfterCall */
+  }
+}

@@ -33,6 +33,11 @@ const extra: { file: string; fn: string; title: string }[] = [
     title: "The watch's cost per call (its own code: a call with no watch spends none)",
   },
   {
+    file: "./build-check.ts",
+    fn: "benchBuildCheck",
+    title: "The build check of a long-lived guard, per call (the checkout's build decides)",
+  },
+  {
     file: "./package-start.ts",
     fn: "benchPackage",
     title: "Packaged cohent start-up (compiled, vs node -e 0)",

@@ -4,7 +4,7 @@ import { findRoot } from "@cohent/client/state/config.js";
 import { fail, failFrom } from "@cohent/client/envelope.js";
 import { hookCommand } from "./transports/hook-main.js";
 import { loaderHandoff } from "./loader/loader-handoff.js";
-import { hookInProcess } from "./transports/hook-in-process.js";
+import { mcpHook } from "./loader/mcp-hook.js";
 import { WHOLE } from "./transports/hook-events.js";
 import { SETUP_UNAVAILABLE } from "./loader/loader-setup.js";
 import { perform } from "@cohent/client/operations.js";
@@ -148,15 +148,9 @@ export async function main(argv: string[]): Promise<number> {
       // The second file: the MCP SDK and zod load only here, never on the hook path.
       const second = await loadSecond();
       if (command === "mcp") {
-        // The guard's hook tool runs the hook's own code in this process (Claude Code's mcp_tool handler).
-        const hook = (payload: string, root: string, hostVersion: string | null) =>
-          hookInProcess(payload, {
-            host: "claude",
-            root,
-            scriptUrl: import.meta.url,
-            via: { wiring: "mcp-tool", hostVersion },
-          });
-        return second.mcpMain(rest, { scriptUrl: import.meta.url, hook });
+        // The guard's hook tool runs the hook's code in this process (Claude Code's mcp_tool handler):
+        // the checkout's build, checked on every call (loader/build-check.ts).
+        return second.mcpMain(rest, { scriptUrl: import.meta.url, hook: mcpHook(import.meta.url) });
       }
       const root = findRoot(process.cwd(), import.meta.url);
       const relay = root ? claimRelay(root, argv) : null;

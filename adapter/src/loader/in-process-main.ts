@@ -16,12 +16,13 @@ onPacket(restoreRequested);
 
 /**
  * One hook call: `dir` is the folder the spawned hook would have run in (the checkout's root);
+ * `via`, the MCP server's mcp_tool handler when it calls this (a build newer than its own);
  * `within`, the caller's own timeout: the adapter's deadline answers a second before it, so that
  * a late call is refused with the adapter's reason and its session saved.
  */
 export async function hook(
   payload: string,
-  o: { host: string; dir: string; within?: number },
+  o: { host: string; dir: string; within?: number; via?: { wiring: "mcp-tool"; hostVersion: string | null } },
 ): Promise<HookResult> {
   const within = typeof o.within === "number" && o.within > 2000 ? o.within - 1000 : DEADLINE_MS;
   return hookInProcess(payload, {
@@ -29,5 +30,7 @@ export async function hook(
     root: findRoot(o.dir, import.meta.url),
     scriptUrl: import.meta.url,
     deadlineMs: Math.min(DEADLINE_MS, within),
+    // The MCP server's call, when it runs an upgraded build through this API (build-check.ts).
+    ...(o.via ? { via: o.via } : {}),
   });
 }

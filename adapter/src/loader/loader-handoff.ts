@@ -13,6 +13,8 @@ export interface LoaderHandoff {
   whole?: () => void;
   /** Set by the in-process API (OpenCode's plugin): main.ts only exports its hook, and runs no CLI. */
   inProcess?: boolean;
+  /** The build's stamps (cohent.cjs, cohent-core.js) when this code was read: set for the MCP server (build-check.ts). */
+  stamps?: readonly string[];
 }
 
 export function loaderHandoff(): LoaderHandoff | undefined {

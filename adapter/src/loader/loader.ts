@@ -1,4 +1,13 @@
-import { closeSync, fstatSync, openSync, readFileSync, readSync, statSync, writeSync } from "node:fs";
+import { closeSync, fstatSync, openSync, readFileSync, readSync, writeSync } from "node:fs";
+import {
+  buildStamps,
+  checkedHook,
+  CORE_FILE,
+  REPAIR,
+  shownName,
+  stampOf,
+  type InProcessHook,
+} from "./build-check.js";
 import { IN_PROCESS_MARK } from "./in-process-mark.js";
 import { codeCacheFile, readCodeCache, writeCodeCache } from "./code-cache.js";
 import { previewHook, type HookPreview } from "./fast-path.js";
@@ -45,8 +54,6 @@ declare const COHENT_GUARD_PART: { length: number; hash: string };
 
 type Require = (id: string) => unknown;
 
-const CORE_FILE = "cohent-core.js";
-
 /**
  * Which code of cohent-core.js runs: the guard's part (hook-guard-main.ts),
  * right after the head line, for a PreToolUse edit or shell call, whose
@@ -69,8 +76,8 @@ const GUARD_PATHS: ReadonlySet<string> = new Set(["hook-PreToolUse-edit", "hook-
  * decoded and compiled is a hook's time (bench/adapter-coldstart.ts).
  */
 function readCode(part: Part): { source: string } | { reason: string } {
-  const name = /[\\/]\.cohent$/.test(__dirname) ? `.cohent/${CORE_FILE}` : `${__dirname}/${CORE_FILE}`;
-  const repair = `Repair: npx cohent init --upgrade (it rewrites the adapter's files in .cohent/).`;
+  const name = shownName(__dirname, CORE_FILE);
+  const repair = REPAIR;
   const head = COHENT_BUNDLE_HEAD.length;
   let fd: number;
   try {
@@ -126,11 +133,18 @@ function readHookStdin(): string | null {
   }
 }
 
-function run(part: Part, source: string, stdin: string | null, path: string): void {
+function run(
+  part: Part,
+  source: string,
+  stdin: string | null,
+  path: string,
+  stamps: readonly string[] | null,
+): void {
   const selfUrl = fileUrlOf(__filename);
   const handoff: LoaderHandoff = {
     import: (url) => import(url),
     ...(stdin !== null ? { stdin } : {}),
+    ...(stamps ? { stamps } : {}),
     ...(part === "guard" ? { whole: () => load("whole", stdin, path) } : {}),
   };
   (globalThis as { cohentLoader?: LoaderHandoff }).cohentLoader = handoff;
@@ -168,8 +182,12 @@ function put(fd: 1 | 2, text: string): void {
 
 /** Reads and runs one part of cohent-core.js; when it cannot, refuses in the host's dialect (a hook) or fails (a command). */
 function load(part: Part, stdin: string | null, path: string): void {
+  // The MCP server outlives its start: it checks the build it runs against the checkout's on every
+  // call (build-check.ts). Stamped before the read: a change while it reads is a change seen.
+  const built = process.argv[2] === "mcp" ? buildStamps(__dirname) : null;
   const code = readCode(part);
-  if ("source" in code) return run(part, code.source, stdin, path);
+  if ("source" in code)
+    return run(part, code.source, stdin, path, built && "stamps" in built ? built.stamps : null);
   if (process.argv[2] === "hook") {
     // Refused in the host's own dialect: a hook that only failed would let the tool run in some hosts.
     const out: Out = preview ? preview.unloadable(code.reason) : { stderr: code.reason, exitCode: 2 };
@@ -186,21 +204,50 @@ function load(part: Part, stdin: string | null, path: string): void {
 // Every other require (cohent.mjs, a test's wrapper) runs the program, as it always did.
 export { IN_PROCESS_MARK };
 
-/** The in-process part, compiled once per cohent-core.js (its stat: an upgrade or a repair loads it again). */
-let inProcess: { stamp: string; hook: InProcessHook } | null = null;
+/**
+ * One hook call in the caller's process (OpenCode's plugin, the warm guard): the whole adapter's
+ * decision (hook-in-process.ts), its answer as the spawned hook would print it. The rule of every
+ * long-lived guard (build-check.ts): cohent-core.js is stat'ed on every call and compiled again
+ * when it changed (an upgrade, a repair); missing, of another build, failing to load or throwing,
+ * the call is refused in the host's dialect with the repair, as the spawned loader refuses it. No
+ * code cache: it compiles once per build, and Bun (OpenCode) rejects V8's.
+ */
+export const hook: InProcessHook = checkedHook({
+  stamp: () => {
+    const stamp = coreStamp();
+    if (stamp) return { stamp };
+    return {
+      reason: `Cohent: ${shownName(__dirname, CORE_FILE)} is missing: it holds the adapter's code. ${REPAIR}`,
+    };
+  },
+  load: compileWhole,
+  name: shownName(__dirname, CORE_FILE),
+});
 
-type InProcessHook = (
-  payload: string,
-  o: { host: string; dir: string; within?: number },
-) => Promise<{ stdout?: string; stderr?: string; exitCode: number }>;
-
-function stampOf(file: string): string | null {
-  try {
-    const st = statSync(file);
-    return `${st.ino}:${st.size}:${st.mtimeMs}:${st.ctimeMs}`;
-  } catch {
-    return null;
-  }
+/** main.ts's part compiled in this process, for its exported hook (in-process-main.ts), or why it cannot be. */
+function compileWhole(): InProcessHook | { reason: string } {
+  const code = readCode("whole");
+  if (!("source" in code)) return code;
+  const selfUrl = fileUrlOf(__filename);
+  // The relay's import() of cohent-mcp.mjs: code compiled by vm.Script has none of its own.
+  // inProcess: main.ts then exports its hook and runs no CLI on the host's argv.
+  (globalThis as { cohentLoader?: LoaderHandoff }).cohentLoader = {
+    ...(globalThis as { cohentLoader?: LoaderHandoff }).cohentLoader,
+    import: (url) => import(url),
+    inProcess: true,
+  };
+  const { Script } = process.getBuiltinModule("node:vm") as typeof import("node:vm");
+  const mod = { exports: {} as { hook?: InProcessHook } };
+  (
+    new Script(code.source, { filename: selfUrl }).runInThisContext() as (
+      require: Require,
+      module: { exports: unknown },
+      url: string,
+    ) => void
+  )(require as Require, mod, selfUrl);
+  if (typeof mod.exports.hook !== "function")
+    return { reason: `Cohent: ${shownName(__dirname, CORE_FILE)} has no in-process hook. ${REPAIR}` };
+  return mod.exports.hook;
 }
 
 const coreStamp = () => stampOf(`${__dirname}/${CORE_FILE}`);
@@ -215,47 +262,6 @@ function callerNow(): Caller | null {
   } catch {
     return null; // the working folder is gone
   }
-}
-
-/**
- * One hook call in the caller's process: the whole adapter's decision (hook-in-process.ts), its
- * answer as the spawned hook would print it. cohent-core.js missing or of another build is
- * answered as the spawned loader answers it: a tool call refused in the host's dialect. No code
- * cache: it compiles once per process, and Bun (OpenCode) rejects V8's.
- */
-export function hook(
-  payload: string,
-  o: { host: string; dir: string; within?: number },
-): Promise<{ stdout?: string; stderr?: string; exitCode: number }> {
-  const stamp = coreStamp();
-  if (!inProcess || inProcess.stamp !== stamp) {
-    inProcess = null;
-    const code = readCode("whole");
-    if (!("source" in code)) {
-      const out = previewHook(payload, ["--host", o.host]).unloadable(code.reason);
-      return Promise.resolve(out);
-    }
-    const selfUrl = fileUrlOf(__filename);
-    // The relay's import() of cohent-mcp.mjs: code compiled by vm.Script has none of its own.
-    // inProcess: main.ts then exports its hook and runs no CLI on the host's argv.
-    (globalThis as { cohentLoader?: LoaderHandoff }).cohentLoader = {
-      ...(globalThis as { cohentLoader?: LoaderHandoff }).cohentLoader,
-      import: (url) => import(url),
-      inProcess: true,
-    };
-    const { Script } = process.getBuiltinModule("node:vm") as typeof import("node:vm");
-    const mod = { exports: {} as { hook?: InProcessHook } };
-    (
-      new Script(code.source, { filename: selfUrl }).runInThisContext() as (
-        require: Require,
-        module: { exports: unknown },
-        url: string,
-      ) => void
-    )(require as Require, mod, selfUrl);
-    if (typeof mod.exports.hook !== "function") throw new Error("cohent-core.js has no in-process hook");
-    inProcess = { stamp: stamp ?? "", hook: mod.exports.hook };
-  }
-  return inProcess.hook(payload, o);
 }
 
 let preview: HookPreview | null = null;

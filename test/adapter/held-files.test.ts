@@ -396,6 +396,25 @@ describe("pending snapshot", () => {
     expect(takePending(root, "sess/1", null)!.meta.command).toBe("other");
     expect(takePending(root, "sess/2", null)).toBeNull();
   });
+
+  it("a long-lived guard keeps it at once and writes its file after the answer; the file serves any other process", async () => {
+    const root = checkout(PEER.src);
+    const snap = snapshotHeld(root, ["src/held"]);
+    const meta = { command: "make", tool: "Bash", at: 123 };
+    // The first call writes before answering: a stash that cannot be written refuses it.
+    savePending(root, "sess", "toolu_01", snap, meta, { later: true });
+    expect(existsSync(join(stashDir(root), "pending", "ssess~stoolu_01.json"))).toBe(true);
+    // From then on, the file follows the answer; this process takes the call from memory meanwhile.
+    savePending(root, "sess", "toolu_02", snap, meta, { later: true });
+    const file = join(stashDir(root), "pending", "ssess~stoolu_02.json");
+    expect(existsSync(file)).toBe(false);
+    expect(takePending(root, "sess", "toolu_02")).toEqual({ snap, meta });
+    savePending(root, "sess", "toolu_03", snap, meta, { later: true });
+    await new Promise((r) => setImmediate(r));
+    const onDisk = JSON.parse(readFileSync(join(stashDir(root), "pending", "ssess~stoolu_03.json"), "utf8"));
+    expect(onDisk.snap.files.length).toBe(snap.files.length);
+    expect(existsSync(file)).toBe(false);
+  });
 });
 
 describe("stash location", () => {

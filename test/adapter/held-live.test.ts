@@ -16,7 +16,8 @@ import { snapshotHeld } from "../../adapter/src/guard/held-snapshot.js";
  */
 
 let root: string;
-const HELD = ["src/held/", "src/peer.ts", "lib/*.ts"];
+// With folders the checkout lacks (a client's settings folder) and the adapter's own, as the guard holds them.
+const HELD = ["src/held/", "src/peer.ts", "lib/*.ts", ".github/copilot/", "missing/deep/x.ts", ".cohent/"];
 const w = (rel: string, text: string) => {
   mkdirSync(path.dirname(path.join(root, rel)), { recursive: true });
   writeFileSync(path.join(root, rel), text);
@@ -66,6 +67,21 @@ describe("the live view sees what the disk says", () => {
     ],
     ["a glob's new match", () => w("lib/y.ts", "y\n"), ["created lib/y.ts"]],
     ["a mode change (ctime)", () => execFileSync("chmod", ["600", path.join(root, "src/peer.ts")]), []],
+    [
+      "a held folder that was absent, created with a file",
+      () => w(".github/copilot/hooks.json", "{}"),
+      ["created .github/copilot/hooks.json"],
+    ],
+    ["a held file under absent folders, created", () => w("missing/deep/x.ts", "x\n"), ["created missing/deep/x.ts"]],
+    [
+      "the session's state saved, then a held write",
+      () => {
+        w(".cohent/runtime.json", '{"v":2}');
+        w("src/held/a.ts", "a2\n");
+      },
+      ["modified src/held/a.ts"],
+    ],
+    ["an adapter file changed beside the session's state", () => w(".cohent/cohent.cjs", "x"), ["created .cohent/cohent.cjs"]],
   ];
   it.each(cases)("%s", async (_name, act, expected) => {
     // Warm the view first: the listings and stats are kept from here on.
@@ -75,6 +91,21 @@ describe("the live view sees what the disk says", () => {
     const got = await changesBoth(before);
     expect(got.live).toEqual(got.disk);
     expect(got.live).toEqual(expected);
+  });
+
+  it("while nothing changes, the last walk is the answer; the session's own state does not undo that", async () => {
+    w(".cohent/runtime.json", "{}");
+    // As of a time past the files' racy second (read again while it lasts, held-snapshot.ts).
+    const later = { now: Date.now() + 5_000 };
+    snapshotHeld(root, HELD, { view: await currentView(), ...later });
+    const first = snapshotHeld(root, HELD, { view: await currentView(), ...later });
+    w(".cohent/runtime.json", '{"saved":1}');
+    const again = snapshotHeld(root, HELD, { view: await currentView(), ...later });
+    expect(again.files).toBe(first.files);
+    w("src/held/a.ts", "a3\n");
+    const after = snapshotHeld(root, HELD, { view: await currentView(), ...later });
+    expect(after.files).not.toBe(first.files);
+    expect(diffSnapshots(first, after).map((c) => `${c.change} ${c.path}`)).toEqual(["modified src/held/a.ts"]);
   });
 
   it("a write made right before the next call is seen, call after call", async () => {

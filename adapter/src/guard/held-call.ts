@@ -21,7 +21,7 @@ import { snapshotOutside, undoOutside, type OutsideChange, type OutsideState } f
 import type { HeldChange, HeldSnapshot } from "./held-snapshot.js";
 import { getObject, stashDir } from "./held-stash.js";
 import { claimsOf } from "./held-walk.js";
-import { currentView } from "./held-live.js";
+import { currentView, liveViewOn } from "./held-live.js";
 import { userSettingsFiles } from "./host-settings.js";
 import { isJsonSettings, touchesGuard } from "./settings-change.js";
 
@@ -90,7 +90,9 @@ export async function watchCall(
   const peers = meta.peers.filter((p) => p.paths.length > 0);
   const outside = snapshotOutside(root, userSettingsFiles(env));
   // From the snapshot's time: what this process did since (a restore a notice asked for) is in the window.
-  savePending(root, s.id, callKey, snap, { ...meta, peers, outside, at: snap.at } satisfies CallMeta);
+  savePending(root, s.id, callKey, snap, { ...meta, peers, outside, at: snap.at } satisfies CallMeta, {
+    later: liveViewOn(),
+  });
   return between;
 }
 

@@ -25,9 +25,11 @@ const sameList = (a: readonly string[], b: readonly string[]) =>
   a.length === b.length && a.every((x, i) => x === b[i]);
 
 export function diffSnapshots(before: HeldSnapshot, after: HeldSnapshot): HeldChange[] {
-  const now = new Map(after.files.map((f) => [f.path, f]));
   // Over the same held paths (the common case) every file is covered by both: no matching per file.
   const same = sameList(before.held, after.held);
+  // One walk's files, reused while nothing changed (held-snapshot.ts): nothing to compare.
+  if (same && before.files === after.files && before.complete === after.complete) return [];
+  const now = new Map(after.files.map((f) => [f.path, f]));
   const inAfter = (p: string) => same || scopeCovers(after.held, p);
   const inBefore = (p: string) => same || scopeCovers(before.held, p);
   const changes: HeldChange[] = [];

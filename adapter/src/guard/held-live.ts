@@ -20,7 +20,17 @@ import { lstatQuiet } from "./held-stash.js";
 export interface FsView {
   readdir(abs: string): Dirent[];
   lstat(abs: string): Stats | undefined;
+  /**
+   * A number that stays the same while nothing this view answered can have
+   * changed (no event, no reread, no read past the watched folders): a walk
+   * made between two equal readings may be reused. Absent: no such promise.
+   */
+  version?(): number;
 }
+
+/** The adapter's own per-machine state under .cohent/: written at every call, never held (held-walk.ts). */
+export const OWN_STATE = ["held", "spawn-free"];
+export const ownState = (name: string) => name.startsWith("runtime.json") || OWN_STATE.includes(name);
 
 /** Every call reads the disk. */
 export const DIRECT: FsView = {
@@ -32,6 +42,8 @@ interface Folder {
   watcher: FSWatcher | null;
   /** The listing, while no event since. */
   entries: Dirent[] | null;
+  /** Not there (or not a folder) when last looked: its nearest watched ancestor tells when it comes. */
+  missing?: true;
 }
 
 /** Past this many watched folders, the rest are read every time (the default inotify limit is 8,192 per user, shared). */
@@ -48,8 +60,15 @@ export function enableLiveView(): void {
   enabled = true;
 }
 
+/** Whether this process is a long-lived guard with the live view on. */
+export const liveViewOn = () => enabled;
+
+/** Moves at every event, reset and read the view could not keep (held-walk.ts reuses a walk while it stands still). */
+let generation = 0;
+
 /** Forgets everything kept: the next walk reads the disk. */
 export function resetLiveView(): void {
+  generation++;
   for (const f of folders.values()) f.watcher?.close();
   folders.clear();
   stats.clear();
@@ -63,7 +82,10 @@ export const liveEvents = () => events;
 
 /** An event in `dir` about `name` (null: unknown): what it may have changed is read again. */
 function invalidate(dir: string, name: string | null): void {
+  // The session's own state, saved at the end of every call: nothing the walk reads (a walk then stays valid).
+  if (name !== null && dir.endsWith("/.cohent") && ownState(name)) return;
   events++;
+  generation++;
   const f = folders.get(dir);
   if (f) f.entries = null;
   const under = name === null ? dir : `${dir}/${name}`;
@@ -84,7 +106,7 @@ function invalidate(dir: string, name: string | null): void {
 /** The folder's record, watched from now on when possible; null when it cannot be (read it every time). */
 function folder(dir: string): Folder | null {
   let f = folders.get(dir);
-  if (f) return f.watcher ? f : null;
+  if (f) return f.watcher || f.missing ? f : null;
   if (folders.size >= MAX_WATCHED) return null;
   f = { watcher: null, entries: null };
   try {
@@ -97,26 +119,40 @@ function folder(dir: string): Folder | null {
       folders.delete(dir);
     });
     f.watcher = w;
-  } catch {
-    return null; // gone, not a folder, or no watch left
+  } catch (err) {
+    // A held path's absent folder (a client's settings folder the checkout lacks): known absent while its
+    // watched parent says nothing, instead of a failed watch (and its cost) at every walk. Looked at again
+    // once the parent is watched: created meanwhile, it is read this time and watched next.
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code !== "ENOENT" && code !== "ENOTDIR") return null;
+    if (dir.length <= 1 || !folder(parentOf(dir)) || lstatQuiet(dir)) return null;
+    f.missing = true;
   }
   folders.set(dir, f);
   return f;
 }
 
+const absentFolder = (): never => {
+  throw Object.assign(new Error("ENOENT: no such folder"), { code: "ENOENT" });
+};
+
 const LIVE: FsView = {
   readdir(abs) {
     const f = folder(abs);
-    if (!f) return readdirSync(abs, { withFileTypes: true });
+    if (!f) return generation++, readdirSync(abs, { withFileTypes: true });
+    if (f.missing) return absentFolder();
     return (f.entries ??= readdirSync(abs, { withFileTypes: true }));
   },
   lstat(abs) {
-    if (!folder(parentOf(abs))) return lstatQuiet(abs);
+    const f = folder(parentOf(abs));
+    if (!f) return generation++, lstatQuiet(abs);
+    if (f.missing) return undefined;
     if (stats.has(abs)) return stats.get(abs);
     const st = lstatQuiet(abs);
     stats.set(abs, st);
     return st;
   },
+  version: () => generation,
 };
 
 /**

@@ -54,21 +54,57 @@ export function savePending<M extends PendingMeta>(
   callKey: string | null,
   snap: HeldSnapshot,
   meta: M,
+  /**
+   * A long-lived guard: the snapshot is kept in this process at once and
+   * its file written after the answer (the Post comes here; the file serves
+   * a Post another process gets, and the peers' in-flight check). Only once
+   * this process has written the stash: a first call is refused when it cannot.
+   */
+  o: { later?: boolean } = {},
 ): void {
   const file = pendingFile(root, sessionId, callKey);
-  const rows = toRows(snap.files);
-  const body: PendingFile = { v: 1, sessionId, callKey, meta, snap: { ...snap, files: rows } };
-  try {
+  flushPending();
+  const write = () => {
+    const body: PendingFile = { v: 1, sessionId, callKey, meta, snap: { ...snap, files: toRows(snap.files) } };
     ensureStash(root);
     mkdirSync(join(file, ".."), { recursive: true });
     writeAtomic(file, JSON.stringify(body));
-    kept = { file, stamp: stampOf(file), snap, meta };
+    dropStalePending(join(file, ".."), meta.at);
+    return stampOf(file);
+  };
+  if (o.later && writable.has(root)) {
+    const k: Kept = { file, stamp: null, snap, meta, later: null };
+    const run = () => {
+      k.later = null;
+      try {
+        k.stamp = write();
+      } catch {
+        /* its own check runs here from memory; elsewhere the comparison between calls catches its writes */
+      }
+    };
+    k.later = { run, timer: setImmediate(run) };
+    kept = k;
+    return;
+  }
+  try {
+    kept = { file, stamp: write(), snap, meta, later: null };
+    writable.add(root);
   } catch (err) {
     throw new Error(`Cohent could not keep the held-files snapshot (${file}): ${(err as Error).message}`, {
       cause: err,
     });
   }
-  dropStalePending(join(file, ".."), meta.at);
+}
+
+/** Checkouts whose stash took a pending snapshot in this process. */
+const writable = new Set<string>();
+
+/** A snapshot kept for writing after the answer is written now: before the pending folder is read, or another is kept. */
+export function flushPending(): void {
+  const later = kept?.later;
+  if (!later) return;
+  clearImmediate(later.timer);
+  later.run();
 }
 
 function dropStalePending(dir: string, now: number): void {
@@ -92,10 +128,11 @@ export function takePending(
 ): { snap: HeldSnapshot; meta: PendingMeta } | null {
   const file = pendingFile(root, sessionId, callKey);
   // The same process kept it at Pre (a long-lived guard) and nobody wrote it since: no parse.
-  if (kept?.file === file && kept.stamp !== null && kept.stamp === stampOf(file)) {
-    const { snap, meta } = kept;
+  if (kept?.file === file && (kept.later || (kept.stamp !== null && kept.stamp === stampOf(file)))) {
+    const { snap, meta, later } = kept;
     kept = null;
-    removeQuietly(file);
+    if (later) clearImmediate(later.timer);
+    else removeQuietly(file);
     return { snap, meta };
   }
   const body = readJson<PendingFile>(file);
@@ -104,8 +141,16 @@ export function takePending(
   return { snap: { ...body.snap, files: fromRows(body.snap.files) }, meta: body.meta };
 }
 
-/** The pending snapshot this process wrote last, with the file's stamp then. */
-let kept: { file: string; stamp: string | null; snap: HeldSnapshot; meta: PendingMeta } | null = null;
+/** The pending snapshot this process kept last, with the file's stamp once written. */
+interface Kept {
+  file: string;
+  stamp: string | null;
+  snap: HeldSnapshot;
+  meta: PendingMeta;
+  /** Its file still to write (after the answer). */
+  later: { run: () => void; timer: NodeJS.Immediate } | null;
+}
+let kept: Kept | null = null;
 
 const stampOf = (file: string) => {
   const st = statSync(file, { throwIfNoEntry: false });
@@ -118,6 +163,7 @@ const stampOf = (file: string) => {
  * or a client that sends none) is compared whatever its id.
  */
 export function takeAllPending(root: string, sessionId: string): { snap: HeldSnapshot; meta: PendingMeta }[] {
+  flushPending();
   const dir = join(stashDir(root), "pending");
   const prefix = `${safeName(sessionId)}~`;
   let names: string[];
@@ -145,6 +191,7 @@ const IN_FLIGHT_MS = 10 * 60_000;
  * found (it parses their snapshots).
  */
 export function inFlightHeld(root: string, exceptSession: string, now: number): string[] {
+  flushPending();
   const dir = join(stashDir(root), "pending");
   const mine = `${safeName(exceptSession)}~`;
   const out: string[] = [];

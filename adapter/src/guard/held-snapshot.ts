@@ -6,13 +6,14 @@ import {
   pruneStash,
   putObject,
   readSeen,
+  seenStamp,
   sha256,
   stashDir,
   STASH_CAP,
   writeSeen,
   type SeenEntry,
 } from "./held-stash.js";
-import { claimsOf, walkHeld } from "./held-walk.js";
+import { claimsOf, walkHeld, type Walk } from "./held-walk.js";
 import type { FsView } from "./held-live.js";
 
 /**
@@ -120,6 +121,9 @@ function heldFile(rel: string, st: Stats, key: string | null): HeldFile {
   };
 }
 
+/** The last snapshot's files that read no bytes, with what they came from: the same walk and seen.json give the same files. */
+let lastFiles: { walk: Walk; dir: string; maxBytes: number; seen: string | null; files: HeldFile[] } | null = null;
+
 /**
  * Snapshots the files under `held` (repository-relative files, folders,
  * globs). Never throws: a stash that cannot be written leaves keys null.
@@ -137,6 +141,11 @@ export function snapshotHeld(
   const claims = claimsOf(held);
   const walk = walkHeld(root, claims, maxFiles, opts.view);
   const dir = stashDir(root);
+  const base = { v: 1 as const, at, held: claims, absent: walk.absent, complete: walk.complete, maxFiles };
+  // A long-lived guard's walk is the last one while nothing changed (held-walk.ts): so are its files.
+  const stamp = lastFiles?.walk === walk ? seenStamp(dir) : null;
+  if (lastFiles?.walk === walk && lastFiles.dir === dir && lastFiles.maxBytes === maxBytes && lastFiles.seen === stamp)
+    return { ...base, files: lastFiles.files, read: 0, bytesRead: 0 };
   const seen = walk.files.size ? readSeen(dir) : null;
   const fresh: Record<string, SeenEntry> = {};
   let stashOk: boolean | null = null;
@@ -179,17 +188,8 @@ export function snapshotHeld(
         cap,
       );
   }
-  return {
-    v: 1,
-    at,
-    held: claims,
-    files,
-    absent: walk.absent,
-    complete: walk.complete,
-    maxFiles,
-    read,
-    bytesRead,
-  };
+  lastFiles = read === 0 && written === 0 ? { walk, dir, maxBytes, seen: seenStamp(dir), files } : null;
+  return { ...base, files, read, bytesRead };
 }
 
 /**

@@ -148,10 +148,15 @@ export interface Seen {
 /** seen.json as last parsed, kept while the file is unchanged (a long-lived guard reads it every call). */
 let seenCache: { file: string; stamp: string; seen: Seen } | null = null;
 
+/** seen.json's stamp (inode, size, mtime), null when there is none: a snapshot over unchanged files is reused while it stands. */
+export function seenStamp(dir: string): string | null {
+  const st = lstatQuiet(join(dir, "seen.json"));
+  return st ? `${st.ino}:${st.size}:${st.mtimeMs}` : null;
+}
+
 export function readSeen(dir: string): Seen {
   const file = join(dir, "seen.json");
-  const st = lstatQuiet(file);
-  const stamp = st ? `${st.ino}:${st.size}:${st.mtimeMs}` : null;
+  const stamp = seenStamp(dir);
   if (stamp && seenCache?.file === file && seenCache.stamp === stamp)
     return structuredCloneSeen(seenCache.seen);
   const s = readJson<Seen>(file);

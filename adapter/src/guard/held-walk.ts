@@ -1,15 +1,12 @@
 import type { Stats, Dirent } from "node:fs";
 import { globBase, isGlob, normalizeRepoPath, scopeCovers } from "@cohent/protocol/paths";
-import { DIRECT, type FsView } from "./held-live.js";
+import { DIRECT, OWN_STATE, ownState, type FsView } from "./held-live.js";
 
 /**
  * The files under held paths: a literal file, a folder walked whole, a glob
  * walked from its literal base and matched with the protocol's matcher
  * (the same scopeCovers the guard uses), bounded in files and entries.
  */
-
-/** The adapter's own per-machine state under .cohent/: written while a call runs, never by it. */
-const OWN_STATE = ["held", "spawn-free"];
 
 /** Never the held files: Git's and packages' folders, the adapter's session state and marks, and the stash itself. */
 function skipped(rel: string): boolean {
@@ -22,18 +19,17 @@ function skipped(rel: string): boolean {
 }
 
 /** skipped() for an entry of a folder that it passed. */
-function skippedName(dir: string, name: string): boolean {
-  if (name === ".git" || name === "node_modules") return true;
-  return dir === ".cohent" && (name.startsWith("runtime.json") || OWN_STATE.includes(name));
-}
+const skippedName = (dir: string, name: string): boolean =>
+  name === ".git" || name === "node_modules" || (dir === ".cohent" && ownState(name));
 
 /** Valid held paths, normalized and deduplicated, shortest first (a folder walked in full is not walked again below). */
-/** The last list normalized, and its answer: a long-lived guard asks with the same claims call after call. */
-let lastClaims: { key: string; out: string[] } | null = null;
+/** The last lists normalized, and their answers: a long-lived guard asks with the same few lists call after call. */
+const lastClaims = new Map<string, string[]>();
 
 export function claimsOf(held: readonly string[]): string[] {
   const key = held.join("\0");
-  if (lastClaims?.key === key) return lastClaims.out.slice();
+  const kept = lastClaims.get(key);
+  if (kept) return kept.slice();
   const out = new Set<string>();
   for (const h of held) {
     try {
@@ -43,7 +39,8 @@ export function claimsOf(held: readonly string[]): string[] {
     }
   }
   const sorted = [...out].sort((a, b) => a.length - b.length || (a < b ? -1 : 1));
-  lastClaims = { key, out: sorted };
+  if (lastClaims.size >= 4) lastClaims.delete(lastClaims.keys().next().value!);
+  lastClaims.set(key, sorted);
   return sorted.slice();
 }
 
@@ -53,13 +50,32 @@ export interface Walk {
   complete: boolean;
 }
 
-/** The regular files under the held paths (symbolic links are not followed nor recorded), bounded. */
+/** The last walk through a view that promised nothing changed during it (held-live.ts), with that promise. */
+let lastWalk: { key: string; version: number; walk: Walk } | null = null;
+
+/**
+ * The regular files under the held paths (symbolic links are not followed
+ * nor recorded), bounded. In a long-lived guard, while the live view has
+ * seen no event since the last walk over the same paths, that walk is the
+ * answer: a call then costs what changed, not what is held. The walk
+ * returned is shared: callers read it, never change it.
+ */
 export function walkHeld(
   root: string,
   claims: readonly string[],
   maxFiles: number,
   fs: FsView = DIRECT,
 ): Walk {
+  const v0 = fs.version?.();
+  if (v0 === undefined) return walkNow(root, claims, maxFiles, fs);
+  const key = `${root}\0${maxFiles}\0${claims.join("\0")}`;
+  if (lastWalk?.key === key && lastWalk.version === v0) return lastWalk.walk;
+  const walk = walkNow(root, claims, maxFiles, fs);
+  lastWalk = fs.version!() === v0 ? { key, version: v0, walk } : null;
+  return walk;
+}
+
+function walkNow(root: string, claims: readonly string[], maxFiles: number, fs: FsView): Walk {
   // Claims are normalized repository paths and root is absolute: plain concatenation, no path.join per file.
   root = root.endsWith("/") ? root.slice(0, -1) : root;
   const files = new Map<string, Stats>();

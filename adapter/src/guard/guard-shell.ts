@@ -1,41 +1,39 @@
 import { basename, dirname, join, resolve } from "node:path";
 import { blocksEdits } from "@cohent/protocol/actions";
 import { normalizeRepoPath } from "@cohent/protocol/paths";
-import type { Envelope, ScopeConflict } from "@cohent/protocol";
+import type { Envelope } from "@cohent/protocol";
 import * as client from "@cohent/client/service/client.js";
-import { takeNotices } from "@cohent/client/service/notices.js";
 import { existsSync, lstatSync, readFileSync, readlinkSync, realpathSync } from "node:fs";
 import { activePeers } from "@cohent/client/git/commit-op.js";
 import { checkGitCommand, classifyGitCommand } from "../git/git-guard.js";
-import { guardFileWrites } from "./guard-file-writes.js";
-import { holdOf, peerConflicts, type RealPaths, type ShellHold } from "./shell-hold.js";
+import { guardFileWrites, type GuardWrite } from "./guard-file-writes.js";
+import { holdOf, type RealPaths, type ShellHold } from "./shell-hold.js";
 import { shellWrites } from "./shell-writes.js";
 import { ignoredPaths } from "../git/ignored.js";
 import type { PeerScope } from "../git/git-guard.js";
-import { noteCall, reportCaught, watchCall } from "./held-call.js";
-import { noteBackground, startsBackground } from "./held-background.js";
 import {
-  assess,
   autoClaim,
   gitVerdict,
   guardFilesVerdict,
-  holdersWanted,
   NO_PROJECT,
-  reportedKind,
   type Snapshot,
   type ToolKind,
   type Verdict,
-  withNotices,
 } from "./guard.js";
 import type { SessionFile } from "@cohent/client/state/runtime.js";
-import type { ToolCall } from "./tools.js";
+import { classify, type ToolCall } from "./tools.js";
+import { checkoutCwd } from "./checkout-cwd.js";
+import { parseExemptCommand } from "./exemption.js";
+import { staleWrites } from "./stale-write.js";
+import { decide, type Facts, type GitFacts, type Rule, type ServiceFacts, type Stage } from "./rules.js";
 
 /**
- * The guard's shell: gathers the snapshot for one PreToolUse call with one
- * contact with the service (a poll when one is due, else the cheap session
- * read), lets the pure guard decide, and performs what the decision needs
- * (claiming an edit's targets, reporting a local refusal). Session changes
- * stay in the SessionFile; the hook saves it once.
+ * The guard's gathering: the facts of one PreToolUse call, stage by stage
+ * as the rules ask for them (rules.ts decide), with one contact with the
+ * service (a poll when one is due, else the cheap session read), the claim
+ * the table needs, one read of the peers' claims and one Git check at most.
+ * act.ts does what the decision needs. Session changes stay in the
+ * SessionFile; the hook saves it once.
  */
 
 /** How often the guard polls while nothing blocks; in between it reads only the kill switch. */
@@ -129,23 +127,23 @@ function realPath(abs: string, depth = 0): string | null {
 }
 
 /**
- * The guard's own files (guard-files.ts): a call that writes, moves or
- * deletes them is refused before anything else, the adapter's exempt command
- * included (`node .cohent/cohent.mjs init`), with no contact with the
- * service. Null for every other call. The file system is touched only for
- * an edit target or a shell write target (one realpath each, for symlinks)
- * and for an edit of an instruction file (its text, to compare its section).
+ * The guard's own files (guard-files.ts) a call writes, moves or deletes:
+ * refused before anything else, the adapter's exempt command included
+ * (`node .cohent/cohent.mjs init`), with no contact with the service. The
+ * file system is touched only for an edit target or a shell write target
+ * (one realpath each, for symlinks) and for an edit of an instruction file
+ * (its text, to compare its section).
  */
-export function guardFilesCheck(
+export function guardWritesOf(
   tool: string,
   input: Record<string, unknown> | undefined,
   call: ToolCall,
   cwd: string,
   root: string | null,
-): Verdict | null {
-  if (!root || call.kind === null) return null;
+): GuardWrite[] {
+  if (!root || call.kind === null) return [];
   let realRoot: string | null | undefined;
-  const writes = guardFileWrites(tool, input, call, {
+  return guardFileWrites(tool, input, call, {
     cwd,
     root,
     realpath: realPath,
@@ -160,17 +158,17 @@ export function guardFilesCheck(
     // The clients' user settings are placed from the hook's own environment (host-settings.ts).
     env: process.env,
   });
-  return guardFilesVerdict(writes);
 }
 
-/** What the hook knows of this call besides the session: a publish missed (the stale intent already dropped), the sub-agent making it, the client's id of the call. */
-export interface CallFacts {
-  missedPublish: boolean;
-  agentId: string | null;
-  /** The client's id of this tool call (Claude Code's tool_use_id), which its PostToolUse names again; null when it sends none. */
-  callKey: string | null;
-  /** The tool's input as the client sent it (a run-in-background flag, held-background.ts). */
-  input?: Record<string, unknown>;
+/** The refusal of a call that writes the guard's own files (guardWritesOf), or null. */
+export function guardFilesCheck(
+  tool: string,
+  input: Record<string, unknown> | undefined,
+  call: ToolCall,
+  cwd: string,
+  root: string | null,
+): Verdict | null {
+  return guardFilesVerdict(guardWritesOf(tool, input, call, cwd, root));
 }
 
 /**
@@ -191,83 +189,109 @@ async function shellHold(command: string, cwd: string, root: string): Promise<Sh
 }
 
 /**
- * What an allowed call needs beyond the table: the peers' claims (for an
- * uncertain write, a Git command, the snapshot), and the watch around it:
- * every shell call and every opaque MCP tool, a command the reader takes
- * for a read included, since a reader that misjudges one program must not
- * lose a peer's work silently (held-call.ts).
+ * The Git guard's facts: a command that stages, commits, stashes or
+ * discards is checked against the intent's own scope and the active peers'
+ * (read once for the call). Git answers which paths it would take
+ * (git-guard.ts); any other command is allowed at once.
  */
-function watchOf(call: ToolCall): { snapshot: boolean } | null {
-  return call.kind === "shell" ? { snapshot: true } : null;
+export async function gitFacts(
+  command: string,
+  cwd: string,
+  root: string,
+  own: string[],
+  peers: PeerScope[],
+): Promise<GitFacts> {
+  let real: { root: string; cwd: string };
+  try {
+    real = { root: realpathSync(root), cwd: realpathSync(cwd) };
+  } catch {
+    return { allowed: true };
+  }
+  if (classifyGitCommand(command, real.cwd).length === 0) return { allowed: true };
+  const result = await checkGitCommand({ root: real.root, cwd: real.cwd, command, own, peers });
+  if (result.allowed) return { allowed: true };
+  return {
+    allowed: false,
+    reason: gitVerdict(result).reason!,
+    paths: [...new Set(result.conflicts.flatMap((c) => c.paths))],
+  };
 }
 
-const peersUnknown = (message: string): Verdict => ({
-  permission: "deny",
-  condition: "unreachable",
-  reason: `the active peers' claims could not be read (${message}), so this command cannot be checked against their work. Try again in a few seconds; nothing was changed.`,
-});
-
-/** A write the local scope calls this session's own but a peer's live claim covers (a forged or stale cache): refused like a conflicting claim. */
-function heldVerdict(targets: readonly string[], peers: PeerScope[], snap: Snapshot): Verdict | null {
-  const conflicts = peerConflicts(targets, false, peers).map((c) => ({
-    ...c,
-    objective: peers.find((p) => p.intentId === c.intentId)?.objective ?? null,
-  }));
-  if (conflicts.length === 0) return null;
-  return assess(
-    { kind: "edit" },
-    {
-      ...snap,
-      holders: conflicts,
-      claimError: { code: "SCOPE_CONFLICT", message: "a peer holds these paths", details: { conflicts } },
-    },
-  );
-}
-
-/** An uncertain write (a one-liner's path, a word built at run time) where a peer holds it, or the whole checkout while a peer holds anything: refused like an edit of it. */
-function uncertainVerdict(hold: ShellHold, peers: PeerScope[], snap: Snapshot): Verdict | null {
-  const conflicts = peerConflicts(hold.uncertain, hold.whole, peers);
-  if (conflicts.length === 0) return null;
-  const paths = [...new Set(conflicts.flatMap((c) => c.paths))];
-  return assess(
-    { kind: "edit" },
-    {
-      ...snap,
-      targets: paths,
-      targetError: null,
-      shellWrite: true,
-      claimError: { code: "SCOPE_CONFLICT", message: "a peer holds these paths", details: { conflicts } },
-    },
-  );
+/** What the hook knows of this call besides its facts: the session, where it runs, the client's id of it. */
+export interface Gathering {
+  tool: string;
+  input: Record<string, unknown> | undefined;
+  root: string | null;
+  s: SessionFile | null;
+  /** Where the call runs, as the client says. */
+  runsIn: string;
+  agentId: string | null;
+  /** The client's id of this tool call (Claude Code's tool_use_id), which its PostToolUse names again; null when it sends none. */
+  callKey: string | null;
+  facts: Facts;
+  /** Set by the call stage: where the call runs, by its place in the checkout (checkout-cwd.ts). */
+  cwd?: string;
+  /** Set by the service stage. */
+  checkout?: client.Checkout | null;
+  /** The transport's part of the call stage (session bookkeeping): whether it found the last prompt's publish missed. */
+  prepare: () => boolean;
+  /** Set by the call stage. */
+  missedPublish?: boolean;
+  /** Set by the call stage: the adapter's own command's arguments. */
+  exempt?: string[] | null;
+  /** The transport's caught-write read (hook-caught.ts). */
+  caught: () => Promise<string | null>;
 }
 
 /**
- * The peers whose claims hold some of `targets` (one `scopes` read), worded
- * as the service words a conflict, with each one's objective where the
- * service gives it. Null when their claims cannot be read: the refusal then
- * keeps its own words (it stays a refusal).
+ * The facts of one stage (rules.ts Stage), read once: the service stage
+ * with one contact with the service (a poll when one is due, else the cheap
+ * session read) and, when the table needs a target claimed, the claim; the
+ * peers' claims with one `scopes` read; the Git guard's paths with Git.
  */
-async function heldBy(
-  checkout: client.Checkout,
-  s: SessionFile,
-  targets: readonly string[],
-): Promise<ScopeConflict[] | null> {
-  const peers = await activePeers(checkout, s).catch(() => null);
-  if (!peers) return null;
-  return peerConflicts(targets, false, peers).map((c) => ({
-    ...c,
-    objective: peers.find((p) => p.intentId === c.intentId)?.objective ?? null,
-  }));
+export async function gather(g: Gathering, stage: Stage): Promise<void> {
+  const f = g.facts;
+  switch (stage) {
+    case "call": {
+      g.missedPublish = g.prepare();
+      const call = classify(g.tool, g.input);
+      // Where the call runs, named by its place in the checkout when a symbolic link leads there (checkout-cwd.ts).
+      const cwd = (g.cwd = call.kind === null ? g.runsIn : checkoutCwd(g.runsIn, g.root));
+      f.guardWrites = guardWritesOf(g.tool, g.input, call, cwd, g.root);
+      // The adapter's own command but for a prefix that is not inert: an ordinary shell command, and its deny says why.
+      g.exempt = null;
+      f.notExempt = null;
+      if (call.kind === "shell" && call.command !== null && g.root && g.s) {
+        const ex = parseExemptCommand(call.command, { cwd, repoRoot: g.root, sessionId: g.s.id });
+        if (ex.exempt) g.exempt = ex.argv;
+        else if (ex.prefix) f.notExempt = ex.why;
+      }
+      f.exempt = g.exempt !== null;
+      f.call = call;
+      return;
+    }
+    case "caught":
+      f.caught = f.exempt ? null : await g.caught();
+      return;
+    case "service":
+      f.service = await serviceFacts(g, f.call!, g.missedPublish ?? false);
+      return;
+    case "peers":
+      f.peers = await activePeers(g.checkout!, g.s!).catch((err: Error) => ({ error: err.message }));
+      return;
+    case "git":
+      f.git = await gitFacts(f.call!.command!, g.cwd!, g.root!, g.s!.state.scope, f.peers as PeerScope[]);
+      return;
+    case "stale":
+      f.stale = staleWrites(g.root!, g.s!.id, f.service!.snap.targets ?? []);
+      return;
+  }
 }
 
-export async function guard(
-  tool: string,
-  call: ToolCall,
-  cwd: string,
-  root: string | null,
-  s: SessionFile | null,
-  facts: CallFacts,
-): Promise<Verdict> {
+/** The service stage: the call's targets, the session and its intent as one snapshot, the claim the table needs. */
+async function serviceFacts(g: Gathering, call: ToolCall, missedPublish: boolean): Promise<ServiceFacts> {
+  const { root, s } = g;
+  const cwd = g.cwd!;
   let { kind, targets, targetError } = writeTargets(call, root, cwd);
   // A shell command's visible writes inside the checkout are held like an edit's targets (shell-hold.ts).
   const hold =
@@ -281,11 +305,12 @@ export async function guard(
   let configError: string | null = root ? null : NO_PROJECT;
   if (root) {
     try {
-      checkout = { ...client.openCheckout(root), agentId: facts.agentId };
+      checkout = { ...client.openCheckout(root), agentId: g.agentId };
     } catch (err) {
       configError = (err as Error).message;
     }
   }
+  g.checkout = checkout;
   let contact: Envelope<any> | null = null;
   if (checkout && s) {
     const st = s.state;
@@ -304,7 +329,7 @@ export async function guard(
     contactError: contact && !contact.ok ? contact.error : null,
     configError,
     intentId: st?.intentId ?? null,
-    missedPublish: facts.missedPublish,
+    missedPublish,
     action: st?.action ?? null,
     scope: st?.scope ?? [],
     explicitScope: st?.explicitScope ?? false,
@@ -313,98 +338,22 @@ export async function guard(
     claimError: null,
     shellWrite: kind === "edit" && call.kind === "shell",
   };
-  const judged = { kind };
-  const wanted = checkout && s ? autoClaim(judged, snap) : null;
+  const wanted = checkout && s ? autoClaim({ kind }, snap) : null;
   if (wanted && checkout && s) {
     // While queued, this claim of work elsewhere keeps the place, and the grant keeps this work (backend core/queue).
     const env = await client.claim(checkout, s, wanted, false);
     if (env.ok) snap.scope = s.state.scope;
     else snap.claimError = env.error;
   }
-  let verdict = assess(judged, snap);
-  // The holder first: a refused write that a peer holds names the peer; its claims are read on this deny path only.
-  if (holdersWanted(verdict, snap) && checkout && s) {
-    const holders = await heldBy(checkout, s, snap.targets!);
-    if (holders) verdict = assess(judged, { ...snap, holders });
-  }
-  // The service, not the local cache, says whose a path is: runtime.json is a file the agent's shell can
-  // write, so a write the cached scope calls this session's own is checked against the peers' live claims.
-  let peersRead: Promise<PeerScope[] | Error> | null = null;
-  const peersOnce = () => (peersRead ??= activePeers(checkout!, s!).catch((err: Error) => err));
-  if (verdict.permission === "allow" && kind === "edit" && !wanted && targets?.length && checkout && s) {
-    const peers = await peersOnce();
-    verdict =
-      peers instanceof Error ? peersUnknown(peers.message) : (heldVerdict(targets, peers, snap) ?? verdict);
-  }
-  const reported = verdict.permission === "deny" ? reportedKind(verdict, snap) : null;
-  if (reported && checkout && s)
-    await client
-      .reportGuard(checkout, s, { kind: reported, tool, paths: targets ?? [] })
-      .catch(() => undefined);
-  // What else a shell call needs, once it passed the table: the peers' claims, read once for all of it.
-  const watched = verdict.permission === "allow" && root && checkout && s ? watchOf(call) : null;
-  if (watched && root && checkout && s) {
-    const peers = await peersOnce();
-    if (peers instanceof Error) {
-      verdict = peersUnknown(peers.message);
-    } else {
-      if (hold) verdict = uncertainVerdict(hold, peers, snap) ?? verdict;
-      if (verdict.permission === "allow" && call.command)
-        verdict = await gitGuard(tool, call.command, cwd, root, checkout, s, peers);
-      if (verdict.permission === "allow" && watched.snapshot) {
-        const between = await watchCall(root, s, facts.callKey, { tool, command: call.command, peers });
-        if (between) await reportCaught(checkout, s, between);
-      }
-    }
-  }
-  // Our own writes under way, so that a peer's check after its call does not blame them on it (held-call.ts).
-  if (verdict.permission === "allow" && root && s && call.kind !== null)
-    noteCall(root, s, call.kind === "shell" ? [...s.state.scope, ...(targets ?? [])] : (targets ?? []));
-  // A job left running names its session as the likely writer of what changes later (held-background.ts).
-  if (
-    verdict.permission === "allow" &&
-    root &&
-    s &&
-    call.kind === "shell" &&
-    startsBackground(call.command, facts.input)
-  )
-    noteBackground(root, s.id, s.state.scope);
-  // Notices received on this call open a refusal's reason (a refused call gets no PostToolUse); an allowed call shows them there.
-  return verdict.permission === "deny" && s ? withNotices(verdict, takeNotices(s)) : verdict;
+  return { kind, snap, claimed: wanted !== null, hold, bound: !!(checkout && s) };
 }
 
-/**
- * The Git guard's shell: a command that stages, commits, stashes or discards
- * is checked against the intent's own scope and the active peers' (one
- * `scopes` read, made only for such commands: an ordinary shell call costs
- * nothing more). Git answers which paths it would take (git-guard.ts).
- */
-async function gitGuard(
-  tool: string,
-  command: string,
-  cwd: string,
-  root: string,
-  checkout: client.Checkout,
-  s: SessionFile,
-  peers: PeerScope[],
-): Promise<Verdict> {
-  let real: { root: string; cwd: string };
-  try {
-    real = { root: realpathSync(root), cwd: realpathSync(cwd) };
-  } catch {
-    return gitVerdict({ allowed: true });
+/** Gathers what each rule in turn needs and returns the decision: the first rule that fires (rules.ts). */
+export async function decideCall(g: Gathering): Promise<{ rule: Rule; verdict: Verdict }> {
+  for (let rounds = 0; ; rounds++) {
+    const d = decide(g.facts);
+    if (!("need" in d)) return d;
+    if (rounds > 8) throw new Error(`the guard asked for the ${d.need} facts twice`);
+    await gather(g, d.need);
   }
-  if (classifyGitCommand(command, real.cwd).length === 0) return gitVerdict({ allowed: true });
-  const result = await checkGitCommand({
-    root: real.root,
-    cwd: real.cwd,
-    command,
-    own: s.state.scope,
-    peers,
-  });
-  if (!result.allowed) {
-    const paths = [...new Set(result.conflicts.flatMap((c) => c.paths))];
-    await client.reportGuard(checkout, s, { kind: "git-peer-changes", tool, paths }).catch(() => undefined);
-  }
-  return gitVerdict(result);
 }

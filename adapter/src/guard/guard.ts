@@ -27,10 +27,18 @@ export { caughtReason, contestedPaths, describeConflicts, describeQueue, queueAd
  */
 
 export type ToolKind = "edit" | "shell";
-type TableCondition =
+export type TableCondition =
   "stopped" | "unreachable" | "unconfigured" | "intentNotReady" | "scopeConflict" | "outsideScope";
-/** A row of the table, or `guardFiles`: a write of the guard's own files, refused before the table is read (guardFilesVerdict). */
-export type Condition = TableCondition | "guardFiles";
+/**
+ * A refusal's code: a row of the table, or one of the rules around it
+ * (rules.ts), each with one meaning: `guardFiles` a write of the guard's own
+ * files, `caughtWrite` a write caught after an earlier call, `peersUnknown`
+ * the peers' claims could not be read, `gitRefused` a Git command that would
+ * take a peer's changes, `staleWrite` a write over a file another session
+ * changed since this one read it.
+ */
+export type Condition =
+  TableCondition | "guardFiles" | "caughtWrite" | "peersUnknown" | "gitRefused" | "staleWrite";
 export type Decision = "block" | "allow";
 
 /**
@@ -80,7 +88,8 @@ export interface Snapshot {
 
 export type Verdict =
   | { permission: "allow"; condition: null; reason: null }
-  | { permission: "deny"; condition: Condition; reason: string };
+  /** `rule`: the name of the rule that refused (rules.ts), set by the decision; the table alone (assess) leaves it out. */
+  | { permission: "deny"; condition: Condition; reason: string; rule?: string };
 
 const ALLOW: Verdict = { permission: "allow", condition: null, reason: null };
 const DOCTOR_COMMAND = "node .cohent/cohent.mjs doctor";
@@ -275,18 +284,20 @@ export function withNotices(v: Verdict, notices: string | undefined): Verdict {
   return { ...v, reason: `${notices}\n\n${v.reason}` };
 }
 
+/** One row of the table for one call: its refusal's words when it holds and blocks the call's kind, else null. */
+export function tableRow(condition: TableCondition, kind: ToolKind, snapshot: Snapshot): string | null {
+  const row = GUARD_TABLE.find((r) => r.condition === condition)!;
+  if (row[kind] !== "block") return null;
+  const reason = HOLDS[condition](snapshot);
+  if (reason === null) return null;
+  return (holderFirst(condition, snapshot) ?? reason).trim() || "Cohent refused this tool call.";
+}
+
 /** Reads the table for one call: the first holding row that blocks its kind decides. */
 export function assess(call: { kind: ToolKind }, snapshot: Snapshot, upTo?: Condition): Verdict {
   for (const row of GUARD_TABLE) {
-    if (row[call.kind] === "block") {
-      const reason = HOLDS[row.condition](snapshot);
-      if (reason !== null)
-        return {
-          permission: "deny",
-          condition: row.condition,
-          reason: (holderFirst(row.condition, snapshot) ?? reason).trim() || "Cohent refused this tool call.",
-        };
-    }
+    const reason = tableRow(row.condition, call.kind, snapshot);
+    if (reason !== null) return { permission: "deny", condition: row.condition, reason };
     if (row.condition === upTo) break;
   }
   return ALLOW;
@@ -416,7 +427,7 @@ export function gitVerdict(r: { allowed: true } | { allowed: false; reason: stri
     ? ALLOW
     : {
         permission: "deny",
-        condition: "scopeConflict",
+        condition: "gitRefused",
         reason: r.reason.trim() || "git command refused: it would take a peer's changes.",
       };
 }

@@ -53,6 +53,21 @@ export interface SessionState {
   caught?: string;
   /** A change under this session's own claim that another made, noticed at a PreToolUse: told at the call's PostToolUse (hook-caught.ts). */
   heard?: string;
+  /** This session's last refusals, newest last: what `why` prints (adapter guard/act.ts). */
+  refusals?: Refusal[];
+}
+
+/** One refusal of the guard, as `why` shows it: the rule that gave it, the facts it read, what to do. */
+export interface Refusal {
+  at: string;
+  /** The rule's name (adapter guard/rules.ts), and the verdict's code. */
+  rule: string;
+  code: string;
+  tool: string;
+  facts: Record<string, string>;
+  todo: string;
+  /** The refusal's words as the model read them, bounded. */
+  reason: string;
 }
 
 /** What the PreToolUse hook hands an exempt command: its session, and the answer when the hook ran it. */

@@ -13,7 +13,7 @@ function repoTag(root: string | null): string | null {
   }
 }
 
-/** One metadata row per hook call when the usage ledger is on: the event, the verdict, the injected characters. */
+/** One metadata row per hook call when the usage ledger is on: the event, the verdict and the rule that refused, the injected characters. */
 export function recordHookUsage(root: string | null, r: HookResult, ms: number): void {
   if (!usageTarget().file) return;
   const denied = r.verdict?.permission === "deny";
@@ -27,5 +27,6 @@ export function recordHookUsage(root: string | null, r: HookResult, ms: number):
     ms,
     repo: repoTag(root),
   };
-  recordUsage({ ...row, ok: r.exitCode === 0 && !denied, code: denied ? "DENIED" : undefined });
+  const rule = r.verdict?.permission === "deny" ? r.verdict.rule : undefined;
+  recordUsage({ ...row, ok: r.exitCode === 0 && !denied, code: denied ? "DENIED" : undefined, rule });
 }

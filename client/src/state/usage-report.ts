@@ -39,7 +39,8 @@ export interface UsageReport {
   rows: number;
   since: string | null;
   tokens: number;
-  by: Record<"operation" | "surface" | "client" | "model" | "repository", UsageGroup[]>;
+  /** `rule`: the hook calls the guard refused, by the rule that refused them. */
+  by: Record<"operation" | "surface" | "client" | "model" | "repository" | "rule", UsageGroup[]>;
 }
 
 export function aggregate(rows: UsageRow[], file: string, target = usageTarget()): UsageReport {
@@ -49,12 +50,14 @@ export function aggregate(rows: UsageRow[], file: string, target = usageTarget()
     client: (r: UsageRow) => r.client ?? "-",
     model: (r: UsageRow) => r.model ?? "-",
     repository: (r: UsageRow) => r.repo ?? "-",
+    rule: (r: UsageRow) => r.rule ?? null,
   };
   const by = {} as UsageReport["by"];
-  for (const [dim, keyOf] of Object.entries(dims) as [keyof typeof dims, (r: UsageRow) => string][]) {
+  for (const [dim, keyOf] of Object.entries(dims) as [keyof typeof dims, (r: UsageRow) => string | null][]) {
     const groups = new Map<string, UsageGroup>();
     for (const r of rows) {
       const key = keyOf(r);
+      if (key === null) continue;
       const g = groups.get(key) ?? { key, calls: 0, failures: 0, chars: 0, tokens: 0, msTotal: 0, msAvg: 0 };
       g.calls++;
       if (!r.ok) g.failures++;

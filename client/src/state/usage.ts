@@ -27,6 +27,8 @@ export interface UsageRow {
   agentId?: string;
   ok: boolean;
   code?: string;
+  /** The guard's rule that refused a hook call (adapter/src/guard/rules.ts). */
+  rule?: string;
   chars: number;
   tokens: number;
   ms: number;
@@ -105,6 +107,7 @@ export function recordUsage(
     agentId?: string | null;
     ok: boolean;
     code?: string | undefined;
+    rule?: string | undefined;
     chars?: number;
     ms: number;
     repo?: string | null;
@@ -124,6 +127,7 @@ export function recordUsage(
       ...(row.agentId ? { agentId: clip(row.agentId)! } : {}),
       ok: row.ok,
       ...(row.code ? { code: clip(row.code, 48)! } : {}),
+      ...(row.rule ? { rule: clip(row.rule, 48)! } : {}),
       chars,
       tokens: Math.ceil(chars / 4),
       ms: Math.max(0, Math.round(row.ms)),

@@ -17,6 +17,8 @@ import "./scenarios-shell.ts";
 import "./spawn-free/scenarios.ts";
 import "./spawn-free/forged.ts";
 import "./scenarios-silent.ts";
+// Issue 50 item 2: the checkout's build decides, mid-session (Claude Code, OpenCode).
+import "./scenarios-build.ts";
 import type { ClientResults } from "./suite.ts";
 
 type Cell = "pass" | "FAIL" | "known failure" | "n/a" | "not run";

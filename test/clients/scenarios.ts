@@ -94,6 +94,9 @@ export const ROWS = {
     "disableAllHooks written by a script into a settings file: caught at the end of the call, undone at once, the session paused (next call refused with the reason), the peer's file untouched",
   silentBackground:
     "A background job's write into a peer's file after the call: caught and told at the next call, restored byte for byte, the peer noticed",
+  // Issue 50 item 2 (scenarios-build.ts).
+  buildMidSession:
+    "The build the checkout holds decides, mid-session: adapter deleted or throwing at load, an in-scope edit and a touch refused with the repair; upgraded, they run and the new build decides",
 } as const;
 export type RowId = keyof typeof ROWS;
 

@@ -22,6 +22,8 @@ import "./spawn-free/scenarios.ts";
 // Issue 49: the forged mark and disableAllHooks (Claude), a background write (every client).
 import "./spawn-free/forged.ts";
 import "./scenarios-silent.ts";
+// Issue 50 item 2: the checkout's build decides, mid-session (Claude Code, OpenCode).
+import "./scenarios-build.ts";
 
 /**
  * COHENT_CLIENTS_INJECT_FIRST_FAILURE: the first attempt of every selected scenario is taken as failed

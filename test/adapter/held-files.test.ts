@@ -29,6 +29,7 @@ import {
   restoreHeld,
   savePending,
   snapshotHeld,
+  keptKeys,
   stashDir,
   takePending,
   type HeldChange,
@@ -422,7 +423,7 @@ describe("stash location", () => {
     const main = checkout({ "h/a": "a0" });
     snapshotHeld(main, ["h"]);
     expect(stashDir(main)).toBe(join(main, ".git", "cohent", "held"));
-    expect(readdirSync(join(main, ".git", "cohent", "held", "objects")).length).toBe(1);
+    expect(keptKeys(join(main, ".git", "cohent", "held")).length).toBe(1);
     sh(main, "-c", "user.name=T", "-c", "user.email=t@e", "add", "-A");
     sh(main, "-c", "user.name=T", "-c", "user.email=t@e", "commit", "-qm", "init");
     const wt = join(main, "..", `${main.split("/").pop()}-wt`);
@@ -505,12 +506,13 @@ describe("stash bound", () => {
     const before = snap.files[0]!.key!;
     put(root, "h/a", "b".repeat(1000));
     recordCatch(root, { sessionId: "s", tool: "Bash", command: null, changes: compareHeld(root, snap) });
-    const objects = () => readdirSync(join(stashDir(root), "objects"));
+    const objects = () => keptKeys(stashDir(root));
     const age = new Date(Date.now() - 10 * 60_000);
     for (let i = 0; i < 5; i++) {
       put(root, "h/a", String(i).repeat(1000));
-      // Past the grace an unreferenced object gets (it could be a parallel snapshot's).
-      for (const o of objects()) utimesSync(join(stashDir(root), "objects", o), age, age);
+      // Past the grace an unreferenced object or pack gets (it could be a parallel snapshot's).
+      for (const d of ["objects", "packs"])
+        for (const o of readdirSync(join(stashDir(root), d))) utimesSync(join(stashDir(root), d, o), age, age);
       snapshotHeld(root, ["h"], { ...later(), stashCap: 2_500 });
     }
     expect(objects()).toContain(before);

@@ -2,7 +2,7 @@ import { readFileSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { lockFile } from "@cohent/client/state/lock-file.js";
 import { DEFAULT_MAX_BYTES, type HeldChange } from "./held-snapshot.js";
-import { ensureStash, objectPath, putObject, readJson, sha256, stashDir, writeAtomic } from "./held-stash.js";
+import { ensureStash, hasObject, putObject, readJson, sha256, stashDir, writeAtomic } from "./held-stash.js";
 
 /**
  * The catches journal: each write caught under peers' held paths, with the
@@ -80,7 +80,7 @@ function keepAfter(root: string, dir: string, changes: readonly HeldChange[]): v
     if (ch.change !== "modified" || !ch.after?.startsWith("sha256:")) continue;
     const key = ch.after.slice("sha256:".length);
     try {
-      if (statSync(objectPath(dir, key), { throwIfNoEntry: false })?.isFile()) continue;
+      if (hasObject(dir, key)) continue;
       const abs = join(root, ch.path);
       if ((statSync(abs, { throwIfNoEntry: false })?.size ?? Infinity) > DEFAULT_MAX_BYTES) continue;
       const bytes = readFileSync(abs);

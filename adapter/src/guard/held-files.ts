@@ -22,6 +22,6 @@ export {
 } from "./held-snapshot.js";
 export { savePending, takePending, type PendingMeta } from "./held-pending.js";
 export { explainedBy, noteEdit } from "./held-edits.js";
-export { pruneStash, stashDir, STASH_CAP } from "./held-stash.js";
+export { keptKeys, pruneStash, stashDir, STASH_CAP } from "./held-stash.js";
 export { listCatches, recordCatch, type Catch, type CatchInput, type CatchPeer } from "./held-catches.js";
 export { restoreHeld, type RestoreResult } from "./held-restore.js";

@@ -4,7 +4,8 @@ import {
   ensureStash,
   lstatQuiet,
   pruneStash,
-  putObject,
+  hasObject,
+  putPack,
   readSeen,
   seenStamp,
   sha256,
@@ -85,6 +86,8 @@ export interface SnapshotOptions {
 export const DEFAULT_MAX_BYTES = 8 * 1024 * 1024;
 export const DEFAULT_MAX_FILES = 20_000;
 const RACY_MS = 1_000;
+/** A pack is written once its versions reach this many bytes (and at the end): memory stays bounded. */
+const PACK_BYTES = 16 * 1024 * 1024;
 
 export const statKey = (st: Stats): string => `${st.size}:${st.mtimeMs}:${st.ctimeMs}:${st.ino}`;
 const fileKey = (f: HeldFile): string => `${f.size}:${f.mtime}:${f.ctime}:${f.ino}`;
@@ -153,6 +156,25 @@ export function snapshotHeld(
   let bytesRead = 0;
   let written = 0;
   const files: HeldFile[] = [];
+  // The new versions, written as packs of up to PACK_BYTES (held-stash.ts): one file each, not one per version.
+  let batch: { key: string; bytes: Buffer; f: HeldFile }[] = [];
+  let batchBytes = 0;
+  const flush = () => {
+    if (batch.length === 0) return;
+    try {
+      if (stashOk === null) ensureStash(root);
+      written += putPack(dir, batch);
+      stashOk = true;
+    } catch {
+      stashOk = false; // not writable: caught, not restorable
+      for (const { f } of batch) {
+        f.key = null;
+        delete fresh[f.path];
+      }
+    }
+    batch = [];
+    batchBytes = 0;
+  };
   for (const [rel, st] of walk.files) {
     const s = seen!.files[rel];
     const f = heldFile(rel, st, null);
@@ -162,22 +184,21 @@ export function snapshotHeld(
       if (got) {
         read++;
         bytesRead += got.bytes.length;
-        try {
-          if (stashOk === null) ensureStash(root);
-          stashOk = true;
-          const put = putObject(dir, got.bytes);
-          written += put.written;
-          Object.assign(f, heldFile(rel, got.st, put.key));
-          // "Racy" as in Git: a file changed in the last second may change again within one clock tick
-          // (timestamps are coarse) with the same stat; it is read again next time rather than trusted.
-          if (at - got.st.ctimeMs > RACY_MS) fresh[rel] = [f.size, f.mtime, f.ctime, f.ino, put.key];
-        } catch {
-          stashOk = false; // not writable: caught, not restorable
+        const key = sha256(got.bytes);
+        Object.assign(f, heldFile(rel, got.st, key));
+        if (!hasObject(dir, key)) {
+          batch.push({ key, bytes: got.bytes, f });
+          batchBytes += got.bytes.length;
         }
+        // "Racy" as in Git: a file changed in the last second may change again within one clock tick
+        // (timestamps are coarse) with the same stat; it is read again next time rather than trusted.
+        if (at - got.st.ctimeMs > RACY_MS) fresh[rel] = [f.size, f.mtime, f.ctime, f.ino, key];
+        if (batchBytes >= PACK_BYTES) flush();
       }
     }
     files.push(f);
   }
+  flush();
   if (written > 0 || Object.keys(fresh).length) {
     const after = writeSeen(dir, fresh, written, new Set(walk.files.keys()));
     const cap = opts.stashCap ?? STASH_CAP;

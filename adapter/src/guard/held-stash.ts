@@ -1,5 +1,8 @@
 import {
+  closeSync,
   lstatSync,
+  openSync,
+  readSync,
   type Stats,
   mkdirSync,
   readdirSync,
@@ -22,6 +25,7 @@ import { lockFile } from "@cohent/client/state/lock-file.js";
  *
  *   <git dir>/cohent/held/       (no Git dir: <root>/.cohent/held/, ignoring itself)
  *     objects/<sha256>           bytes of one file version, immutable
+ *     packs/<id>.pack, <id>.idx  many versions in one file (a snapshot's new files), and where each lies
  *     seen.json                  { v, bytes, files: { rel: [size, mtime, ctime, ino, key] } }
  *     pending/<session>~<call>.json
  *     catches.json               { v, catches: Catch[] }, newest last
@@ -129,10 +133,105 @@ export function putObject(dir: string, bytes: Uint8Array): { key: string; writte
 export function getObject(dir: string, key: string): Buffer | null {
   try {
     const bytes = readFileSync(objectPath(dir, key));
+    if (sha256(bytes) === key) return bytes;
+  } catch {
+    /* not a loose object: in a pack, perhaps */
+  }
+  // Another process may have packed it since this one last listed the packs: one fresh look.
+  const at = packIndex(dir).get(key) ?? packIndex(dir, true).get(key);
+  if (!at) return null;
+  let fd = -1;
+  try {
+    fd = openSync(join(packsDir(dir), at.pack), "r");
+    const bytes = Buffer.alloc(at.len);
+    if (readSync(fd, bytes, 0, at.len, at.off) !== at.len) return null;
     return sha256(bytes) === key ? bytes : null;
   } catch {
     return null;
+  } finally {
+    if (fd !== -1) closeSync(fd);
   }
+}
+
+/** Whether the stash keeps this version (loose or packed): then it need not be written again. */
+export function hasObject(dir: string, key: string): boolean {
+  return packIndex(dir).has(key) || statSync(objectPath(dir, key), { throwIfNoEntry: false })?.isFile() === true;
+}
+
+/**
+ * Packs: the new versions one snapshot keeps, written as one file
+ * (packs/<id>.pack) and its index (packs/<id>.idx: [key, offset, length]
+ * rows, written last: a pack without one is not read). A first snapshot
+ * of hundreds of files then creates two files, not hundreds: on this
+ * machine's file system each creation, not the bytes, was the cost.
+ */
+const packsDir = (dir: string) => join(dir, "packs");
+
+type PackRow = [string, number, number];
+interface PackAt {
+  pack: string;
+  off: number;
+  len: number;
+}
+
+/** The packs' index as last read, while the folder's stamp stands (a long-lived guard reads it at every restore). */
+let packs: { dir: string; stamp: string; index: Map<string, PackAt> } | null = null;
+
+function packIndex(dir: string, fresh = false): Map<string, PackAt> {
+  const st = lstatQuiet(packsDir(dir));
+  if (!st) return new Map();
+  const stamp = `${st.ino}:${st.mtimeMs}`;
+  if (!fresh && packs?.dir === dir && packs.stamp === stamp) return packs.index;
+  const index = new Map<string, PackAt>();
+  try {
+    for (const n of readdirSync(packsDir(dir))) {
+      if (!n.endsWith(".idx")) continue;
+      const pack = `${n.slice(0, -".idx".length)}.pack`;
+      for (const [key, off, len] of readJson<PackRow[]>(join(packsDir(dir), n)) ?? []) index.set(key, { pack, off, len });
+    }
+  } catch {
+    /* no packs */
+  }
+  packs = { dir, stamp, index };
+  return index;
+}
+
+/** Every version the stash keeps, loose or packed (doctor and the tests count them). */
+export function keptKeys(dir: string): string[] {
+  let loose: string[] = [];
+  try {
+    loose = readdirSync(join(dir, "objects")).filter((n) => !n.endsWith(".tmp"));
+  } catch {
+    /* none */
+  }
+  return [...new Set([...loose, ...packIndex(dir, true).keys()])];
+}
+
+/** Keeps these versions as one pack; answers the bytes written. Throws when it cannot (the caller keeps no keys then). */
+export function putPack(dir: string, items: readonly { key: string; bytes: Uint8Array }[]): number {
+  if (items.length === 0) return 0;
+  const index = packIndex(dir);
+  const rows: PackRow[] = [];
+  const parts: Uint8Array[] = [];
+  const taken = new Set<string>();
+  let off = 0;
+  for (const { key, bytes } of items) {
+    if (index.has(key) || taken.has(key)) continue;
+    taken.add(key);
+    rows.push([key, off, bytes.length]);
+    parts.push(bytes);
+    off += bytes.length;
+  }
+  if (rows.length === 0) return 0;
+  mkdirSync(packsDir(dir), { recursive: true });
+  const id = `${Date.now().toString(36)}-${process.pid}-${Math.random().toString(36).slice(2, 8)}`;
+  writeAtomic(join(packsDir(dir), `${id}.pack`), Buffer.concat(parts, off));
+  writeAtomic(join(packsDir(dir), `${id}.idx`), JSON.stringify(rows));
+  // Kept as the folder now stands; a pack another process wrote meanwhile is found by getObject's fresh look.
+  for (const [key, o, len] of rows) index.set(key, { pack: `${id}.pack`, off: o, len });
+  const st = lstatQuiet(packsDir(dir));
+  if (st) packs = { dir, stamp: `${st.ino}:${st.mtimeMs}`, index };
+  return off;
 }
 
 /** One file's last-seen stat and content key: [size, mtime, ctime, ino, key]. */
@@ -251,12 +350,22 @@ export function pruneStash(dir: string, keep: Iterable<string> = [], cap = STASH
     if (!unlock) return;
     const held = new Set(keep);
     referencedKeys(dir, held);
-    const objects: { key: string; size: number; mtime: number }[] = [];
+    // A loose object is one key; a pack, all of its keys (kept or dropped together).
+    const objects: { keys: string[]; size: number; mtime: number; files: string[] }[] = [];
     let total = 0;
     for (const key of readdirSync(join(dir, "objects"))) {
       const st = statSync(objectPath(dir, key), { throwIfNoEntry: false });
       if (!st?.isFile() || key.endsWith(".tmp")) continue;
-      objects.push({ key, size: st.size, mtime: st.mtimeMs });
+      objects.push({ keys: [key], size: st.size, mtime: st.mtimeMs, files: [objectPath(dir, key)] });
+      total += st.size;
+    }
+    for (const n of lstatQuiet(packsDir(dir)) ? readdirSync(packsDir(dir)) : []) {
+      if (!n.endsWith(".idx")) continue;
+      const pack = join(packsDir(dir), `${n.slice(0, -".idx".length)}.pack`);
+      const st = statSync(pack, { throwIfNoEntry: false });
+      const rows = readJson<PackRow[]>(join(packsDir(dir), n)) ?? [];
+      if (!st) continue;
+      objects.push({ keys: rows.map((r) => r[0]), size: st.size, mtime: st.mtimeMs, files: [join(packsDir(dir), n), pack] });
       total += st.size;
     }
     const seen = readSeen(dir);
@@ -267,12 +376,13 @@ export function pruneStash(dir: string, keep: Iterable<string> = [], cap = STASH
     for (const tier of [1, 2]) {
       for (const o of objects) {
         if (total <= cap) break;
-        if (held.has(o.key) || dropped.has(o.key)) continue;
+        if (o.keys.some((k) => held.has(k)) || o.keys.every((k) => dropped.has(k))) continue;
         const young = now - o.mtime < PRUNE_GRACE_MS;
-        if (seenKeys.has(o.key) ? tier === 1 : young) continue;
-        if (removeQuietly(objectPath(dir, o.key))) {
+        if (o.keys.some((k) => seenKeys.has(k)) ? tier === 1 : young) continue;
+        // The index first: a pack without one is never read.
+        if (o.files.map((f) => removeQuietly(f)).every(Boolean)) {
           total -= o.size;
-          dropped.add(o.key);
+          for (const k of o.keys) dropped.add(k);
         }
       }
     }

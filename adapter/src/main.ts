@@ -12,6 +12,7 @@ import { claimRelay, loadSecond } from "./transports/relay.js";
 import { queuedUnwaited } from "@cohent/client/scope-wait.js";
 import { cliSessionId, selectSession } from "@cohent/client/state/session.js";
 import { restoreCommand, restoreText } from "./transports/restore.js";
+import { whyEnvelope, whyText } from "./transports/why.js";
 import { onPacket } from "@cohent/client/service/notices.js";
 import { restoreRequested } from "./guard/restore-requested.js";
 
@@ -31,6 +32,7 @@ const USAGE = `usage: node .cohent/cohent.mjs <command> [--json]
   checkpoint <status> <summary>          working | blocked | completed | abandoned
   context                                the current brief, decisions and peer changes
   restore <path…> [--catch ID] | --list  put back what a caught shell write changed under a peer's paths
+  why                                    this session's last refusals: the rule, the facts it read, what to do
   commit -m <message> [--path P…]        commit only your scope's changes (a peer's stay as they are), recorded on your intent
   doctor                                 project, endpoint, pairing, Codex hook trust, Claude hooks
   bootstrap --approve [--token T]        pair this machine with the repository
@@ -139,6 +141,15 @@ export async function main(argv: string[]): Promise<number> {
       const envelope = relayed ?? restoreCommand(rest).envelope;
       write(
         json ? JSON.stringify(envelope) : restoreText(envelope),
+        envelope.ok ? process.stdout : process.stderr,
+      );
+      return envelope.ok ? 0 : 1;
+    }
+    case "why": {
+      // The session's last refusals (act.ts keeps them): local, so no relay result, only its session.
+      const envelope = whyEnvelope(argv, process.cwd(), import.meta.url);
+      write(
+        json ? JSON.stringify(envelope) : whyText(envelope),
         envelope.ok ? process.stdout : process.stderr,
       );
       return envelope.ok ? 0 : 1;

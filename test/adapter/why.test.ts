@@ -69,13 +69,19 @@ describe("a refusal's rule, kept for why and the ledger", () => {
       ["outside-scope", "outsideScope", "Write"],
       ["git-refused", "gitRefused", "Bash"],
     ]);
-    expect(refusals[0].facts).toMatchObject({ targets: "src/peer.ts", scope: "docs (declared)" });
+    expect(refusals[0].facts).toMatchObject({
+      targets: "src/peer.ts",
+      scope: "docs (declared)",
+      peers: expect.stringMatching(/^ana \(wki_\w+\) holds src\/peer\.ts$/),
+    });
+    // A peer holds it: the advice is the holder's first (queue, work elsewhere, ask), then the scope's.
+    expect(refusals[0].todo).toMatch(/^Work elsewhere, queue .* Then: Declare a scope/);
     expect(refusals[1].facts).toMatchObject({ command: "git stash", git: "would take src/peer.ts" });
     expect(refusals[0].reason).toBe(w.denied!.replace(/^Cohent: /, ""));
     const text = whyText(envelope);
     expect(text).toContain("Write refused by rule outside-scope (outsideScope)");
     expect(text).toContain("Bash refused by rule git-refused (gitRefused)");
-    expect(text).toContain("what to do: Declare a scope that covers the targets");
+    expect(text).toContain("what to do: Work elsewhere, queue");
 
     const rows = readUsage(ledger).filter((r) => r.op === "hook:PreToolUse" && !r.ok);
     expect(rows.map((r) => [r.ok, r.code, r.rule])).toEqual([
@@ -87,6 +93,13 @@ describe("a refusal's rule, kept for why and the ledger", () => {
       ["outside-scope", 1],
       ["git-refused", 1],
     ]);
+    // The command itself, through Bo's shell tool: his hook binds it to his session (no COHENT_SESSION in its environment).
+    const { COHENT_SESSION: _, ...boEnv } = bo.env;
+    const cmd = await agentRuns(co, claude, bo.session, ["why"], { env: boEnv });
+    expect(cmd.pre.denied).toBeNull();
+    expect(cmd.cmd!.code, cmd.cmd!.stderr).toBe(0);
+    expect(cmd.cmd!.stdout.trim()).toBe(whyText(envelope));
+    if (process.env.H50_SHOW) console.log(cmd.cmd!.stdout);
     // Ana, never refused, has nothing to show.
     const none = whyEnvelope(["why"], co.root, undefined, { ...process.env, COHENT_SESSION: ana.session });
     expect(whyText(none)).toBe(`No refusal kept for session ${ana.session}.`);

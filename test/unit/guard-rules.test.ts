@@ -438,7 +438,15 @@ describe("what `why` shows of a refusal", () => {
   it("the facts the rule read, by name", () => {
     const f = make("outside-scope");
     const rule = RULES.find((r) => r.name === "outside-scope")!;
-    expect(factsShown(rule, f)).toEqual({ targets: "src/a/x.ts, docs/b.md", scope: "src/a (declared)" });
+    expect(factsShown(rule, f)).toEqual({
+      targets: "src/a/x.ts, docs/b.md",
+      scope: "src/a (declared)",
+      peers: "0 active",
+    });
+    expect(rule.todoOn!(f)).toBeNull();
+    const held = make("outside-scope", "peer-holds");
+    expect(factsShown(rule, held).peers).toBe("ana (wki_holder) holds src/a/x.ts");
+    expect(rule.todoOn!(held)).toMatch(/^Work elsewhere, queue .* Then: Declare a scope/);
     const p = make("peer-holds");
     expect(
       factsShown(

@@ -77,7 +77,7 @@ function keepRefusal(s: SessionFile, rule: Rule, f: Facts, reason: string): void
     code: rule.code ?? "",
     tool: f.unknownTool ?? f.tool,
     facts: factsShown(rule, f),
-    todo: rule.todo,
+    todo: rule.todoOn?.(f) ?? rule.todo,
     reason: reason.length > REASON_CHARS ? reason.slice(0, REASON_CHARS - 1) + "…" : reason,
   };
   s.update((st) => {

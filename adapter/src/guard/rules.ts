@@ -122,6 +122,8 @@ export interface Rule {
   when: string;
   /** What the agent does about it, in one line (`why`); empty for a rule that allows. */
   todo: string;
+  /** What to do instead on these facts, where they change it (a peer holds a target the row refused). */
+  todoOn?: (f: Facts) => string | null;
   /** The stages whose facts it reads: gathered before it is asked. */
   reads: readonly Stage[];
   /** A stage it reads only on some calls: asked for when `when` holds on the facts already read. */
@@ -194,10 +196,12 @@ const TABLE_USES: Record<TableCondition, FactName[]> = {
   stopped: ["control"],
   unreachable: ["contact"],
   unconfigured: ["config", "contact"],
-  intentNotReady: ["intent", "targets"],
+  intentNotReady: ["intent", "targets", "peers"],
   scopeConflict: ["claim", "targets", "scope"],
-  outsideScope: ["targets", "scope"],
+  outsideScope: ["targets", "scope", "peers"],
 };
+/** The write rows whose refusal names a holder first (guard.ts holderFirst): its advice comes first too. */
+const HOLDER_FIRST: ReadonlySet<TableCondition> = new Set(["intentNotReady", "outsideScope"]);
 
 /** A row of the spec's table as a rule: its refusal names the holder of a target first, so it wants the peers' claims then. */
 function tableRule(condition: TableCondition): Rule {
@@ -217,6 +221,16 @@ function tableRule(condition: TableCondition): Rule {
       },
     },
     uses: TABLE_USES[condition],
+    ...(HOLDER_FIRST.has(condition)
+      ? {
+          todoOn: (f: Facts) => {
+            const peers = peersOf(f);
+            return peers && holdersIn(writeTargets(f), false, peers).length
+              ? `${TABLE_TODO.scopeConflict} Then: ${TABLE_TODO[condition]}`
+              : null;
+          },
+        }
+      : {}),
     fires: (f) => {
       const peers = peersOf(f);
       const snap = svc(f).snap;

@@ -38,6 +38,11 @@ const extra: { file: string; fn: string; title: string }[] = [
     title: "The build check of a long-lived guard, per call (the checkout's build decides)",
   },
   {
+    file: "./stale-check.ts",
+    fn: "benchStale",
+    title: "The stale-write check's cost per edit (its own code, one target)",
+  },
+  {
     file: "./package-start.ts",
     fn: "benchPackage",
     title: "Packaged cohent start-up (compiled, vs node -e 0)",

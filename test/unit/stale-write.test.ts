@@ -18,7 +18,13 @@ import { recordCatch } from "../../adapter/src/guard/held-catches.js";
 import type { Wrote } from "../../adapter/src/guard/held-edits.js";
 import { sha256 } from "../../adapter/src/guard/held-stash.js";
 import { recordAfterCall, recordOwnWrites } from "../../adapter/src/guard/read-after.js";
-import { readRecord, recordRead } from "../../adapter/src/guard/read-record.js";
+import {
+  readEntry,
+  readRecord,
+  recordRead,
+  refreshStat,
+  statVouches,
+} from "../../adapter/src/guard/read-record.js";
 import {
   commandWords,
   namesPath,
@@ -378,6 +384,31 @@ describe("stale or not, on disk", () => {
     utimesSync(abs(root), st.atime, st.mtime);
     expect(statSync(abs(root)).size).toBe(st.size);
     expect(staleWrites(root, A, [FILE]).map((s) => s.by.sessionId)).toEqual([B]);
+  });
+
+  it("one entry is found in the record's text as parsing it whole finds it (paths that end alike)", () => {
+    const root = checkout();
+    const paths = ["x.ts", "src/x.ts", "a/src/x.ts", 'q"uote.ts', "src/x.ts.bak"];
+    for (const p of paths) {
+      mkdirSync(path.dirname(abs(root, p)), { recursive: true });
+      writeFileSync(abs(root, p), `${p}\n`);
+    }
+    recordRead(root, A, paths.slice(1), "read");
+    for (const p of paths) expect(readEntry(root, A, p)).toEqual(readRecord(root, A)[p]);
+    expect(readEntry(root, A, "x.ts")).toBeUndefined();
+  });
+
+  it("a touch found past the racy second keeps the new stat: the next check is a stat again, the read's time stays", () => {
+    const root = checkout();
+    recordRead(root, A, FILE, "read");
+    const before = readEntry(root, A, FILE)!;
+    utimesSync(abs(root), new Date(), new Date(Date.now() + 60_000));
+    const st = statSync(abs(root));
+    expect(statVouches(before, st)).toBe(false);
+    refreshStat(root, A, FILE, st, Date.now() + 5_000);
+    const after = readEntry(root, A, FILE)!;
+    expect(statVouches(after, st)).toBe(true);
+    expect([after[3], after[4]]).toEqual([before[3], before[4]]);
   });
 
   it("the record keeps the last read's bytes in the stash, and the session's own write replaces it", () => {

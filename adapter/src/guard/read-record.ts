@@ -1,7 +1,8 @@
-import { readFileSync, statSync, type Stats } from "node:fs";
+import { closeSync, openSync, readFileSync, readSync, statSync, type Stats } from "node:fs";
 import { join, resolve } from "node:path";
 import { normalizeRepoPath } from "@cohent/protocol/paths";
 import { lockFile } from "@cohent/client/state/lock-file.js";
+import { crypto } from "@cohent/client/builtins.js";
 import {
   ensureStash,
   lstatQuiet,
@@ -29,8 +30,12 @@ import {
  * the peer's change look read).
  */
 
-/** [size, mtimeMs, ctimeMs, sha256, when recorded (ms)]. */
-export type ReadEntry = [number, number, number, string, number];
+/**
+ * [size, mtimeMs, ctimeMs, sha256, when read (ms), when the stat was taken
+ * (ms; the read's time when absent)]. A check that finds the same bytes
+ * under a new stat (a touch) takes the new stat, not a new read time.
+ */
+export type ReadEntry = [number, number, number, string, number, number?];
 
 interface ReadRecord {
   v: 1;
@@ -75,6 +80,55 @@ function recordAt(file: string): Record<string, ReadEntry> {
   return files;
 }
 
+/** The record's text as last read, per file, with the entries looked up in it so far. */
+const texts = new Map<string, { stamp: string; text: string; found: Map<string, ReadEntry | undefined> }>();
+
+/**
+ * What the session last read of one file, found in the record's text
+ * without parsing all of it: a command hook checks one or two targets of a
+ * record of up to 1,000 files (parsing it whole costs ~1 ms at 500).
+ */
+export function readEntry(root: string, sessionId: string, path: string): ReadEntry | undefined {
+  const file = readsFile(root, sessionId);
+  const st = lstatQuiet(file);
+  if (!st) return undefined;
+  const stamp = `${st.ino}:${st.size}:${st.mtimeMs}:${st.ctimeMs}`;
+  const parsed = cache.get(file);
+  if (parsed?.stamp === stamp) return parsed.files[path];
+  let t = texts.get(file);
+  if (t?.stamp !== stamp) {
+    let text: string;
+    try {
+      text = readFileSync(file, "utf8");
+    } catch {
+      return undefined;
+    }
+    if (texts.size > 64) texts.clear();
+    t = { stamp, text, found: new Map() };
+    texts.set(file, t);
+  }
+  if (t.found.has(path)) return t.found.get(path);
+  const e = entryIn(t.text, path);
+  t.found.set(path, e);
+  return e;
+}
+
+/** The entry of `path` in a record's JSON text (JSON.stringify wrote it: a key is a quoted path after "{" or ","). */
+function entryIn(text: string, path: string): ReadEntry | undefined {
+  const needle = `${JSON.stringify(path)}:[`;
+  let i = text.indexOf(needle);
+  while (i > 0 && text[i - 1] !== "{" && text[i - 1] !== ",") i = text.indexOf(needle, i + 1);
+  if (i <= 0) return undefined;
+  const from = i + needle.length - 1;
+  const to = text.indexOf("]", from);
+  try {
+    const e = JSON.parse(text.slice(from, to + 1)) as ReadEntry;
+    return Array.isArray(e) && typeof e[3] === "string" && typeof e[4] === "number" ? e : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /** A repository path of `p` (absolute, or relative to `base`), or null outside the repository. */
 export function repoPathOf(root: string, p: string, base = root): string | null {
   try {
@@ -87,7 +141,63 @@ export function repoPathOf(root: string, p: string, base = root): string | null 
 
 /** Whether a recorded stat still vouches for the bytes: same size and times, and not recorded within a tick of the change. */
 export const statVouches = (e: ReadEntry, st: Pick<Stats, "size" | "mtimeMs" | "ctimeMs">) =>
-  e[0] === st.size && e[1] === st.mtimeMs && e[2] === st.ctimeMs && e[4] - st.ctimeMs > RACY_MS;
+  e[0] === st.size && e[1] === st.mtimeMs && e[2] === st.ctimeMs && (e[5] ?? e[4]) - st.ctimeMs > RACY_MS;
+
+/** One buffer for every hash of the process: a 1 MB file read whole costs more in allocation than in hashing. */
+let chunk: Buffer | null = null;
+
+/** The sha256 of a file's bytes, read in chunks; null when it cannot be read. */
+export function hashFile(abs: string): string | null {
+  let fd = -1;
+  try {
+    fd = openSync(abs, "r");
+    chunk ??= Buffer.allocUnsafe(256 * 1024);
+    const h = crypto().createHash("sha256");
+    for (
+      let n = readSync(fd, chunk, 0, chunk.length, null);
+      n > 0;
+      n = readSync(fd, chunk, 0, chunk.length, null)
+    )
+      h.update(chunk.subarray(0, n));
+    return h.digest("hex");
+  } catch {
+    return null;
+  } finally {
+    if (fd !== -1) closeSync(fd);
+  }
+}
+
+/**
+ * After a check found the same bytes under a new stat: the new stat is kept,
+ * so that the next check of the file is a stat again (not while it is
+ * racy). The read's time stays. Skipped while another process holds the
+ * record's lock: the check is never made to wait.
+ */
+export function refreshStat(
+  root: string,
+  sessionId: string,
+  path: string,
+  st: Stats,
+  now = Date.now(),
+): void {
+  if (now - st.ctimeMs <= RACY_MS) return;
+  const file = readsFile(root, sessionId);
+  try {
+    const unlock = lockFile(file, false);
+    if (!unlock) return;
+    try {
+      const files = { ...recordAt(file) };
+      const e = files[path];
+      if (!e) return;
+      files[path] = [st.size, st.mtimeMs, st.ctimeMs, e[3], e[4], now];
+      writeAtomic(file, JSON.stringify({ v: 1, files } satisfies ReadRecord));
+    } finally {
+      unlock();
+    }
+  } catch {
+    /* the next check hashes again */
+  }
+}
 
 /**
  * One file as it is now: its entry (hashing only when the stat does not

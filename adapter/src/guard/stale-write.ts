@@ -2,9 +2,17 @@ import { readFileSync, statSync, type Stats } from "node:fs";
 import { join } from "node:path";
 import { writesOf, type Wrote } from "./held-edits.js";
 import { readJournal } from "./held-catches.js";
-import { getObject, sha256, stashDir } from "./held-stash.js";
+import { getObject, stashDir } from "./held-stash.js";
 import { matchLines } from "./merge3.js";
-import { READ_KEEP_BYTES, READ_MAX_BYTES, readRecord, repoPathOf, statVouches } from "./read-record.js";
+import {
+  hashFile,
+  READ_KEEP_BYTES,
+  READ_MAX_BYTES,
+  readEntry,
+  refreshStat,
+  repoPathOf,
+  statVouches,
+} from "./read-record.js";
 
 /**
  * A stale write (issue 50, item 3): a write that names a file whose bytes
@@ -140,11 +148,10 @@ export function changedLines(before: Buffer | null, now: Buffer): [number, numbe
 /** The targets of a write by `sessionId` that are stale. Never throws; sync and cheap (a stat per target in the steady state). */
 export function staleWrites(root: string, sessionId: string, targets: readonly string[]): StaleWrite[] {
   try {
-    const record = readRecord(root, sessionId);
     const out: StaleWrite[] = [];
     const paths = new Set(targets.map((t) => repoPathOf(root, t)));
     for (const path of paths) {
-      const read = path ? record[path] : undefined;
+      const read = path ? readEntry(root, sessionId, path) : undefined;
       if (!path || !read) continue; // a file this session never read is never refused
       const abs = join(root, path);
       let st: Stats | undefined;
@@ -155,9 +162,12 @@ export function staleWrites(root: string, sessionId: string, targets: readonly s
       }
       // Gone (a write creates it anew), not a file, or past the bound the read was not recorded within.
       if (!st?.isFile() || st.size > READ_MAX_BYTES || statVouches(read, st)) continue;
-      const bytes = readFileSync(abs);
-      const current = sha256(bytes);
-      if (current === read[3]) continue; // the same bytes with a new stat
+      const current = hashFile(abs);
+      if (current === null) continue;
+      if (current === read[3]) {
+        refreshStat(root, sessionId, path, st); // the same bytes under a new stat (a touch): a stat next time
+        continue;
+      }
       const last = { key: read[3], at: read[4] };
       const writes = [...writesOf(root, path, last.at), ...caughtWrites(root, path, last.at)].sort(
         (x, y) => x.at - y.at,
@@ -168,7 +178,7 @@ export function staleWrites(root: string, sessionId: string, targets: readonly s
         path,
         by: { sessionId: w.sessionId, intentId: w.intentId, person: null, objective: null, client: w.client },
         at: w.at,
-        lines: changedLines(getObject(stashDir(root), read[3]), bytes),
+        lines: changedLines(getObject(stashDir(root), read[3]), readFileSync(abs)),
         how: w.how,
       });
     }

@@ -18,6 +18,7 @@ import { peerConflicts, type ShellHold } from "./shell-hold.js";
 import { staleReason, type StaleWrite } from "./stale-write.js";
 import type { ToolCall } from "./tools.js";
 import type { PeerScope } from "../git/git-guard.js";
+import { inert } from "@cohent/client/git/peer-scopes.js";
 
 /**
  * The guard's one decision, pure: an ordered list of named rules, kept as
@@ -448,7 +449,7 @@ const FACTS: Record<FactName, (f: Facts) => string | null> = {
     if (!Array.isArray(f.peers)) return `unreadable (${f.peers.error.slice(0, 160)})`;
     const held = f.service ? holdersIn(writeTargets(f), false, f.peers) : [];
     return held.length
-      ? held.map((c) => `${c.person} (${c.intentId}) holds ${list(c.paths)}`).join("; ")
+      ? held.map((c) => `${inert(c.person)} (${inert(c.intentId, 40)}) holds ${list(c.paths)}`).join("; ")
       : `${f.peers.length} active`;
   },
   uncertain: (f) => {
@@ -456,7 +457,10 @@ const FACTS: Record<FactName, (f: Facts) => string | null> = {
     return h ? `${h.whole ? "the whole checkout; " : ""}${list(h.uncertain)}` : null;
   },
   git: (f) => (f.git && !f.git.allowed ? `would take ${list(f.git.paths)}` : null),
-  stale: (f) => (f.stale?.length ? f.stale.map((x) => `${x.path} (by ${x.by.sessionId})`).join(", ") : null),
+  stale: (f) =>
+    f.stale?.length
+      ? f.stale.map((x) => `${x.path} (by ${inert(x.by.person ?? x.by.sessionId)})`).join(", ")
+      : null,
 };
 
 /** The facts a rule read, as `why` shows them. */

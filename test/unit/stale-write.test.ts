@@ -15,7 +15,13 @@ import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
 import { detect } from "../../adapter/src/hosts/detect.js";
 import { recordCatch } from "../../adapter/src/guard/held-catches.js";
-import type { Wrote } from "../../adapter/src/guard/held-edits.js";
+import {
+  explainedBy,
+  noteEdit,
+  noteWrote,
+  writesOf,
+  type Wrote,
+} from "../../adapter/src/guard/held-edits.js";
 import { sha256 } from "../../adapter/src/guard/held-stash.js";
 import { recordAfterCall, recordOwnWrites } from "../../adapter/src/guard/read-after.js";
 import {
@@ -409,6 +415,26 @@ describe("stale or not, on disk", () => {
     const after = readEntry(root, A, FILE)!;
     expect(statVouches(after, st)).toBe(true);
     expect([after[3], after[4]]).toEqual([before[3], before[4]]);
+  });
+
+  it("the journal's compaction keeps who wrote what (a day) past the spans it trims (10 minutes)", () => {
+    const root = checkout();
+    const t0 = Date.now();
+    noteWrote(
+      root,
+      B,
+      [{ path: FILE, key: "k1" }],
+      { intentId: "wki_bo", client: "Claude Code", how: "edit" },
+      t0 - 3600_000,
+    );
+    noteEdit(root, "carl", ["docs/"], "start", t0 - 3600_000);
+    // Enough spans to pass the journal's bound (256 KB): it is compacted.
+    const long = Array.from({ length: 40 }, (_, i) => `docs/a-long-folder-name/${i}/`);
+    for (let i = 0; i < 400; i++) noteEdit(root, `s${i}`, long, "start", t0);
+    expect(writesOf(root, FILE, 0)).toMatchObject([
+      { sessionId: B, key: "k1", intentId: "wki_bo", how: "edit" },
+    ]);
+    expect(explainedBy(root, "docs/x.md", t0 - 3600_000, t0 - 3600_000 + 1, A)).toBeNull();
   });
 
   it("the record keeps the last read's bytes in the stash, and the session's own write replaces it", () => {

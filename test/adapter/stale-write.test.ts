@@ -244,6 +244,30 @@ describe("a stale write is refused across agents and clients, naming the peer", 
     }
   });
 
+  /**
+   * Shell reads and shell writes, through the shell watch (read-shell.ts):
+   * passes once held-call.ts calls recordShellSnapshot before a watched call
+   * and recordShellWrites with the changes its watch found after it (the
+   * lead's wiring). Until then a Codex `cat` is no recorded read.
+   */
+  it.skip("Codex reads with `cat`, Bo rewrites it with `sed -i`: Codex's `cat >` is refused, naming Bo's shell", async () => {
+    const shell = (who: typeof ANA, command: string, event: string, id: string) =>
+      who === ANA
+        ? { ...codex.shell(ANA.session, co.root, command, event), tool_use_id: id }
+        : { ...claude.bash(BO.session, co.root, command, event), tool_use_id: id };
+    const read = `cat ${FILE}`;
+    expect((await hook(co, shell(ANA, read, "PreToolUse", "call_r"), ANA.env)).denied).toBeNull();
+    await hook(co, shell(ANA, read, "PostToolUse", "call_r"), ANA.env);
+    const sed = `sed -i 's/v4 = 4/v4 = "bo"/' ${FILE}`;
+    expect((await hook(co, shell(BO, sed, "PreToolUse", "toolu_s"), BO.env)).denied).toBeNull();
+    writeFileSync(abs(), BOS);
+    await hook(co, shell(BO, sed, "PostToolUse", "toolu_s"), BO.env);
+    await agentRuns(co, claude, BO.session, ["checkpoint", "completed", "x done"], { env: BO.env });
+    const r = await hook(co, shell(ANA, `cat > ${FILE} <<'EOF'\nana\nEOF`, "PreToolUse", "call_w"), ANA.env);
+    expect(r.denied).toContain(BO.session);
+    expect(r.denied).toContain("line 5 of src/x.ts through a shell command");
+  });
+
   it("a touch of the file, or a rewrite of the same bytes, refuses nothing", async () => {
     const c = CLIENTS["Gemini CLI"]!;
     const env = { ...c.env, ...ANA.env };

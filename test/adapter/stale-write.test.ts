@@ -250,7 +250,7 @@ describe("a stale write is refused across agents and clients, naming the peer", 
    * and recordShellWrites with the changes its watch found after it (the
    * lead's wiring). Until then a Codex `cat` is no recorded read.
    */
-  it.skip("Codex reads with `cat`, Bo rewrites it with `sed -i`: Codex's `cat >` is refused, naming Bo's shell", async () => {
+  it("Codex reads with `cat`, Bo rewrites it with `sed -i`: Codex's `cat >` is refused, naming Bo's shell", async () => {
     const shell = (who: typeof ANA, command: string, event: string, id: string) =>
       who === ANA
         ? { ...codex.shell(ANA.session, co.root, command, event), tool_use_id: id }

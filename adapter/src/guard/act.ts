@@ -43,6 +43,7 @@ export async function act(g: Gathering, d: { rule: Rule; verdict: Verdict }): Pr
     const between = await watchCall(root, s, g.callKey, {
       tool: g.tool,
       command: call.command,
+      cwd: g.cwd ?? null,
       peers: f.peers as PeerScope[],
     });
     if (between) await reportCaught(g.checkout, s, between);

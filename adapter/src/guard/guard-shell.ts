@@ -23,6 +23,7 @@ import {
 import type { SessionFile } from "@cohent/client/state/runtime.js";
 import { classify, type ToolCall } from "./tools.js";
 import { checkoutCwd } from "./checkout-cwd.js";
+import { recordRead } from "./read-record.js";
 import { parseExemptCommand } from "./exemption.js";
 import { staleWrites } from "./stale-write.js";
 import { decide, type Facts, type GitFacts, type Rule, type ServiceFacts, type Stage } from "./rules.js";
@@ -342,8 +343,11 @@ async function serviceFacts(g: Gathering, call: ToolCall, missedPublish: boolean
   if (wanted && checkout && s) {
     // While queued, this claim of work elsewhere keeps the place, and the grant keeps this work (backend core/queue).
     const env = await client.claim(checkout, s, wanted, false);
-    if (env.ok) snap.scope = s.state.scope;
-    else snap.claimError = env.error;
+    if (env.ok) {
+      snap.scope = s.state.scope;
+      // What a grant gives is what the session now holds as read, unless it read it before (stale-write.ts).
+      recordRead(root!, s.id, wanted, "grant");
+    } else snap.claimError = env.error;
   }
   return { kind, snap, claimed: wanted !== null, hold, bound: !!(checkout && s) };
 }

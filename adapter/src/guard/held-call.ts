@@ -23,6 +23,7 @@ import { getObject, stashDir } from "./held-stash.js";
 import { claimsOf } from "./held-walk.js";
 import { currentView, liveViewOn } from "./held-live.js";
 import { userSettingsFiles } from "./host-settings.js";
+import { recordShellSnapshot, recordShellWrites } from "./read-shell.js";
 import { isJsonSettings, touchesGuard } from "./settings-change.js";
 
 /**
@@ -78,19 +79,22 @@ export async function watchCall(
   root: string,
   s: SessionFile,
   callKey: string | null,
-  meta: { tool: string; command: string | null; peers: PeerScope[] },
+  meta: { tool: string; command: string | null; cwd?: string | null; peers: PeerScope[] },
   env: Env = process.env,
 ): Promise<Caught | null> {
   const claims = claimsWith(s, meta.peers);
   const held = heldOf(claims, GUARD_PATHS);
   const memo = earlier(s, held);
   const snap = memo ?? snapshotHeld(root, held, { view: await currentView() });
+  // The held files the command names are what this session now read (stale-write.ts): `cat`, `sed -n`.
+  recordShellSnapshot(root, s.id, meta.command, meta.cwd ?? null, snap.files, snap.at);
   // Compared with the baseline already when this call's first look took the same snapshot.
   const between = memo ? null : await noticeBetween(root, s, snap, claims);
   const peers = meta.peers.filter((p) => p.paths.length > 0);
   const outside = snapshotOutside(root, userSettingsFiles(env));
   // From the snapshot's time: what this process did since (a restore a notice asked for) is in the window.
-  savePending(root, s.id, callKey, snap, { ...meta, peers, outside, at: snap.at } satisfies CallMeta, {
+  const { cwd: _cwd, ...kept } = meta;
+  savePending(root, s.id, callKey, snap, { ...kept, peers, outside, at: snap.at } satisfies CallMeta, {
     later: liveViewOn(),
   });
   return between;
@@ -222,9 +226,17 @@ async function judgeCall(
 ): Promise<Caught | null> {
   const meta = pending.meta as CallMeta;
   const peers = meta.peers ?? [];
+  const diff = diffSnapshots(pending.snap, now);
+  // What the call changed that no other session's guarded edit explains is this session's own write (stale-write.ts).
+  recordShellWrites(
+    root,
+    s,
+    diff.filter((c) => !isGuardPath(c.path) && explainedBy(root, c.path, meta.at, ended, s.id) === null),
+    ended,
+  );
   const changes = await notIgnored(
     root,
-    diffSnapshots(pending.snap, now).filter(
+    diff.filter(
       (c) =>
         (isGuardPath(c.path) || peers.some((p) => scopeCovers(p.paths, c.path))) &&
         explainedBy(root, c.path, meta.at, ended, s.id) === null &&

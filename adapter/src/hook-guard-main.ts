@@ -1,5 +1,5 @@
 import { onPacket } from "@cohent/client/service/notices.js";
-import { restoreRequested } from "./guard/restore-requested.js";
+import { restoreRequested } from "./held/restore-requested.js";
 import { loaderHandoff } from "./loader/loader-handoff.js";
 import { hookCommand } from "./transports/hook-main.js";
 import { HANDOVER, type HookPart } from "./transports/hook.js";

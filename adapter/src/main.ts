@@ -14,7 +14,7 @@ import { cliSessionId, selectSession } from "@cohent/client/state/session.js";
 import { restoreCommand, restoreText } from "./transports/restore.js";
 import { whyEnvelope, whyText } from "./transports/why.js";
 import { onPacket } from "@cohent/client/service/notices.js";
-import { restoreRequested } from "./guard/restore-requested.js";
+import { restoreRequested } from "./held/restore-requested.js";
 
 /**
  * cohent.mjs: the adapter in a user's checkout. Hand-parsed argv and no

@@ -33,7 +33,7 @@ import {
   stashDir,
   takePending,
   type HeldChange,
-} from "../../adapter/src/guard/held-files.js";
+} from "../../adapter/src/held/files.js";
 
 /** Peers' held files on real temporary checkouts: snapshot before a call, compare after, restore. */
 

@@ -3,12 +3,12 @@ import { mkdirSync, mkdtempSync, renameSync, rmSync, writeFileSync } from "node:
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeEach, describe, expect, it } from "vitest";
-import { diffSnapshots } from "../../adapter/src/guard/held-diff.js";
-import { currentView, DIRECT, enableLiveView, resetLiveView } from "../../adapter/src/guard/held-live.js";
-import { snapshotHeld } from "../../adapter/src/guard/held-snapshot.js";
+import { diffSnapshots } from "../../adapter/src/held/diff.js";
+import { currentView, DIRECT, enableLiveView, resetLiveView } from "../../adapter/src/held/live.js";
+import { snapshotHeld } from "../../adapter/src/held/snapshot.js";
 
 /**
- * The live view of a long-lived guard (held-live.ts): folders watched by the
+ * The live view of a long-lived guard (held/live.ts): folders watched by the
  * kernel's notifications, a listing or a stat taken again only after an
  * event. Whatever a write does right before the next call, the snapshot
  * taken through the live view equals the one taken from the disk: the same
@@ -95,7 +95,7 @@ describe("the live view sees what the disk says", () => {
 
   it("while nothing changes, the last walk is the answer; the session's own state does not undo that", async () => {
     w(".cohent/runtime.json", "{}");
-    // As of a time past the files' racy second (read again while it lasts, held-snapshot.ts).
+    // As of a time past the files' racy second (read again while it lasts, held/snapshot.ts).
     const later = { now: Date.now() + 5_000 };
     snapshotHeld(root, HELD, { view: await currentView(), ...later });
     const first = snapshotHeld(root, HELD, { view: await currentView(), ...later });

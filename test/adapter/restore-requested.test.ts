@@ -3,8 +3,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Notice, Packet } from "@cohent/protocol";
 import { afterEach, describe, expect, it } from "vitest";
-import { compareHeld, recordCatch, snapshotHeld } from "../../adapter/src/guard/held-files.js";
-import { restoreRequested } from "../../adapter/src/guard/restore-requested.js";
+import { compareHeld, recordCatch, snapshotHeld } from "../../adapter/src/held/files.js";
+import { restoreRequested } from "../../adapter/src/held/restore-requested.js";
 
 /** A `restore-requested` notice, carried out where the packet arrives (the adapter's client, every packet). */
 

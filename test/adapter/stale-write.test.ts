@@ -246,7 +246,7 @@ describe("a stale write is refused across agents and clients, naming the peer", 
 
   /**
    * Shell reads and shell writes, through the shell watch (read-shell.ts):
-   * passes once held-call.ts calls recordShellSnapshot before a watched call
+   * passes once held/call.ts calls recordShellSnapshot before a watched call
    * and recordShellWrites with the changes its watch found after it (the
    * lead's wiring). Until then a Codex `cat` is no recorded read.
    */

@@ -4,7 +4,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { pathToFileURL } from "node:url";
-import { listCatches } from "../../adapter/src/guard/held-files.js";
+import { listCatches } from "../../adapter/src/held/files.js";
 import { hookInProcess } from "../../adapter/src/transports/hook-in-process.js";
 import { signedInAdmin } from "../console/helpers.js";
 import { agentClient, backendForFile } from "../helpers/backend.js";

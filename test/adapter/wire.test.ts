@@ -444,7 +444,7 @@ process.on("exit", () => require("fs").writeFileSync(process.env.MODULES_OUT, pr
       return { ...r, modules: readFileSync(out, "utf8").split("\n") };
     };
     // The first guarded call of a checkout keeps the held files' bytes (hashing loads crypto); the steady state reads stats only.
-    // A file changed within the last second is read again next time (held-snapshot.ts, "racy"): let the checkout's files age first.
+    // A file changed within the last second is read again next time (held/snapshot.ts, "racy"): let the checkout's files age first.
     await new Promise((r) => setTimeout(r, 1_100));
     expect(await decide({})).toMatchObject({ code: 0, stdout: "", stderr: "" });
     const lean = await decide({});

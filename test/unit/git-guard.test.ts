@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { classifyGitCommand, type GitOp } from "../../adapter/src/git/classify.js";
-import { simpleCommands } from "../../adapter/src/git/shell.js";
+import { simpleCommands } from "../../adapter/src/shell/reader.js";
 import { ownerOf, unsureNote, type PeerScope } from "../../adapter/src/git/git-guard.js";
 
 /** The essentials of an operation, for compact rows. */

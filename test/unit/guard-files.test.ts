@@ -3,7 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { parseExemptCommand } from "../../adapter/src/guard/exemption.js";
-import { simpleCommands } from "../../adapter/src/git/shell.js";
+import { simpleCommands } from "../../adapter/src/shell/reader.js";
 import { guardFileWrites, type WriteContext } from "../../adapter/src/guard/guard-file-writes.js";
 import {
   GUARD_FILES,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { matchLines, merge3 } from "../../adapter/src/guard/merge3.js";
+import { matchLines, merge3 } from "../../adapter/src/held/merge3.js";
 
 /** The three-way line merge restore uses: base = as the caught call left the file, ours = before it, theirs = now. */
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { holdOf, type RealPaths } from "../../adapter/src/guard/shell-hold.js";
-import { shellWrites, type ShellTarget, type ShellWrites } from "../../adapter/src/guard/shell-writes.js";
+import { holdOf, type RealPaths } from "../../adapter/src/shell/hold.js";
+import { shellWrites, type ShellTarget, type ShellWrites } from "../../adapter/src/shell/writes.js";
 import {
   EDITOR_ROWS,
   HOME,
@@ -14,9 +14,9 @@ import {
 
 /**
  * What the shell-write reader expands statically and reads in programs'
- * scripts (shell-expand.ts, shell-outputs.ts, shell-scripts.ts,
- * shell-literals.ts), and how the guard holds a write through a symbolic
- * link (shell-hold.ts). Rows in shell-expand-table.ts.
+ * scripts (shell/expand.ts, shell/outputs.ts, shell/scripts.ts,
+ * shell/literals.ts), and how the guard holds a write through a symbolic
+ * link (shell/hold.ts). Rows in shell-expand-table.ts.
  */
 
 const token = (t: ShellTarget) => `${t.certainty[0]}${t.mode[0]}:${t.rel ?? t.abs ?? `~${t.text}`}`;

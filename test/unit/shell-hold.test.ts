@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { holdOf, peerConflicts } from "../../adapter/src/guard/shell-hold.js";
-import { shellWrites } from "../../adapter/src/guard/shell-writes.js";
+import { holdOf, peerConflicts } from "../../adapter/src/shell/hold.js";
+import { shellWrites } from "../../adapter/src/shell/writes.js";
 
-/** How the guard holds a shell command's writes (shell-hold.ts), over the reader's answer, in a checkout at /r. */
+/** How the guard holds a shell command's writes (shell/hold.ts), over the reader's answer, in a checkout at /r. */
 const hold = (command: string, cwd = "/r") => holdOf(shellWrites(command, cwd, "/r"), "/r");
 
 describe("a shell command's writes as the guard holds them", () => {

@@ -1,12 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { simpleCommands } from "../../adapter/src/git/shell.js";
+import { simpleCommands } from "../../adapter/src/shell/reader.js";
 import {
   MAX_COMMAND,
   MAX_GUESSES,
   shellWrites,
   type ShellTarget,
   type ShellWrites,
-} from "../../adapter/src/guard/shell-writes.js";
+} from "../../adapter/src/shell/writes.js";
 import {
   AGENT_ROWS,
   BUG_REPORT,
@@ -18,7 +18,7 @@ import {
 } from "./shell-writes-table.js";
 
 /**
- * The one reader of what a shell command writes (shell-writes.ts), read by
+ * The one reader of what a shell command writes (shell/writes.ts), read by
  * the guard-files rule and by the rule that holds shell writes to peers'
  * claims. Rows in shell-writes-table.ts.
  */

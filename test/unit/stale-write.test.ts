@@ -14,15 +14,15 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
 import { detect } from "../../adapter/src/hosts/detect.js";
-import { recordCatch } from "../../adapter/src/guard/held-catches.js";
+import { recordCatch } from "../../adapter/src/held/catches.js";
 import {
   explainedBy,
   noteEdit,
   noteWrote,
   writesOf,
   type Wrote,
-} from "../../adapter/src/guard/held-edits.js";
-import { sha256 } from "../../adapter/src/guard/held-stash.js";
+} from "../../adapter/src/held/edits.js";
+import { sha256 } from "../../adapter/src/held/stash.js";
 import { recordAfterCall, recordOwnWrites } from "../../adapter/src/guard/read-after.js";
 import {
   readEntry,

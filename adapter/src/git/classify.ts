@@ -1,5 +1,5 @@
 import { posix } from "node:path";
-import { simpleCommands, type Word } from "./shell.js";
+import { simpleCommands, type Word } from "../shell/reader.js";
 
 /**
  * The Git operations in a shell line that stage, commit, discard or

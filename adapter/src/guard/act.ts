@@ -5,8 +5,8 @@ import type { GuardRequest } from "@cohent/protocol";
 import { notExemptNote } from "./exemption.js";
 import { reportedKind, withNotices, type Verdict } from "./guard.js";
 import type { Gathering } from "./guard-shell.js";
-import { noteBackground, startsBackground } from "./held-background.js";
-import { noteCall, reportCaught, watchCall } from "./held-call.js";
+import { noteBackground, startsBackground } from "../held/background.js";
+import { noteCall, reportCaught, watchCall } from "../held/call.js";
 import { factsShown, type Facts, type Rule } from "./rules.js";
 import type { PeerScope } from "../git/git-guard.js";
 
@@ -38,7 +38,7 @@ export async function act(g: Gathering, d: { rule: Rule; verdict: Verdict }): Pr
   }
   if (d.rule.name !== "allow" || !f.service) return verdict;
   const call = f.call!;
-  // Every shell call is watched, one the reader takes for a read included (held-call.ts).
+  // Every shell call is watched, one the reader takes for a read included (held/call.ts).
   if (root && g.checkout && s && call.kind === "shell") {
     const between = await watchCall(root, s, g.callKey, {
       tool: g.tool,
@@ -48,11 +48,11 @@ export async function act(g: Gathering, d: { rule: Rule; verdict: Verdict }): Pr
     });
     if (between) await reportCaught(g.checkout, s, between);
   }
-  // Our own writes under way, so that a peer's check after its call does not blame them on it (held-call.ts).
+  // Our own writes under way, so that a peer's check after its call does not blame them on it (held/call.ts).
   const targets = f.service.snap.targets ?? [];
   if (root && s && call.kind !== null)
     noteCall(root, s, call.kind === "shell" ? [...s.state.scope, ...targets] : targets);
-  // A job left running names its session as the likely writer of what changes later (held-background.ts).
+  // A job left running names its session as the likely writer of what changes later (held/background.ts).
   if (root && s && call.kind === "shell" && startsBackground(call.command, g.input))
     noteBackground(root, s.id, s.state.scope);
   return verdict;

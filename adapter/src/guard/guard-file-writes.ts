@@ -1,5 +1,5 @@
 import { posix } from "node:path";
-import type { Word } from "../git/shell.js";
+import type { Word } from "../shell/reader.js";
 import {
   compareSegments,
   hasGlob,
@@ -11,7 +11,7 @@ import {
 } from "./guard-files.js";
 import { userSettingsFiles } from "./host-settings.js";
 import { applyUpdate, patchFiles } from "./patch.js";
-import { shellWrites, type WriteMode } from "./shell-writes.js";
+import { shellWrites, type WriteMode } from "../shell/writes.js";
 import { OWN_MCP_PREFIX, type ToolCall } from "./tools.js";
 
 /**
@@ -365,7 +365,7 @@ function checkWord(word: Word, cwd: string | null, mode: Mode, c: Ctx): void {
 
 /**
  * The guard files a shell command writes, through the one shell reader
- * (shell-writes.ts). Fail-closed: every target counts, the uncertain ones
+ * (shell/writes.ts). Fail-closed: every target counts, the uncertain ones
  * (an unknown program's operand, a one-liner's path) as much as the named;
  * a known reader names none. Text the reader could not follow word by word
  * (a one-liner's script, a line nested too deep or too long) is refused when it names a

@@ -7,8 +7,8 @@ import { existsSync, lstatSync, readFileSync, readlinkSync, realpathSync } from 
 import { activePeers } from "@cohent/client/git/commit-op.js";
 import { checkGitCommand, classifyGitCommand } from "../git/git-guard.js";
 import { guardFileWrites, type GuardWrite } from "./guard-file-writes.js";
-import { holdOf, type RealPaths, type ShellHold } from "./shell-hold.js";
-import { shellWrites } from "./shell-writes.js";
+import { holdOf, type RealPaths, type ShellHold } from "../shell/hold.js";
+import { shellWrites } from "../shell/writes.js";
 import { ignoredPaths } from "../git/ignored.js";
 import type { PeerScope } from "../git/git-guard.js";
 import {
@@ -77,7 +77,7 @@ function writeTargets(
 }
 
 /**
- * Where a path leads through symbolic links (shell-hold.ts RealPaths): its
+ * Where a path leads through symbolic links (shell/hold.ts RealPaths): its
  * real path (the last part followed or not), and the repository path of a
  * real path inside the checkout's real root. Null where nothing differs.
  */
@@ -173,7 +173,7 @@ export function guardFilesCheck(
 }
 
 /**
- * A shell command's writes as held (shell-hold.ts): `~` and $HOME are the
+ * A shell command's writes as held (shell/hold.ts): `~` and $HOME are the
  * hook's home folder, a target through a symbolic link is held by its real
  * path too, Git-ignored paths are left out.
  */
@@ -294,7 +294,7 @@ async function serviceFacts(g: Gathering, call: ToolCall, missedPublish: boolean
   const { root, s } = g;
   const cwd = g.cwd!;
   let { kind, targets, targetError } = writeTargets(call, root, cwd);
-  // A shell command's visible writes inside the checkout are held like an edit's targets (shell-hold.ts).
+  // A shell command's visible writes inside the checkout are held like an edit's targets (shell/hold.ts).
   const hold =
     kind === "shell" && call.command !== null && root ? await shellHold(call.command, cwd, root) : null;
   if (hold && (hold.named.length || hold.targetError)) {

@@ -1,4 +1,4 @@
-import { noteWrote } from "./held-edits.js";
+import { noteWrote } from "../held/edits.js";
 import { recordRead } from "./read-record.js";
 import { readTargets } from "./read-targets.js";
 import { classify } from "./tools.js";
@@ -7,7 +7,7 @@ import { classify } from "./tools.js";
  * The stale-write check's recording after a call (PostToolUse, every
  * dialect): a read tool's files become what the session last read; an
  * edit's (or a patch's) targets too, since a session's own write is its
- * latest read, and the journal notes who left which bytes (held-edits.ts),
+ * latest read, and the journal notes who left which bytes (held/edits.ts),
  * which is how a peer's later check names this session. Never throws.
  */
 

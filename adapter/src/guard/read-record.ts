@@ -12,7 +12,7 @@ import {
   sha256,
   stashDir,
   writeAtomic,
-} from "./held-stash.js";
+} from "../held/stash.js";
 
 /**
  * What each session last read of each file (stale-write.ts): the bytes'
@@ -53,7 +53,7 @@ export const READ_MAX_BYTES = 8 * 1024 * 1024;
 export const READ_KEEP_BYTES = 1024 * 1024;
 /** Entries per session; the oldest reads go first. */
 const READS_MAX = 1_000;
-/** As in held-snapshot.ts: a file changed within a second of its read may change again within one clock tick with the same stat. */
+/** As in held/snapshot.ts: a file changed within a second of its read may change again within one clock tick with the same stat. */
 export const RACY_MS = 1_000;
 
 export const readsFile = (root: string, sessionId: string) =>

@@ -3,7 +3,7 @@ import { recordOwnWrites, type Writer } from "./read-after.js";
 import { recordKnown, type KnownFile } from "./read-record.js";
 
 /**
- * The shell watch's part in the stale-write check (held-call.ts calls it):
+ * The shell watch's part in the stale-write check (held/call.ts calls it):
  * - before a call, the files of its snapshot that the command names are
  *   what the session now read (`cat src/x.ts`, `sed -n 1,40p src/x.ts`: a
  *   shell is how Codex reads). The others are not: a snapshot is not a

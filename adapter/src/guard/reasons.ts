@@ -96,7 +96,7 @@ export function holderWords(holders: readonly ScopeConflict[], claim: readonly s
 
 /**
  * What the model reads when the check after its call caught a write into
- * held paths (held-call.ts): which paths, whose, and how to undo it.
+ * held paths (held/call.ts): which paths, whose, and how to undo it.
  */
 export function caughtReason(c: {
   command: string | null;

@@ -14,7 +14,7 @@ import {
   type Verdict,
 } from "./guard.js";
 import type { GuardWrite } from "./guard-file-writes.js";
-import { peerConflicts, type ShellHold } from "./shell-hold.js";
+import { peerConflicts, type ShellHold } from "../shell/hold.js";
 import { staleReason, type StaleWrite } from "./stale-write.js";
 import type { ToolCall } from "./tools.js";
 import type { PeerScope } from "../git/git-guard.js";
@@ -44,7 +44,7 @@ export interface ServiceFacts {
   snap: Snapshot;
   /** The guard claimed the targets on this call (Snapshot.claimError has the service's refusal). */
   claimed: boolean;
-  /** A shell command's writes as held (shell-hold.ts): the shell reader, run once. */
+  /** A shell command's writes as held (shell/hold.ts): the shell reader, run once. */
   hold: ShellHold | null;
   /** A configured checkout with a session: the peers, Git and the stale check can be read. */
   bound: boolean;

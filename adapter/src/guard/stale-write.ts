@@ -1,9 +1,9 @@
 import { readFileSync, statSync, type Stats } from "node:fs";
 import { join } from "node:path";
-import { writesOf, type Wrote } from "./held-edits.js";
-import { readJournal } from "./held-catches.js";
-import { getObject, stashDir } from "./held-stash.js";
-import { matchLines } from "./merge3.js";
+import { writesOf, type Wrote } from "../held/edits.js";
+import { readJournal } from "../held/catches.js";
+import { getObject, stashDir } from "../held/stash.js";
+import { matchLines } from "../held/merge3.js";
 import {
   hashFile,
   READ_KEEP_BYTES,
@@ -25,8 +25,8 @@ import {
  * bytes now. The stat only spares the hash when it vouches for the bytes;
  * a new mtime over the same bytes (a touch, a checkout of identical
  * content, a formatter that changed nothing) is no change. Who changed
- * them is told by what changed: the journal's writes (held-edits.ts) and
- * the caught writes (held-catches.ts) that left these very bytes, else the
+ * them is told by what changed: the journal's writes (held/edits.ts) and
+ * the caught writes (held/catches.ts) that left these very bytes, else the
  * last other session that wrote the file since. Changed bytes that no other
  * session wrote (the person's editor, this session's own shell) refuse
  * nothing: the check is about peers' work, and a false refusal costs a turn.
@@ -80,7 +80,7 @@ export function changedBy(
   return since.filter((w) => w.sessionId !== sessionId).at(-1) ?? null;
 }
 
-/** The caught writes (held-catches.ts) of `path` at or after `since` that left the bytes `current`, as writes. */
+/** The caught writes (held/catches.ts) of `path` at or after `since` that left the bytes `current`, as writes. */
 function caughtWrites(root: string, path: string, since: number): Wrote[] {
   const out: Wrote[] = [];
   for (const c of readJournal(stashDir(root)).catches) {

@@ -1,6 +1,6 @@
 import { accessSync, constants, existsSync } from "node:fs";
 import { dirname } from "node:path";
-import { listCatches, stashDir } from "../guard/held-files.js";
+import { listCatches, stashDir } from "../held/files.js";
 
 /**
  * doctor's line on the shell guard: where the bytes a caught write changed

@@ -1,4 +1,4 @@
-import { noteEdit } from "../guard/held-edits.js";
+import { noteEdit } from "../held/edits.js";
 import { GUARD_FILES } from "../guard/guard-files.js";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
@@ -192,7 +192,7 @@ export interface InitResult {
 /**
  * A person's init rewrites the guard's files: noted in the journal of
  * guarded edits (an open start counts for a minute), so that an agent's
- * watch running meanwhile does not put them back (held-call.ts).
+ * watch running meanwhile does not put them back (held/call.ts).
  */
 function personWrites(root: string): void {
   if (existsSync(join(root, ".cohent/project.json")))

@@ -1,6 +1,6 @@
 import { findRoot } from "@cohent/client/state/config.js";
 import { onPacket } from "@cohent/client/service/notices.js";
-import { restoreRequested } from "../guard/restore-requested.js";
+import { restoreRequested } from "../held/restore-requested.js";
 import { DEADLINE_MS } from "../transports/deadline.js";
 import { hookInProcess } from "../transports/hook-in-process.js";
 import type { HookResult } from "../transports/hook.js";

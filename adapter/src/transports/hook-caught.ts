@@ -1,14 +1,14 @@
 import { RESTORE_COMMAND, shellWord } from "@cohent/protocol/scope-commands";
 import * as client from "@cohent/client/service/client.js";
 import { caughtReason } from "../guard/guard.js";
-import { closeCalls, endCall, lookBetween, reportCaught, type Caught } from "../guard/held-call.js";
+import { closeCalls, endCall, lookBetween, reportCaught, type Caught } from "../held/call.js";
 import { SessionFile } from "@cohent/client/state/runtime.js";
 import type { HookPayload } from "../guard/tools.js";
 import type { Dialect } from "../hosts/dialect.js";
 import { quietCheckout } from "./hook-stop.js";
 
 /**
- * The watch (held-call.ts) as the hook runs it: at PostToolUse, and at the
+ * The watch (held/call.ts) as the hook runs it: at PostToolUse, and at the
  * next PreToolUse for every call its host closed without one, then the
  * comparison with the checkout's last known state. A caught write is
  * reported, and told to the model in the host's own way: a PostToolUse

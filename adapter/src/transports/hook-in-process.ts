@@ -7,7 +7,7 @@ import { denyText } from "./hook-answer.js";
 import { WHOLE } from "./hook-events.js";
 import { runHook, type HookResult } from "./hook.js";
 import { recordHookUsage } from "./hook-usage.js";
-import { enableLiveView, liveEvents } from "../guard/held-live.js";
+import { enableLiveView, liveEvents } from "../held/live.js";
 import { lookNow } from "./hook-caught.js";
 
 /**
@@ -30,7 +30,7 @@ export async function hookInProcess(
     via?: { wiring: Wiring; hostVersion: string | null };
   },
 ): Promise<HookResult> {
-  // A caller that lives past one call keeps the held files' state fresh by notifications (held-live.ts).
+  // A caller that lives past one call keeps the held files' state fresh by notifications (held/live.ts).
   enableLiveView();
   const dialect = isHost(o.host) ? DIALECTS[o.host] : null;
   const watch: Watch = { event: null, dialect };

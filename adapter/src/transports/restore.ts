@@ -1,10 +1,10 @@
-import { listCatches, noteEdit, restoreHeld } from "../guard/held-files.js";
+import { listCatches, noteEdit, restoreHeld } from "../held/files.js";
 import { findRoot } from "@cohent/client/state/config.js";
 import { fail, ok, type Envelope } from "@cohent/client/envelope.js";
 
 /**
  * `restore`: puts back what a caught write changed under a peer's held
- * paths (held-files.ts kept the bytes from before the call). Local only:
+ * paths (held/files.ts kept the bytes from before the call). Local only:
  * the stash is this checkout's. A file edited since the catch (its holder's
  * newer work, most often) gets that edit merged over the bytes put back, or
  * is kept in the stash; the text says which, per file, and where.

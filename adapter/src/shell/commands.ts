@@ -1,16 +1,16 @@
 import { posix } from "node:path";
-import type { Word } from "../git/shell.js";
-import { positionalVars, type Vars } from "../git/shell-expand.js";
-import { tarExtract } from "./shell-outputs.js";
-import { readLiterals } from "./shell-literals.js";
-import { awkScript, recordScript } from "./shell-scripts.js";
-import * as P from "./shell-programs.js";
-import { awkWrites, diffPaths, literalPaths, scriptLiterals, scriptOnlyReads } from "./shell-texts.js";
-export { git } from "./shell-git.js";
-import type { ShellTarget, WriteMode } from "./shell-writes.js";
+import type { Word } from "./reader.js";
+import { positionalVars, type Vars } from "./expand.js";
+import { tarExtract } from "./outputs.js";
+import { readLiterals } from "./literals.js";
+import { awkScript, recordScript } from "./scripts.js";
+import * as P from "./programs.js";
+import { awkWrites, diffPaths, literalPaths, scriptLiterals, scriptOnlyReads } from "./texts.js";
+export { git } from "./git.js";
+import type { ShellTarget, WriteMode } from "./writes.js";
 
 /**
- * The programs shell-writes.ts reads beyond a table row: copies, formatters,
+ * The programs shell/writes.ts reads beyond a table row: copies, formatters,
  * shells and interpreters, package runners, patch, find, Git, go and tar.
  * Each takes the reader (to record targets and read nested scripts) and
  * says whether the program only reads.
@@ -18,7 +18,7 @@ import type { ShellTarget, WriteMode } from "./shell-writes.js";
 
 type Certainty = ShellTarget["certainty"];
 
-/** What these programs ask of the reader (shell-writes.ts Reader). */
+/** What these programs ask of the reader (shell/writes.ts Reader). */
 export interface Reader {
   readonly command: string;
   readonly root: string;

@@ -1,13 +1,13 @@
 import { appendFileSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { scopeCovers } from "@cohent/protocol/paths";
-import { ensureStash, stashDir, writeAtomic } from "./held-stash.js";
+import { ensureStash, stashDir, writeAtomic } from "./stash.js";
 
 /**
  * The journal of shell calls that left a process running (`cmd &`, nohup,
  * setsid, a client's run-in-background flag), shared by the checkout's
  * sessions: <stash>/background.log. A change that no call explains,
- * noticed between calls (held-baseline.ts), is most likely such a job's:
+ * noticed between calls (held/baseline.ts), is most likely such a job's:
  * when one session alone started jobs lately, it is named the writer, and
  * a change inside that session's own claim is its own work, not a catch.
  * Only names a writer: no decision rests on it.

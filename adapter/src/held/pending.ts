@@ -1,7 +1,7 @@
 import { mkdirSync, readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
-import type { HeldFile, HeldSnapshot } from "./held-snapshot.js";
-import { ensureStash, readJson, removeQuietly, safeName, stashDir, writeAtomic } from "./held-stash.js";
+import type { HeldFile, HeldSnapshot } from "./snapshot.js";
+import { ensureStash, readJson, removeQuietly, safeName, stashDir, writeAtomic } from "./stash.js";
 
 /**
  * The snapshot taken at a call's PreToolUse, kept in the stash until its

@@ -1,10 +1,10 @@
 import { normalizeRepoPath, scopeOverlap } from "@cohent/protocol/paths";
 import type { ScopeConflict } from "@cohent/protocol";
 import type { PeerScope } from "../git/git-guard.js";
-import type { ShellWrites } from "./shell-writes.js";
+import type { ShellWrites } from "./writes.js";
 
 /**
- * A shell command's writes as the guard holds them (shell-writes.ts reads
+ * A shell command's writes as the guard holds them (shell/writes.ts reads
  * them). A named write inside the checkout is an edit's target: claimed on
  * the fly, refused on a peer's claim, outside the scope or before an
  * intent. An uncertain one (a path in a one-liner's script, a word built

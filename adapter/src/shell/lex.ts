@@ -1,9 +1,9 @@
-import type { Piece } from "./shell-expand.js";
-import type { Word } from "./shell.js";
+import type { Piece } from "./expand.js";
+import type { Word } from "./reader.js";
 
 /**
- * The shell reader's lexer (shell.ts reads its tokens as commands): words
- * with their quoting and the parts a shell expands (shell-expand.ts),
+ * The shell reader's lexer (shell/reader.ts reads its tokens as commands): words
+ * with their quoting and the parts a shell expands (shell/expand.ts),
  * operators, redirections, here-documents with their bodies, and the
  * bodies of command substitutions. Pure; linear in its text, each sticky
  * match at its own place.

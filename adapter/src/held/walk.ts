@@ -1,6 +1,6 @@
 import type { Stats, Dirent } from "node:fs";
 import { globBase, isGlob, normalizeRepoPath, scopeCovers } from "@cohent/protocol/paths";
-import { DIRECT, OWN_STATE, ownState, type FsView } from "./held-live.js";
+import { DIRECT, OWN_STATE, ownState, type FsView } from "./live.js";
 
 /**
  * The files under held paths: a literal file, a folder walked whole, a glob
@@ -50,7 +50,7 @@ export interface Walk {
   complete: boolean;
 }
 
-/** The last walk through a view that promised nothing changed during it (held-live.ts), with that promise. */
+/** The last walk through a view that promised nothing changed during it (held/live.ts), with that promise. */
 let lastWalk: { key: string; version: number; walk: Walk } | null = null;
 
 /**

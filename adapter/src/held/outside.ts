@@ -1,13 +1,13 @@
 import { chmodSync, readdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
-import { ensureStash, getObject, lstatQuiet, putObject, removeQuietly, stashDir } from "./held-stash.js";
+import { ensureStash, getObject, lstatQuiet, putObject, removeQuietly, stashDir } from "./stash.js";
 import { isJsonSettings, touchesGuard } from "./settings-change.js";
 
 /**
  * The guard's files outside the checkout (host-settings.ts: the clients'
  * user and machine settings), around a watched call: their state before it
  * (bytes kept in the stash), compared after it. A change that touches the
- * guard (settings-change.ts) is put back at once: a switch such as
+ * guard (held/settings-change.ts) is put back at once: a switch such as
  * Claude Code's `disableAllHooks`, re-read mid-session, must not outlive
  * the call that wrote it. Bounded: a folder is walked to a few levels and
  * files, a file past the byte bound is compared by its stat and removed or

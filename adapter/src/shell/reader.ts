@@ -1,6 +1,6 @@
 import { posix } from "node:path";
-import { lex, type Budget } from "./shell-lex.js";
-import { stdoutOf, substitutionOutput } from "./shell-stdout.js";
+import { lex, type Budget } from "./lex.js";
+import { stdoutOf, substitutionOutput } from "./stdout.js";
 import {
   expandCommand,
   positionalVars,
@@ -9,7 +9,7 @@ import {
   type Scope,
   type ShellEnv,
   type Vars,
-} from "./shell-expand.js";
+} from "./expand.js";
 
 /**
  * Just enough of a POSIX shell reader to find the simple commands a shell
@@ -19,7 +19,7 @@ import {
  * (so that `cd sub && git add .` is read in sub). Unlike the exemption
  * parser, which refuses anything it cannot read exactly, this one must read
  * everything it can: what the line itself decides ($PWD, ~, braces, its own
- * variables, `$(pwd)`) it expands (shell-expand.ts), and what it cannot know
+ * variables, `$(pwd)`) it expands (shell/expand.ts), and what it cannot know
  * (the environment, another program's output) it marks as dynamic, so that
  * the caller can assume the worst for that word. Pure.
  */
@@ -30,7 +30,7 @@ export interface Word {
   dynamic: boolean;
   /** Starts with an unquoted NAME= (an environment assignment when before the program). */
   assign: boolean;
-  /** A dynamic word's parts, for expansion (shell-expand.ts). */
+  /** A dynamic word's parts, for expansion (shell/expand.ts). */
   pieces?: Piece[];
 }
 
@@ -40,7 +40,7 @@ export interface Redirect {
   target: Word;
 }
 
-export type { Budget } from "./shell-lex.js";
+export type { Budget } from "./lex.js";
 
 export interface SimpleCommand {
   words: Word[];
@@ -91,7 +91,7 @@ const MAX_SUB_EVAL = 16 * 1024;
  * substitutions first, as the shell runs them), each with its directory,
  * and with `env` (what the caller knows beyond the line: the home folder,
  * the checkout) its words expanded where the line decides them
- * (shell-expand.ts); without it, words stay as the lexer marks them (the
+ * (shell/expand.ts); without it, words stay as the lexer marks them (the
  * Git guard's reading). `cwd` is the shell's starting directory. With a
  * budget, a line past it is read up to it and marked unread (a hostile
  * line of 100,000 commands).

@@ -10,16 +10,16 @@ import {
 } from "node:fs";
 import { basename, dirname, isAbsolute, join, relative, sep } from "node:path";
 import { normalizeRepoPath, scopeCovers } from "@cohent/protocol/paths";
-import { readJournal, updateJournal, type Catch } from "./held-catches.js";
-import { DEFAULT_MAX_BYTES, statKey, type HeldChange } from "./held-snapshot.js";
-import { getObject, lstatQuiet, removeQuietly, sha256, stashDir } from "./held-stash.js";
+import { readJournal, updateJournal, type Catch } from "./catches.js";
+import { DEFAULT_MAX_BYTES, statKey, type HeldChange } from "./snapshot.js";
+import { getObject, lstatQuiet, removeQuietly, sha256, stashDir } from "./stash.js";
 import { merge3 } from "./merge3.js";
 
 /**
  * `restore`: puts back what a caught call changed, as it was before the
  * call. A file edited since the catch (most often by its holder, over the
  * caught bytes) is not lost: that edit is merged over the bytes put back
- * (merge3.ts: base = as the call left it, ours = before it, theirs = now)
+ * (held/merge3.ts: base = as the call left it, ours = before it, theirs = now)
  * where it does not touch the call's change; otherwise the file goes back
  * as before the call and the edited version is kept in the stash
  * (kept/<catch>/<path>, never in the work tree, where it could be

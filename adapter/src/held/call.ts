@@ -3,10 +3,10 @@ import type { PeerScope } from "../git/git-guard.js";
 import * as client from "@cohent/client/service/client.js";
 import type { SessionFile } from "@cohent/client/state/runtime.js";
 import { ignoredPaths } from "../git/ignored.js";
-import { GUARD_FILES } from "./guard-files.js";
-import { backgroundWriter } from "./held-background.js";
-import { compareWithBaseline, heldOf, holdersOf, readBaseline, type Claim } from "./held-baseline.js";
-import { diffSnapshots } from "./held-diff.js";
+import { GUARD_FILES } from "../guard/guard-files.js";
+import { backgroundWriter } from "./background.js";
+import { compareWithBaseline, heldOf, holdersOf, readBaseline, type Claim } from "./baseline.js";
+import { diffSnapshots } from "./diff.js";
 import {
   explainedBy,
   noteEdit,
@@ -15,28 +15,28 @@ import {
   savePending,
   snapshotHeld,
   takePending,
-} from "./held-files.js";
-import { inFlightHeld, takeAllPending, type PendingMeta } from "./held-pending.js";
-import { snapshotOutside, undoOutside, type OutsideChange, type OutsideState } from "./held-outside.js";
-import type { HeldChange, HeldSnapshot } from "./held-snapshot.js";
-import { getObject, stashDir } from "./held-stash.js";
-import { claimsOf } from "./held-walk.js";
-import { currentView, liveViewOn } from "./held-live.js";
-import { userSettingsFiles } from "./host-settings.js";
-import { recordShellSnapshot, recordShellWrites } from "./read-shell.js";
+} from "./files.js";
+import { inFlightHeld, takeAllPending, type PendingMeta } from "./pending.js";
+import { snapshotOutside, undoOutside, type OutsideChange, type OutsideState } from "./outside.js";
+import type { HeldChange, HeldSnapshot } from "./snapshot.js";
+import { getObject, stashDir } from "./stash.js";
+import { claimsOf } from "./walk.js";
+import { currentView, liveViewOn } from "./live.js";
+import { userSettingsFiles } from "../guard/host-settings.js";
+import { recordShellSnapshot, recordShellWrites } from "../guard/read-shell.js";
 import { isJsonSettings, touchesGuard } from "./settings-change.js";
 
 /**
  * The watch, around every call Cohent cannot read whole (a shell command,
  * an opaque MCP tool) and between calls:
  * - before such a call, what lies under every live claim and the guard's
- *   own files is kept (held-snapshot.ts), and the clients' settings outside
- *   the checkout (held-outside.ts);
+ *   own files is kept (held/snapshot.ts), and the clients' settings outside
+ *   the checkout (held/outside.ts);
  * - after it, a change under a peer's claim that no guarded call of the
  *   holder's explains is a write caught; a change to the guard's files is
  *   put back at once and pauses the session;
  * - at every guarded call of any session, the state found is compared with
- *   the checkout's last known one (held-baseline.ts): a change no call
+ *   the checkout's last known one (held/baseline.ts): a change no call
  *   explains (a background job, a process outside any agent) is caught too,
  *   its writer named where the journal can tell.
  * The caller tells the model, the service and the holder; `node
@@ -247,7 +247,7 @@ async function judgeCall(
   return judged(root, s, changes, peers, { tool: meta.tool, command: meta.command, at: ended, outside });
 }
 
-/** Changes since the checkout's last known state that no call explains, as a catch (held-baseline.ts). */
+/** Changes since the checkout's last known state that no call explains, as a catch (held/baseline.ts). */
 async function noticeBetween(
   root: string,
   s: SessionFile,

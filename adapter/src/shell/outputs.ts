@@ -1,7 +1,7 @@
 import { posix } from "node:path";
-import type { Word } from "../git/shell.js";
-import type { Reader } from "./shell-commands.js";
-import * as P from "./shell-programs.js";
+import type { Word } from "./reader.js";
+import type { Reader } from "./commands.js";
+import * as P from "./programs.js";
 
 /**
  * Programs that write where an option or operand says: downloads (curl,

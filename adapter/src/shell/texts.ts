@@ -1,5 +1,5 @@
 /**
- * What shell-writes.ts reads in text that is not shell words: a one-liner's
+ * What shell/writes.ts reads in text that is not shell words: a one-liner's
  * script (node -e, python -c, awk), here-document bodies fed to a program,
  * a unified diff, and the path-like words of text it could not read at all.
  * Every scan is one pass over its text, so that a hostile command costs its

@@ -1,5 +1,5 @@
 import type { Packet } from "@cohent/protocol";
-import { noteEdit, restoreHeld } from "./held-files.js";
+import { noteEdit, restoreHeld } from "./files.js";
 
 /**
  * A person asked from the Control Room (notice `restore-requested`) that

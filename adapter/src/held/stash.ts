@@ -329,7 +329,7 @@ function referencedKeys(dir: string, into: Set<string>): void {
     /* none */
   }
   for (const n of names) {
-    // A pending snapshot's files are rows [path, size, mtime, ctime, ino, mode, key] (held-snapshot.ts).
+    // A pending snapshot's files are rows [path, size, mtime, ctime, ino, mode, key] (held/snapshot.ts).
     const p = readJson<{ snap?: { files?: unknown[][] } }>(join(dir, "pending", n));
     for (const f of p?.snap?.files ?? []) if (typeof f[6] === "string") into.add(f[6]);
   }

@@ -1,8 +1,8 @@
 import { readFileSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { lockFile } from "@cohent/client/state/lock-file.js";
-import { DEFAULT_MAX_BYTES, type HeldChange } from "./held-snapshot.js";
-import { ensureStash, hasObject, putObject, readJson, sha256, stashDir, writeAtomic } from "./held-stash.js";
+import { DEFAULT_MAX_BYTES, type HeldChange } from "./snapshot.js";
+import { ensureStash, hasObject, putObject, readJson, sha256, stashDir, writeAtomic } from "./stash.js";
 
 /**
  * The catches journal: each write caught under peers' held paths, with the
@@ -26,7 +26,7 @@ export interface Catch {
   peers: CatchPeer[];
   /** Paths restored since, with when. */
   restored?: Record<string, number>;
-  /** Paths whose version at the restore (edited since the catch) was kept, with where (held-restore.ts). */
+  /** Paths whose version at the restore (edited since the catch) was kept, with where (held/restore.ts). */
   kept?: Record<string, string>;
 }
 

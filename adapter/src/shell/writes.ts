@@ -1,13 +1,13 @@
 import { posix } from "node:path";
 import { unwrapCommand } from "../git/classify.js";
-import { simpleCommands, type Budget, type Word } from "../git/shell.js";
-import type { Vars } from "../git/shell-expand.js";
-import { patchFiles } from "./patch.js";
-import * as C from "./shell-commands.js";
-import { outputOptions, outputs } from "./shell-outputs.js";
-import { editor, recordScript, sedScript } from "./shell-scripts.js";
-import * as P from "./shell-programs.js";
-import { heredocBodies, pathLike, pathWords } from "./shell-texts.js";
+import { simpleCommands, type Budget, type Word } from "./reader.js";
+import type { Vars } from "./expand.js";
+import { patchFiles } from "../guard/patch.js";
+import * as C from "./commands.js";
+import { outputOptions, outputs } from "./outputs.js";
+import { editor, recordScript, sedScript } from "./scripts.js";
+import * as P from "./programs.js";
+import { heredocBodies, pathLike, pathWords } from "./texts.js";
 
 /**
  * What a shell command writes, moves or deletes, as far as its text shows:

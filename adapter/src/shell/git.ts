@@ -1,10 +1,10 @@
 import { posix } from "node:path";
 import { gitSubcommand } from "../git/classify.js";
-import type { Word } from "../git/shell.js";
-import { destination, type Reader } from "./shell-commands.js";
-import * as P from "./shell-programs.js";
-import { diffPaths } from "./shell-texts.js";
-import type { ShellTarget, WriteMode } from "./shell-writes.js";
+import type { Word } from "./reader.js";
+import { destination, type Reader } from "./commands.js";
+import * as P from "./programs.js";
+import { diffPaths } from "./texts.js";
+import type { ShellTarget, WriteMode } from "./writes.js";
 
 type Certainty = ShellTarget["certainty"];
 

@@ -2,11 +2,11 @@ import { join } from "node:path";
 import { scopeCovers } from "@cohent/protocol/paths";
 import { lockFile } from "@cohent/client/state/lock-file.js";
 import type { PeerScope } from "../git/git-guard.js";
-import { diffSnapshots } from "./held-diff.js";
-import { explainedBy } from "./held-edits.js";
-import { fromRows, toRows, type FileRow } from "./held-pending.js";
-import type { HeldChange, HeldSnapshot } from "./held-snapshot.js";
-import { ensureStash, lstatQuiet, readJson, stashDir, writeAtomic } from "./held-stash.js";
+import { diffSnapshots } from "./diff.js";
+import { explainedBy } from "./edits.js";
+import { fromRows, toRows, type FileRow } from "./pending.js";
+import type { HeldChange, HeldSnapshot } from "./snapshot.js";
+import { ensureStash, lstatQuiet, readJson, stashDir, writeAtomic } from "./stash.js";
 
 /**
  * The checkout's last known state of every held file (all live claims and
@@ -15,7 +15,7 @@ import { ensureStash, lstatQuiet, readJson, stashDir, writeAtomic } from "./held
  * no call explains (a background job, a process outside any agent, a call
  * whose client switched its hooks off) is noticed at the next tool call of
  * any session, not never. A call's own writes are judged by its own check
- * after the call (held-call.ts), which then moves the baseline on.
+ * after the call (held/call.ts), which then moves the baseline on.
  */
 
 /** A claim as the baseline keeps it: whose, and which paths. */
@@ -103,7 +103,7 @@ export interface Between {
 /**
  * Compares `now` (a snapshot over the held paths, taken at this call) with
  * the baseline, then makes `now` the baseline. A change is left out when a
- * guarded edit or call of any session explains it (held-edits.ts), or when
+ * guarded edit or call of any session explains it (held/edits.ts), or when
  * another call still running watches it: that call's own check judges it.
  * `inFlight`: whether a path lies under a call of another session still
  * running (its pending snapshot). Null when there was no baseline yet.

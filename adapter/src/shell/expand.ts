@@ -1,4 +1,4 @@
-import type { Redirect, Word } from "./shell.js";
+import type { Redirect, Word } from "./reader.js";
 
 /**
  * What a shell expands before it runs a command, where the line itself

@@ -1,5 +1,5 @@
 import { readdirSync, watch, type Dirent, type FSWatcher, type Stats } from "node:fs";
-import { lstatQuiet } from "./held-stash.js";
+import { lstatQuiet } from "./stash.js";
 
 /**
  * The held files' state kept fresh in a long-lived guard process (Claude
@@ -28,7 +28,7 @@ export interface FsView {
   version?(): number;
 }
 
-/** The adapter's own per-machine state under .cohent/: written at every call, never held (held-walk.ts). */
+/** The adapter's own per-machine state under .cohent/: written at every call, never held (held/walk.ts). */
 export const OWN_STATE = ["held", "spawn-free"];
 export const ownState = (name: string) => name.startsWith("runtime.json") || OWN_STATE.includes(name);
 
@@ -63,7 +63,7 @@ export function enableLiveView(): void {
 /** Whether this process is a long-lived guard with the live view on. */
 export const liveViewOn = () => enabled;
 
-/** Moves at every event, reset and read the view could not keep (held-walk.ts reuses a walk while it stands still). */
+/** Moves at every event, reset and read the view could not keep (held/walk.ts reuses a walk while it stands still). */
 let generation = 0;
 
 /** Forgets everything kept: the next walk reads the disk. */

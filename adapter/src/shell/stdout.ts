@@ -1,6 +1,6 @@
 import { posix } from "node:path";
-import type { ShellEnv } from "./shell-expand.js";
-import type { SimpleCommand } from "./shell.js";
+import type { ShellEnv } from "./expand.js";
+import type { SimpleCommand } from "./reader.js";
 
 /**
  * What a command prints, where its words decide it: `echo`, `printf` with

@@ -1,12 +1,12 @@
 import { scopeCovers } from "@cohent/protocol/paths";
-import type { HeldChange, HeldFile, HeldSnapshot } from "./held-snapshot.js";
+import type { HeldChange, HeldFile, HeldSnapshot } from "./snapshot.js";
 
 /**
- * What changed between two snapshots of held files (held-snapshot.ts), each
+ * What changed between two snapshots of held files (held/snapshot.ts), each
  * taken over its own held paths: only paths both cover are compared. A file
  * keeps its content key while its stat is unchanged (the snapshot reuses
  * seen.json's), so a touch that leaves the bytes as they were is no change.
- * Pure: the watch between calls (held-baseline.ts) compares the checkout's
+ * Pure: the watch between calls (held/baseline.ts) compares the checkout's
  * last known state with the state at this call.
  */
 
@@ -27,7 +27,7 @@ const sameList = (a: readonly string[], b: readonly string[]) =>
 export function diffSnapshots(before: HeldSnapshot, after: HeldSnapshot): HeldChange[] {
   // Over the same held paths (the common case) every file is covered by both: no matching per file.
   const same = sameList(before.held, after.held);
-  // One walk's files, reused while nothing changed (held-snapshot.ts): nothing to compare.
+  // One walk's files, reused while nothing changed (held/snapshot.ts): nothing to compare.
   if (same && before.files === after.files && before.complete === after.complete) return [];
   const now = new Map(after.files.map((f) => [f.path, f]));
   const inAfter = (p: string) => same || scopeCovers(after.held, p);

@@ -1,8 +1,8 @@
 import { posix } from "node:path";
-import type { Word } from "../git/shell.js";
+import type { Word } from "./reader.js";
 
 /**
- * The program tables and option readers of shell-writes.ts: which programs
+ * The program tables and option readers of shell/writes.ts: which programs
  * only read, which write nothing a command names (builds, installs), and
  * how the writers' options are spelled. Sets and string tests only: a
  * regular expression costs its compile on first use in every hook process.

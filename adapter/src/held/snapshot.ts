@@ -13,9 +13,9 @@ import {
   STASH_CAP,
   writeSeen,
   type SeenEntry,
-} from "./held-stash.js";
-import { claimsOf, walkHeld, type Walk } from "./held-walk.js";
-import type { FsView } from "./held-live.js";
+} from "./stash.js";
+import { claimsOf, walkHeld, type Walk } from "./walk.js";
+import type { FsView } from "./live.js";
 
 /**
  * What lies under peers' held paths before a shell call, and what the call
@@ -72,7 +72,7 @@ export interface HeldChange {
 }
 
 export interface SnapshotOptions {
-  /** How the walk reads folders and stats (held-live.ts): the disk, or a long-lived process's kept view. */
+  /** How the walk reads folders and stats (held/live.ts): the disk, or a long-lived process's kept view. */
   view?: FsView;
   /** Bytes read and kept per file (default 8 MiB): a larger file gets key null (caught, not restorable). */
   maxBytes?: number;
@@ -145,7 +145,7 @@ export function snapshotHeld(
   const walk = walkHeld(root, claims, maxFiles, opts.view);
   const dir = stashDir(root);
   const base = { v: 1 as const, at, held: claims, absent: walk.absent, complete: walk.complete, maxFiles };
-  // A long-lived guard's walk is the last one while nothing changed (held-walk.ts): so are its files.
+  // A long-lived guard's walk is the last one while nothing changed (held/walk.ts): so are its files.
   const stamp = lastFiles?.walk === walk ? seenStamp(dir) : null;
   if (lastFiles?.walk === walk && lastFiles.dir === dir && lastFiles.maxBytes === maxBytes && lastFiles.seen === stamp)
     return { ...base, files: lastFiles.files, read: 0, bytesRead: 0 };
@@ -156,7 +156,7 @@ export function snapshotHeld(
   let bytesRead = 0;
   let written = 0;
   const files: HeldFile[] = [];
-  // The new versions, written as packs of up to PACK_BYTES (held-stash.ts): one file each, not one per version.
+  // The new versions, written as packs of up to PACK_BYTES (held/stash.ts): one file each, not one per version.
   let batch: { key: string; bytes: Buffer; f: HeldFile }[] = [];
   let batchBytes = 0;
   const flush = () => {

@@ -1,7 +1,7 @@
-import type { Word } from "../git/shell.js";
-import type { Reader } from "./shell-commands.js";
-import * as P from "./shell-programs.js";
-import { literalPaths, scriptLiterals } from "./shell-texts.js";
+import type { Word } from "./reader.js";
+import type { Reader } from "./commands.js";
+import * as P from "./programs.js";
+import { literalPaths, scriptLiterals } from "./texts.js";
 
 /**
  * The scripts of programs that are not shells, read for the files they

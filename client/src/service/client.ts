@@ -368,7 +368,7 @@ export async function reportGuard(
       command: string | null;
       peers: { intentId: string; paths: string[] }[];
       restorable: boolean;
-      /** Noticed between calls: this session only noticed it (held-baseline.ts). */
+      /** Noticed between calls: this session only noticed it (held/baseline.ts). */
       between?: boolean;
     };
   },

@@ -29,7 +29,7 @@ export function applyNotices(s: SessionFile, notices: readonly Notice[] | undefi
   }
 }
 
-/** What else a process does with a packet's notices: the adapter restores caught shell writes (guard/restore-requested.ts). */
+/** What else a process does with a packet's notices: the adapter restores caught shell writes (held/restore-requested.ts). */
 export type PacketListener = (root: string, packet: Packet) => void;
 const listeners: PacketListener[] = [];
 

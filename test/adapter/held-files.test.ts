@@ -512,7 +512,8 @@ describe("stash bound", () => {
       put(root, "h/a", String(i).repeat(1000));
       // Past the grace an unreferenced object or pack gets (it could be a parallel snapshot's).
       for (const d of ["objects", "packs"])
-        for (const o of readdirSync(join(stashDir(root), d))) utimesSync(join(stashDir(root), d, o), age, age);
+        for (const o of readdirSync(join(stashDir(root), d)))
+          utimesSync(join(stashDir(root), d, o), age, age);
       snapshotHeld(root, ["h"], { ...later(), stashCap: 2_500 });
     }
     expect(objects()).toContain(before);

@@ -72,7 +72,11 @@ describe("the live view sees what the disk says", () => {
       () => w(".github/copilot/hooks.json", "{}"),
       ["created .github/copilot/hooks.json"],
     ],
-    ["a held file under absent folders, created", () => w("missing/deep/x.ts", "x\n"), ["created missing/deep/x.ts"]],
+    [
+      "a held file under absent folders, created",
+      () => w("missing/deep/x.ts", "x\n"),
+      ["created missing/deep/x.ts"],
+    ],
     [
       "the session's state saved, then a held write",
       () => {
@@ -81,7 +85,11 @@ describe("the live view sees what the disk says", () => {
       },
       ["modified src/held/a.ts"],
     ],
-    ["an adapter file changed beside the session's state", () => w(".cohent/cohent.cjs", "x"), ["created .cohent/cohent.cjs"]],
+    [
+      "an adapter file changed beside the session's state",
+      () => w(".cohent/cohent.cjs", "x"),
+      ["created .cohent/cohent.cjs"],
+    ],
   ];
   it.each(cases)("%s", async (_name, act, expected) => {
     // Warm the view first: the listings and stats are kept from here on.
@@ -105,7 +113,9 @@ describe("the live view sees what the disk says", () => {
     w("src/held/a.ts", "a3\n");
     const after = snapshotHeld(root, HELD, { view: await currentView(), ...later });
     expect(after.files).not.toBe(first.files);
-    expect(diffSnapshots(first, after).map((c) => `${c.change} ${c.path}`)).toEqual(["modified src/held/a.ts"]);
+    expect(diffSnapshots(first, after).map((c) => `${c.change} ${c.path}`)).toEqual([
+      "modified src/held/a.ts",
+    ]);
   });
 
   it("a write made right before the next call is seen, call after call", async () => {

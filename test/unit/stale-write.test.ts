@@ -15,13 +15,7 @@ import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
 import { detect } from "../../adapter/src/hosts/detect.js";
 import { recordCatch } from "../../adapter/src/held/catches.js";
-import {
-  explainedBy,
-  noteEdit,
-  noteWrote,
-  writesOf,
-  type Wrote,
-} from "../../adapter/src/held/edits.js";
+import { explainedBy, noteEdit, noteWrote, writesOf, type Wrote } from "../../adapter/src/held/edits.js";
 import { sha256 } from "../../adapter/src/held/stash.js";
 import { recordAfterCall, recordOwnWrites } from "../../adapter/src/guard/read-after.js";
 import {

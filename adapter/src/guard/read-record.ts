@@ -290,8 +290,13 @@ export function recordKnown(
   at = Date.now(),
 ): number {
   const fresh: Record<string, ReadEntry> = {};
+  const known = recordAt(readsFile(root, sessionId));
   for (const f of files) {
     if (!f.key) continue;
+    // The same bytes and stat as already recorded: no write (a long-lived guard's command naming a file call after call).
+    const k = known[f.path];
+    if (k && k[0] === f.size && k[1] === Number(f.mtime) && k[2] === Number(f.ctime) && k[3] === f.key)
+      continue;
     fresh[f.path] = [f.size, Number(f.mtime), Number(f.ctime), f.key, at];
   }
   if (Object.keys(fresh).length === 0) return 0;

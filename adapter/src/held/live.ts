@@ -139,13 +139,13 @@ const absentFolder = (): never => {
 const LIVE: FsView = {
   readdir(abs) {
     const f = folder(abs);
-    if (!f) return generation++, readdirSync(abs, { withFileTypes: true });
+    if (!f) return (generation++, readdirSync(abs, { withFileTypes: true }));
     if (f.missing) return absentFolder();
     return (f.entries ??= readdirSync(abs, { withFileTypes: true }));
   },
   lstat(abs) {
     const f = folder(parentOf(abs));
-    if (!f) return generation++, lstatQuiet(abs);
+    if (!f) return (generation++, lstatQuiet(abs));
     if (f.missing) return undefined;
     if (stats.has(abs)) return stats.get(abs);
     const st = lstatQuiet(abs);

@@ -65,7 +65,13 @@ export function savePending<M extends PendingMeta>(
   const file = pendingFile(root, sessionId, callKey);
   flushPending();
   const write = () => {
-    const body: PendingFile = { v: 1, sessionId, callKey, meta, snap: { ...snap, files: toRows(snap.files) } };
+    const body: PendingFile = {
+      v: 1,
+      sessionId,
+      callKey,
+      meta,
+      snap: { ...snap, files: toRows(snap.files) },
+    };
     ensureStash(root);
     mkdirSync(join(file, ".."), { recursive: true });
     writeAtomic(file, JSON.stringify(body));

@@ -1,10 +1,10 @@
-import { closeSync, fstatSync, openSync, readFileSync, type Stats } from "node:fs";
+import { closeSync, fstatSync, openSync, readFileSync, readSync, type Stats } from "node:fs";
 import { join } from "node:path";
 import {
   ensureStash,
   lstatQuiet,
   pruneStash,
-  hasObject,
+  objectKeys,
   putPack,
   readSeen,
   seenStamp,
@@ -96,10 +96,20 @@ const fileKey = (f: HeldFile): string => `${f.size}:${f.mtime}:${f.ctime}:${f.in
  * A file's bytes with the stat they belong to: null when it changed while
  * being read (a writer is at it: no bytes to keep), or cannot be read.
  */
-function readStable(abs: string): { bytes: Buffer; st: Stats } | null {
+function readStable(abs: string, walked?: Stats): { bytes: Buffer; st: Stats } | null {
   let fd = -1;
   try {
     fd = openSync(abs, "r");
+    // The walk's stat is the one before: one read of a byte more than it says, one fstat after. A first
+    // snapshot reads hundreds of files; each syscall saved counts.
+    if (walked?.isFile()) {
+      const buf = Buffer.allocUnsafe(walked.size + 1);
+      let n = 0;
+      for (let r = 1; n < buf.length && r > 0; n += r) r = readSync(fd, buf, n, buf.length - n, n);
+      const after = fstatSync(fd);
+      if (n === walked.size && statKey(after) === statKey(walked))
+        return { bytes: buf.subarray(0, n), st: after };
+    }
     const st = fstatSync(fd);
     if (!st.isFile()) return null;
     const bytes = readFileSync(fd);
@@ -125,7 +135,8 @@ function heldFile(rel: string, st: Stats, key: string | null): HeldFile {
 }
 
 /** The last snapshot's files that read no bytes, with what they came from: the same walk and seen.json give the same files. */
-let lastFiles: { walk: Walk; dir: string; maxBytes: number; seen: string | null; files: HeldFile[] } | null = null;
+let lastFiles: { walk: Walk; dir: string; maxBytes: number; seen: string | null; files: HeldFile[] } | null =
+  null;
 
 /**
  * Snapshots the files under `held` (repository-relative files, folders,
@@ -147,7 +158,12 @@ export function snapshotHeld(
   const base = { v: 1 as const, at, held: claims, absent: walk.absent, complete: walk.complete, maxFiles };
   // A long-lived guard's walk is the last one while nothing changed (held/walk.ts): so are its files.
   const stamp = lastFiles?.walk === walk ? seenStamp(dir) : null;
-  if (lastFiles?.walk === walk && lastFiles.dir === dir && lastFiles.maxBytes === maxBytes && lastFiles.seen === stamp)
+  if (
+    lastFiles?.walk === walk &&
+    lastFiles.dir === dir &&
+    lastFiles.maxBytes === maxBytes &&
+    lastFiles.seen === stamp
+  )
     return { ...base, files: lastFiles.files, read: 0, bytesRead: 0 };
   const seen = walk.files.size ? readSeen(dir) : null;
   const fresh: Record<string, SeenEntry> = {};
@@ -158,6 +174,7 @@ export function snapshotHeld(
   const files: HeldFile[] = [];
   // The new versions, written as packs of up to PACK_BYTES (held/stash.ts): one file each, not one per version.
   let batch: { key: string; bytes: Buffer; f: HeldFile }[] = [];
+  let kept: Set<string> | undefined;
   let batchBytes = 0;
   const flush = () => {
     if (batch.length === 0) return;
@@ -180,13 +197,14 @@ export function snapshotHeld(
     const f = heldFile(rel, st, null);
     if (s && s[0] === f.size && s[1] === f.mtime && s[2] === f.ctime && s[3] === f.ino) f.key = s[4];
     else if (f.size <= maxBytes && stashOk !== false) {
-      const got = readStable(join(root, rel));
+      const got = readStable(join(root, rel), st);
       if (got) {
         read++;
         bytesRead += got.bytes.length;
         const key = sha256(got.bytes);
         Object.assign(f, heldFile(rel, got.st, key));
-        if (!hasObject(dir, key)) {
+        kept ??= objectKeys(dir);
+        if (!kept.has(key)) {
           batch.push({ key, bytes: got.bytes, f });
           batchBytes += got.bytes.length;
         }

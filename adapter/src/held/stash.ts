@@ -155,7 +155,9 @@ export function getObject(dir: string, key: string): Buffer | null {
 
 /** Whether the stash keeps this version (loose or packed): then it need not be written again. */
 export function hasObject(dir: string, key: string): boolean {
-  return packIndex(dir).has(key) || statSync(objectPath(dir, key), { throwIfNoEntry: false })?.isFile() === true;
+  return (
+    packIndex(dir).has(key) || statSync(objectPath(dir, key), { throwIfNoEntry: false })?.isFile() === true
+  );
 }
 
 /**
@@ -187,7 +189,8 @@ function packIndex(dir: string, fresh = false): Map<string, PackAt> {
     for (const n of readdirSync(packsDir(dir))) {
       if (!n.endsWith(".idx")) continue;
       const pack = `${n.slice(0, -".idx".length)}.pack`;
-      for (const [key, off, len] of readJson<PackRow[]>(join(packsDir(dir), n)) ?? []) index.set(key, { pack, off, len });
+      for (const [key, off, len] of readJson<PackRow[]>(join(packsDir(dir), n)) ?? [])
+        index.set(key, { pack, off, len });
     }
   } catch {
     /* no packs */
@@ -196,16 +199,19 @@ function packIndex(dir: string, fresh = false): Map<string, PackAt> {
   return index;
 }
 
-/** Every version the stash keeps, loose or packed (doctor and the tests count them). */
-export function keptKeys(dir: string): string[] {
-  let loose: string[] = [];
+/** Every version the stash keeps, loose or packed: one listing, where a snapshot reading many files would stat each. */
+export function objectKeys(dir: string, fresh = false): Set<string> {
+  const keys = new Set(packIndex(dir, fresh).keys());
   try {
-    loose = readdirSync(join(dir, "objects")).filter((n) => !n.endsWith(".tmp"));
+    for (const n of readdirSync(join(dir, "objects"))) if (!n.endsWith(".tmp")) keys.add(n);
   } catch {
     /* none */
   }
-  return [...new Set([...loose, ...packIndex(dir, true).keys()])];
+  return keys;
 }
+
+/** Every version the stash keeps (doctor and the tests count them). */
+export const keptKeys = (dir: string): string[] => [...objectKeys(dir, true)];
 
 /** Keeps these versions as one pack; answers the bytes written. Throws when it cannot (the caller keeps no keys then). */
 export function putPack(dir: string, items: readonly { key: string; bytes: Uint8Array }[]): number {
@@ -365,7 +371,12 @@ export function pruneStash(dir: string, keep: Iterable<string> = [], cap = STASH
       const st = statSync(pack, { throwIfNoEntry: false });
       const rows = readJson<PackRow[]>(join(packsDir(dir), n)) ?? [];
       if (!st) continue;
-      objects.push({ keys: rows.map((r) => r[0]), size: st.size, mtime: st.mtimeMs, files: [join(packsDir(dir), n), pack] });
+      objects.push({
+        keys: rows.map((r) => r[0]),
+        size: st.size,
+        mtime: st.mtimeMs,
+        files: [join(packsDir(dir), n), pack],
+      });
       total += st.size;
     }
     const seen = readSeen(dir);

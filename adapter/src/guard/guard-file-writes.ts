@@ -11,7 +11,7 @@ import {
 } from "./guard-files.js";
 import { userSettingsFiles } from "./host-settings.js";
 import { applyUpdate, patchFiles } from "./patch.js";
-import { shellWrites, type WriteMode } from "../shell/writes.js";
+import { shellWrites, type ShellWrites, type WriteMode } from "../shell/writes.js";
 import { OWN_MCP_PREFIX, type ToolCall } from "./tools.js";
 
 /**
@@ -51,6 +51,8 @@ export interface WriteContext {
   readFile?: (rel: string) => string | null;
   /** The hook's environment, to place the clients' user settings (HOME, CLAUDE_CONFIG_DIR, CODEX_HOME …); without it they are not looked at. */
   env?: Readonly<Record<string, string | undefined>>;
+  /** A shell command's writes as the reader already read them (with this cwd, root and HOME): the reader runs once a call. */
+  shell?: ShellWrites;
 }
 
 /** A path without its trailing slashes (the root "/" stays). */
@@ -374,7 +376,7 @@ function checkWord(word: Word, cwd: string | null, mode: Mode, c: Ctx): void {
 function shellGuardWrites(command: string, ctx: WriteContext): GuardWrite[] {
   const c: Ctx = { ...ctx, out: [] };
   // `~` and $HOME as the hook's home: a write to the user's settings through them is named (host-settings.ts).
-  const writes = shellWrites(command, ctx.cwd, ctx.root, { home: ctx.env?.HOME ?? null });
+  const writes = ctx.shell ?? shellWrites(command, ctx.cwd, ctx.root, { home: ctx.env?.HOME ?? null });
   if (writes.init) c.out.push({ path: ".cohent/", kind: "init" });
   for (const text of writes.opaque) {
     const file = namedGuardFile(text) ?? namedHostFile(text, ctx);

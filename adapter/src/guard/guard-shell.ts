@@ -8,7 +8,7 @@ import { activePeers } from "@cohent/client/git/commit-op.js";
 import { checkGitCommand, classifyGitCommand } from "../git/git-guard.js";
 import { guardFileWrites, type GuardWrite } from "./guard-file-writes.js";
 import { holdOf, type RealPaths, type ShellHold } from "../shell/hold.js";
-import { shellWrites } from "../shell/writes.js";
+import { shellWrites, type ShellWrites } from "../shell/writes.js";
 import { ignoredPaths } from "../git/ignored.js";
 import type { PeerScope } from "../git/git-guard.js";
 import {
@@ -141,12 +141,14 @@ export function guardWritesOf(
   call: ToolCall,
   cwd: string,
   root: string | null,
+  shell?: ShellWrites,
 ): GuardWrite[] {
   if (!root || call.kind === null) return [];
   let realRoot: string | null | undefined;
   return guardFileWrites(tool, input, call, {
     cwd,
     root,
+    ...(shell ? { shell } : {}),
     realpath: realPath,
     realRoot: () => (realRoot ??= realPath(root)),
     readFile: (rel) => {
@@ -177,8 +179,11 @@ export function guardFilesCheck(
  * hook's home folder, a target through a symbolic link is held by its real
  * path too, Git-ignored paths are left out.
  */
-async function shellHold(command: string, cwd: string, root: string): Promise<ShellHold> {
-  const writes = shellWrites(command, cwd, root, { home: process.env.HOME ?? null });
+/** The shell reader's answer for a command, with the hook's home folder as `~` and $HOME: read once a call (gather's call stage). */
+const readShell = (command: string, cwd: string, root: string): ShellWrites =>
+  shellWrites(command, cwd, root, { home: process.env.HOME ?? null });
+
+async function shellHold(writes: ShellWrites, root: string): Promise<ShellHold> {
   const hold = holdOf(writes, root, linkResolver(root));
   const ignored = await ignoredPaths(root, [...hold.named, ...hold.uncertain]);
   if (ignored.size === 0) return hold;
@@ -232,6 +237,8 @@ export interface Gathering {
   facts: Facts;
   /** Set by the call stage: where the call runs, by its place in the checkout (checkout-cwd.ts). */
   cwd?: string;
+  /** Set by the call stage: a shell command's writes, read once for every rule that needs them. */
+  shell?: ShellWrites;
   /** Set by the service stage. */
   checkout?: client.Checkout | null;
   /** The transport's part of the call stage (session bookkeeping): whether it found the last prompt's publish missed. */
@@ -258,7 +265,11 @@ export async function gather(g: Gathering, stage: Stage): Promise<void> {
       const call = classify(g.tool, g.input);
       // Where the call runs, named by its place in the checkout when a symbolic link leads there (checkout-cwd.ts).
       const cwd = (g.cwd = call.kind === null ? g.runsIn : checkoutCwd(g.runsIn, g.root));
-      f.guardWrites = guardWritesOf(g.tool, g.input, call, cwd, g.root);
+      g.shell =
+        call.kind === "shell" && call.command !== null && g.root
+          ? readShell(call.command, cwd, g.root)
+          : undefined;
+      f.guardWrites = guardWritesOf(g.tool, g.input, call, cwd, g.root, g.shell);
       // The adapter's own command but for a prefix that is not inert: an ordinary shell command, and its deny says why.
       g.exempt = null;
       f.notExempt = null;
@@ -295,8 +306,7 @@ async function serviceFacts(g: Gathering, call: ToolCall, missedPublish: boolean
   const cwd = g.cwd!;
   let { kind, targets, targetError } = writeTargets(call, root, cwd);
   // A shell command's visible writes inside the checkout are held like an edit's targets (shell/hold.ts).
-  const hold =
-    kind === "shell" && call.command !== null && root ? await shellHold(call.command, cwd, root) : null;
+  const hold = kind === "shell" && g.shell && root ? await shellHold(g.shell, root) : null;
   if (hold && (hold.named.length || hold.targetError)) {
     kind = "edit";
     targets = hold.named;

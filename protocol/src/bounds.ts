@@ -55,6 +55,8 @@ export const BOUNDS = {
   wiringChanges: 32,
   /** What changed in one file of the guard's wiring, as one short phrase ("hook entry PreToolUse removed"). */
   wiringPhraseChars: 80,
+  /** The name of the guard's rule a refusal report carries (`guard`, `rule`: "uncertain-write-held"). */
+  ruleNameChars: 40,
   /** Checkouts one token may have reported as "guard wiring modified" at once. */
   wiringCheckouts: 16,
   /** The shell command a shell-write report quotes (`guard`, kind `shell-write`), in characters; longer is rejected, the adapter cuts it. */

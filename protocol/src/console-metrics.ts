@@ -54,4 +54,16 @@ export interface MetricsSeries {
   until: string;
   bucketMs: number;
   series: Record<SeriesName, number[]>;
+  /**
+   * The window's refusals by the guard's rule that made them (adapter/src/guard/rules.ts), most first: the
+   * rule a report named, else its kind's (ruleOfKind: a claim the service refused is `scope-conflict`).
+   * Writes caught after the call (shell-write, guard-files) are no refusal and are not among them.
+   */
+  refusalsByRule: RuleCount[];
+}
+
+/** How many refusals one rule of the guard made. */
+export interface RuleCount {
+  rule: string;
+  count: number;
 }

@@ -43,6 +43,7 @@ const BOUND_NOTES: Record<keyof typeof BOUNDS, string> = {
   packetNotices: "notices one packet carries (the rest come in the next)",
   wiringChanges: "modified files one guard-wiring report (`guard`, kind `wiring`) lists",
   wiringPhraseChars: "what changed in one file of the guard's wiring, as one phrase",
+  ruleNameChars: "the name of the guard's rule a refusal report (`guard`, `rule`) carries",
   wiringCheckouts:
     "checkouts one token may have reported modified at once (then `INVALID_INPUT` for another)",
   caughtCommandChars: "the shell command a shell-write report (`guard`, kind `shell-write`) quotes",

@@ -84,7 +84,9 @@ export const ContextRequest = z.strictObject({
  * peers hold, which their own guarded edits do not explain. `guard-files`
  * is a call that changed the guard's own files (the checkout's wiring, or a
  * file outside it from which a client reads its hooks or the switch that
- * turns them off): the server pauses the session that made it.
+ * turns them off): the server pauses the session that made it. `refused` is
+ * a refusal by a rule no other kind names (a peer's claim the adapter found,
+ * a stale write, …): its `rule` says which.
  */
 export const GuardKind = z.enum([
   "outside-scope",
@@ -96,7 +98,36 @@ export const GuardKind = z.enum([
   "git-peer-changes",
   "shell-write",
   "guard-files",
+  "refused",
 ]);
+/**
+ * The name of the guard's rule that made a refusal (adapter/src/guard/rules.ts
+ * lists them: "outside-scope", "peer-holds", "stale-write", …). A short
+ * lower-case slug, so that it can be shown and counted as it is; a name the
+ * service has not heard of (a newer adapter's rule) is counted under itself.
+ */
+export const GuardRuleName = z
+  .string()
+  .max(BOUNDS.ruleNameChars)
+  .regex(/^[a-z][a-z0-9]*(?:-[a-z0-9]+)*$/, "a rule's name: lower-case letters and digits joined by -");
+/** The kinds a guard report that is no refusal of a rule has: the wiring's state, writes caught after the call. */
+export const NOT_RULE_KINDS: ReadonlySet<string> = new Set(["wiring", "shell-write", "guard-files"]);
+/**
+ * The rule of a refusal reported without one (an adapter from before rules
+ * were named, or a claim the service refused itself: `scope-conflict`), by
+ * its kind; null for a kind that is no refusal.
+ */
+const KIND_RULES: ReadonlyMap<string, string> = new Map([
+  ["scope-conflict", "scope-conflict"],
+  ["outside-scope", "outside-scope"],
+  ["intent-not-ready", "intent-not-ready"],
+  ["paused", "stopped"],
+  ["cancelled", "stopped"],
+  ["unreachable", "unreachable"],
+  ["unconfigured", "unconfigured"],
+  ["git-peer-changes", "git-refused"],
+]);
+export const ruleOfKind = (kind: string): string | null => KIND_RULES.get(kind) ?? null;
 /**
  * One file of the guard's wiring (what `cohent init` writes and wires) that
  * differs from what init wrote: which file, relative to the checkout, and
@@ -167,6 +198,8 @@ export const GuardRequest = z
     /** A refusal the adapter made, or `wiring`: the guard wiring's state (then `wiring` is set). */
     kind: z.union([GuardKind, z.literal("wiring")]),
     tool: z.string().min(1).max(BOUNDS.identityChars),
+    /** The guard's rule that refused (GuardRuleName): on a refusal only; kind `refused` always names it. */
+    rule: GuardRuleName.optional(),
     /** The paths refused; for `shell-write`, every changed path that a peer holds; none for `guard-files` (`files` has them). */
     paths: PathList.default([]),
     wiring: WiringReport.optional(),
@@ -212,6 +245,10 @@ export const GuardRequest = z
       path: ["files"],
     },
   )
+  .refine((r) => (r.kind === "refused" ? r.rule !== undefined : !(NOT_RULE_KINDS.has(r.kind) && r.rule)), {
+    message: "kind refused names its `rule`; wiring, shell-write and guard-files are no refusal of a rule",
+    path: ["rule"],
+  })
   .refine((r) => r.between === undefined || r.kind === "shell-write", {
     message: "only kind shell-write carries `between`",
     path: ["between"],

@@ -91,6 +91,21 @@ describe("metrics page", () => {
       });
       expect(r.status).toBe(200);
     }
+    // Refusals whose report names the rule that made them (one of a rule no kind names).
+    for (const [kind, rule] of [
+      ["outside-scope", "outside-scope"],
+      ["refused", "peer-holds"],
+    ]) {
+      const r = await bob.post({
+        type: "guard",
+        intentId: b.intentId,
+        kind,
+        rule,
+        tool: "Edit",
+        paths: ["x"],
+      });
+      expect(r.status).toBe(200);
+    }
     // A shell write of Bob's over Alice's claimed file, caught after the call by his adapter.
     const caught = await bob.post({
       type: "guard",
@@ -188,6 +203,23 @@ describe("metrics page", () => {
         new RegExp(`: ${values.join(", ")}$`),
       );
     }
+
+    // The refusals by rule, as the API counts them: the claims the service refused (Bob's, Dan's queued one) are
+    // the scope-conflict rule, the reports that named no rule count under their kind's.
+    expect(api.refusalsByRule).toEqual([
+      { rule: "intent-not-ready", count: 2 },
+      { rule: "outside-scope", count: 2 },
+      { rule: "scope-conflict", count: 2 },
+      { rule: "peer-holds", count: 1 },
+    ]);
+    const table = page.getByTestId("refusals-by-rule");
+    await expect(table.getByRole("columnheader").allInnerTexts()).resolves.toEqual(["Rule", "Refusals"]);
+    const rows = await table
+      .locator("tbody tr")
+      .evaluateAll((trs) =>
+        trs.map((tr) => [...tr.querySelectorAll("td")].map((td) => td.textContent!.trim())),
+      );
+    expect(rows).toEqual(api.refusalsByRule.map((r) => [r.rule, String(r.count)]));
     await page.screenshot({ path: screenshotPath("metrics-exact") });
 
     // A new command moves the figure on the open page, without a reload, to the CLI's new number.

@@ -1,4 +1,11 @@
-import { OVERLAP_ACTIONS, REPLAN_ACTIONS, type MetricName, type SeriesName } from "@cohent/protocol";
+import {
+  OVERLAP_ACTIONS,
+  REPLAN_ACTIONS,
+  ruleOfKind,
+  type MetricName,
+  type RuleCount,
+  type SeriesName,
+} from "@cohent/protocol";
 
 /** Guard catches that stopped a write on its paths (the others are kill-switch and intent refusals). */
 export const PATH_CATCH_KINDS: ReadonlySet<string> = new Set([
@@ -131,3 +138,20 @@ export const SERIES = {
   lostClaims: "lostClaimNotices",
   shellWrites: "shellWritesCaught",
 } as const satisfies Record<SeriesName, MetricName>;
+
+/**
+ * Refusals by the guard's rule that made them, most first (then by name): the rule a report named, else
+ * its kind's (a claim the service refused itself is the guard's `scope-conflict` rule).
+ */
+export function refusalsByRule(
+  rows: readonly { kind: string; rule: string | null; count: number }[],
+): RuleCount[] {
+  const counts = new Map<string, number>();
+  for (const r of rows) {
+    const rule = r.rule ?? ruleOfKind(r.kind) ?? r.kind;
+    counts.set(rule, (counts.get(rule) ?? 0) + r.count);
+  }
+  return [...counts]
+    .map(([rule, count]) => ({ rule, count }))
+    .sort((a, b) => b.count - a.count || (a.rule < b.rule ? -1 : a.rule > b.rule ? 1 : 0));
+}

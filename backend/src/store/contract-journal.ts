@@ -66,8 +66,8 @@ export interface Journal {
     kind: string;
     paths: string[];
     peerIds: string[];
-    /** shell-write: what the Control Room shows of the catch (ShellWriteDetail); guard-files: GuardFilesDetail. */
-    detail?: ShellWriteDetail | GuardFilesDetail | null;
+    /** shell-write: what the Control Room shows of the catch (ShellWriteDetail); guard-files: GuardFilesDetail; a refusal: the rule that made it. */
+    detail?: ShellWriteDetail | GuardFilesDetail | { rule: string } | null;
     at: Date;
   }): Promise<void>;
   setShellWriteDetail(id: string, detail: ShellWriteDetail): Promise<void>;

@@ -22,6 +22,11 @@ export interface Reads {
     repoId: string,
     since: Date,
   ): Promise<{ intentId: string; agentId: string; kind: string; at: Date }[]>;
+  /**
+   * The refusals recorded since an instant (every catch but a write caught after the call), counted by
+   * their kind and the rule their report named (null when it named none).
+   */
+  refusalCounts(repoId: string, since: Date): Promise<{ kind: string; rule: string | null; count: number }[]>;
   /** Shell writes caught since an instant, newest first, at most `take`. */
   shellWrites(repoId: string, since: Date, take: number): Promise<ShellWriteRow[]>;
   shellWrite(id: string): Promise<(ShellWriteRow & { repoId: string }) | null>;

@@ -1,4 +1,4 @@
-import { OVERLAP_ACTIONS, ShellWriteDetail, type CommandKind } from "@cohent/protocol";
+import { GuardRuleName, OVERLAP_ACTIONS, ShellWriteDetail, type CommandKind } from "@cohent/protocol";
 import { METRIC_NOTICE_KINDS, QUEUE_EVENT_KINDS, type MetricRows } from "../core/metrics.js";
 import type { RecapRow } from "../core/recap.js";
 import type { Reads } from "./contract.js";
@@ -24,6 +24,17 @@ function shellWriteOf(r: Row) {
     detail: detail?.success ? detail.data : null,
     at: g.createdAt,
   };
+}
+
+/** The rule a refusal's detail names ({ rule }), or null: none, or not a rule's name. */
+function ruleOf(detail: unknown): string | null {
+  if (typeof detail !== "string") return null;
+  try {
+    const r = GuardRuleName.safeParse((JSON.parse(detail) as { rule?: unknown } | null)?.rule);
+    return r.success ? r.data : null;
+  } catch {
+    return null;
+  }
 }
 
 /** The read models of the console, the admin CLI and the recap: queries no agent call runs. */
@@ -151,6 +162,14 @@ export const reads = ({ x }: Handle): Reads => {
         kind: g.kind as string,
         at: dateOf(g.createdAt),
       })),
+    refusalCounts: async (repoId: string, since: Date) =>
+      (
+        await x.all(
+          `SELECT "kind", "detail", COUNT(*) AS "n" FROM "GuardCatch" WHERE "repoId" = ? AND "createdAt" >= ? AND "kind" NOT IN ('shell-write', 'guard-files') GROUP BY "kind", "detail"`,
+          repoId,
+          x.time(since),
+        )
+      ).map((r) => ({ kind: r.kind as string, rule: ruleOf(r.detail), count: Number(r.n) })),
     shellWrites: async (repoId: string, since: Date, take: number) =>
       (
         await x.all(

@@ -363,6 +363,8 @@ export async function reportGuard(
     kind: Body<"guard">["kind"];
     tool: string;
     paths: string[];
+    /** The guard's rule that refused (adapter/src/guard/rules.ts), for the Control Room's refusals by rule. */
+    rule?: string;
     /** A write caught after the call (kind shell-write): the command, the peers whose paths it changed. */
     caught?: {
       command: string | null;
@@ -379,6 +381,7 @@ export async function reportGuard(
     tool: clip(r.tool, BOUNDS.identityChars),
     paths: r.paths.slice(0, BOUNDS.paths),
   };
+  if (r.rule) body.rule = r.rule;
   if (r.caught) {
     if (r.caught.command !== null) body.command = clip(r.caught.command, BOUNDS.caughtCommandChars);
     body.peers = r.caught.peers

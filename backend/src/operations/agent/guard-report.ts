@@ -14,7 +14,7 @@ import { shellWriteReport } from "./shell-write.js";
 
 /**
  * Guard report: records a refusal the adapter made on its own (outside-scope
- * writes, edits before an intent, …), or, kind `wiring`, the state of the
+ * writes, edits before an intent, …) with the rule that made it, or, kind `wiring`, the state of the
  * checkout's guard wiring as its adapter found it at a session start: the
  * Control Room shows "guard wiring modified" for that checkout (the token
  * and the checkout id it sends) until a report from it finds it intact.
@@ -67,6 +67,8 @@ export async function guardReport(deps: Deps, caller: Caller, req: GuardRequest)
         kind: req.kind,
         paths,
         peerIds: [],
+        // The rule that refused (validated: a short slug), for the Control Room's refusals by rule.
+        detail: req.rule ? { rule: req.rule } : null,
         at: deps.clock(),
       });
       return { recorded: true };

@@ -1,5 +1,5 @@
 import type { Metrics, MetricsSeries } from "@cohent/protocol";
-import { queueWait, SERIES, tally, totals } from "../../core/metrics.js";
+import { queueWait, refusalsByRule, SERIES, tally, totals } from "../../core/metrics.js";
 import type { Deps } from "../deps.js";
 import { repoByName } from "../shared/repos.js";
 import { sessionCounts } from "./enforcement.js";
@@ -17,7 +17,7 @@ export async function metrics(deps: Deps, repoName: string, since?: Date): Promi
   };
 }
 
-/** Totals and small time series for the metrics page, from the same rows and the same definitions. */
+/** Totals and small time series for the metrics page, from the same rows and the same definitions, and the refusals by rule. */
 export async function metricsSeries(
   deps: Deps,
   name: string,
@@ -45,5 +45,6 @@ export async function metricsSeries(
     series: Object.fromEntries(
       Object.entries(SERIES).map(([wire, metric]) => [wire, counts[metric]]),
     ) as MetricsSeries["series"],
+    refusalsByRule: refusalsByRule(await deps.store.reads.refusalCounts(repo.id, since)),
   };
 }

@@ -23,10 +23,10 @@ export async function act(g: Gathering, d: { rule: Rule; verdict: Verdict }): Pr
   const verdict = d.verdict;
   if (verdict.permission === "deny") {
     if (f.service && g.checkout && s) {
-      const report = reportOf(verdict, f);
+      const report = reportOf(verdict, f, d.rule);
       if (report)
         await client
-          .reportGuard(g.checkout, s, { kind: report.kind, tool: g.tool, paths: report.paths })
+          .reportGuard(g.checkout, s, { ...report, tool: g.tool, rule: d.rule.name })
           .catch(() => undefined);
     }
     let reason = verdict.reason;
@@ -58,12 +58,27 @@ export async function act(g: Gathering, d: { rule: Rule; verdict: Verdict }): Pr
   return verdict;
 }
 
-/** Refusals the service cannot see, reported so that they count (it counts scope conflicts itself). */
-function reportOf(v: Verdict, f: Facts): { kind: GuardRequest["kind"]; paths: string[] } | null {
+/**
+ * Rules whose refusal is not reported: the service refused the claim itself and counts it
+ * (`scope-conflict`), or it could not be reached or asked (a report would only wait on it).
+ */
+const UNREPORTED: ReadonlySet<Rule["name"]> = new Set([
+  "scope-conflict",
+  "unreachable",
+  "unconfigured",
+  "peers-unknown",
+]);
+
+/**
+ * Refusals the service cannot see, reported with their rule so that they count by it, once the
+ * service was asked on this call (a refusal decided before that makes no contact with it).
+ */
+function reportOf(v: Verdict, f: Facts, rule: Rule): { kind: GuardRequest["kind"]; paths: string[] } | null {
+  if (UNREPORTED.has(rule.name)) return null;
   if (v.condition === "gitRefused" && f.git && !f.git.allowed)
     return { kind: "git-peer-changes", paths: f.git.paths };
-  const kind = reportedKind(v, f.service!.snap);
-  return kind ? { kind, paths: f.service!.snap.targets ?? [] } : null;
+  const paths = f.service!.snap.targets ?? [];
+  return { kind: reportedKind(v, f.service!.snap) ?? "refused", paths };
 }
 
 /** How many refusals `why` keeps per session, and how much of each reason. */

@@ -43,7 +43,15 @@ export function recordShellSnapshot(
 ): void {
   if (!command) return;
   const words = commandWords(command);
-  const named = files.filter((f) => namesPath(words, root, f.path, cwd));
+  // Each word as the checkout path it would name (namesPath's forms), once: a lookup per held file, not a join.
+  const paths = new Set<string>();
+  for (const w of words) {
+    const bare = w.startsWith("./") ? w.slice(2) : w;
+    paths.add(bare);
+    if (w.startsWith(`${root}/`)) paths.add(w.slice(root.length + 1));
+    if (cwd && !w.startsWith("/")) paths.add(relative(root, join(cwd, w)));
+  }
+  const named = files.filter((f) => paths.has(f.path) && namesPath(words, root, f.path, cwd));
   if (named.length) recordKnown(root, sessionId, named, "read", at);
 }
 

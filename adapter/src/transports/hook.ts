@@ -189,7 +189,13 @@ export async function runHook(
     }
     const answer: Answer =
       event === "PreToolUse"
-        ? deny({ permission: "deny", condition: "unconfigured", reason: adapterFailed(message) })
+        ? // Outside the decision's rules (none was reached), named for the ledger and doctor --cost all the same.
+          deny({
+            permission: "deny",
+            condition: "unconfigured",
+            reason: adapterFailed(message),
+            rule: "adapter-failed",
+          })
         : { stderr: hookFailed(message), exitCode: 0, injected: 0 };
     return { ...about(), ...scrubbed(render(dialect, event as HookEvent, answer), root) };
   }

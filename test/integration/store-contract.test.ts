@@ -569,6 +569,30 @@ describe.each(DATABASE_KINDS)("store contract (%s)", (kind) => {
     expect(await s.reads.shellWrites("rep_c", at(0), 5)).toEqual([{ ...shell, detail, at: at(12) }]);
     expect(await s.reads.shellWrites("rep_c", at(13), 5)).toEqual([]);
     await tx((t) => t.journal.setShellWriteDetail("gc_2", { ...detail, restoreRequestedBy: "admin" }));
+    // Refusals by kind and rule: a report's rule read back from its detail; a shell write is no refusal.
+    const refused = { repoId: "rep_c", intentId: "wki_b", agentId: null, paths: [], peerIds: [] };
+    await s.journal.addGuardCatch({
+      ...refused,
+      id: "gc_3",
+      kind: "refused",
+      detail: { rule: "stale-write" },
+      at: at(13),
+    });
+    await s.journal.addGuardCatch({
+      ...refused,
+      id: "gc_4",
+      kind: "refused",
+      detail: { rule: "stale-write" },
+      at: at(14),
+    });
+    const byKind = (await s.reads.refusalCounts("rep_c", at(0))).sort((a, b) => a.kind.localeCompare(b.kind));
+    expect(byKind).toEqual([
+      { kind: "refused", rule: "stale-write", count: 2 },
+      { kind: "scope-conflict", rule: null, count: 1 },
+    ]);
+    expect(await s.reads.refusalCounts("rep_c", at(14))).toEqual([
+      { kind: "refused", rule: "stale-write", count: 1 },
+    ]);
     const got = [await s.reads.shellWrite("gc_2"), await s.reads.shellWrite("gc_no")];
     expect(got.map((w) => w && [w.repoId, w.detail?.restoreRequestedBy])).toEqual([["rep_c", "admin"], null]);
     expect((await s.reads.overlapDecisions("rep_c", 5)).map((d) => d.id)).toEqual(["dec_1"]);

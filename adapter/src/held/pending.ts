@@ -138,7 +138,8 @@ export function takePending(
     const { snap, meta, later } = kept;
     kept = null;
     if (later) clearImmediate(later.timer);
-    else removeQuietly(file);
+    // Written, or (not yet written) an older call's of the same name that another process left: neither is pending now.
+    removeQuietly(file);
     return { snap, meta };
   }
   const body = readJson<PendingFile>(file);

@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { writesOf, type Wrote } from "../held/edits.js";
 import { readJournal } from "../held/catches.js";
 import { getObject, stashDir } from "../held/stash.js";
-import { matchLines } from "../held/merge3.js";
+import { lines, matchLines } from "../held/merge3.js";
 import {
   hashFile,
   READ_KEEP_BYTES,
@@ -103,19 +103,6 @@ function caughtWrites(root: string, path: string, since: number): Wrote[] {
   return out;
 }
 
-/** Splits after each "\n"; latin1 maps each byte to one char, so any encoding compares byte for byte. */
-function linesOf(bytes: Buffer): string[] {
-  const text = bytes.toString("latin1");
-  const out: string[] = [];
-  let from = 0;
-  for (let i = text.indexOf("\n"); i !== -1; i = text.indexOf("\n", from)) {
-    out.push(text.slice(from, i + 1));
-    from = i + 1;
-  }
-  if (from < text.length) out.push(text.slice(from));
-  return out;
-}
-
 /**
  * The lines of `now` that differ from `before`, as 1-based inclusive ranges;
  * a deletion marks the line after it (the last line at the end). Pure.
@@ -124,8 +111,8 @@ function linesOf(bytes: Buffer): string[] {
 export function changedLines(before: Buffer | null, now: Buffer): [number, number][] {
   if (!before || before.length > READ_KEEP_BYTES || now.length > READ_KEEP_BYTES) return [];
   if (before.includes(0) || now.includes(0)) return [];
-  const a = linesOf(before);
-  const b = linesOf(now);
+  const a = lines(before);
+  const b = lines(now);
   const m = matchLines(a, b);
   if (!m || b.length === 0) return [];
   const changed = new Uint8Array(b.length).fill(1);

@@ -19,7 +19,7 @@ export type Merge3 =
 const MAX_WORK = 5_000_000;
 
 /** Splits after each "\n"; the last line may lack one. Latin-1 maps each byte to one char and back, so any encoding survives. */
-function lines(bytes: Buffer): string[] {
+export function lines(bytes: Buffer): string[] {
   const text = bytes.toString("latin1");
   const out: string[] = [];
   let from = 0;

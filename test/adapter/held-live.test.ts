@@ -118,6 +118,18 @@ describe("the live view sees what the disk says", () => {
     ]);
   });
 
+  it("a session-state name in a held folder deeper down is a held file like any other", async () => {
+    w("src/held/.cohent/runtime.json", "a\n");
+    const later = { now: Date.now() + 5_000 };
+    snapshotHeld(root, HELD, { view: await currentView(), ...later });
+    const before = snapshotHeld(root, HELD, { view: await currentView(), ...later });
+    w("src/held/.cohent/runtime.json", "bb\n");
+    const after = snapshotHeld(root, HELD, { view: await currentView(), ...later });
+    expect(diffSnapshots(before, after).map((c) => `${c.change} ${c.path}`)).toEqual([
+      "modified src/held/.cohent/runtime.json",
+    ]);
+  });
+
   it("a write made right before the next call is seen, call after call", async () => {
     let before = snapshotHeld(root, HELD, { view: await currentView() });
     for (let i = 0; i < 20; i++) {

@@ -32,6 +32,10 @@ export interface FsView {
 export const OWN_STATE = ["held", "spawn-free"];
 export const ownState = (name: string) => name.startsWith("runtime.json") || OWN_STATE.includes(name);
 
+/** The checkouts' own .cohent/ folders (absolute) the walks went through: their session state is no event. */
+const ownDirs = new Set<string>();
+export const noteCheckout = (root: string) => void ownDirs.add(`${root}/.cohent`);
+
 /** Every call reads the disk. */
 export const DIRECT: FsView = {
   readdir: (abs) => readdirSync(abs, { withFileTypes: true }),
@@ -83,7 +87,8 @@ export const liveEvents = () => events;
 /** An event in `dir` about `name` (null: unknown): what it may have changed is read again. */
 function invalidate(dir: string, name: string | null): void {
   // The session's own state, saved at the end of every call: nothing the walk reads (a walk then stays valid).
-  if (name !== null && dir.endsWith("/.cohent") && ownState(name)) return;
+  // Only in a checkout's own .cohent/: a folder of that name deeper down is a held folder like any other.
+  if (name !== null && ownDirs.has(dir) && ownState(name)) return;
   events++;
   generation++;
   const f = folders.get(dir);

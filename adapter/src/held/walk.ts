@@ -1,6 +1,6 @@
 import type { Stats, Dirent } from "node:fs";
 import { globBase, isGlob, normalizeRepoPath, scopeCovers } from "@cohent/protocol/paths";
-import { DIRECT, OWN_STATE, ownState, type FsView } from "./live.js";
+import { DIRECT, noteCheckout, OWN_STATE, ownState, type FsView } from "./live.js";
 
 /**
  * The files under held paths: a literal file, a folder walked whole, a glob
@@ -68,6 +68,7 @@ export function walkHeld(
 ): Walk {
   const v0 = fs.version?.();
   if (v0 === undefined) return walkNow(root, claims, maxFiles, fs);
+  noteCheckout(root.endsWith("/") ? root.slice(0, -1) : root);
   const key = `${root}\0${maxFiles}\0${claims.join("\0")}`;
   if (lastWalk?.key === key && lastWalk.version === v0) return lastWalk.walk;
   const walk = walkNow(root, claims, maxFiles, fs);

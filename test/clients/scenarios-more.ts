@@ -380,7 +380,7 @@ export const MORE_SCENARIOS: Scenario[] = [
 /**
  * Copilot runs `.github/hooks/*.json` and `.claude/settings.json` alike (measured), but drops the
  * whole Claude file when it holds an entry of a type it does not know: init's mcp_tool handler
- * (docs/decisions/zero-spawn-other-clients.md). The reported case: intent, scope `src`, then
+ * (docs/decisions/0005-zero-spawn-other-clients.md). The reported case: intent, scope `src`, then
  * Copilot's patch tool editing `docs/out.md` must be refused, through its own wiring and through
  * both; with the Claude wiring alone, the file is dropped and says so.
  */

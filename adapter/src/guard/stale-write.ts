@@ -20,7 +20,7 @@ import {
  * asks `staleWrites` for a call's write targets and, when it returns any,
  * refuses with `staleReason` (rule `stale-write`).
  *
- * What is compared is the content (docs/decisions/stale-writes-by-content.md):
+ * What is compared is the content (docs/decisions/0009-stale-writes-by-content.md):
  * the sha256 of the bytes this session last read (read-record.ts) with the
  * bytes now. The stat only spares the hash when it vouches for the bytes;
  * a new mtime over the same bytes (a touch, a checkout of identical

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { SessionFile } from "@cohent/client/state/runtime.js";
+import { SessionFile } from "@cohent/client";
 import { closeCalls, watchCall } from "../adapter/src/held/call.js";
 import { stashDir } from "../adapter/src/held/stash.js";
 import { enableLiveView } from "../adapter/src/held/live.js";

@@ -1,4 +1,4 @@
-import { onPacket } from "@cohent/client/service/notices.js";
+import { onPacket } from "@cohent/client";
 import { restoreRequested } from "./held/restore-requested.js";
 import { loaderHandoff } from "./loader/loader-handoff.js";
 import { hookCommand } from "./transports/hook-main.js";

@@ -1,19 +1,23 @@
 import type { Envelope } from "@cohent/protocol";
 import { exitCodeOf, HUMAN_COMMANDS, parseHuman, positionals, renderHuman } from "./transports/cli.js";
-import { findRoot } from "@cohent/client/state/config.js";
-import { fail, failFrom } from "@cohent/client/envelope.js";
+import {
+  findRoot,
+  fail,
+  failFrom,
+  perform,
+  queuedUnwaited,
+  cliSessionId,
+  selectSession,
+  onPacket,
+} from "@cohent/client";
 import { hookCommand } from "./transports/hook-main.js";
 import { loaderHandoff } from "./loader/loader-handoff.js";
 import { mcpHook } from "./loader/mcp-hook.js";
 import { WHOLE } from "./transports/hook-events.js";
 import { SETUP_UNAVAILABLE } from "./loader/loader-setup.js";
-import { perform } from "@cohent/client/operations.js";
 import { claimRelay, loadSecond } from "./transports/relay.js";
-import { queuedUnwaited } from "@cohent/client/scope-wait.js";
-import { cliSessionId, selectSession } from "@cohent/client/state/session.js";
 import { restoreCommand, restoreText } from "./transports/restore.js";
 import { whyEnvelope, whyText } from "./transports/why.js";
-import { onPacket } from "@cohent/client/service/notices.js";
 import { restoreRequested } from "./held/restore-requested.js";
 
 /**

@@ -1,12 +1,16 @@
 import { readFileSync } from "node:fs";
 import { resolve as resolvePath } from "node:path";
 import { BOUNDS, CohentError, zodDetails, type Envelope, type FailureEnvelope } from "@cohent/protocol";
-import { findRoot } from "@cohent/client/state/config.js";
-import { fail, failFrom } from "@cohent/client/envelope.js";
-import { perform } from "@cohent/client/operations.js";
-import type { SessionFile } from "@cohent/client/state/runtime.js";
-import { queuedUnwaited } from "@cohent/client/scope-wait.js";
-import { cliSessionId, selectSession } from "@cohent/client/state/session.js";
+import {
+  findRoot,
+  fail,
+  failFrom,
+  perform,
+  type SessionFile,
+  queuedUnwaited,
+  cliSessionId,
+  selectSession,
+} from "@cohent/client";
 import { bindRepository } from "./binding.js";
 import { INPUTS, isOperation, OPERATIONS, operationSchema, type Operation } from "./schemas.js";
 

@@ -2,7 +2,7 @@ import { realpathSync } from "node:fs";
 import { isAbsolute, resolve, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 import { CohentError } from "@cohent/protocol/codes";
-import { topLevel } from "@cohent/client/git/git.js";
+import { topLevel } from "@cohent/client";
 
 /**
  * Which repository a machine transport acts for (the session: the adapter's session.ts). One MCP

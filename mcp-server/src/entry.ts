@@ -6,5 +6,5 @@
  */
 export { agentMain, agentOutcome } from "./agent-cli.js";
 export { mcpMain } from "./server.js";
-export { usageCommand } from "@cohent/client/state/usage-report.js";
-export { onPacket } from "@cohent/client/service/notices.js";
+export { usageCommand } from "@cohent/client";
+export { onPacket } from "@cohent/client";

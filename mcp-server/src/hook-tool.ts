@@ -1,7 +1,7 @@
 import { mkdirSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { ON_FAILURE_FROM, SPAWN_FREE_DIR } from "@cohent/client/state/spawn-free.js";
+import { ON_FAILURE_FROM, SPAWN_FREE_DIR } from "@cohent/client";
 
 /**
  * The guard as a tool: Claude Code calls it as a PreToolUse or PostToolUse

@@ -7,7 +7,7 @@ import {
 } from "@modelcontextprotocol/sdk/types.js";
 import { CohentError, zodDetails, type Envelope } from "@cohent/protocol";
 import { COHENT_VERSION } from "@cohent/protocol/version";
-import { fail, failFrom } from "@cohent/client/envelope.js";
+import { fail, failFrom } from "@cohent/client";
 import {
   isOperation,
   MCP_INPUTS,

@@ -1,13 +1,20 @@
 import { existsSync, realpathSync } from "node:fs";
 import { posix, resolve } from "node:path";
 import { matchBudget } from "@cohent/protocol/paths";
-import { git, nulList } from "@cohent/client/git/run.js";
-import { isSafeRevision } from "@cohent/client/git/git.js";
-import { inert, ownerOf, unsureNote, type PeerScope, type Scopes } from "@cohent/client/git/peer-scopes.js";
+import {
+  git,
+  nulList,
+  isSafeRevision,
+  inert,
+  ownerOf,
+  unsureNote,
+  type PeerScope,
+  type Scopes,
+} from "@cohent/client";
 import { classifyGitCommand, type GitOp } from "./classify.js";
 
 export { classifyGitCommand, type GitOp } from "./classify.js";
-export { ownerOf, unsureNote, type PeerScope, type Scopes } from "@cohent/client/git/peer-scopes.js";
+export { ownerOf, unsureNote, type PeerScope, type Scopes } from "@cohent/client";
 
 /**
  * The Git guard: a shell command that would stage, commit, discard or

@@ -1,4 +1,4 @@
-import { git, nulList } from "@cohent/client/git/run.js";
+import { git, nulList } from "@cohent/client";
 
 /**
  * Which of these repository-relative paths Git ignores (build output,

@@ -1,6 +1,4 @@
-import * as client from "@cohent/client/service/client.js";
-import { takeNotices } from "@cohent/client/service/notices.js";
-import type { Refusal, SessionFile } from "@cohent/client/state/runtime.js";
+import { takeNotices, type Refusal, type SessionFile, reportGuard } from "@cohent/client";
 import type { GuardRequest } from "@cohent/protocol";
 import { notExemptNote } from "./exemption.js";
 import { reportedKind, withNotices, type Verdict } from "./guard.js";
@@ -25,9 +23,9 @@ export async function act(g: Gathering, d: { rule: Rule; verdict: Verdict }): Pr
     if (f.service && g.checkout && s) {
       const report = reportOf(verdict, f, d.rule);
       if (report)
-        await client
-          .reportGuard(g.checkout, s, { ...report, tool: g.tool, rule: d.rule.name })
-          .catch(() => undefined);
+        await reportGuard(g.checkout, s, { ...report, tool: g.tool, rule: d.rule.name }).catch(
+          () => undefined,
+        );
     }
     let reason = verdict.reason;
     // Notices received on this call open a refusal's reason (a refused call gets no PostToolUse); an allowed call shows them there.

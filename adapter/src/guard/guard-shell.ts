@@ -2,9 +2,16 @@ import { basename, dirname, join, resolve } from "node:path";
 import { blocksEdits } from "@cohent/protocol/actions";
 import { normalizeRepoPath } from "@cohent/protocol/paths";
 import type { Envelope } from "@cohent/protocol";
-import * as client from "@cohent/client/service/client.js";
+import {
+  activePeers,
+  type SessionFile,
+  type Checkout,
+  claim as serverClaim,
+  openCheckout,
+  poll as serverPoll,
+  session as serverSession,
+} from "@cohent/client";
 import { existsSync, lstatSync, readFileSync, readlinkSync, realpathSync } from "node:fs";
-import { activePeers } from "@cohent/client/git/commit-op.js";
 import { checkGitCommand, classifyGitCommand } from "../git/git-guard.js";
 import { guardFileWrites, type GuardWrite } from "./guard-file-writes.js";
 import { holdOf, type RealPaths, type ShellHold } from "../shell/hold.js";
@@ -20,7 +27,6 @@ import {
   type ToolKind,
   type Verdict,
 } from "./guard.js";
-import type { SessionFile } from "@cohent/client/state/runtime.js";
 import { classify, type ToolCall } from "./tools.js";
 import { checkoutCwd } from "./checkout-cwd.js";
 import { recordRead } from "./read-record.js";
@@ -240,7 +246,7 @@ export interface Gathering {
   /** Set by the call stage: a shell command's writes, read once for every rule that needs them. */
   shell?: ShellWrites;
   /** Set by the service stage. */
-  checkout?: client.Checkout | null;
+  checkout?: Checkout | null;
   /** The transport's part of the call stage (session bookkeeping): whether it found the last prompt's publish missed. */
   prepare: () => boolean;
   /** Set by the call stage. */
@@ -312,11 +318,11 @@ async function serviceFacts(g: Gathering, call: ToolCall, missedPublish: boolean
     targets = hold.named;
     targetError = hold.targetError;
   }
-  let checkout: client.Checkout | null = null;
+  let checkout: Checkout | null = null;
   let configError: string | null = root ? null : NO_PROJECT;
   if (root) {
     try {
-      checkout = { ...client.openCheckout(root), agentId: g.agentId };
+      checkout = { ...openCheckout(root), agentId: g.agentId };
     } catch (err) {
       configError = (err as Error).message;
     }
@@ -328,10 +334,10 @@ async function serviceFacts(g: Gathering, call: ToolCall, missedPublish: boolean
     const pollDue =
       !!st.intentId &&
       ((kind === "edit" && blocksEdits(st.action)) || Date.now() - (st.polledAt ?? 0) >= POLL_EVERY_MS);
-    contact = pollDue ? await client.poll(checkout, s) : await client.session(checkout, s);
+    contact = pollDue ? await serverPoll(checkout, s) : await serverSession(checkout, s);
     // Notices wait (a grant, a lost claim): poll now, so that they change the scope before the decision.
     if (!pollDue && contact.ok && (contact.data?.notices ?? 0) > 0 && st.intentId)
-      contact = await client.poll(checkout, s);
+      contact = await serverPoll(checkout, s);
   }
   const st = s?.state;
   const snap: Snapshot = {
@@ -352,7 +358,7 @@ async function serviceFacts(g: Gathering, call: ToolCall, missedPublish: boolean
   const wanted = checkout && s ? autoClaim({ kind }, snap) : null;
   if (wanted && checkout && s) {
     // While queued, this claim of work elsewhere keeps the place, and the grant keeps this work (backend core/queue).
-    const env = await client.claim(checkout, s, wanted, false);
+    const env = await serverClaim(checkout, s, wanted, false);
     if (env.ok) {
       snap.scope = s.state.scope;
       // What a grant gives is what the session now holds as read, unless it read it before (stale-write.ts).

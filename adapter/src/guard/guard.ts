@@ -13,7 +13,7 @@ import type { GuardRequest, ScopeConflict } from "@cohent/protocol";
 import { contestedPaths, describeConflicts, holderWords, queueAdvice } from "./reasons.js";
 import type { GuardWrite } from "./guard-file-writes.js";
 import { SECTION_BEGIN, SECTION_END } from "./guard-files.js";
-import type { PublishMark, SessionState } from "@cohent/client/state/runtime.js";
+import type { PublishMark, SessionState } from "@cohent/client";
 export type { PublishMark };
 import { running, type Subagents } from "./subagents.js";
 export { caughtReason, contestedPaths, describeConflicts, describeQueue, queueAdvice } from "./reasons.js";

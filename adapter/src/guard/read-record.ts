@@ -1,8 +1,7 @@
 import { closeSync, openSync, readFileSync, readSync, statSync, type Stats } from "node:fs";
 import { join, resolve } from "node:path";
 import { normalizeRepoPath } from "@cohent/protocol/paths";
-import { lockFile } from "@cohent/client/state/lock-file.js";
-import { crypto } from "@cohent/client/builtins.js";
+import { lockFile, crypto } from "@cohent/client";
 import {
   ensureStash,
   lstatQuiet,

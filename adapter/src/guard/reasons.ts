@@ -7,7 +7,7 @@ import {
   shellWord,
 } from "@cohent/protocol/scope-commands";
 import type { QueuePlace, ScopeConflict } from "@cohent/protocol";
-import { inert } from "@cohent/client/git/peer-scopes.js";
+import { inert } from "@cohent/client";
 
 /**
  * The texts that name a peer: who holds what, what to do about it (work

@@ -18,7 +18,7 @@ import { peerConflicts, type ShellHold } from "../shell/hold.js";
 import { staleReason, type StaleWrite } from "./stale-write.js";
 import type { ToolCall } from "./tools.js";
 import type { PeerScope } from "../git/git-guard.js";
-import { inert } from "@cohent/client/git/peer-scopes.js";
+import { inert } from "@cohent/client";
 
 /**
  * The guard's one decision, pure: an ordered list of named rules, kept as

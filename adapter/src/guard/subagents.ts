@@ -31,7 +31,7 @@
  * changes nothing.
  */
 
-import type { Subagents } from "@cohent/client/state/runtime.js";
+import type { Subagents } from "@cohent/client";
 
 export type { Subagents };
 

@@ -1,6 +1,6 @@
 import { join } from "node:path";
 import { scopeCovers } from "@cohent/protocol/paths";
-import { lockFile } from "@cohent/client/state/lock-file.js";
+import { lockFile } from "@cohent/client";
 import type { PeerScope } from "../git/git-guard.js";
 import { diffSnapshots } from "./diff.js";
 import { explainedBy } from "./edits.js";

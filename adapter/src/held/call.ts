@@ -1,7 +1,6 @@
 import { scopeCovers } from "@cohent/protocol/paths";
 import type { PeerScope } from "../git/git-guard.js";
-import * as client from "@cohent/client/service/client.js";
-import type { SessionFile } from "@cohent/client/state/runtime.js";
+import { type SessionFile, type Checkout, reportGuard } from "@cohent/client";
 import { ignoredPaths } from "../git/ignored.js";
 import { GUARD_FILES } from "../guard/guard-files.js";
 import { backgroundWriter } from "./background.js";
@@ -344,28 +343,22 @@ export async function lookBetween(root: string, s: SessionFile): Promise<Caught 
 }
 
 /** Reports a caught write to the service (its peers get a notice; the Control Room shows it). Best effort: the model is told either way. */
-export async function reportCaught(
-  checkout: client.Checkout | null,
-  s: SessionFile,
-  c: Caught,
-): Promise<void> {
+export async function reportCaught(checkout: Checkout | null, s: SessionFile, c: Caught): Promise<void> {
   if (!checkout || c.changes.length === 0) return;
-  await client
-    .reportGuard(checkout, s, {
-      kind: "shell-write",
-      tool: c.tool,
-      paths: c.changes.map((x) => x.path),
-      caught: {
-        // Between calls there is no command: the writer's session, where the journal names one.
-        command: c.between
-          ? c.between.writer
-            ? `(a background job of session ${c.between.writer})`
-            : null
-          : c.command,
-        peers: c.peers.map(({ peer, paths }) => ({ intentId: peer.intentId, paths })),
-        restorable: c.restorable,
-        ...(c.between ? { between: true } : {}),
-      },
-    })
-    .catch(() => undefined);
+  await reportGuard(checkout, s, {
+    kind: "shell-write",
+    tool: c.tool,
+    paths: c.changes.map((x) => x.path),
+    caught: {
+      // Between calls there is no command: the writer's session, where the journal names one.
+      command: c.between
+        ? c.between.writer
+          ? `(a background job of session ${c.between.writer})`
+          : null
+        : c.command,
+      peers: c.peers.map(({ peer, paths }) => ({ intentId: peer.intentId, paths })),
+      restorable: c.restorable,
+      ...(c.between ? { between: true } : {}),
+    },
+  }).catch(() => undefined);
 }

@@ -1,6 +1,6 @@
 import { readFileSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { lockFile } from "@cohent/client/state/lock-file.js";
+import { lockFile } from "@cohent/client";
 import { DEFAULT_MAX_BYTES, type HeldChange } from "./snapshot.js";
 import { ensureStash, hasObject, putObject, readJson, sha256, stashDir, writeAtomic } from "./stash.js";
 

@@ -2,7 +2,7 @@ import { appendFileSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { normalizeRepoPath, scopeCovers } from "@cohent/protocol/paths";
 import { ensureStash, lstatQuiet, stashDir, writeAtomic } from "./stash.js";
-import { lockFile } from "@cohent/client/state/lock-file.js";
+import { lockFile } from "@cohent/client";
 
 /**
  * The journal of guarded edits, shared by every session of the checkout

@@ -13,8 +13,7 @@ import {
   writeFileSync,
 } from "node:fs";
 import { join, resolve } from "node:path";
-import { crypto } from "@cohent/client/builtins.js";
-import { lockFile } from "@cohent/client/state/lock-file.js";
+import { crypto, lockFile } from "@cohent/client";
 
 /**
  * The held-files stash: per checkout, outside the work tree. It keeps the

@@ -1,9 +1,16 @@
-import { findRoot, readProject, saveCredential, type Project } from "@cohent/client/state/config.js";
+import {
+  findRoot,
+  readProject,
+  saveCredential,
+  type Project,
+  fail,
+  failFrom,
+  ok,
+  requestJson,
+  os,
+} from "@cohent/client";
 import { CohentError } from "@cohent/protocol/codes";
 import type { Envelope } from "@cohent/protocol";
-import { fail, failFrom, ok } from "@cohent/client/envelope.js";
-import { requestJson } from "@cohent/client/service/http.js";
-import { os } from "@cohent/client/builtins.js";
 
 /**
  * `bootstrap --approve`: pairs this machine with the checkout's repository

@@ -1,4 +1,4 @@
-import { ON_FAILURE_FROM, SPAWN_FREE_DIR } from "@cohent/client/state/spawn-free.js";
+import { ON_FAILURE_FROM, SPAWN_FREE_DIR } from "@cohent/client";
 import { FAIL_CLOSED_REASON } from "../guard/guard.js";
 import { failClosedCommand, HOOK_TIMEOUT } from "./host-wiring.js";
 import type { HookHandler } from "./merge-files.js";

@@ -1,7 +1,6 @@
 import { readdirSync } from "node:fs";
 import { join } from "node:path";
-import { SPAWN_FREE_DIR } from "@cohent/client/state/spawn-free.js";
-import { liveSessions, type Runtime } from "@cohent/client/state/runtime.js";
+import { SPAWN_FREE_DIR, liveSessions, type Runtime } from "@cohent/client";
 
 /**
  * doctor's line on Claude Code's live sessions: which wiring guards each

@@ -1,6 +1,10 @@
-import { adapterVersionVerdict, recordedVersionVerdict } from "@cohent/client/service/version.js";
-import type { Project } from "@cohent/client/state/config.js";
-import { LIVE_MS, type Runtime } from "@cohent/client/state/runtime.js";
+import {
+  adapterVersionVerdict,
+  recordedVersionVerdict,
+  type Project,
+  LIVE_MS,
+  type Runtime,
+} from "@cohent/client";
 import { claudeSessionsCheck } from "./doctor-claude.js";
 import { warmCheck } from "./doctor-warm.js";
 import type { Check, ClientWiring } from "./doctor-hosts.js";

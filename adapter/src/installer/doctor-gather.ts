@@ -1,17 +1,20 @@
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import type { Envelope } from "@cohent/protocol";
-import { childProcess } from "@cohent/client/builtins.js";
-import { connection, openCheckout } from "@cohent/client/service/client.js";
-import { health, postAgent } from "@cohent/client/service/http.js";
 import {
+  childProcess,
+  connection,
+  openCheckout,
+  health,
+  postAgent,
   credentialsFile,
   findRoot,
   readCredential,
   readProject,
   type Project,
-} from "@cohent/client/state/config.js";
-import { readRuntime, type Runtime } from "@cohent/client/state/runtime.js";
+  readRuntime,
+  type Runtime,
+} from "@cohent/client";
 import { clientWiring, type Check, type ClientWiring } from "./doctor-hosts.js";
 import { shellWritesCheck } from "./doctor-shell.js";
 import { spawnFreeMarks } from "./doctor-claude.js";

@@ -2,7 +2,7 @@ import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileS
 import { dirname, join, resolve } from "node:path";
 import type { WiringChange } from "@cohent/protocol";
 import { HOSTS, type Host as AnyHost } from "@cohent/protocol/hosts";
-import { childProcess, os } from "@cohent/client/builtins.js";
+import { childProcess, os } from "@cohent/client";
 import { DEADLINE_MS } from "../transports/deadline.js";
 import { COPILOT_HOOKS_DIR, OPENCODE_PLUGIN_DIR, OPENCODE_PLUGINS_DIR } from "../guard/guard-files.js";
 import {

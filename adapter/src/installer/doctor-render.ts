@@ -1,4 +1,4 @@
-import { ok } from "@cohent/client/envelope.js";
+import { ok } from "@cohent/client";
 import type { DoctorReport } from "./doctor-decide.js";
 import { clientName, clientSummary } from "./doctor-hosts.js";
 

@@ -6,9 +6,7 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 import { INTENT_COMMAND } from "@cohent/protocol/actions";
 import { CohentError as ClientError } from "@cohent/protocol/codes";
 import { COHENT_VERSION } from "@cohent/protocol/version";
-import { crypto } from "@cohent/client/builtins.js";
-import { failFrom, ok } from "@cohent/client/envelope.js";
-import { gitSync } from "@cohent/client/git/git.js";
+import { crypto, failFrom, ok, gitSync } from "@cohent/client";
 import { FAIL_CLOSED_REASON } from "../guard/guard.js";
 import {
   COPILOT_EVENTS,

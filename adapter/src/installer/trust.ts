@@ -1,5 +1,5 @@
 import { parse as parseToml } from "smol-toml";
-import { crypto } from "@cohent/client/builtins.js";
+import { crypto } from "@cohent/client";
 
 /**
  * A hook handler of Cohent's: its command runs this checkout's adapter,

@@ -2,9 +2,7 @@ import { readdirSync, readFileSync, realpathSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { BOUNDS } from "@cohent/protocol/bounds";
 import type { WiringChange, WiringReport } from "@cohent/protocol";
-import { crypto, os } from "@cohent/client/builtins.js";
-import { reportWiring, type Checkout } from "@cohent/client/service/client.js";
-import { updateRuntime, type Runtime } from "@cohent/client/state/runtime.js";
+import { crypto, os, reportWiring, type Checkout, updateRuntime, type Runtime } from "@cohent/client";
 import { adapterFileHash } from "./init.js";
 import { wiringChanges } from "./wiring.js";
 

@@ -11,7 +11,7 @@ import {
   writeFileSync,
 } from "node:fs";
 import { basename, dirname, isAbsolute, join } from "node:path";
-import { cohentCacheDir } from "@cohent/client/state/cache-dir.js";
+import { cohentCacheDir } from "@cohent/client";
 
 /**
  * The V8 code cache of the adapter bundle, in the user's cache folder (never

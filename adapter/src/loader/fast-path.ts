@@ -1,7 +1,7 @@
 import { detect, hostFlag } from "../hosts/detect.js";
 import { agentIdOf, isSpawn } from "../guard/subagents.js";
 import { toolKind } from "../guard/tools.js";
-import { usageTarget } from "@cohent/client/state/usage.js";
+import { usageTarget } from "@cohent/client";
 import type { Out } from "../hosts/dialect.js";
 
 /** What the loader reads off a hook payload before the bundle loads. */

@@ -1,5 +1,4 @@
-import { findRoot } from "@cohent/client/state/config.js";
-import { onPacket } from "@cohent/client/service/notices.js";
+import { findRoot, onPacket } from "@cohent/client";
 import { restoreRequested } from "../held/restore-requested.js";
 import { DEADLINE_MS } from "../transports/deadline.js";
 import { hookInProcess } from "../transports/hook-in-process.js";

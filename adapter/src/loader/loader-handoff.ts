@@ -21,4 +21,4 @@ export function loaderHandoff(): LoaderHandoff | undefined {
   return (globalThis as { cohentLoader?: LoaderHandoff }).cohentLoader;
 }
 
-export { fileUrlOf, pathOfFileUrl } from "@cohent/client/file-url.js";
+export { fileUrlOf, pathOfFileUrl } from "@cohent/client";

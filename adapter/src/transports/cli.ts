@@ -3,12 +3,17 @@ import { BOUNDS } from "@cohent/protocol/bounds";
 import { CohentError } from "@cohent/protocol/codes";
 import { REQUEST_RELEASE_COMMAND, SCOPE_COMMAND, SCOPE_QUEUE_COMMAND } from "@cohent/protocol/scope-commands";
 import type { Envelope, ReleaseRequestResponse } from "@cohent/protocol";
-import { queuePlace } from "@cohent/client/service/client.js";
-import { noticeText } from "@cohent/client/service/notices.js";
-import { failFrom } from "@cohent/client/envelope.js";
+import {
+  queuePlace,
+  noticeText,
+  failFrom,
+  OPERATIONS,
+  type Inputs,
+  type Operation,
+  waitSeconds,
+  type WaitOutcome,
+} from "@cohent/client";
 import { contestedPaths, describeConflicts, describeQueue, queueAdvice } from "../guard/guard.js";
-import { OPERATIONS, type Inputs, type Operation } from "@cohent/client/operations.js";
-import { waitSeconds, type WaitOutcome } from "@cohent/client/scope-wait.js";
 
 /**
  * The human CLI transport (intent, scope, checkpoint, context, commit, request-release): arguments to

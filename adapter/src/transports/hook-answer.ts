@@ -1,6 +1,6 @@
 import type { Verdict } from "../guard/guard.js";
 import type { Dialect, HookEvent } from "../hosts/dialect.js";
-import { scrubPaths } from "@cohent/client/redact.js";
+import { scrubPaths } from "@cohent/client";
 
 /**
  * The hook's answers, the render half of the transport. The handlers say

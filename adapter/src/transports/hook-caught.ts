@@ -1,8 +1,7 @@
 import { RESTORE_COMMAND, shellWord } from "@cohent/protocol/scope-commands";
-import * as client from "@cohent/client/service/client.js";
+import { SessionFile, reportGuardFiles } from "@cohent/client";
 import { caughtReason } from "../guard/guard.js";
 import { closeCalls, endCall, lookBetween, reportCaught, type Caught } from "../held/call.js";
-import { SessionFile } from "@cohent/client/state/runtime.js";
 import type { HookPayload } from "../guard/tools.js";
 import type { Dialect } from "../hosts/dialect.js";
 import { quietCheckout } from "./hook-stop.js";
@@ -84,14 +83,12 @@ async function tell(
     await reportCaught(checkout, s, c);
     // A call of this session's that changed the guard's files pauses it (told before the next call reads the switch).
     if (checkout && c.undone.length && (!c.between || c.between.writer === s.id))
-      await client
-        .reportGuardFiles(checkout, s, {
-          tool: c.tool,
-          command: c.command,
-          files: c.undone.map((u) => ({ path: u.path, change: u.change })),
-          undone: c.undone.every((u) => u.undone),
-        })
-        .catch(() => undefined);
+      await reportGuardFiles(checkout, s, {
+        tool: c.tool,
+        command: c.command,
+        files: c.undone.map((u) => ({ path: u.path, change: u.change })),
+        undone: c.undone.every((u) => u.undone),
+      }).catch(() => undefined);
     const t = toldText(c, s.id, s.state.intentId ?? null);
     if (t.refuse) refuse.push(t.refuse);
     if (t.inform) inform.push(t.inform);

@@ -1,12 +1,10 @@
 import { resolve } from "node:path";
 import { normalizeRepoPath } from "@cohent/protocol/paths";
-import * as client from "@cohent/client/service/client.js";
+import { perform, type SessionFile, ack, checkpoint as serverCheckpoint } from "@cohent/client";
 import { NOTICE, publishBound, publishMark } from "../guard/guard.js";
 import { backgroundTaskOf, isTaskNotification, seen, shellStarted, turnStarted } from "../guard/subagents.js";
 import { classify } from "../guard/tools.js";
 import { recordAfterCall } from "../guard/read-after.js";
-import { perform } from "@cohent/client/operations.js";
-import type { SessionFile } from "@cohent/client/state/runtime.js";
 import type { Call, HookPart } from "./hook.js";
 import { inject, SILENT, type Answer } from "./hook-answer.js";
 import { preToolUseWith } from "./hook-pre-tool.js";
@@ -68,13 +66,13 @@ async function postToolUse({ p, root, s, cwd, agentId, dialect }: Call): Promise
   }
   if (touched.length && s.state.intentId) {
     s.set({ touched: [...new Set([...s.state.touched, ...touched])] });
-    await client.checkpoint(checkout, s, { status: "working", summary: `Edited ${touched.join(", ")}` });
+    await serverCheckpoint(checkout, s, { status: "working", summary: `Edited ${touched.join(", ")}` });
   }
   const pending = s.state.pending;
   // A host that reads no context here (Copilot, Cursor, OpenCode) leaves the packet for a refusal to carry.
   if (!pending || dialect.context("PostToolUse", pending.text) === undefined) return SILENT;
   s.set({ pending: undefined });
-  await client.ack(checkout, s.id, pending.packetId, pending.text.length);
+  await ack(checkout, s.id, pending.packetId, pending.text.length);
   return inject(pending.text);
 }
 

@@ -1,7 +1,7 @@
 import { isHost, type Wiring } from "@cohent/protocol/hosts";
 import { adapterFailed, deadlineReason } from "../guard/guard.js";
 import { DIALECTS } from "../hosts/detect.js";
-import { redact } from "@cohent/client/redact.js";
+import { redact } from "@cohent/client";
 import { DEADLINE_MS, type Watch } from "./deadline.js";
 import { denyText } from "./hook-answer.js";
 import { WHOLE } from "./hook-events.js";

@@ -3,7 +3,7 @@ import { isHost } from "@cohent/protocol/hosts";
 import { CLAUDE } from "../hosts/claude.js";
 import { DIALECTS, hostFlag } from "../hosts/detect.js";
 import { loaderHandoff } from "../loader/loader-handoff.js";
-import { findRoot } from "@cohent/client/state/config.js";
+import { findRoot } from "@cohent/client";
 import { armDeadline } from "./deadline.js";
 import { runHook, type HookPart } from "./hook.js";
 import { recordHookUsage } from "./hook-usage.js";

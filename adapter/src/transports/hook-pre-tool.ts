@@ -2,7 +2,7 @@ import { missedPublish } from "../guard/guard.js";
 import { decideCall, type Gathering } from "../guard/guard-shell.js";
 import { act } from "../guard/act.js";
 import { isSpawn, seen, spawned } from "../guard/subagents.js";
-import type { SessionFile } from "@cohent/client/state/runtime.js";
+import type { SessionFile } from "@cohent/client";
 import type { Call } from "./hook.js";
 import { deny, SILENT, type Answer } from "./hook-answer.js";
 import { track } from "./hook-stop.js";

@@ -1,7 +1,6 @@
-import * as client from "@cohent/client/service/client.js";
+import { type SessionFile, type Checkout, checkpoint, endScope, openCheckout } from "@cohent/client";
 import { onStop, stopCheckpoint } from "../guard/guard.js";
 import { SILENT, type Answer } from "./hook-answer.js";
-import type { SessionFile } from "@cohent/client/state/runtime.js";
 import { atSessionEnd, atStop, held, stopped, type Live, type Subagents } from "../guard/subagents.js";
 
 /**
@@ -32,9 +31,9 @@ export function track(
 }
 
 /** The checkout for events that only report: an unusable configuration is the guard's to refuse, not theirs. */
-export function quietCheckout(root: string | null): client.Checkout | null {
+export function quietCheckout(root: string | null): Checkout | null {
   try {
-    return root ? client.openCheckout(root) : null;
+    return root ? openCheckout(root) : null;
   } catch {
     return null;
   }
@@ -44,7 +43,7 @@ export function quietCheckout(root: string | null): client.Checkout | null {
 async function finish(root: string | null, s: SessionFile): Promise<void> {
   const input = stopCheckpoint(s.state);
   const checkout = input ? quietCheckout(root) : null;
-  if (checkout && input) await client.checkpoint(checkout, s, input);
+  if (checkout && input) await checkpoint(checkout, s, input);
 }
 
 export async function stop({ root, s, agentId, live }: StopCall): Promise<Answer> {
@@ -80,7 +79,7 @@ export async function sessionEnd({ root, s }: StopCall): Promise<Answer> {
   if (end === "keep") return SILENT;
   if (end === "complete") await finish(root, s);
   const checkout = quietCheckout(root);
-  if (checkout) await client.endScope(checkout, s).catch(() => undefined);
+  if (checkout) await endScope(checkout, s).catch(() => undefined);
   s.set({
     endedAt: new Date().toISOString(),
     scope: [],

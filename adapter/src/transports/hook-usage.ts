@@ -1,5 +1,4 @@
-import { readProject } from "@cohent/client/state/config.js";
-import { recordUsage, usageTarget } from "@cohent/client/state/usage.js";
+import { readProject, recordUsage, usageTarget } from "@cohent/client";
 import type { HookResult } from "./hook.js";
 
 /** The usage ledger's row of one hook call, whichever way it ran: a process per call or in the host's process. */

@@ -1,13 +1,11 @@
 import { existsSync } from "node:fs";
 import { isAbsolute, join } from "node:path";
 import { COPILOT_HOOKS_FILE } from "../guard/guard-files.js";
-import * as client from "@cohent/client/service/client.js";
+import { redact, SessionFile, reportHost } from "@cohent/client";
 import type { Watch } from "./deadline.js";
 import { adapterFailed, hookFailed, PAYLOAD_NOT_JSON } from "../guard/guard.js";
 import { deny, render, scrubbed, SILENT, type Answer } from "./hook-answer.js";
 import type { StopCall } from "./hook-stop.js";
-import { redact } from "@cohent/client/redact.js";
-import { SessionFile } from "@cohent/client/state/runtime.js";
 import { agentIdOf, liveOf } from "../guard/subagents.js";
 import { HOSTS, type Wiring } from "@cohent/protocol/hosts";
 import { detect, unknownHostReason } from "../hosts/detect.js";
@@ -162,7 +160,7 @@ export async function runHook(
       s.set({ hostVersion: reading!.version });
     // A modified wiring stays reported as modified, whichever way the call came in.
     const wiring = via && found.wiring === "fail-closed" ? via.wiring : found.wiring;
-    client.reportHost({ host: dialect.host, hostVersion: version, wiring });
+    reportHost({ host: dialect.host, hostVersion: version, wiring });
     if (watch && s) watch.save = () => s!.save();
     // The event's own handler: a child's Stop is its parent's SubagentStop by now.
     const answer = await part.handlers[event]!({

@@ -1,7 +1,6 @@
 import { tryParseHuman, exitCodeOf, HUMAN_COMMANDS } from "./cli.js";
 import { loaderHandoff } from "../loader/loader-handoff.js";
-import { isOperation, perform } from "@cohent/client/operations.js";
-import { relayKey, updateRuntime, type Relay, type SessionFile } from "@cohent/client/state/runtime.js";
+import { isOperation, perform, relayKey, updateRuntime, type Relay, type SessionFile } from "@cohent/client";
 import { restoreRequested } from "../held/restore-requested.js";
 import { restoreCommand } from "./restore.js";
 

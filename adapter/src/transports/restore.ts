@@ -1,6 +1,5 @@
 import { listCatches, noteEdit, restoreHeld } from "../held/files.js";
-import { findRoot } from "@cohent/client/state/config.js";
-import { fail, ok, type Envelope } from "@cohent/client/envelope.js";
+import { findRoot, fail, ok, type Envelope } from "@cohent/client";
 
 /**
  * `restore`: puts back what a caught write changed under a peer's held

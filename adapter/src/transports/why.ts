@@ -1,7 +1,13 @@
-import { findRoot } from "@cohent/client/state/config.js";
-import { fail, failFrom, ok } from "@cohent/client/envelope.js";
-import { readRuntime, type Refusal } from "@cohent/client/state/runtime.js";
-import { cliSessionId, selectSession } from "@cohent/client/state/session.js";
+import {
+  findRoot,
+  fail,
+  failFrom,
+  ok,
+  readRuntime,
+  type Refusal,
+  cliSessionId,
+  selectSession,
+} from "@cohent/client";
 import type { Envelope } from "@cohent/protocol";
 import { claimRelay } from "./relay.js";
 

@@ -13,10 +13,7 @@ import {
   type Envelope,
   type HostReport,
 } from "@cohent/protocol";
-import type { AgentSender } from "@cohent/client/service/http.js";
-import { endScope } from "@cohent/client/service/client.js";
-import { perform } from "@cohent/client/operations.js";
-import { emptySession, SessionFile } from "@cohent/client/state/runtime.js";
+import { type AgentSender, endScope, perform, emptySession, SessionFile } from "@cohent/client";
 import { INSTRUCTIONS, REMOTE_OPERATIONS, SERVER_INFO, serveTools } from "@cohent/mcp-server/tools.js";
 import { authenticate, sessionMeta } from "../operations/agent/index.js";
 import { bearerSecret } from "../operations/agent/session.js";

@@ -5,6 +5,7 @@ import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { ADAPTER_FILES } from "../../adapter/src/installer/init.js";
 import { buildAdapter } from "../../adapter/build.mjs";
+import { builtAdapter } from "./helpers.js";
 
 /**
  * `cohent init` from the workspace builds the adapter and then copies it; the real-client suite runs
@@ -54,4 +55,18 @@ describe("the adapter build", () => {
     // No temporary file left behind.
     expect(readdirSync(dir).filter((n) => n.endsWith(".tmp"))).toEqual([]);
   }, 120_000);
+});
+
+describe("the hook bundle", () => {
+  it("keeps zod and the MCP SDK out of cohent.cjs and its code", async () => {
+    const dir = path.dirname(await builtAdapter());
+    const bundle = ["cohent.cjs", "cohent-core.js"]
+      .map((n) => readFileSync(path.join(dir, n), "utf8"))
+      .join("\n");
+    expect(bundle).not.toMatch(/ZodError|\$ZodType|zod/i);
+    expect(bundle).not.toMatch(/modelcontextprotocol|McpServer|StdioServerTransport/);
+    // The protocol's own path matcher is in (the one the server uses, not a copy), and minimatch is not.
+    expect(bundle).toContain("extglob patterns");
+    expect(bundle).not.toContain("braceExpand");
+  });
 });

@@ -12,7 +12,7 @@ import { ON_FAILURE_FROM, SPAWN_FREE_DIR } from "@cohent/client";
  *
  * Claude Code honours the handler's `"onFailure": "block"` from 2.1.332 on
  * (measured; 2.1.294 and 2.1.197 ignore it and let every failure through,
- * ../shared/clients/ZERO-SPAWN.md). The wiring therefore keeps a shell-only
+ * docs/clients.md). The wiring therefore keeps a shell-only
  * command gate beside the tool, which runs the full command hook unless
  * this server has marked the session as guarded here: the mark names the
  * session and the Claude Code process (our parent, the gate's parent too),

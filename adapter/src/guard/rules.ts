@@ -22,7 +22,7 @@ import { inert } from "@cohent/client";
 
 /**
  * The guard's one decision, pure: an ordered list of named rules, kept as
- * data, walked over one value of facts (gather.ts gathers it, act.ts does
+ * data, walked over one value of facts (guard-shell.ts gathers it, act.ts does
  * what the verdict needs). The first rule that fires decides; its name
  * travels with the verdict (the reason's code, the usage ledger, `why`).
  * The specification's PreToolUse table is one block of the list
@@ -34,7 +34,7 @@ import { inert } from "@cohent/client";
  * and a rule's costly facts only when it can still fire on what is known.
  */
 
-/** The stages of facts, in the order gather.ts reads them. */
+/** The stages of facts, in the order guard-shell.ts gathers them. */
 export type Stage = "call" | "caught" | "service" | "peers" | "git" | "stale";
 
 /** What the service stage found: the session's state as one snapshot, and what the call writes. */
@@ -53,7 +53,7 @@ export interface ServiceFacts {
 /** The Git guard's answer for a command that stages, commits, stashes or discards (git-guard.ts). */
 export type GitFacts = { allowed: true } | { allowed: false; reason: string; paths: string[] };
 
-/** One value of everything a decision reads; each stage's fields are there once gather.ts read it. */
+/** One value of everything a decision reads; each stage's fields are there once guard-shell.ts gathered it. */
 export interface Facts {
   tool: string;
   /** The host's name, for the refusal of a tool it does not know. */

@@ -4,7 +4,7 @@ import { claudeContext, claudeDeny, type Dialect, type HookEvent } from "./diale
 
 /**
  * Codex and Claude Code: the payload is already in the guard's shape
- * (shared/clients/FACTS.md), and a deny is hookSpecificOutput with a
+ * (docs/clients.md), and a deny is hookSpecificOutput with a
  * reason, at exit 0 (both fail open on anything less). Their tools are
  * classified by tools.ts's tables as they always were: an unlisted tool of
  * theirs is a read (measured on four versions; refusing every tool a new

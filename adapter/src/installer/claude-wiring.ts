@@ -11,7 +11,7 @@ import type { HookHandler } from "./merge-files.js";
  * `"onFailure": "block"` (no Node process per call). Beside it a shell-only
  * gate runs the full command hook unless that server marked the session
  * (SPAWN_FREE_DIR): on 2.1.294 and older, onFailure is ignored and a failed
- * handler lets the call run (../shared/clients/ZERO-SPAWN.md), so there the
+ * handler lets the call run (docs/clients.md), so there the
  * command hook keeps deciding. SessionStart and the rest stay command
  * hooks: Claude Code never calls an mcp_tool handler on SessionStart.
  */

@@ -117,7 +117,7 @@ function preToolUse(file: JsonFile): any[] {
 
 /**
  * Whether each client's PreToolUse wiring in this checkout fails closed
- * (shared/clients/FACTS.md: a hook that cannot start, exits 1 or times out
+ * (docs/clients.md: a hook that cannot start, exits 1 or times out
  * lets the tool run). Claude Code also wants onFailure "block", honoured from
  * 2.1.295, for a hook its own timeout kills.
  */

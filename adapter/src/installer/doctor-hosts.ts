@@ -19,7 +19,7 @@ import { describeChanges } from "./wiring.js";
  * doctor, for the clients beyond Codex and Claude Code: per client, whether
  * the wiring init writes is there and intact, whether it fails closed as
  * init wrote it, and the trust gate that decides whether the client runs it
- * at all, where one can be read (MORE-CLIENTS-MEASURED.md). An untrusted
+ * at all, where one can be read (docs/clients.md). An untrusted
  * folder is a warning, not a failure: the person may not use that client,
  * but one who does gets no hook and no word about it from the client.
  */

@@ -46,7 +46,7 @@ export const CODEX_HOOK_COMMAND = hookCommand("codex");
 /**
  * What the model reads when the adapter itself fails on PreToolUse. Both
  * clients run the tool when a hook cannot start, exits 1 or times out
- * (shared/clients/FACTS.md), so the PreToolUse command turns any non-zero
+ * (docs/clients.md), so the PreToolUse command turns any non-zero
  * exit (missing file, crash, `node` not on PATH) into exit 2 with this line
  * on stderr, which both clients treat as a refusal (host-wiring.ts). The
  * adapter's own deadline (COHENT_HOOK_DEADLINE_MS, 25 s) answers before the

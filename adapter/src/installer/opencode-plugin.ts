@@ -13,10 +13,10 @@ import { hookCommand } from "./host-wiring.js";
  * OpenCode's only refusal; the model reads its message), and OpenCode has
  * no hook timeout, so the plugin keeps one of its own.
  *
- * The adapter runs in OpenCode's own process (issue 44): the plugin requires
+ * The adapter runs in OpenCode's own process: the plugin requires
  * `.cohent/cohent.cjs` (loader.ts's in-process API) at the first call, again
  * whenever the file changes, and calls its `hook` with the same contract the
- * spawned hook has (issue 24): the payload `{"event", "input", "output",
+ * spawned hook has: the payload `{"event", "input", "output",
  * "directory"}` (the hook or event name, OpenCode's input and output or the
  * event's properties, and OpenCode's ctx.directory, where the agent's shell
  * runs); the answer `{"decision": "allow" | "deny", "reason", "context"?}` on

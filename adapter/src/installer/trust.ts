@@ -17,7 +17,7 @@ export const isCohentHandler = (h: unknown): boolean =>
     ((h as { type?: unknown }).type === "mcp_tool" && (h as { server?: unknown }).server === "cohent"));
 
 /**
- * Codex hook trust, as measured (FACTS.md): each hook handler is trusted by
+ * Codex hook trust, as measured (docs/clients.md): each hook handler is trusted by
  * a hash recorded in $CODEX_HOME/config.toml under
  * [hooks.state."<abs hooks.json>:<event label>:<group index>:<handler index>"].
  * Editing a hook changes its hash, and Codex then skips it silently.

@@ -5,7 +5,7 @@ import { DEADLINE_MS } from "./deadline-ms.js";
 
 /**
  * The hook's own deadline. Every hooked client runs the tool when a hook
- * hangs past its timeout (shared/clients/FACTS.md, MORE-CLIENTS-MEASURED.md),
+ * hangs past its timeout (docs/clients.md),
  * and macOS has no `timeout` program, so the adapter answers a refusal
  * itself, in the host's dialect, below the 30 s the wiring gives the client. Other events end silently: they fail soft (an exit 2 would
  * block a prompt, or keep the agent running on Stop).

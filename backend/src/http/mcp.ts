@@ -26,7 +26,7 @@ import { baseMeta, knownError } from "./envelope.js";
  * /mcp: MCP's Streamable HTTP transport, for agents that run away from the
  * checkout (cloud agents, remote IDEs). The tools are the stdio server's
  * (mcp-server tools.ts, without `commit`), answered by the same client
- * operation layer (adapter operations.ts), whose agent calls go in-process
+ * operation layer (client/src/operations.ts), whose agent calls go in-process
  * to the agent route's operations instead of over the network: the same
  * envelopes, warnings and packet acknowledgements as over stdio.
  *

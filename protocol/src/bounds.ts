@@ -72,6 +72,27 @@ export const BOUNDS = {
 /** The long-poll header of GET /api/agent: wait up to this many seconds for a change after the cursor (zod-free here: the adapter sends it). */
 export const WAIT_HEADER = "x-cohent-wait";
 
+/**
+ * The request id of a write (POST /api/agent): the client draws one per logical write and sends it again on
+ * each retry of that write; the service runs a token's id once and answers every retry with the first answer
+ * (zod-free here: the adapter sends it). An HTTP header, so that every operation's body stays as it is.
+ */
+export const REQUEST_ID_HEADER = "idempotency-key";
+/** A request id: 16 to 128 letters, digits and . _ : - (a UUID fits). */
+export const REQUEST_ID_PATTERN = /^[A-Za-z0-9._:-]{16,128}$/;
+/** The POST /api/agent types that write, and so take a request id: a read runs again at no cost. */
+export const REQUEST_ID_TYPES = [
+  "publish",
+  "intent",
+  "scope",
+  "checkpoint",
+  "ack",
+  "guard",
+  "release-request",
+] as const;
+/** How long the service keeps a request id's first answer, in hours: a retry later than this runs again. */
+export const REQUEST_ID_RETENTION_HOURS = 24;
+
 /** Approximate tokens of a text: one token per four characters, rounded up. */
 export function approxTokens(chars: number): number {
   return Math.ceil(chars / 4);

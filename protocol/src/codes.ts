@@ -80,6 +80,18 @@ export const ERRORS = {
     message: "That catch names no open work intent of the writer to carry a restore request.",
   },
   PACKET_ALREADY_ACKED: { status: 409, retryable: false, message: "That packet was already acknowledged." },
+  // Request ids (idempotency-key): a retry is answered with the first answer, never run twice.
+  REQUEST_ID_REUSED: {
+    status: 409,
+    retryable: false,
+    message: "That request id was sent with a different request; draw a new id for each write.",
+  },
+  REQUEST_IN_FLIGHT: {
+    status: 409,
+    retryable: true,
+    message:
+      "The first request with this request id has not answered yet; retry with the same id for its answer.",
+  },
   REPOSITORY_EXISTS: { status: 409, retryable: false, message: "That repository is already registered." },
   SESSION_PAUSED: { status: 423, retryable: true, message: "This session is paused from the Control Room." },
   SESSION_CANCELLED: {

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { BOUNDS } from "./bounds.js";
+import { BOUNDS, REQUEST_ID_HEADER, REQUEST_ID_RETENTION_HOURS, REQUEST_ID_TYPES } from "./bounds.js";
 import { ERRORS } from "./errors.js";
 import { HOST_HEADER, HOST_IDS, UNKNOWN_HOST, WIRINGS } from "./hosts.js";
 import { AgentRequest, PollRequest } from "./requests.js";
@@ -96,6 +96,21 @@ export function protocolDoc(): string {
     "session's tool calls reach the guard (the hook makes both only from the guard, before an edit or shell call). Without",
     "the header (a custom integration over HTTP or MCP, an older adapter) the session's client is unknown, and the Control",
     "Room shows it as advisory.",
+    "",
+    "## Request ids: retries that cannot run twice",
+    "",
+    `A write (POST /api/agent of type ${REQUEST_ID_TYPES.map((t) => `\`${t}\``).join(", ")})`,
+    `may carry \`${REQUEST_ID_HEADER}: <id>\` (16 to 128 letters, digits and \`. _ : -\`), drawn by the`,
+    "client once per write and sent again on every retry of it; the adapter sends one on every POST. The service runs a",
+    "token's id once: its record is written in the write's own transaction, so a retry of an acknowledged write, on any",
+    "instance sharing the database, gets the first answer (the same data, or the same error) without running again. A",
+    "retry that arrives while the first still runs waits for its answer, up to 5 s, else `REQUEST_IN_FLIGHT` (retryable:",
+    "send it again with the same id); when the first took effect but its answer was lost (its instance stopped between",
+    "the two) the retry is `REQUEST_IN_FLIGHT` with `details.lost: true` after a minute: read the state instead. The same",
+    `id with another body is \`REQUEST_ID_REUSED\`; a malformed id is \`INVALID_INPUT\`. Ids are kept ${REQUEST_ID_RETENTION_HOURS} hours.`,
+    "Without the header a write runs each time it arrives, as before; the reads (`context`, `scopes`, `status`) run",
+    "each time regardless. A write that failed without writing anything (its transaction rolled back:",
+    "`DATABASE_UNAVAILABLE`, `INTENT_NOT_FOUND`, …) keeps no record: its retry runs again.",
     "",
     "## HTTP transport",
     "",

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { BOUNDS } from "./bounds.js";
+import { BOUNDS, REQUEST_ID_PATTERN } from "./bounds.js";
 import { IntentRecord, Usage } from "./intent.js";
 
 export const Id = (prefix: string) =>
@@ -314,6 +314,8 @@ export const SessionHeader = z
   .regex(/^[A-Za-z0-9._:-]+$/, "letters, digits and . _ : -");
 /** x-cohent-agent: the sub-agent (Claude Code's agent_id) a call is made for; same form as the session. */
 export const AgentHeader = SessionHeader;
+/** idempotency-key (REQUEST_ID_HEADER): a write's request id, the same on each of its retries. */
+export const RequestIdHeader = z.string().regex(REQUEST_ID_PATTERN, "16 to 128 letters, digits and . _ : -");
 export const Cursor = z.string().regex(/^\d{1,15}$/, "a cursor is a decimal event number");
 export const PollRequest = z.strictObject({
   intentId: IntentId,

@@ -610,6 +610,43 @@ describe.each(DATABASE_KINDS)("store contract (%s)", (kind) => {
     );
   });
 
+  it("request ids: recorded once, answered once, expired", async () => {
+    const begin = (key: string, bodyHash: string, sec: number) =>
+      tx((t) => t.requests.begin({ tokenId: "tok_a", key, bodyHash, at: at(sec) }));
+    expect(await begin("req-contract-0001", "h1", 0)).toBeNull();
+    // Found, not inserted again: the first's hash, no answer yet.
+    expect(await begin("req-contract-0001", "h2", 1)).toMatchObject({ bodyHash: "h1", outcome: null });
+    // Another token's same id is its own.
+    expect(
+      await tx((t) =>
+        t.requests.begin({ tokenId: "tok_b", key: "req-contract-0001", bodyHash: "h9", at: t0 }),
+      ),
+    ).toBeNull();
+    // A transaction that rolls back keeps no record.
+    await expect(
+      tx(async (t) => {
+        await t.requests.begin({ tokenId: "tok_a", key: "req-contract-0002", bodyHash: "h", at: t0 });
+        throw new Error("rolled back");
+      }),
+    ).rejects.toThrow("rolled back");
+    expect(await s.requests.get("tok_a", "req-contract-0002")).toBeNull();
+    // The first answer stays: a second is refused, outside a transaction and inside one.
+    expect(await s.requests.answer("tok_a", "req-contract-0001", '{"ok":true,"data":1}')).toBe(true);
+    expect(await tx((t) => t.requests.answer("tok_a", "req-contract-0001", '{"ok":true,"data":2}'))).toBe(
+      false,
+    );
+    expect(await s.requests.answer("tok_a", "req-contract-none", "{}")).toBe(false);
+    const rec = await s.requests.get("tok_a", "req-contract-0001");
+    expect(rec).toMatchObject({ tokenId: "tok_a", bodyHash: "h1", outcome: '{"ok":true,"data":1}' });
+    expect(rec?.createdAt.toISOString()).toBe(t0.toISOString());
+    expect(await begin("req-contract-0003", "h3", 100)).toBeNull();
+    // Those recorded before the cutoff go; the later one stays.
+    expect(await s.requests.expire(at(50))).toBe(2);
+    expect(await tx((t) => t.requests.expire(at(50)))).toBe(0);
+    expect(await s.requests.get("tok_a", "req-contract-0001")).toBeNull();
+    expect(await s.requests.get("tok_a", "req-contract-0003")).not.toBeNull();
+  });
+
   it("every method of the contract ran", () => {
     const concerns: (keyof Tx)[] = [
       "repos",
@@ -625,6 +662,7 @@ describe.each(DATABASE_KINDS)("store contract (%s)", (kind) => {
       "notices",
       "releaseAsks",
       "wiring",
+      "requests",
     ];
     // A concern is an object of methods or a class's instance (its methods on the prototype).
     const methodsOf = (c: object) => {

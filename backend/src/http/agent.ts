@@ -6,6 +6,8 @@ import {
   HOST_HEADER,
   parseHostHeader,
   PollRequest,
+  REQUEST_ID_HEADER,
+  RequestIdHeader,
   WAIT_HEADER,
   WaitHeader,
   zodDetails,
@@ -18,6 +20,7 @@ import {
   sessionMeta,
   type AgentOperation,
 } from "../operations/agent/index.js";
+import { once, WRITES } from "../operations/agent/once.js";
 import type { Caller, Deps } from "../operations/deps.js";
 import { awaitsContinue } from "./edges.js";
 import { named, reply } from "./envelope.js";
@@ -32,13 +35,22 @@ const isOperation = (t: unknown): t is AgentOperation =>
  * One POST /api/agent body, for an authenticated caller: the operation's answer (its data), or a
  * CohentError. The route calls it, and the /mcp endpoint's in-process sender (http/mcp.ts).
  */
-export async function agentPost(deps: Deps, caller: Caller, body: { type?: unknown }): Promise<unknown> {
-  if (!isOperation(body.type))
+export async function agentPost(
+  deps: Deps,
+  caller: Caller,
+  body: { type?: unknown },
+  /** The write's request id (REQUEST_ID_HEADER), validated: a retry with it gets the first answer (operations/agent/once). */
+  requestId?: string | null,
+): Promise<unknown> {
+  const type = body.type;
+  if (!isOperation(type))
     throw new CohentError(
       "INVALID_INPUT",
       `type must be one of ${Object.keys(AGENT_OPERATIONS).join(", ")}.`,
     );
-  return dispatch(deps, caller, body.type, body);
+  if (requestId && WRITES.has(type))
+    return once(deps, caller, { key: requestId, body }, (d) => dispatch(d, caller, type, body));
+  return dispatch(deps, caller, type, body);
 }
 
 /** Parses `body` with the schema of the operation `type` and runs it: generic, so the two stay one operation's. */
@@ -141,7 +153,15 @@ export function agentRoutes(deps: Deps, body: Middleware): Middleware {
     authenticated,
     async (ctx) => {
       const body = ctx.request.body as { type?: unknown };
-      reply(deps, ctx, String(body.type), await agentPost(deps, callerOf(ctx), body));
+      const rawId = ctx.get(REQUEST_ID_HEADER);
+      const requestId = rawId ? RequestIdHeader.safeParse(rawId) : null;
+      if (requestId && !requestId.success)
+        throw new CohentError(
+          "INVALID_INPUT",
+          `${REQUEST_ID_HEADER}: 16 to 128 letters, digits and . _ : -.`,
+          { header: REQUEST_ID_HEADER },
+        );
+      reply(deps, ctx, String(body.type), await agentPost(deps, callerOf(ctx), body, requestId?.data));
     },
   );
 

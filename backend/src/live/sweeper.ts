@@ -1,6 +1,10 @@
 import { leaseCutoff } from "../core/lease.js";
 import type { Deps } from "../operations/deps.js";
+import { expireRequests } from "../operations/agent/once.js";
 import { freeExpired, grantQueue, type RepoRef } from "../operations/shared/queue.js";
+
+/** How often the sweeper deletes the request ids past their retention (operations/agent/once). */
+const EXPIRE_REQUESTS_MS = 60_000;
 
 /**
  * The lease sweeper. A session that stops calling shows as silent and then
@@ -36,7 +40,13 @@ export function startSweeper(deps: Deps, intervalMs: number): { stop(): void; sw
       return freed;
     });
   };
+  let expiredAt = 0;
   const sweep = async (): Promise<number> => {
+    // Request ids past their retention, once a minute: one indexed DELETE of a minute's ids.
+    if (Date.now() - expiredAt >= EXPIRE_REQUESTS_MS) {
+      expiredAt = Date.now();
+      await expireRequests(deps);
+    }
     let total = 0;
     for (const repo of await deps.store.repos.list()) {
       const freed = await sweepRepo(repo);

@@ -121,3 +121,20 @@ export interface Wiring {
     }[]
   >;
 }
+
+/** A write's request id (protocol REQUEST_ID_HEADER) and its first answer (null while the write runs). */
+export type RequestRecord = M.AgentRequest;
+
+export interface Requests {
+  /**
+   * Records a token's request id, in the write's transaction: null when this is its first arrival (the
+   * write goes on), else the record found, whose write ran or runs (on PostgreSQL an insert racing a
+   * transaction that holds the same id waits for it to end).
+   */
+  begin(r: { tokenId: string; key: string; bodyHash: string; at: Date }): Promise<RequestRecord | null>;
+  get(tokenId: string, key: string): Promise<RequestRecord | null>;
+  /** Stores the first answer (JSON); false when the id is not there or already answered. */
+  answer(tokenId: string, key: string, outcome: string): Promise<boolean>;
+  /** Deletes the ids recorded before `before`; the count deleted. */
+  expire(before: Date): Promise<number>;
+}

@@ -1,5 +1,5 @@
 import type { Changes } from "./changes.js";
-import type { ConsoleAuth, Pairings, Repos, Sessions, Tokens, Wiring } from "./contract-access.js";
+import type { ConsoleAuth, Pairings, Repos, Requests, Sessions, Tokens, Wiring } from "./contract-access.js";
 import type { Journal, Notices } from "./contract-journal.js";
 import type { Reads } from "./contract-reads.js";
 import type { Claims, Intents, Queue, ReleaseAsks } from "./contract-work.js";
@@ -36,6 +36,7 @@ export interface Tx {
   notices: Notices;
   releaseAsks: ReleaseAsks;
   wiring: Wiring;
+  requests: Requests;
 }
 
 /** The store: its concerns run outside a transaction (one statement each), and `tx` runs them as one. */

@@ -14,6 +14,7 @@ import { queue } from "./queue.js";
 import { reads } from "./reads.js";
 import { releaseAsks } from "./release-asks.js";
 import { repos } from "./repos.js";
+import { requests } from "./requests.js";
 import { sessions, tokens } from "./sessions.js";
 import type { Exec } from "./sql/exec.js";
 import { wiring } from "./wiring.js";
@@ -37,6 +38,7 @@ const CONCERNS: { [K in keyof Tx]: (h: Handle) => Tx[K] } = {
   notices,
   releaseAsks,
   wiring,
+  requests,
 };
 export type Repo = RepoRow;
 
@@ -53,7 +55,7 @@ export function createStore(db: Db): Store {
   };
   /**
    * The concerns on one handle (the store's own, outside any transaction, or a transaction's), each
-   * built on its first use: a write uses three or four of the thirteen.
+   * built on its first use: a write uses three or four of the fourteen.
    */
   class Bound {
     readonly built: Record<string, unknown> = {};

@@ -2,7 +2,7 @@ import type { IncomingMessage, RequestOptions } from "node:http";
 import { http, https } from "../builtins.js";
 import { leanExchange, leanTarget, MAX_RESPONSE_BYTES, type Attempt } from "./tcp.js";
 import { plainUrl, requestText, type Target, type WireResponse } from "./wire.js";
-import { WAIT_HEADER } from "@cohent/protocol/bounds";
+import { REQUEST_ID_HEADER, WAIT_HEADER } from "@cohent/protocol/bounds";
 import { HOST_HEADER } from "@cohent/protocol/hosts";
 import type { AgentRequestBody, Envelope } from "@cohent/protocol";
 import { fail } from "../envelope.js";
@@ -173,29 +173,35 @@ function cancelled(operation: string): Envelope<any> {
 /**
  * One immediate resend when the first attempt surely did not take effect:
  * the server answered DATABASE_UNAVAILABLE (its transaction rolled back), the
- * connection was refused (never delivered), or, for a GET, the instance
- * vanished mid-answer (a load balancer's 502, a reset). Behind a balancer the
- * resend reaches another instance. A timeout is not resent: the hook's time
- * budget is spent, and a POST may have landed.
+ * connection was refused (never delivered), or the instance vanished
+ * mid-answer (a load balancer's 502, a reset): a GET reads again, and a
+ * write carries its request id (REQUEST_ID_HEADER), so the service runs it
+ * once and answers the resend with the first answer. Behind a balancer the
+ * resend reaches another instance. A timeout is not resent: the hook's time budget
+ * is spent (the caller's next write of the same body may reuse the id).
  */
-function resendable(env: Envelope<any>, method: "GET" | "POST"): boolean {
+function resendable(env: Envelope<any>): boolean {
   if (env.ok || env.error.code === "CANCELLED") return false;
   if (env.error.code === "DATABASE_UNAVAILABLE") return true;
   if (env.error.code !== "CONTROL_PLANE_UNREACHABLE") return false;
   if (/\(ECONNREFUSED\)/.test(env.error.message)) return true;
-  return (
-    method === "GET" &&
-    /\((ECONNRESET|EPIPE|socket hang up)\)|without a Cohent envelope/.test(env.error.message)
-  );
+  return /\((ECONNRESET|EPIPE|socket hang up)\)|without a Cohent envelope/.test(env.error.message);
 }
 
-async function withOneResend(
-  method: "GET" | "POST",
-  send: () => Promise<Envelope<any>>,
-): Promise<Envelope<any>> {
+async function withOneResend(send: () => Promise<Envelope<any>>): Promise<Envelope<any>> {
   const first = await send();
-  return resendable(first, method) ? send() : first;
+  return resendable(first) ? send() : first;
 }
+
+let drawn = 0;
+const random10 = () => Math.random().toString(36).slice(2).padEnd(10, "0").slice(0, 10);
+/**
+ * A fresh request id: one per logical write, sent again on each of its retries. Unique, not secret (it
+ * is scoped to the token): the time, the process, a count and ~100 random bits, without node:crypto,
+ * which would load the stream modules into every hook process.
+ */
+export const newRequestId = (): string =>
+  `${Date.now().toString(36)}-${process.pid.toString(36)}-${(++drawn).toString(36)}-${random10()}${random10()}`;
 
 function agentHeaders(c: AgentConnection): Record<string, string> {
   const h: Record<string, string> = { authorization: `Bearer ${c.token}`, "x-cohent-session": c.session };
@@ -214,10 +220,19 @@ function versionWarning(env: Envelope<any>): Envelope<any> {
   return { ...env, warnings: [...(env.warnings ?? []), v.detail] };
 }
 
-export function postAgent(c: AgentConnection, body: AgentRequestBody): Promise<Envelope<any>> {
+/**
+ * POST /api/agent. Every call carries a request id (`requestId`, else a fresh one), the same on its
+ * resend: a write the service took although its answer was lost is not run again.
+ */
+export function postAgent(
+  c: AgentConnection,
+  body: AgentRequestBody,
+  requestId: string = newRequestId(),
+): Promise<Envelope<any>> {
   if (c.send) return c.send(body);
-  return withOneResend("POST", () =>
-    requestJson("POST", `${c.service}/api/agent`, agentHeaders(c), body, body.type, c.timeoutMs, c.signal),
+  const headers = { ...agentHeaders(c), [REQUEST_ID_HEADER]: requestId };
+  return withOneResend(() =>
+    requestJson("POST", `${c.service}/api/agent`, headers, body, body.type, c.timeoutMs, c.signal),
   );
 }
 
@@ -236,14 +251,14 @@ export function pollAgent(
   };
   // A long-poll holds the answer up to its wait: the timeout starts after it.
   const timeoutMs = waitSeconds > 0 ? waitSeconds * 1000 + (c.timeoutMs ?? DEFAULT_TIMEOUT_MS) : c.timeoutMs;
-  return withOneResend("GET", () =>
+  return withOneResend(() =>
     requestJson("GET", `${c.service}/api/agent`, h, undefined, "poll", timeoutMs, c.signal),
   );
 }
 
 /** The kill-switch read: renews the lease and reports control; no resolver run on the server. */
 export function sessionRead(c: AgentConnection): Promise<Envelope<any>> {
-  return withOneResend("GET", () =>
+  return withOneResend(() =>
     requestJson(
       "GET",
       `${c.service}/api/agent/session`,

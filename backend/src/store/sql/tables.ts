@@ -248,6 +248,13 @@ export const T = {
     detail: "text",
     createdAt: "date",
   }),
+  AgentRequest: table<M.AgentRequest>("AgentRequest", {
+    tokenId: "text",
+    key: "text",
+    bodyHash: "text",
+    outcome: "text",
+    createdAt: "date",
+  }),
   WiringReport: table<M.WiringReport>("WiringReport", {
     id: "text",
     repoId: "text",

@@ -1,0 +1,15 @@
+-- A write's request id (idempotency-key) and its first answer: a retry is answered with it, never run again.
+-- CreateTable
+CREATE TABLE "AgentRequest" (
+    "tokenId" TEXT NOT NULL,
+    "key" TEXT NOT NULL,
+    "bodyHash" TEXT NOT NULL,
+    "outcome" TEXT,
+    "createdAt" TIMESTAMP(3) NOT NULL,
+
+    CONSTRAINT "AgentRequest_pkey" PRIMARY KEY ("tokenId","key")
+);
+
+-- CreateIndex
+CREATE INDEX "AgentRequest_createdAt_idx" ON "AgentRequest"("createdAt");
+

@@ -19,6 +19,7 @@ import "./spawn-free/forged.ts";
 import "./scenarios-silent.ts";
 // Issue 50 item 2: the checkout's build decides, mid-session (Claude Code, OpenCode).
 import "./scenarios-build.ts";
+import "./scenarios-stale.ts";
 import type { ClientResults } from "./suite.ts";
 
 type Cell = "pass" | "FAIL" | "known failure" | "n/a" | "not run";

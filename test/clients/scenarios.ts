@@ -97,6 +97,9 @@ export const ROWS = {
   // Issue 50 item 2 (scenarios-build.ts).
   buildMidSession:
     "The build the checkout holds decides, mid-session: adapter deleted or throwing at load, an in-scope edit and a touch refused with the repair; upgraded, they run and the new build decides",
+  // Issue 50 item 3 (scenarios-stale.ts).
+  staleWrite:
+    "Stale write across agents and clients: read, a peer (Claude Code) changes line 5 and completes, the agent's whole-file write and shell write refused naming the peer and the lines; read again, the write runs",
 } as const;
 export type RowId = keyof typeof ROWS;
 

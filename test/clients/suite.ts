@@ -24,6 +24,7 @@ import "./spawn-free/forged.ts";
 import "./scenarios-silent.ts";
 // Issue 50 item 2: the checkout's build decides, mid-session (Claude Code, OpenCode).
 import "./scenarios-build.ts";
+import "./scenarios-stale.ts";
 
 /**
  * COHENT_CLIENTS_INJECT_FIRST_FAILURE: the first attempt of every selected scenario is taken as failed

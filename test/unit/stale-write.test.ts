@@ -296,6 +296,22 @@ describe("stale or not, on disk", () => {
       null,
     ],
     [
+      "Ana's shell read a file nobody held (`sed -n 1,40p src/x.ts`, not in the snapshot), then a peer's edit",
+      (r) => {
+        recordShellSnapshot(r, A, `sed -n 1,40p ${FILE}`, r, []);
+        bosEdit(r, withLine(2, "bo\n"));
+      },
+      B,
+    ],
+    [
+      "a shell command naming no file of the checkout, then a peer's edit (never read)",
+      (r) => {
+        recordShellSnapshot(r, A, "npm test -- src/y.ts ../x.ts /etc/hosts .git/HEAD", r, []);
+        bosEdit(r, withLine(2, "bo\n"));
+      },
+      null,
+    ],
+    [
       "a peer's edit, then a claim's grant (a grant is not a read)",
       (r) => {
         recordRead(r, A, FILE, "read");

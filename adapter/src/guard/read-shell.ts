@@ -1,14 +1,17 @@
+import { statSync } from "node:fs";
 import { join, relative } from "node:path";
 import { recordOwnWrites, type Writer } from "./read-after.js";
-import { recordKnown, type KnownFile } from "./read-record.js";
+import { recordKnown, recordRead, type KnownFile } from "./read-record.js";
 
 /**
  * The shell watch's part in the stale-write check (held/call.ts calls it):
- * - before a call, the files of its snapshot that the command names are
- *   what the session now read (`cat src/x.ts`, `sed -n 1,40p src/x.ts`: a
- *   shell is how Codex reads). The others are not: a snapshot is not a
- *   read, and would make a peer's change look read (and the record of every
- *   held file would cost each edit's check its parse);
+ * - before a call, the files the command names are what the session now
+ *   read (`cat src/x.ts`, `sed -n 1,40p src/x.ts`: a shell is how Codex
+ *   reads): the snapshot's by the hash it already has, any other file of
+ *   the checkout by its bytes now (a file nobody holds yet is read too, and
+ *   a peer may claim and change it next). The snapshot's files the command
+ *   does not name are not: a snapshot is not a read, and would make a
+ *   peer's change look read;
  * - after it, the files its watch found changed that no other session's
  *   guarded edit explains: the session's own writes, noted in the journal
  *   by the bytes each was left with (not the whole scope it could have written).
@@ -53,6 +56,20 @@ export function recordShellSnapshot(
   }
   const named = files.filter((f) => paths.has(f.path) && namesPath(words, root, f.path, cwd));
   if (named.length) recordKnown(root, sessionId, named, "read", at);
+  const inSnapshot = new Set(files.map((f) => f.path));
+  const others = [...paths].filter((p) => !inSnapshot.has(p) && namedFile(root, p));
+  if (others.length) recordRead(root, sessionId, others, "read", { at });
+}
+
+/** Whether `path` (a word the command may mean as a checkout path) is a file of the checkout, outside .git. */
+function namedFile(root: string, path: string): boolean {
+  if (!path || path.startsWith("..") || path.startsWith("/") || path === ".git" || path.startsWith(".git/"))
+    return false;
+  try {
+    return statSync(join(root, path)).isFile();
+  } catch {
+    return false;
+  }
 }
 
 /** After a watched shell call: what its watch found changed (and no other session's edit explains) is this session's own write. */

@@ -16,10 +16,19 @@ import { serve, stopProcess } from "../helpers/serve.js";
  * the answers it may get (`expect`: error codes, "ok" for success, "html" for
  * a console page) and gets one of them, with the status its code carries;
  * nothing answers 5xx, the process never dies, and `/healthz`, polled all the
- * while, answers within 100 ms. Then the rate limits: a flood from one token
- * is answered 429 RATE_LIMITED with Retry-After, and does not slow another
- * token's calls by more than 2x.
+ * while, answers within HEALTHZ_MS of its own time. Then the rate limits: a
+ * flood from one token is answered 429 RATE_LIMITED with Retry-After, and
+ * another token's calls are answered meanwhile and after (by how much the
+ * flood slows them is bench:load's figure, a ratio).
  */
+
+/**
+ * A promised deadline: no hostile request holds the server's event loop long; /healthz answers
+ * within 250 ms of the server's own time (helpers/liveness: the machine's run-queue waits taken
+ * out). Measured worst here: 52 ms on SQLite, 66 ms on PostgreSQL (30,000-deep arrays), so 3.8
+ * times; a 400 ms block reads as 398 ms (liveness.test.ts), and issue 23's took the server down.
+ */
+const HEALTHZ_MS = 250;
 
 /** What a case may be answered: a stable error code, "ok" (an envelope with ok:true), or "html" (a console page below 500). */
 type Answer = ErrorCode | "ok" | "html";
@@ -1032,7 +1041,7 @@ describe.each(DATABASE_KINDS)("hostile input at scale (%s)", (kind) => {
   });
 
   it(
-    "a corpus of at least 500 hostile requests: each answered as its case expects, no 5xx, /healthz within 100 ms throughout, no crash",
+    "a corpus of at least 500 hostile requests: each answered as its case expects, no 5xx, /healthz within 250 ms throughout, no crash",
     { timeout: 300_000 },
     async () => {
       const cases = corpus(ctx);
@@ -1092,7 +1101,7 @@ describe.each(DATABASE_KINDS)("hostile input at scale (%s)", (kind) => {
           }
         }
       } finally {
-        verdict = judge(await health.stop(), 100);
+        verdict = judge(await health.stop(), HEALTHZ_MS);
       }
       expect(proc.child.exitCode).toBeNull();
       expect((await fetch(`${proc.url}/healthz`)).status).toBe(200);
@@ -1110,7 +1119,7 @@ describe.each(DATABASE_KINDS)("hostile input at scale (%s)", (kind) => {
       expect(bad).toEqual([]);
       expect(verdict.failed).toBe(0);
       expect(verdict.polled).toBeGreaterThan(10);
-      expect(verdict.maxOwn).toBeLessThanOrEqual(100);
+      expect(verdict.maxOwn).toBeLessThanOrEqual(HEALTHZ_MS);
     },
   );
 

@@ -93,6 +93,7 @@ describe("polling /healthz", () => {
       `none: polled ${v.polled}, max ${v.max.toFixed(0)} ms, the server's ${v.maxOwn.toFixed(0)} ms`,
     );
     expect(v.polled).toBeGreaterThan(10);
+    // The instrument's own check, not the server's speed: measured 4 ms for a loop that never blocks.
     expect(v.maxOwn).toBeLessThanOrEqual(100);
   });
 });

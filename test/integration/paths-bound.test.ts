@@ -12,12 +12,18 @@ import { serve, stopProcess } from "../helpers/serve.js";
  * included. Now every path field is held to the path bounds before anything
  * is matched, and what a request within them makes the server compare is
  * bounded too: /healthz, asked from this process while the requests run in
- * a `cohent serve` child, answers within 100 ms throughout, the machine's
+ * a `cohent serve` child, answers within HEALTHZ_MS throughout, the machine's
  * run-queue waits taken out (a wall-time probe once read 142 ms on a busy
  * machine).
  */
 
-const HEALTHZ_MS = 100;
+/**
+ * Promised deadlines, as in the hostile corpus (hostile.test.ts): /healthz within 250 ms of the
+ * server's own time, measured worst 25 ms here (10 times); each request answered within 2 s,
+ * measured worst 228 ms (8.8 times). Issue 23's request never answered.
+ */
+const HEALTHZ_MS = 250;
+const REQUEST_MS = 2_000;
 const bomb = Array.from({ length: 64 }, (_, i) => `src/b${i}/` + "{a,b}".repeat(95));
 
 /** A glob of at most `states` matcher states: star-heavy segments around a tag (costly to compare, nothing to prune on). */
@@ -102,7 +108,7 @@ describe.each(DATABASE_KINDS)("bounded path work (%s)", (kind) => {
   });
 
   it(
-    "the issue's request, in every path field, is refused 400 PATHS_TOO_COMPLEX at once while /healthz answers within 100 ms",
+    "the issue's request, in every path field, is refused 400 PATHS_TOO_COMPLEX at once while /healthz answers within 250 ms",
     { timeout: 120_000 },
     async () => {
       const c = agentClient(proc.url, token, "bomber");
@@ -124,7 +130,7 @@ describe.each(DATABASE_KINDS)("bounded path work (%s)", (kind) => {
           answers.push(`${field}: ${r.status} ${r.body.error?.code} in ${ms.toFixed(1)} ms`);
           expect([field, r.status, r.body.error?.code]).toEqual([field, 400, "PATHS_TOO_COMPLEX"]);
           expect(r.body.error.message).toContain(`at most ${BOUNDS.pathCost} (pathCost)`);
-          expect(ms).toBeLessThan(2_000);
+          expect(ms).toBeLessThan(REQUEST_MS);
         }
       });
       console.log(`the issue's request (${kind}):\n  ${answers.join("\n  ")}\n  /healthz: ${summary(v)}`);
@@ -134,7 +140,7 @@ describe.each(DATABASE_KINDS)("bounded path work (%s)", (kind) => {
   );
 
   it(
-    "the worst accepted requests against 200 peers at the bounds: /healthz within 100 ms throughout",
+    "the worst accepted requests against 200 peers at the bounds: /healthz within 250 ms throughout",
     { timeout: 180_000 },
     async () => {
       const c = agentClient(proc.url, token, "worst");
@@ -169,7 +175,7 @@ describe.each(DATABASE_KINDS)("bounded path work (%s)", (kind) => {
             answers.push(`${name}: ${r.status} ${r.body.error?.code ?? "ok"} in ${ms.toFixed(1)} ms`);
             expect(r.status).toBeLessThan(500);
             if (r.status === 400) expect(r.body.error.code).toBe("PATHS_TOO_COMPLEX");
-            expect(ms).toBeLessThan(2_000);
+            expect(ms).toBeLessThan(REQUEST_MS);
           }
       });
       console.log(
@@ -190,6 +196,6 @@ describe.each(DATABASE_KINDS)("bounded path work (%s)", (kind) => {
     expect([inside.status, inside.body.error?.code]).toEqual([409, "SCOPE_CONFLICT"]);
     expect(inside.body.error.details.conflicts.map((x: any) => x.intentId)).toEqual([oldIntent]);
     expect([outside.status, outside.body.data?.paths]).toEqual([200, ["old/c/x.ts", "lib/new.ts"]]);
-    expect(ms).toBeLessThan(2_000);
+    expect(ms).toBeLessThan(REQUEST_MS);
   });
 });

@@ -478,6 +478,8 @@ describe("npx cohent init", () => {
     breakAdapter(root, "hangs");
     const t0 = Date.now();
     const hung = await sh(root, codexCmd, { stdin: shell, env: hangEnv });
+    // A promised deadline: the adapter's (1.5 s here, COHENT_HOOK_DEADLINE_MS) before the client's
+    // 30 s (HOOK_TIMEOUT). 10 s is 6.7 times the deadline and a third of the client's timeout.
     expect(Date.now() - t0).toBeLessThan(10_000);
     expect(hung.code).toBe(0);
     expect(JSON.parse(hung.stdout).hookSpecificOutput).toMatchObject({

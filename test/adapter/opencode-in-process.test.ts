@@ -369,7 +369,8 @@ describe("OpenCode's plugin runs the adapter in its own process", () => {
       expect(d.code, d.stderr).toBe(0);
       expect(d.lines[0].r).toMatch(/^refused: Cohent: .*did not reach a verdict within 2 s/);
       expect(d.lines[0].ms).toBeGreaterThan(1900);
-      expect(d.lines[0].ms).toBeLessThan(2900);
+      // Before the plugin's own 3 s: the refusal above is the adapter's (the plugin's reads "did not
+      // answer within"); that order needs no upper bound on the clock.
     } finally {
       for (const s of sockets) s.destroy();
       hole.close();

@@ -120,6 +120,7 @@ describe("scope --wait", () => {
     expect(w.code, w.stdout + w.stderr).toBe(0);
     expect(w.stdout).toMatch(/granted/);
     expect(w.stdout).toContain("Scope claimed: app/cart.");
+    // Granted on the release (1.5 s in), not at the end of its 40 s wait: 30 s tells one from the other.
     expect(Date.now() - started).toBeLessThan(30_000);
     expect(runtime(bob).scope).toEqual(["app/cart"]);
   });
@@ -187,6 +188,7 @@ describe("scope --wait", () => {
       "under the sandbox relay the hook that performs this command cannot wait",
     );
     expect(r.cmd!.stdout).toMatch(/place 1, behind alice/);
+    // Refused at once, not after its 60 s wait: 15 s tells one from the other (two hook processes).
     expect(Date.now() - started).toBeLessThan(15_000);
   });
 });

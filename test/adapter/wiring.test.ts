@@ -203,6 +203,8 @@ describe("guard wiring check at session start", () => {
     editJson(co, ".cohent/project.json", (o) => (o.service = "http://127.0.0.1:9"));
     editJson(co, ".claude/settings.json", (o) => (o.disableAllHooks = true));
     const r = await sessionStart(co, "u-1");
+    // A promised deadline: a session start waits at most 1.5 s for the report
+    // (WIRING_REPORT_TIMEOUT_MS), here refused at once; 10 s is that, a process start and a wide margin.
     expect(r.ms).toBeLessThan(10_000);
   });
 });

@@ -176,7 +176,8 @@ describe("agent CLI", () => {
         operation: "publish",
         error: { code: "CANCELLED", retryable: false },
       });
-      expect(performance.now() - sent).toBeLessThan(3_000);
+      // Cancelled on the signal, not at its 60 s timeout (COHENT_TIMEOUT_MS): half of it tells them apart.
+      expect(performance.now() - sent).toBeLessThan(30_000);
       await hang.waitForClose();
       expect(hang.closedSockets()).toBe(1);
     } finally {

@@ -335,8 +335,9 @@ describe("MCP server", () => {
       controller.abort("user cancelled");
       await expect(call).rejects.toThrow();
       await hang.waitForClose();
-      // The server dropped the backend request on the cancellation, not on its 60 s timeout.
-      expect(performance.now() - started).toBeLessThan(5_000);
+      // The server dropped the backend request on the cancellation, not on its 60 s timeout: half of
+      // it tells them apart.
+      expect(performance.now() - started).toBeLessThan(30_000);
       // And it still serves the next call.
       const after = await c.client.listTools();
       expect(after.tools).toHaveLength(TOOL_NAMES.length);

@@ -7,10 +7,10 @@
 // cohent.cjs is a small loader (adapter/src/loader/loader.ts) that reads main.ts's bundle from
 // cohent-core.js beside it and compiles it through vm.Script with a V8 code cache in the user's
 // cache folder, keyed by the bundle's sha256 (adapter/src/loader/code-cache.ts). Node 20 has no
-// module compile cache of its own. cohent-core.js holds two bundles: first the guard's part
-// (hook-guard-main.ts, what a PreToolUse edit or shell call's decision runs, 109 of 161 KB), then
-// main.ts's, which also exports the hook as a function for OpenCode's plugin (loader/in-process-main.ts);
-// the loader reads only the one it runs.
+// module compile cache of its own. main.ts's bundle also exports the hook as a function for
+// OpenCode's plugin and the warm guard (loader/in-process-main.ts). A separate guard's part of it,
+// read alone for an edit or a shell call, bought under 2 ms on a cold call and was removed
+// (docs/decisions/0011-one-start-up-path.md).
 import { build } from "esbuild";
 import { createHash } from "node:crypto";
 import { mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
@@ -198,7 +198,7 @@ async function setupSource(logLevel) {
  * output, with import.meta.url handed in by the loader, and the sha256 of it with the version,
  * which keys its code cache.
  */
-async function partSource(logLevel, setupId, entry) {
+async function bundleSource(logLevel, setupId, entry) {
   const r = await build({
     ...common,
     logLevel,
@@ -213,24 +213,16 @@ async function partSource(logLevel, setupId, entry) {
 }
 
 /**
- * cohent-core.js: a first line naming the file, the version and the hash of both parts, which
- * the loader checks; then the guard's part (hook-guard-main.ts: a PreToolUse edit or shell
- * call's decision), then the whole adapter (main.ts). The loader reads only the part it runs.
+ * cohent-core.js: a first line naming the file, the version and the bundle's hash, which the
+ * loader checks, then main.ts's bundle.
  */
 async function adapterSource(logLevel, setupId) {
-  const guard = await partSource(logLevel, setupId, "hook-guard-main.ts");
-  const whole = await partSource(logLevel, setupId, "main.ts");
-  const hash = createHash("sha256").update(`${VERSION}\n${guard.body}${whole.body}`).digest("hex");
-  const source = `${coreHead(hash)}${guard.body}${whole.body}`;
+  const { body, hash } = await bundleSource(logLevel, setupId, "main.ts");
+  const source = `${coreHead(hash)}${body}`;
   // The loader reads lengths in bytes as lengths in characters (esbuild escapes non-ASCII by default).
   if (/[^\x00-\x7f]/.test(source))
     throw new Error(`${CORE_FILE} is not ASCII: the loader reads it as latin1`);
-  return {
-    source,
-    head: coreHead(hash),
-    hash: whole.hash,
-    guard: { length: guard.body.length, hash: guard.hash },
-  };
+  return { source, head: coreHead(hash), hash };
 }
 
 /** The core file's first line: what it is and its hash. The loader refuses a file that does not start with the line of its own build. */
@@ -294,7 +286,7 @@ export async function buildAdapter({ quiet = false, outfile = OUTFILE } = {}) {
   mkdirSync(dirname(outfile), { recursive: true });
   const logLevel = quiet ? "silent" : "warning";
   const setup = await setupSource(logLevel);
-  const { source, head, hash, guard } = await adapterSource(logLevel, setup.id);
+  const { source, head, hash } = await adapterSource(logLevel, setup.id);
   const adapterFile = join(dirname(outfile), ADAPTER_FILE);
   const coreFile = join(dirname(outfile), CORE_FILE);
   put(coreFile, source);
@@ -314,7 +306,6 @@ export async function buildAdapter({ quiet = false, outfile = OUTFILE } = {}) {
       COHENT_BUNDLE_HEAD: JSON.stringify(head),
       COHENT_BUNDLE_LENGTH: String(source.length),
       COHENT_BUNDLE_HASH: JSON.stringify(hash),
-      COHENT_GUARD_PART: JSON.stringify(guard),
     },
     banner: {
       js: header(
@@ -322,7 +313,6 @@ export async function buildAdapter({ quiet = false, outfile = OUTFILE } = {}) {
         `the Cohent adapter (hook and CLI): this loader, and its code in ${CORE_FILE}.`,
         [
           `bundle sha256:${hash}; Codex trust is keyed to the hook commands, not to this file.`,
-          `guard part sha256:${guard.hash}: a PreToolUse edit or shell call's code, first in ${CORE_FILE}.`,
           `${IN_PROCESS_MARK}: required by OpenCode's plugin, it runs the hook in OpenCode's process (main.ts's part).`,
         ],
       ),

@@ -11,18 +11,17 @@ import { addPatch, agentRuns, codex, intentJson, makeCheckout, run, type Checkou
 /**
  * The rule of every long-lived guard (adapter/src/loader/build-check.ts), in the two processes
  * besides the MCP server (test/mcp/build-check.test.ts): the warm guard and OpenCode's plugin, both
- * through cohent.cjs's in-process API. The build is upgraded between calls to one whose whole
- * adapter (main.ts's part) fails to load while the guard's part is intact: the call is refused
- * with the repair, by the warm guard as by the plugin, where the warm guard used to drop the call
- * and leave it to the cold path, which decided with the guard's part alone. Then upgraded to a
- * working build with reasons of its own: those reasons answer.
+ * through cohent.cjs's in-process API. The build is upgraded between calls to one whose adapter
+ * (cohent-core.js) fails to load: the call is refused with the repair, by the cold call, by the
+ * warm guard it starts and by the plugin. Then upgraded to a working build with reasons of its
+ * own: those reasons answer.
  */
 
 const REPO = "acme/buildcheck";
 const fx = backendForFile(REPO, "Check the build", ["alice", "Codex"]);
 
-/** The whole adapter's part made not to compile: its `"use strict";` a statement run into the next. */
-const WHOLE_BROKEN: [string, string, "last"] = ['"use strict";', "throw Error()", "last"];
+/** The adapter's code made not to compile: each `"use strict";` a statement run into the next. */
+const WHOLE_BROKEN: [string, string] = ['"use strict";', "throw Error()"];
 const UPGRADED: [string, string] = ["outside your declared scope", "OUTSIDE YOUR DECLARED SCOPE"];
 const NO_INTENT_UPGRADED: [string, string] = ["no prompt or intent", "NO PROMPT OR INTENT"];
 
@@ -106,18 +105,15 @@ describe("the warm guard runs the build the checkout holds", () => {
     const first = await until("a warm guard", () => guards(tmp)[0]);
     expect(await codexHook(co, inScope(1), env)).toBe("allowed");
 
-    // Upgraded to a build whose whole adapter does not compile: a guard of that build starts...
+    // Upgraded to a build whose adapter does not compile: the cold call is refused, a guard of that
+    // build starts, and every call it answers is refused, naming the file and the repair.
     const original = keep(co);
     writeVariantBuild(path.join(co.root, ".cohent"), [WHOLE_BROKEN]);
-    await codexHook(co, inScope(2), env);
+    const failedToLoad =
+      /^denied: Cohent: \.cohent\/cohent-core\.js failed to load \(SyntaxError\)\. Repair: npx cohent init --upgrade/;
+    expect(await codexHook(co, inScope(2), env)).toMatch(failedToLoad);
     const broken = await until("the new build's guard", () => guards(tmp).find((g) => g.name !== first.name));
-    // ...and every call it answers is refused, naming the file and the repair.
-    for (const n of [3, 4]) {
-      const r = await codexHook(co, inScope(n), env);
-      expect(r).toMatch(
-        /^denied: Cohent: \.cohent\/cohent-core\.js failed to load \(SyntaxError\)\. Repair: npx cohent init --upgrade/,
-      );
-    }
+    for (const n of [3, 4]) expect(await codexHook(co, inScope(n), env)).toMatch(failedToLoad);
     expect(guards(tmp).some((g) => g.pid === broken.pid)).toBe(true);
 
     // Upgraded to a working build with reasons of its own: its guard answers in its words.

@@ -36,10 +36,6 @@ const adapterOf = (script: string) => script.replace(/\.mjs$/, ".cjs");
 const hashOf = (script: string) =>
   /bundle sha256:([0-9a-f]{64})/.exec(readFileSync(adapterOf(script), "utf8").slice(0, 600))![1]!;
 
-/** The hash of the guard's part, which keys the caches of a PreToolUse edit's and shell call's code (loader.ts). */
-const guardHashOf = (script: string) =>
-  /guard part sha256:([0-9a-f]{64})/.exec(readFileSync(adapterOf(script), "utf8").slice(0, 800))![1]!;
-
 function cacheOf(co: Checkout): string {
   return path.join(
     co.home,
@@ -223,15 +219,8 @@ describe("a code cache per code path", () => {
   it("an edit's decision writes and then reads its own cache, which a prompt's run leaves alone", async () => {
     const co = await makeCheckout("http://127.0.0.1:9");
     const dir = path.dirname(cacheOf(co));
-    // An edit runs the guard's part, a prompt the whole adapter: each part's caches carry its own hash.
-    const fileOf = (p: string) =>
-      path
-        .basename(cacheOf(co))
-        .replace("-cli-", `-${p}-`)
-        .replace(
-          hashOf(co.script).slice(0, 32),
-          p === "hook-PreToolUse-edit" ? guardHashOf(co.script).slice(0, 32) : hashOf(co.script).slice(0, 32),
-        );
+    // One bundle, one hash; a cache per code path (an edit, a prompt).
+    const fileOf = (p: string) => path.basename(cacheOf(co)).replace("-cli-", `-${p}-`);
     const edit = call("PreToolUse", "apply_patch");
     expect((await run(co, ["hook"], { stdin: edit })).code).toBe(0);
     expect(readdirSync(dir)).toEqual([fileOf("hook-PreToolUse-edit")]);

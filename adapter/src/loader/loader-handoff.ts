@@ -9,8 +9,6 @@
 export interface LoaderHandoff {
   stdin?: string;
   import(url: string): Promise<unknown>;
-  /** In the guard's part (hook-guard-main.ts): runs the whole adapter on the same call. */
-  whole?: () => void;
   /** Set by the in-process API (OpenCode's plugin): main.ts only exports its hook, and runs no CLI. */
   inProcess?: boolean;
   /** The build's stamps (cohent.cjs, cohent-core.js) when this code was read: set for the MCP server (build-check.ts). */

@@ -2,6 +2,7 @@ import { closeSync, fstatSync, openSync, readFileSync, readSync, writeSync } fro
 import {
   buildStamps,
   checkedHook,
+  failureKind,
   CORE_FILE,
   REPAIR,
   shownName,
@@ -49,33 +50,17 @@ import { serveWarm } from "./warm-serve.js";
 declare const COHENT_BUNDLE_HEAD: string;
 declare const COHENT_BUNDLE_LENGTH: number;
 declare const COHENT_BUNDLE_HASH: string;
-/** The guard's part, first after the head line in cohent-core.js: its length and its hash (its code cache's key). */
-declare const COHENT_GUARD_PART: { length: number; hash: string };
-
 type Require = (id: string) => unknown;
 
 /**
- * Which code of cohent-core.js runs: the guard's part (hook-guard-main.ts),
- * right after the head line, for a PreToolUse edit or shell call, whose
- * decision it holds; the whole adapter (main.ts), after it, for every other
- * call and any call the guard's part hands over.
+ * The adapter's code from cohent-core.js, or why it cannot run: missing,
+ * unreadable, or not of this build (its first line names the build's hash,
+ * and its length is this build's: the code cache is keyed by that hash, and
+ * V8 checks of a source only its length). The build writes it in ASCII
+ * (adapter/build.mjs checks), so its length in bytes is its length in
+ * characters: it is read whole into one buffer and decoded as latin1.
  */
-type Part = "guard" | "whole";
-
-const GUARD_PATHS: ReadonlySet<string> = new Set(["hook-PreToolUse-edit", "hook-PreToolUse-shell"]);
-
-/**
- * One part of cohent-core.js, or why it cannot run: missing, unreadable, or
- * not of this build (its first line names the build's hash, and its length
- * is this build's: the code cache is keyed by the part's hash, and V8 checks
- * of a source only its length). The build writes it in ASCII (adapter/build.mjs
- * checks), so lengths in bytes are lengths in characters: the head and the
- * part are read at their known offsets into one buffer each, and decoded as
- * latin1, where readFileSync(…, "utf8") reads in 8 KiB steps (20 reads for
- * this file, strace). Only the part that runs is read: every byte read,
- * decoded and compiled is a hook's time (bench/adapter-coldstart.ts).
- */
-function readCode(part: Part): { source: string } | { reason: string } {
+function readCode(): { source: string } | { reason: string } {
   const name = shownName(__dirname, CORE_FILE);
   const repair = REPAIR;
   const head = COHENT_BUNDLE_HEAD.length;
@@ -92,16 +77,9 @@ function readCode(part: Part): { source: string } | { reason: string } {
   let source: string;
   try {
     ours = fstatSync(fd).size === COHENT_BUNDLE_LENGTH;
-    if (part === "guard") {
-      // The head and the guard's part are one run of bytes from the start.
-      const text = readAt(fd, 0, head + COHENT_GUARD_PART.length);
-      ours &&= text.startsWith(COHENT_BUNDLE_HEAD);
-      source = text.slice(head);
-    } else {
-      ours &&= readAt(fd, 0, head) === COHENT_BUNDLE_HEAD;
-      const at = head + COHENT_GUARD_PART.length;
-      source = readAt(fd, at, COHENT_BUNDLE_LENGTH - at);
-    }
+    const text = readAt(fd, COHENT_BUNDLE_LENGTH);
+    ours &&= text.startsWith(COHENT_BUNDLE_HEAD);
+    source = text.slice(head);
   } catch (err) {
     return { reason: `Cohent: ${name} cannot be read (${(err as NodeJS.ErrnoException).code}). ${repair}` };
   } finally {
@@ -112,11 +90,11 @@ function readCode(part: Part): { source: string } | { reason: string } {
   return { source };
 }
 
-/** `length` bytes of a file from `position` (fewer only at its end), as latin1. */
-function readAt(fd: number, position: number, length: number): string {
+/** The first `length` bytes of a file (fewer only at its end), as latin1. */
+function readAt(fd: number, length: number): string {
   const buf = Buffer.allocUnsafe(length);
   let n = 0;
-  for (let r = -1; r !== 0 && n < length; n += r) r = readSync(fd, buf, n, length - n, position + n);
+  for (let r = -1; r !== 0 && n < length; n += r) r = readSync(fd, buf, n, length - n, n);
   return buf.toString("latin1", 0, n);
 }
 
@@ -133,22 +111,15 @@ function readHookStdin(): string | null {
   }
 }
 
-function run(
-  part: Part,
-  source: string,
-  stdin: string | null,
-  path: string,
-  stamps: readonly string[] | null,
-): void {
+function run(source: string, stdin: string | null, path: string, stamps: readonly string[] | null): void {
   const selfUrl = fileUrlOf(__filename);
   const handoff: LoaderHandoff = {
     import: (url) => import(url),
     ...(stdin !== null ? { stdin } : {}),
     ...(stamps ? { stamps } : {}),
-    ...(part === "guard" ? { whole: () => load("whole", stdin, path) } : {}),
   };
   (globalThis as { cohentLoader?: LoaderHandoff }).cohentLoader = handoff;
-  const hash = part === "guard" ? COHENT_GUARD_PART.hash : COHENT_BUNDLE_HASH;
+  const hash = COHENT_BUNDLE_HASH;
   const file = codeCacheFile(hash, path);
   const cachedData = file ? readCodeCache(file, hash) : undefined;
   // node:vm is not among the modules Node has loaded at start: a call that needs no decision never loads it.
@@ -180,14 +151,21 @@ function put(fd: 1 | 2, text: string): void {
   }
 }
 
-/** Reads and runs one part of cohent-core.js; when it cannot, refuses in the host's dialect (a hook) or fails (a command). */
-function load(part: Part, stdin: string | null, path: string): void {
+/** Reads and runs cohent-core.js; when it cannot, refuses in the host's dialect (a hook) or fails (a command). */
+function load(stdin: string | null, path: string): void {
   // The MCP server outlives its start: it checks the build it runs against the checkout's on every
   // call (build-check.ts). Stamped before the read: a change while it reads is a change seen.
   const built = process.argv[2] === "mcp" ? buildStamps(__dirname) : null;
-  const code = readCode(part);
+  let code = readCode();
   if ("source" in code)
-    return run(part, code.source, stdin, path, built && "stamps" in built ? built.stamps : null);
+    try {
+      return run(code.source, stdin, path, built && "stamps" in built ? built.stamps : null);
+    } catch (err) {
+      // A build that does not compile or throws as it starts: refused as the long-lived guards refuse it.
+      code = {
+        reason: `Cohent: ${shownName(__dirname, CORE_FILE)} failed to load (${failureKind(err)}). ${REPAIR}`,
+      };
+    }
   if (process.argv[2] === "hook") {
     // Refused in the host's own dialect: a hook that only failed would let the tool run in some hosts.
     const out: Out = preview ? preview.unloadable(code.reason) : { stderr: code.reason, exitCode: 2 };
@@ -224,9 +202,9 @@ export const hook: InProcessHook = checkedHook({
   name: shownName(__dirname, CORE_FILE),
 });
 
-/** main.ts's part compiled in this process, for its exported hook (in-process-main.ts), or why it cannot be. */
+/** main.ts's bundle compiled in this process, for its exported hook (in-process-main.ts), or why it cannot be. */
 function compileWhole(): InProcessHook | { reason: string } {
-  const code = readCode("whole");
+  const code = readCode();
   if (!("source" in code)) return code;
   const selfUrl = fileUrlOf(__filename);
   // The relay's import() of cohent-mcp.mjs: code compiled by vm.Script has none of its own.
@@ -258,7 +236,13 @@ function callerNow(): Caller | null {
   const core = coreStamp();
   if (!self || !core || typeof process.getuid !== "function") return null;
   try {
-    return { uid: process.getuid(), cwd: process.cwd(), stamps: [self, core], env: process.env };
+    return {
+      uid: process.getuid(),
+      cwd: process.cwd(),
+      dir: __dirname,
+      stamps: [self, core],
+      env: process.env,
+    };
   } catch {
     return null; // the working folder is gone
   }
@@ -275,10 +259,9 @@ if ((globalThis as { cohentInProcess?: unknown }).cohentInProcess !== IN_PROCESS
   if (process.argv[2] === "warm") serveWarm(process.argv[3] ?? "", callerNow, hook);
   else if (!preview?.needsNoDecision) {
     const path = preview?.path ?? (process.argv[2] === "hook" ? "hook-other" : "cli");
-    const part: Part = GUARD_PATHS.has(path) ? "guard" : "whole";
     const route = stdin !== null && preview ? warmRoute() : null;
-    if (route) void warmThenCold(route, part, stdin!, path, preview!);
-    else load(part, stdin, path);
+    if (route) void warmThenCold(route, stdin!, path, preview!);
+    else load(stdin, path);
   } else if (preview.stdout) put(1, preview.stdout + "\n");
 }
 
@@ -298,13 +281,7 @@ function warmRoute(): Route | null {
  * hook's deadline gets the refusal the adapter's own deadline writes, and
  * loses its name.
  */
-async function warmThenCold(
-  route: Route,
-  part: Part,
-  stdin: string,
-  path: string,
-  p: HookPreview,
-): Promise<void> {
+async function warmThenCold(route: Route, stdin: string, path: string, p: HookPreview): Promise<void> {
   const r = await forwardWarm(route, { argv: process.argv.slice(3), stdin }, DEADLINE_MS + 1_000);
   if (typeof r === "object") {
     if (r.stdout) put(1, r.stdout.endsWith("\n") ? r.stdout : r.stdout + "\n");
@@ -324,5 +301,5 @@ async function warmThenCold(
     return;
   }
   if (r === "absent") process.once("exit", () => startWarm(route, __filename));
-  load(part, stdin, path);
+  load(stdin, path);
 }

@@ -197,6 +197,29 @@ describe("the warm guard", () => {
     expect(new Set(two.map((x) => x.name)).size).toBe(2);
   });
 
+  it("one agent's hooks share one guard whatever else their environments differ in", async () => {
+    const S = "warm-one";
+    const { co, tmp, env } = await session(S);
+    const [g] = await until("a warm guard", () => (guards(tmp).length === 1 ? guards(tmp) : null));
+    // A client that sets a variable for some events only (as Claude Code's hooks see several sets):
+    // each call is decided by the one guard, with its own variables, as a cold call would be.
+    const inScope = codex.patch(S, co.root, addPatch(`src/${S}/cart.ts`));
+    const outside = codex.patch(S, co.root, addPatch("docs/cart.md"));
+    const extras: Record<string, string>[] = [
+      { CLAUDE_ENV_FILE: "/tmp/env.sh" },
+      { PATH: `/nowhere:${process.env.PATH}` },
+      {},
+    ];
+    for (const extra of extras)
+      for (const payload of [inScope, outside]) {
+        const warm = await warmHook(co, payload, { ...env, ...extra });
+        const cold = await warmHook(co, payload, { ...env, ...extra, COHENT_WARM: "0" });
+        expect(warm.stdout).toBe(cold.stdout);
+        expect(warm.code).toBe(cold.code);
+      }
+    expect(guards(tmp).map((x) => x.pid)).toEqual([g!.pid]);
+  });
+
   it("is not used with COHENT_WARM=0, nor from a folder other users can read", async () => {
     const S = "warm-off";
     const { co, tmp, env } = await session(S, { COHENT_WARM: "0" });

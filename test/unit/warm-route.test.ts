@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import {
-  envText,
+  agentText,
   sameCaller,
   warmDir,
   warmName,
@@ -13,12 +13,13 @@ import {
 const base: Caller = {
   uid: 1000,
   cwd: "/work/repo",
+  dir: "/work/repo/.cohent",
   stamps: ["1:20787:1.5:1.5", "2:360411:1.5:1.5"],
   env: { PATH: "/usr/bin", HOME: "/home/a", COHENT_AGENT_TOKEN: "tok-a" },
 };
 
 describe("warm guard routing", () => {
-  it("names a caller by everything its answer depends on", () => {
+  it("names a caller by its user, checkout, build and agent", () => {
     const name = warmName(base);
     expect(name).toMatch(/^[0-9a-f]{16}\.sock$/);
     // The same caller, its environment in another order: the same guard.
@@ -30,14 +31,26 @@ describe("warm guard routing", () => {
   });
 
   it.each<[string, Partial<Caller>]>([
+    ["another working folder", { cwd: "/work/repo/src" }],
+    ["a variable a client sets for one event", { env: { ...base.env, CLAUDE_ENV_FILE: "/tmp/e.sh" } }],
+    ["another PATH", { env: { ...base.env, PATH: "/opt/bin:/usr/bin" } }],
+    ["an empty GIT_DIR", { env: { ...base.env, GIT_DIR: "" } }],
+  ])("%s is the same agent: the same guard, which decides with the call's own variables", (_what, change) => {
+    const other = { ...base, ...change };
+    expect(warmName(other)).toBe(warmName(base));
+    expect(sameCaller(other, base)).toBe(true);
+  });
+
+  it.each<[string, Partial<Caller>]>([
     ["another user", { uid: 1001 }],
-    ["another folder", { cwd: "/work/repo/src" }],
+    ["another checkout", { dir: "/work/other/.cohent" }],
     ["another cohent.cjs", { stamps: ["1:20788:1.5:1.5", base.stamps[1]!] }],
     ["another cohent-core.js (an upgrade)", { stamps: [base.stamps[0]!, "3:360411:1.5:1.5"] }],
     ["another agent's token", { env: { ...base.env, COHENT_AGENT_TOKEN: "tok-b" } }],
-    ["one variable more", { env: { ...base.env, COHENT_HOOK_DEADLINE_MS: "1500" } }],
-    ["one variable less", { env: { PATH: "/usr/bin", HOME: "/home/a" } }],
-    ["an empty value where there was none", { env: { ...base.env, GIT_DIR: "" } }],
+    ["another Cohent setting", { env: { ...base.env, COHENT_HOOK_DEADLINE_MS: "1500" } }],
+    ["no token in the environment", { env: { PATH: "/usr/bin", HOME: "/home/a" } }],
+    ["another HOME (another credential store)", { env: { ...base.env, HOME: "/home/b" } }],
+    ["an empty Cohent setting where there was none", { env: { ...base.env, COHENT_CLIENT: "" } }],
   ])("%s is another caller: another name, and never answered by this guard", (_what, change) => {
     const other = { ...base, ...change };
     expect(warmName(other)).not.toBe(warmName(base));
@@ -49,12 +62,10 @@ describe("warm guard routing", () => {
     expect(sameCaller({ ...base, env: { ...base.env } }, base)).toBe(true);
   });
 
-  it("compares the environment variable by variable, not as one text", () => {
-    // A value with the text's separator in it (no real environment has one) is still one variable.
-    const one = { ...base, env: { A: "1\0B=2" } };
-    const two = { ...base, env: { A: "1", B: "2" } };
-    expect(sameCaller(one, two)).toBe(false);
-    expect(envText({ B: "2", A: "1", C: undefined })).toBe("A=1\0B=2\0");
+  it("keys on the agent's variables only, in a fixed order", () => {
+    expect(
+      agentText({ COHENT_B: "2", HOME: "/h", PATH: "/usr/bin", COHENT_A: "1", COHENT_C: undefined }),
+    ).toBe("COHENT_A=1\0COHENT_B=2\0HOME=/h\0");
   });
 
   it.each<[Record<string, string | undefined>, number, string]>([

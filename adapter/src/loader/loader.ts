@@ -41,10 +41,11 @@ import { serveWarm } from "./warm-serve.js";
  * people and agents type, is a two-line ES module that requires it.
  *
  * A hook call that needs a decision goes first to the warm guard
- * (warm-forward.ts): a process of the same user, build, folder and
- * environment that has the adapter loaded already (`cohent.cjs warm`,
- * warm-serve.ts). Only when none answers does the bundle load here, and the
- * call then starts one for the next.
+ * (warm-forward.ts): a process of the same user, checkout, build and agent
+ * that has the adapter loaded already (`cohent.cjs warm`, warm-serve.ts).
+ * Only when none answers does the bundle load here (the cold path: the first
+ * call of a session, Windows, an unusable temporary folder), and the call
+ * then starts one for the next.
  */
 
 declare const COHENT_BUNDLE_HEAD: string;

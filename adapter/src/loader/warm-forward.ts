@@ -154,7 +154,7 @@ export function forwardWarm(
         if (s < 0) end("broken");
       };
       write.async = false;
-      const line = JSON.stringify({ v: 1, caller: route.caller, ...request } satisfies WarmRequest) + "\n";
+      const line = JSON.stringify({ v: 2, caller: route.caller, ...request } satisfies WarmRequest) + "\n";
       if (handle.writeUtf8String(write, line) < 0 || handle.readStart() < 0) end("broken");
     };
     if (handle.connect(connect, path) < 0) end("absent");

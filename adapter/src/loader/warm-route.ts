@@ -2,29 +2,51 @@ import { lstatSync } from "node:fs";
 
 /**
  * Where a hook finds the warm guard that may answer it (warm-forward.ts,
- * warm-serve.ts): one socket per user, checkout build and environment. A
- * warm guard serves only calls that a hook process of its own would have
- * made: the same user (its folder, mode 0700, owned by that user), the same
- * cohent.cjs and cohent-core.js (their stat), the same working folder and
- * the same environment, variable for variable. The name is a hash of all of
- * that, to find the socket; the guard compares the whole again on every
- * call (sameCaller), so that a collision of names is a cold call, never
- * another caller's answer.
+ * warm-serve.ts): one socket per user, checkout build and agent. A warm
+ * guard serves only calls of the same user (its folder, mode 0700, owned by
+ * that user), the same cohent.cjs and cohent-core.js (their folder and
+ * stat) and the same agent: the variables that choose its credential, its
+ * settings and its files (AGENT_VARS). The rest of a hook's environment and
+ * its working folder differ from one hook to the next (a client sets some
+ * variables for one event only): they travel with each call, and the guard
+ * decides the call with them (warm-serve.ts). The name is a hash of the
+ * key, to find the socket; the guard compares the key again on every call
+ * (sameCaller), so that a collision of names is a cold call, never another
+ * agent's answer.
  */
 
 /** What a hook process is, as far as the adapter's code can tell: its answer depends on nothing else. */
 export interface Caller {
   uid: number;
   cwd: string;
+  /** The folder of cohent.cjs: the checkout's .cohent/. */
+  dir: string;
   /** Each file's stat (ino:size:mtime:ctime): an upgrade or a repair is another build. */
   stamps: readonly string[];
   env: Readonly<Record<string, string | undefined>>;
 }
 
-/** The environment as one text, in a fixed order: names sorted, unset ones left out. */
-export function envText(env: Caller["env"]): string {
+/**
+ * The variables that make another agent, or another guard: Cohent's own (the
+ * token, the client, the deadline and timeouts that the guard's code reads
+ * once), and those that choose the credential store, the caches and the
+ * sockets' folder.
+ */
+export function isAgentVar(name: string): boolean {
+  return name.startsWith("COHENT_") || AGENT_VARS.has(name);
+}
+const AGENT_VARS: ReadonlySet<string> = new Set([
+  "HOME",
+  "USERPROFILE",
+  "XDG_CONFIG_HOME",
+  "XDG_CACHE_HOME",
+  "TMPDIR",
+]);
+
+/** The agent's variables as one text, in a fixed order: names sorted, unset ones left out. */
+export function agentText(env: Caller["env"]): string {
   const names = Object.keys(env)
-    .filter((k) => env[k] !== undefined)
+    .filter((k) => env[k] !== undefined && isAgentVar(k))
     .sort();
   let s = "";
   for (const k of names) s += `${k}=${env[k]}\0`;
@@ -45,9 +67,9 @@ function fnv(text: string, basis: number): string {
   return h.toString(16).padStart(8, "0");
 }
 
-/** The socket's file name for a caller. */
+/** The socket's file name for a caller: its user, checkout, build and agent. */
 export function warmName(c: Caller): string {
-  const text = `${c.uid}\0${c.cwd}\0${c.stamps.join("\0")}\0${envText(c.env)}`;
+  const text = `${c.uid}\0${c.dir}\0${c.stamps.join("\0")}\0${agentText(c.env)}`;
   return `${fnv(text, 0x811c9dc5)}${fnv(text, 0x01234567)}.sock`;
 }
 
@@ -67,21 +89,15 @@ export function folderState(dir: string, uid: number): "missing" | "private" | "
   }
 }
 
-/** Whether a call comes from a process that is this guard's twin: what the guard compares before it answers. */
+/** Whether a call comes from this guard's user, checkout, build and agent: what the guard compares before it answers. */
 export function sameCaller(a: Caller, b: Caller): boolean {
   return (
     a.uid === b.uid &&
-    a.cwd === b.cwd &&
+    a.dir === b.dir &&
     a.stamps.length === b.stamps.length &&
     a.stamps.every((s, i) => s === b.stamps[i]) &&
-    sameEnv(a.env, b.env)
+    agentText(a.env) === agentText(b.env)
   );
-}
-
-function sameEnv(a: Caller["env"], b: Caller["env"]): boolean {
-  const names = Object.keys(a).filter((k) => a[k] !== undefined);
-  if (names.length !== Object.keys(b).filter((k) => b[k] !== undefined).length) return false;
-  return names.every((k) => b[k] === a[k]);
 }
 
 /**
@@ -92,9 +108,9 @@ export function warmWanted(env: Caller["env"], platform: string): boolean {
   return env.COHENT_WARM !== "0" && platform !== "win32";
 }
 
-/** The call as it travels to the warm guard: one JSON line. */
+/** The call as it travels to the warm guard: one JSON line, with the caller's whole environment and folder. */
 export interface WarmRequest {
-  v: 1;
+  v: 2;
   caller: Caller;
   /** The hook's argv after `hook` (`--host claude`). */
   argv: string[];

@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from "node:async_hooks";
 import { renameSync, statSync, unlinkSync } from "node:fs";
 import { isHost } from "@cohent/protocol/hosts";
 import { hostFlag } from "../hosts/detect.js";
@@ -13,10 +14,12 @@ import {
 
 /**
  * The warm guard: `node .cohent/cohent.cjs warm <name>`, started detached by
- * a hook's cold call (warm-forward.ts), serving that hook's twins (the same
- * user, build, folder and environment: warm-route.ts) over a Unix socket.
+ * a hook's cold call (warm-forward.ts), serving the hooks of one user,
+ * checkout, build and agent (warm-route.ts) over a Unix socket: one guard
+ * for all of an agent's hooks, whatever else their environments differ in.
  * Each call runs the adapter's own in-process hook (the one OpenCode's
- * plugin and the MCP server call), which reads the session, the pause and
+ * plugin and the MCP server call) with the caller's own environment and
+ * working folder (perCall), and that hook reads the session, the pause and
  * the peers' claims afresh on every call, as a hook process does: nothing
  * is answered from memory, so a pause has no window here either.
  *
@@ -41,6 +44,33 @@ const CHECK_MS = 2_000;
 /** A request is one hook payload; clients cap theirs far below this. */
 const MAX_REQUEST_BYTES = 16 * 1024 * 1024;
 
+/**
+ * Runs a function with a caller's environment and working folder as this
+ * process's (process.env and process.cwd(), what the adapter's code reads
+ * and what the programs it starts inherit), for the calls it makes until
+ * their answer, however many run at once: each call's own, through
+ * AsyncLocalStorage. Outside a call, the guard's own. Installed once.
+ */
+export function perCall(): <T>(c: Pick<Caller, "cwd" | "env">, f: () => T) => T {
+  const calls = new AsyncLocalStorage<{ cwd: string; env: Record<string, string | undefined> }>();
+  const own = process.env;
+  const ownCwd = process.cwd.bind(process);
+  const env = (): Record<string, string | undefined> => calls.getStore()?.env ?? own;
+  process.env = new Proxy({} as NodeJS.ProcessEnv, {
+    get: (_t, k) => (typeof k === "string" ? env()[k] : undefined),
+    set: (_t, k, v) => (typeof k === "string" ? ((env()[k] = String(v)), true) : false),
+    deleteProperty: (_t, k) => (typeof k === "string" ? delete env()[k] : true),
+    has: (_t, k) => typeof k === "string" && env()[k] !== undefined,
+    ownKeys: () => Object.keys(env()).filter((k) => env()[k] !== undefined),
+    getOwnPropertyDescriptor: (_t, k) => {
+      const v = typeof k === "string" ? env()[k] : undefined;
+      return v === undefined ? undefined : { value: v, writable: true, enumerable: true, configurable: true };
+    },
+  });
+  process.cwd = () => calls.getStore()?.cwd ?? ownCwd();
+  return (c, f) => calls.run({ cwd: c.cwd, env: { ...c.env } }, f);
+}
+
 export function serveWarm(name: string, caller: () => Caller | null, hook: Hook): void {
   const me = caller();
   if (!me || warmName(me) !== name) return; // the build changed while it started: the next cold call starts another
@@ -49,6 +79,7 @@ export function serveWarm(name: string, caller: () => Caller | null, hook: Hook)
   const lock = `${path}.lock`;
   if (folderState(dir, me.uid) !== "private") return;
   const net = process.getBuiltinModule("node:net") as typeof import("node:net");
+  const asCaller = perCall();
   let last = Date.now();
   let served = 0;
   let busy = 0;
@@ -63,8 +94,10 @@ export function serveWarm(name: string, caller: () => Caller | null, hook: Hook)
     }
     if (!sameCaller(req.caller, me)) return { refused: "not-same-caller" };
     const host = hostFlag(req.argv);
-    if (host === null || !isHost(host) || typeof req.stdin !== "string") return { refused: "bad-request" };
-    return hook(req.stdin, { host, dir: me.cwd });
+    const c = req.caller;
+    if (host === null || !isHost(host) || typeof req.stdin !== "string" || typeof c.cwd !== "string")
+      return { refused: "bad-request" };
+    return asCaller(c, () => hook(req.stdin, { host, dir: c.cwd }));
   };
 
   const server = net.createServer((conn) => {
@@ -83,7 +116,7 @@ export function serveWarm(name: string, caller: () => Caller | null, hook: Hook)
       let req: WarmRequest;
       try {
         req = JSON.parse(Buffer.concat(chunks).toString("utf8")) as WarmRequest;
-        if (!req || req.v !== 1 || !req.caller || !Array.isArray(req.argv)) throw new Error("not a request");
+        if (!req || req.v !== 2 || !req.caller || !Array.isArray(req.argv)) throw new Error("not a request");
       } catch {
         return conn.end(JSON.stringify({ refused: "bad-request" } satisfies WarmAnswer));
       }

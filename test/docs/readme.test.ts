@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { resolvePort } from "../../backend/src/config.js";
 import { serve, stopProcess } from "../helpers/serve.js";
 import { anchors, fencedBlocks, links, prose, type Block } from "./markdown.js";
+import { holdAsPeer, splitComment } from "./walk.js";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 // Where the Markdown is read from: a copy of the docs can be checked before it lands (and made to fail).
@@ -62,22 +63,6 @@ function developProblems(commands: Command[], scripts: Record<string, string>): 
 
 /** The package script an npm command runs: `npm start` → start, `npm run bench` → bench. */
 const scriptOf = ([, verb = "", name = ""]: string[]) => (verb === "run" ? name : verb);
-
-/** A line split at its shell comment (a `#` after a blank, outside quotes). */
-function splitComment(line: string): [string, string] {
-  let quote: string | null = null;
-  for (let i = 0; i < line.length; i++) {
-    const c = line[i]!;
-    if (quote) {
-      if (c === quote) quote = null;
-      else if (c === "\\" && quote === '"') i++;
-    } else if (c === "'" || c === '"') quote = c;
-    else if (c === "\\") i++;
-    else if (c === "#" && (i === 0 || /\s/.test(line[i - 1]!)))
-      return [line.slice(0, i).trimEnd(), line.slice(i + 1).trim()];
-  }
-  return [line, ""];
-}
 
 // ---- the curl walk ------------------------------------------------------------------------------------
 
@@ -213,9 +198,20 @@ function markdownFiles(): string[] {
   return ["README.md", ...(read("CHANGELOG.md") === null ? [] : ["CHANGELOG.md"]), ...walk("docs")];
 }
 
-/** Every link of `file` that leads nowhere: a missing file, an anchor no heading makes, a malformed URL. */
+/**
+ * Every link of `file` that leads nowhere: a missing file, an anchor no heading makes, a malformed URL.
+ * README.md and docs/ stand alone: a reader who cloned the repository has every page they link to, so a
+ * link to another site (but a loopback address) is one too, and so is a mention of a folder beside the
+ * repository. CHANGELOG.md keeps its links to the formats it follows.
+ */
 function linkProblems(file: string, md: string, readRel: (rel: string) => string | null): string[] {
   const problems: string[] = [];
+  const standalone = file !== "CHANGELOG.md";
+  if (standalone)
+    for (const m of prose(md).matchAll(/(?:\.\.\/)+shared\/|(?<![\w/])shared\/clients\//g))
+      problems.push(
+        `${file}:${prose(md).slice(0, m.index).split("\n").length}: names a folder outside the repository`,
+      );
   for (const { target, line } of links(md)) {
     const where = `${file}:${line} → ${target}`;
     if (!target) {
@@ -235,6 +231,8 @@ function linkProblems(file: string, md: string, readRel: (rel: string) => string
           (/^https?:\/\//.test(target) &&
             /^(localhost|[\d.]+|[a-z0-9-]+(\.[a-z0-9-]+)+)$/i.test(url.hostname)));
       if (!ok) problems.push(`${where}: not a well-formed http(s) URL`);
+      else if (standalone && url!.protocol !== "mailto:" && !/^(localhost|127\.0\.0\.1)$/.test(url!.hostname))
+        problems.push(`${where}: a link outside the repository`);
       continue;
     }
     const [rawPath = "", anchor] = target.split("#", 2) as [string, string | undefined];
@@ -383,7 +381,7 @@ describe("README: develop commands and the curl walk, against a real server", ()
         if (!peerDone && /"queue":true/.test(code)) {
           peerDone = true;
           const paths = JSON.parse(/"paths":(\[[^\]]*\])/.exec(code)![1]!) as string[];
-          await holdAsPeer(server!.url, await shellVar("TOKEN"), paths);
+          await holdAsPeer(server!.url, await shellVar("TOKEN"), paths, { session: "readme-test-peer" });
         }
 
         const dump = [
@@ -458,42 +456,6 @@ function expectStep(answer: any, code: string, note: string, actions: string[], 
   }
 }
 
-/** A peer session holding `paths` (publish, intent, scope), as the walk's queue step presumes. */
-async function holdAsPeer(url: string, token: string, paths: string[]): Promise<void> {
-  const call = async (body: object) => {
-    const res = await fetch(`${url}/api/agent`, {
-      method: "POST",
-      headers: {
-        authorization: `Bearer ${token}`,
-        "x-cohent-session": "readme-test-peer",
-        "content-type": "application/json",
-      },
-      body: JSON.stringify(body),
-    });
-    const answer = (await res.json()) as any;
-    expect(answer.ok, JSON.stringify(answer)).toBe(true);
-    return answer.data;
-  };
-  const { intentId } = await call({ type: "publish", prompt: "Rework the login form", paths: [] });
-  await call({
-    type: "intent",
-    intentId,
-    intent: {
-      objective: "Rework the login form",
-      plan: ["Rewrite the form"],
-      components: ["login-form"],
-      dependsOn: [],
-      deferred: [],
-      outputs: ["login-form"],
-      blockers: [],
-      requires: [],
-      capabilities: [],
-      state: "planned",
-    },
-  });
-  await call({ type: "scope", intentId, paths });
-}
-
 describe("README, CHANGELOG and docs/: links", () => {
   it("every relative link reaches a file, every #anchor a heading, every URL is well-formed", () => {
     const files = markdownFiles();
@@ -521,6 +483,22 @@ describe("the checkers themselves can fail", () => {
       "no heading makes #nowhere",
       "not a well-formed http(s) URL",
     ]);
+    // Outside the repository: another site, a path above it, a mention of the folder beside it.
+    const outside = [
+      "# Title",
+      "[site](https://example.com/facts) [local](http://127.0.0.1:4317/) [up](../../shared/clients/FACTS.md)",
+      "As measured (shared/clients/FACTS.md).",
+    ].join("\n");
+    expect(linkProblems("docs/clients.md", outside, read).map((p) => p.replace(/^.*?: /, ""))).toEqual([
+      "names a folder outside the repository",
+      "names a folder outside the repository",
+      "a link outside the repository",
+      "no such file",
+    ]);
+    // CHANGELOG.md may name the formats it follows.
+    expect(
+      linkProblems("CHANGELOG.md", "[Keep a Changelog](https://keepachangelog.com/en/1.1.0/)", read),
+    ).toEqual([]);
   });
 
   it("a develop command with no script behind it is reported", () => {

@@ -27,7 +27,7 @@ const PURE_ELSEWHERE = [
 ];
 
 const UNIT = [
-  ...readdirSync("test/unit")
+  ...readdirSync(new URL("test/unit/", import.meta.url))
     .filter((f) => f.endsWith(".test.ts"))
     .map((f) => `test/unit/${f}`)
     .filter((f) => !IMPURE_IN_UNIT.includes(f)),

@@ -56,7 +56,10 @@ describe.each(DATABASE_KINDS)("the hot path's caches (%s)", (kind) => {
       () => "ok",
       (e: unknown) => (e instanceof CohentError ? e.code : String(e)),
     );
-  /** Retries until the other handle's hint arrived (at once on SQLite; the NOTIFY's delivery on PostgreSQL). */
+  /**
+   * Retries until the other handle's hint arrived (at once on SQLite; the NOTIFY's delivery on PostgreSQL).
+   * A promised deadline: 2.5 s as in changes.test.ts (WAKE_MS), where a hint takes under 0.1 s.
+   */
   const eventually = async <T>(read: () => Promise<T>, ok: (v: T) => boolean) => {
     const deadline = Date.now() + 2_500;
     let v = await read();

@@ -34,6 +34,12 @@ describe.each(DATABASE_KINDS)("lease sweeper (%s)", (kind) => {
   };
   const guardOf = async (key: string) =>
     (await admin.listSessions(a.deps, "acme/sweep")).find((s) => s.key === key)?.guard;
+  /**
+   * Waits for `what`, at most `ms`. SWEPT_MS is a promised deadline: a sweep every 5 s at this lease
+   * (live/sweeper sweepInterval), so an expired scope frees within 5 s (measured 3.3 and 4.7 s, as
+   * the sweep's phase falls); 15 s is three sweeps.
+   */
+  const SWEPT_MS = 15_000;
   const until = async (what: () => Promise<boolean>, ms: number) => {
     const start = Date.now();
     while (!(await what()) && Date.now() - start < ms) await new Promise((r) => setTimeout(r, 50));
@@ -53,7 +59,7 @@ describe.each(DATABASE_KINDS)("lease sweeper (%s)", (kind) => {
     expect(await guardOf("sweep-holder")).toBe("expired");
     const waited = await until(
       async () => (await a.deps.db.prisma.claim.count({ where: { intentId } })) === 0,
-      10_000,
+      SWEPT_MS,
     );
     expect(await a.deps.db.prisma.claim.count({ where: { intentId } })).toBe(0);
     // Both sweepers ran over it: one release event.
@@ -72,7 +78,7 @@ describe.each(DATABASE_KINDS)("lease sweeper (%s)", (kind) => {
     advance(LEASE.leaseMs + 1_000);
     await until(
       async () => (await a.deps.db.prisma.claim.count({ where: { intentId: oldIntent } })) === 0,
-      10_000,
+      SWEPT_MS,
     );
 
     const fresh = agentClient(b.url, bob, "fence-new");

@@ -122,7 +122,7 @@ export async function main(argv: string[]): Promise<number> {
   const json = rest.includes("--json");
   switch (command) {
     case "hook":
-      return (await hookCommand(rest, WHOLE, import.meta.url)) ?? 1;
+      return hookCommand(rest, WHOLE, import.meta.url);
     case "doctor": {
       if (rest.some((a) => a === "--cost" || a === "--clear" || a === "--usage")) {
         return (await loadSecond()).usageCommand(rest, json);

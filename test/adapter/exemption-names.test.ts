@@ -28,7 +28,6 @@ const TABLE: Record<string, { changes: string; cases: Case[] }> = {
   COHENT_BUNDLE_HEAD: { changes: "code (build constant)", cases: [{ value: "x", exempt: false }] },
   COHENT_BUNDLE_LENGTH: { changes: "code (build constant)", cases: [{ value: "1", exempt: false }] },
   COHENT_BUNDLE_HASH: { changes: "code (build constant)", cases: [{ value: "abc", exempt: false }] },
-  COHENT_GUARD_PART: { changes: "code (build constant)", cases: [{ value: "x", exempt: false }] },
   COHENT_CLIENT: { changes: "identity", cases: [{ value: "Claude-Code", exempt: false }] },
   COHENT_CODE_CACHE: {
     changes: "nothing: the compile cache of the same bundle",

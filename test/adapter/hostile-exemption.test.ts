@@ -60,7 +60,6 @@ const ROWS: Row[] = [
   { name: "COHENT_BUNDLE_HEAD", prefix: () => ({ COHENT_BUNDLE_HEAD: "x" }), exempt: false },
   { name: "COHENT_BUNDLE_LENGTH", prefix: () => ({ COHENT_BUNDLE_LENGTH: "1" }), exempt: false },
   { name: "COHENT_BUNDLE_HASH", prefix: () => ({ COHENT_BUNDLE_HASH: "abc" }), exempt: false },
-  { name: "COHENT_GUARD_PART", prefix: () => ({ COHENT_GUARD_PART: "x" }), exempt: false },
   { name: "COHENT_SCHEMAS", prefix: () => ({ COHENT_SCHEMAS: "x" }), exempt: false },
   { name: "COHENT_VERSION", prefix: () => ({ COHENT_VERSION: "9.9.9" }), exempt: false },
   { name: "COHENT_TIMEOUT_MS", prefix: () => ({ COHENT_TIMEOUT_MS: "86400000" }), exempt: false },

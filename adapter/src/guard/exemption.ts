@@ -94,10 +94,6 @@ export const PREFIXES: Readonly<Record<string, PrefixRule>> = {
     why: "the length of the adapter's code file (a build constant)",
   },
   COHENT_BUNDLE_HASH: { effect: "code path", why: "the adapter's code cache key (a build constant)" },
-  COHENT_GUARD_PART: {
-    effect: "code path",
-    why: "the length and code cache key of the guard's part of the adapter's code file (a build constant)",
-  },
   COHENT_SCHEMAS: { effect: "code path", why: "the MCP file's schemas (a build constant)" },
   COHENT_VERSION: { effect: "identity", why: "the adapter version it announces (a build constant)" },
 };

@@ -15,8 +15,7 @@ import { caughtAfter } from "./hook-caught.js";
 /**
  * The hook's handlers in the whole adapter, by event: the prompt's publish,
  * the checkpoint after an edit, the session's start, stops and end, and
- * PreToolUse with the relay of the adapter's own commands. The guard's part
- * (hook-guard-main.ts) has PreToolUse only.
+ * PreToolUse with the relay of the adapter's own commands.
  */
 
 async function userPromptSubmit({ p, root, s, client: clientName }: Call): Promise<Answer> {
@@ -95,7 +94,6 @@ async function checkWiring(root: string | null, s: SessionFile | null, event: st
 
 /** The whole adapter's handlers: every event the hook acts on. */
 export const WHOLE: HookPart = {
-  whole: true,
   handlers: {
     async SessionStart({ p, root, s, client: clientName }) {
       s?.set({

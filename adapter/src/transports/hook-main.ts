@@ -9,9 +9,8 @@ import { runHook, type HookPart } from "./hook.js";
 import { recordHookUsage } from "./hook-usage.js";
 
 /**
- * The `hook` command, in the whole adapter (main.ts) and in the guard's part
- * (hook-guard-main.ts): the payload in, the answer out, the deadline armed
- * around both, and the usage ledger's row.
+ * The `hook` command (main.ts): the payload in, the answer out, the deadline
+ * armed around both, and the usage ledger's row.
  */
 
 /**
@@ -57,11 +56,8 @@ function writeFd(out: string | undefined, fd: 1 | 2): void {
   }
 }
 
-/**
- * Runs one hook call with one part's handlers. The exit code, or null when
- * the part handed the call over (nothing written, the deadline disarmed).
- */
-export async function hookCommand(rest: string[], part: HookPart, scriptUrl: string): Promise<number | null> {
+/** Runs one hook call with the adapter's handlers: its exit code. */
+export async function hookCommand(rest: string[], part: HookPart, scriptUrl: string): Promise<number> {
   // Fail closed: a refusal of our own before the client's hook timeout lets the tool run (deadline.ts).
   const host = hostFlag(rest);
   const watch = armDeadline(host === null ? CLAUDE : isHost(host) ? DIALECTS[host] : null);
@@ -70,10 +66,6 @@ export async function hookCommand(rest: string[], part: HookPart, scriptUrl: str
   const root = findRoot(process.cwd(), scriptUrl);
   const stdin = await readStdin();
   const result = await runHook(part, stdin, root, scriptUrl, watch, host);
-  if (result.handover) {
-    watch.disarm();
-    return null;
-  }
   writeFd(result.stdout, 1);
   writeFd(result.stderr, 2);
   recordHookUsage(root, result, Number(process.hrtime.bigint() - started) / 1e6);

@@ -8,11 +8,7 @@ import { deny, SILENT, type Answer } from "./hook-answer.js";
 import { track } from "./hook-stop.js";
 import { callKeyOf, caughtBefore } from "./hook-caught.js";
 
-/**
- * What the PreToolUse handler does with the adapter's own exempt command:
- * the whole adapter relays it (relay.ts); the guard's part hands the call
- * over (HANDOVER), since the relay needs the operation layer it leaves out.
- */
+/** What the PreToolUse handler does with the adapter's own exempt command: relays it (relay.ts). */
 export type OnExempt = (s: SessionFile, argv: string[], cwd: string, scriptUrl: string) => Promise<Answer>;
 
 /**

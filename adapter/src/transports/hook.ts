@@ -29,8 +29,6 @@ export interface HookResult extends Answer {
   model: string | null;
   /** The sub-agent that made the call, if one did. */
   agentId: string | null;
-  /** Set by a part of the adapter that does not answer this call (hook-guard-main.ts): the whole adapter answers it. */
-  handover?: true;
 }
 
 export interface Call extends StopCall {
@@ -46,22 +44,10 @@ export interface Call extends StopCall {
 
 export type Handlers = Partial<Record<string, (c: Call) => Promise<Answer>>>;
 
-/**
- * The handlers of one part of the adapter: the whole adapter's (hook-events.ts),
- * or the guard's part (hook-guard-main.ts), which answers a PreToolUse edit or
- * shell call only and hands every other call over, before it saves anything.
- */
+/** The adapter's hook handlers, by event (hook-events.ts). */
 export interface HookPart {
   handlers: Handlers;
-  whole: boolean;
 }
-
-/**
- * What a handler answers when the call is not its part's to answer (an
- * exempt command to relay, in the guard's part): nothing is saved, and the
- * whole adapter runs the call afresh (loader.ts).
- */
-export const HANDOVER: Answer = Object.freeze({ exitCode: 0, injected: 0 });
 
 /** Events a sub-agent's own session sends that are its parent's business, not a person's prompt or a session of its own. */
 const PARENTS_EVENTS: ReadonlySet<string> = new Set(["UserPromptSubmit", "SessionStart", "SessionEnd"]);
@@ -88,18 +74,15 @@ export async function runHook(
   via?: { wiring: Wiring; hostVersion: string | null },
 ): Promise<HookResult> {
   const none = { event: "unknown", client: null, model: null, agentId: null };
-  const handover: HookResult = { ...none, exitCode: 0, injected: 0, handover: true };
   let raw: Record<string, unknown>;
   try {
     raw = JSON.parse(stdin.charCodeAt(0) === 0xfeff ? stdin.slice(1) : stdin) as Record<string, unknown>;
     if (!raw || typeof raw !== "object" || Array.isArray(raw)) throw new Error("not an object");
   } catch {
-    if (!part.whole) return handover;
     return { ...none, stderr: PAYLOAD_NOT_JSON, exitCode: 2, injected: 0 };
   }
   const found = detect(host, raw, env, () => !!root && existsSync(join(root, COPILOT_HOOKS_FILE)));
   if (!found) {
-    if (!part.whole) return handover;
     // No dialect to answer in: exit 2 with the reason on stderr, the refusal every hooked client reads.
     const refuse = looksLikeToolCall(raw);
     return {
@@ -132,8 +115,6 @@ export async function runHook(
     agentId,
   });
   const handler = reading ? part.handlers[event] : undefined;
-  // A child session's start is saved below: the whole adapter's business, as is any event the part has no handler for.
-  if (!part.whole && (!handler || reading!.childOf)) return { ...handover, ...about() };
   // Copilot runs its own wiring and Claude's for every call: the Claude entry then only guards.
   if (!handler || (found.guardOnly && event !== "PreToolUse"))
     return { ...about(), ...render(dialect, null, SILENT) };
@@ -175,7 +156,6 @@ export async function runHook(
       client: clientName,
       ...(reading!.unknownTool !== undefined ? { unknownTool: reading!.unknownTool } : {}),
     });
-    if (answer === HANDOVER) return { ...handover, ...about() };
     s?.save();
     return { ...about(), ...scrubbed(render(dialect, event as HookEvent, answer), root) };
   } catch (err) {

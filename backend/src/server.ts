@@ -11,9 +11,16 @@ import type { Db } from "./store/db.js";
 import { openStore } from "./store/index.js";
 import { startSweeper, sweepInterval } from "./live/sweeper.js";
 import { rateLimitsFromEnv, type RateLimits } from "./http/rate-limit.js";
+import { Admission, admissionFromEnv, type AdmissionLimits } from "./http/admission.js";
 
 /** Headers beyond this answer 431 HEADERS_TOO_LARGE; agents send a few hundred bytes. */
 const MAX_HEADER_BYTES = 16 * 1024;
+/**
+ * Connections the kernel holds while the event loop is busy (Node's default is 511; Linux caps it at
+ * net.core.somaxconn, 4096 here). Past capacity they wait there for the admission's quick 503, not
+ * for SYN cookies and resets. COHENT_LISTEN_BACKLOG overrides.
+ */
+const LISTEN_BACKLOG = Number(process.env.COHENT_LISTEN_BACKLOG) || 4096;
 
 /** The server's dependencies, plus raw database access for tests and tools (operations never use it). */
 export type ServerDeps = Deps & { db: Db; sweeper: ReturnType<typeof startSweeper> };
@@ -39,6 +46,8 @@ export async function startServer(opts: {
   rateLimits?: RateLimits;
   /** How often the lease sweeper runs; default from the lease (COHENT_SWEEP_MS overrides). */
   sweepMs?: number;
+  /** Past capacity, agent requests answered 503 OVERLOADED at once; null turns it off. Default: from the environment. */
+  admission?: AdmissionLimits | null;
 }): Promise<RunningServer> {
   const { db, store, applied } = await openStore(opts.databaseUrl, {
     walCheckpointer: true,
@@ -58,7 +67,10 @@ export async function startServer(opts: {
     limits: opts.rateLimits === undefined ? rateLimitsFromEnv() : opts.rateLimits,
     ping: () => store.ping(),
   };
-  const handler = createApp(deps, opts.console, runtime).callback();
+  const limits = opts.admission === undefined ? admissionFromEnv() : opts.admission;
+  const admission = limits ? new Admission(limits, opts.log, deps.clock) : null;
+  const app = createApp(deps, opts.console, runtime).callback();
+  const handler = admission ? admission.wrap(app) : app;
   const server = http.createServer({ maxHeaderSize: MAX_HEADER_BYTES }, handler);
   // What Node answers before Koa, or would not answer: still an envelope each (http/edges).
   attachEdges(server, handler, deps.clock);
@@ -68,7 +80,7 @@ export async function startServer(opts: {
   server.headersTimeout = 66_000;
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
-    server.listen(opts.port ?? 0, opts.host ?? "127.0.0.1", resolve);
+    server.listen({ port: opts.port ?? 0, host: opts.host ?? "127.0.0.1", backlog: LISTEN_BACKLOG }, resolve);
   });
   const { port } = server.address() as AddressInfo;
   const url = `http://${opts.host ?? "127.0.0.1"}:${port}`;
@@ -83,6 +95,7 @@ export async function startServer(opts: {
         server.closeAllConnections();
       });
       sweeper.stop();
+      admission?.stop();
       await db.close();
     },
   };

@@ -133,6 +133,12 @@ export const ERRORS = {
     retryable: true,
     message: "Too many requests; wait the Retry-After seconds before asking again.",
   },
+  // Past capacity (backend/src/http/admission.ts): answered at once, before any work, with Retry-After.
+  OVERLOADED: {
+    status: 503,
+    retryable: true,
+    message: "This Cohent instance is at capacity; nothing was done. Retry after the Retry-After seconds.",
+  },
   DATABASE_UNAVAILABLE: {
     status: 503,
     retryable: true,

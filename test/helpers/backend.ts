@@ -52,7 +52,14 @@ export async function freshDatabaseUrl(
 }
 
 export async function startBackend(
-  opts: { kind?: "sqlite" | "postgres"; lease?: LeaseConfig; databaseUrl?: string } = {},
+  opts: {
+    kind?: "sqlite" | "postgres";
+    lease?: LeaseConfig;
+    databaseUrl?: string;
+    /** The server's log; default silent (COHENT_TEST_LOG sets a level on stdout). */
+    log?: pino.Logger;
+    admission?: Parameters<typeof startServer>[0]["admission"];
+  } = {},
 ): Promise<TestBackend> {
   const db = opts.databaseUrl
     ? { url: opts.databaseUrl, drop: async () => {} }
@@ -61,9 +68,10 @@ export async function startBackend(
   const clock = () => new Date(Date.now() + offset);
   const server = await startServer({
     databaseUrl: db.url,
-    log: pino({ level: process.env.COHENT_TEST_LOG ?? "silent" }),
+    log: opts.log ?? pino({ level: process.env.COHENT_TEST_LOG ?? "silent" }),
     clock,
     ...(opts.lease ? { lease: opts.lease } : {}),
+    ...(opts.admission !== undefined ? { admission: opts.admission } : {}),
   });
   return {
     ...server,

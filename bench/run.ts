@@ -22,6 +22,11 @@ const extra: { file: string; fn: string; title: string }[] = [
     title: "Adapter cold start (PreToolUse hook vs node -e 0)",
   },
   {
+    file: "./startup.ts",
+    fn: "benchStartup",
+    title: "Hook start-up: cold, first call of a session, warm (vs node -e 0)",
+  },
+  {
     file: "./node-lines.ts",
     fn: "benchNodeLines",
     title: "Hook cold start per Node.js line (vs that line's node -e 0)",

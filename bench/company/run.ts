@@ -1,0 +1,364 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import { readdirSync, readFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { percentile, printed, table } from "../lib.js";
+import { cpuMs, postgresDb, startCohent, type Db, type Proc } from "../load/procs.js";
+import { replaceSection, runLine } from "../results.js";
+
+/**
+ * `npm run bench:company`: a company running one Cohent for all its repositories. Two `cohent serve`
+ * instances on one fresh PostgreSQL database, N repositories × M agents (5), each agent with its own
+ * token and session, driven from separate generator processes (generator.mjs) over keep-alive
+ * connections, half the agents on each instance. Each agent keeps a long-poll open, reads its kill switch
+ * every ~5 s and checkpoints every ~30 s; a person pauses agents on the second instance through the
+ * first one's console API, and the time until the paused agent's long-poll answers is the wake.
+ * One row per size (500, 1,000, 2,000, 5,000 agents), each on a fresh database and fresh servers:
+ * latencies, misses, CPU per request of the servers and of PostgreSQL apart, memory per agent, the
+ * machine's load. Knobs: bench/company/README.md.
+ */
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const env = process.env;
+const SIZES = (env.BENCH_COMPANY_AGENTS ?? "500,1000,2000,5000").split(",").map(Number);
+const PER_REPO = Number(env.BENCH_COMPANY_PER_REPO ?? 5);
+const SECONDS = Number(env.BENCH_COMPANY_SECONDS ?? 60);
+const GENERATORS = Number(env.BENCH_COMPANY_GENERATORS ?? 2);
+const SETUP_SECONDS = Number(env.BENCH_COMPANY_SETUP_SECONDS ?? 300);
+const PACE = {
+  readMs: Number(env.BENCH_COMPANY_READ_MS ?? 5000),
+  writeMs: Number(env.BENCH_COMPANY_WRITE_MS ?? 30000),
+  waitSeconds: Number(env.BENCH_COMPANY_WAIT_SECONDS ?? 30),
+  /** A read or write not answered within this is cut and counted as a miss. */
+  timeoutMs: Number(env.BENCH_COMPANY_TIMEOUT_MS ?? 30000),
+};
+const PAUSE = {
+  everyMs: Number(env.BENCH_COMPANY_PAUSE_MS ?? 1000),
+  /** A pause whose long-poll has not answered within this is a miss ("not woken"). */
+  timeoutMs: Number(env.BENCH_COMPANY_PAUSE_TIMEOUT_MS ?? 15000),
+};
+const INSTANCES = 2;
+
+interface GeneratorResult {
+  elapsed: number;
+  reads: number[];
+  writes: number[];
+  polls: number;
+  answered: number;
+  pauseCalls: number[];
+  wakes: number[];
+  misses: Record<string, number>;
+  notes: Record<string, number>;
+}
+
+/** CPU ms of the PostgreSQL cluster's processes for one database: its backends, and the cluster's own (writers, checkpointer: shared). */
+function postgresCpuMs(database: string): { backends: number; cluster: number } {
+  const out = { backends: 0, cluster: 0 };
+  for (const pid of readdirSync("/proc")) {
+    if (!/^\d+$/.test(pid)) continue;
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+      if (!stat.includes(" (postgres) ")) continue;
+      const title = readFileSync(`/proc/${pid}/cmdline`, "utf8");
+      const ms = cpuMs(Number(pid));
+      // A backend's title: "postgres: <cluster>: <user> <database> <host> <state>".
+      if (title.includes(` ${database} `)) out.backends += ms;
+      else if (!/^postgres: [^:]+: \S+ \S+ \d/.test(title)) out.cluster += ms; // not another database's backend
+    } catch {
+      /* gone meanwhile */
+    }
+  }
+  return out;
+}
+
+const rssKb = (pid: number) =>
+  Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1] ?? 0);
+const machineTicks = () => {
+  const t = readFileSync("/proc/stat", "utf8").split("\n")[0]!.trim().split(/\s+/).slice(1, 9).map(Number);
+  const all = t.reduce((a, b) => a + b, 0);
+  return { busy: all - t[3]! - t[4]!, all };
+};
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Repositories and tokens through the store (the admin CLI's operations), a few transactions at a time. */
+async function setupCompany(db: Db, agents: number, step: string) {
+  const { openStore } = await import("../../backend/src/store/index.js");
+  const admin = await import("../../backend/src/operations/people/admin.js");
+  const { createLoginLink } = await import("../../backend/src/operations/people/signin.js");
+  const { createLogger } = await import("../../backend/src/log.js");
+  const { DEFAULT_LEASE } = await import("../../backend/src/core/lease.js");
+  const { db: handle, store } = await openStore(db.env.DATABASE_URL!);
+  const deps = { store, clock: () => new Date(), lease: DEFAULT_LEASE, log: createLogger("warn") };
+  try {
+    const repos = Math.ceil(agents / PER_REPO);
+    const slots: { token: string; key: string; target: number }[] = new Array(agents);
+    let next = 0;
+    await Promise.all(
+      Array.from({ length: 8 }, async () => {
+        for (let r = next++; r < repos; r = next++) {
+          const name = `company/repo-${r}`;
+          await admin.addRepo(deps, { name, goal: "One server for every repository" });
+          for (let j = 0; j < PER_REPO && r * PER_REPO + j < agents; j++) {
+            const i = r * PER_REPO + j;
+            const { token } = await admin.issueToken(deps, {
+              repo: name,
+              person: `dev-${j}`,
+              client: "bench",
+            });
+            slots[i] = { token, key: `${step}-r${r}-a${j}`, target: i % INSTANCES };
+          }
+        }
+      }),
+    );
+    return { repos, slots, loginLink: await createLoginLink(deps) };
+  } finally {
+    await handle.close();
+  }
+}
+
+/** A person signed in to the Control Room of one instance: its cookie and CSRF token. */
+async function signIn(base: string, link: string) {
+  const res = await fetch(`${base}/auth/local?token=${link}`, { redirect: "manual" });
+  const cookie = res.headers
+    .getSetCookie()
+    .map((c) => c.split(";")[0])
+    .join("; ");
+  const me = (await (await fetch(`${base}/api/console/me`, { headers: { cookie } })).json()) as any;
+  if (!me.data?.signedIn) throw new Error("console sign-in failed");
+  return { cookie, csrf: me.data.csrfToken as string };
+}
+
+interface Generator {
+  child: ChildProcess;
+  ready: Promise<{ ready: number; of: number; setupMs: number } | null>;
+  result: Promise<GeneratorResult | null>;
+}
+
+function startGenerator(spec: unknown): Generator {
+  const envNoOpts = { ...process.env };
+  delete envNoOpts.NODE_OPTIONS;
+  const child = spawn(process.execPath, [path.join(here, "generator.mjs"), JSON.stringify(spec)], {
+    env: envNoOpts,
+    stdio: ["pipe", "pipe", "inherit"],
+  });
+  const lines: string[] = [];
+  const waiters: ((line: string | null) => void)[] = [];
+  let buf = "";
+  child.stdout!.on("data", (chunk: Buffer) => {
+    buf += chunk.toString();
+    let nl;
+    while ((nl = buf.indexOf("\n")) !== -1) {
+      const line = buf.slice(0, nl);
+      buf = buf.slice(nl + 1);
+      const w = waiters.shift();
+      if (w) w(line);
+      else lines.push(line);
+    }
+  });
+  child.once("exit", () => {
+    for (const w of waiters.splice(0)) w(null);
+  });
+  const nextLine = () =>
+    new Promise<string | null>((resolve) => {
+      if (lines.length) return resolve(lines.shift()!);
+      if (child.exitCode !== null) return resolve(null);
+      waiters.push(resolve);
+    });
+  const parse = <T>(line: string | null): T | null => {
+    try {
+      return line ? (JSON.parse(line) as T) : null;
+    } catch {
+      return null;
+    }
+  };
+  const ready = nextLine().then((l) => parse<{ ready: number; of: number; setupMs: number }>(l));
+  const result = ready.then(async () => parse<GeneratorResult>(await nextLine()));
+  return { child, ready, result };
+}
+
+const bounded = <T>(p: Promise<T>, ms: number): Promise<T | null> =>
+  Promise.race([p, sleep(ms).then(() => null)]);
+const ms = (x: number | undefined) =>
+  x === undefined || !Number.isFinite(x) ? "-" : x < 10 ? x.toFixed(1) : x.toFixed(0);
+const msOrS = (x: number | undefined) =>
+  x !== undefined && x >= 1000 ? `${(x / 1000).toFixed(1)} s` : `${ms(x)} ms`;
+
+type Row = Record<string, string>;
+
+/** What a step started and has not stopped yet: run on exit, on error and on SIGINT/SIGTERM. */
+const cleanups = new Set<() => Promise<void>>();
+for (const signal of ["SIGINT", "SIGTERM"] as const)
+  process.once(signal, () => {
+    process.stderr.write(`bench:company: ${signal}, stopping what it started\n`);
+    void Promise.allSettled([...cleanups].map((c) => c())).then(() => process.exit(130));
+  });
+
+async function step(agents: number): Promise<{ row: Row; detail: string }> {
+  const label = `c${agents}`;
+  const row: Row = {
+    agents: agents.toLocaleString("en"),
+    repos: String(Math.ceil(agents / PER_REPO)),
+    "read p50 / p99": "not measurable",
+    "write p50 / p99": "not measurable",
+    "pause wakes long-poll p50 / p99 (n)": "not measurable",
+    misses: "-",
+    "req/s": "-",
+    "CPU ms/req servers / PG": "-",
+    "CPU % of a core: servers / PG / generators": "-",
+    "RSS/agent": "-",
+    "load (1 min) / busy": "-",
+    setup: "-",
+  };
+  const db = await postgresDb();
+  if (!db) throw new Error("bench:company needs PostgreSQL (BENCH_PG_URL)");
+  const database = new URL(db.env.DATABASE_URL!).pathname.slice(1);
+  const servers: Proc[] = [];
+  const generators: Generator[] = [];
+  const notes: string[] = [];
+  const cleanup = async () => {
+    for (const g of generators) if (g.child.exitCode === null) g.child.kill("SIGKILL");
+    await Promise.all(servers.map((s) => s.stop()));
+    await db.drop().catch((err) => process.stderr.write(`bench:company: drop failed: ${err.message}\n`));
+  };
+  cleanups.add(cleanup);
+  try {
+    const t0 = performance.now();
+    const company = await setupCompany(db, agents, label);
+    const storeSeconds = (performance.now() - t0) / 1000;
+    for (let i = 0; i < INSTANCES; i++) servers.push(await startCohent(db));
+    const idleRss = servers.reduce((s, p) => s + rssKb(p.pid), 0);
+    const person = await signIn(servers[0]!.url, company.loginLink);
+    const targets = servers.map((s) => s.url);
+    const t1 = performance.now();
+    for (let g = 0; g < GENERATORS; g++)
+      generators.push(
+        startGenerator({
+          id: g,
+          targets,
+          // Agent i on instance i % 2; the generators take pairs in turn, so each has agents on both.
+          agents: company.slots.filter((_, i) => Math.floor(i / INSTANCES) % GENERATORS === g),
+          seconds: SECONDS,
+          setupSeconds: SETUP_SECONDS,
+          setupConcurrency: 16,
+          ...PACE,
+          pause: g === 0 ? { console: targets[0], ...person, ...PAUSE } : null,
+        }),
+      );
+    const ready = await Promise.all(generators.map((g) => bounded(g.ready, (SETUP_SECONDS + 60) * 1000)));
+    const httpSeconds = (performance.now() - t1) / 1000;
+    const live = ready.reduce((n, r) => n + (r?.ready ?? 0), 0);
+    row.setup = `${storeSeconds.toFixed(0)} s store + ${httpSeconds.toFixed(0)} s HTTP`;
+    if (live < agents) notes.push(`${agents - live} agents not set up within ${SETUP_SECONDS} s`);
+
+    const pgBefore = postgresCpuMs(database);
+    const serversBefore = servers.map((s) => cpuMs(s.pid));
+    const generatorsBefore = generators.map((g) => cpuMs(g.child.pid!));
+    const machineBefore = machineTicks();
+    for (const g of generators) g.child.stdin!.write("go\n");
+    const start = performance.now();
+    await sleep(SECONDS * 1000);
+    const elapsed = (performance.now() - start) / 1000;
+    const pgAfter = postgresCpuMs(database);
+    const serverCpu = servers.reduce((s, p, i) => s + cpuMs(p.pid) - serversBefore[i]!, 0);
+    const generatorCpu = generators.reduce((s, g, i) => s + cpuMs(g.child.pid!) - generatorsBefore[i]!, 0);
+    const machineAfter = machineTicks();
+    const rss = servers.reduce((s, p) => s + rssKb(p.pid), 0);
+    const load = os.loadavg()[0]!;
+
+    const results = await Promise.all(
+      generators.map((g) => bounded(g.result, (PACE.timeoutMs + 30_000) as number)),
+    );
+    const done = results.filter((r): r is GeneratorResult => !!r);
+    if (done.length < generators.length)
+      notes.push(`${generators.length - done.length} generator(s) gave no result`);
+    const all = <K extends "reads" | "writes" | "wakes" | "pauseCalls">(k: K) => done.flatMap((r) => r[k]);
+    const reads = all("reads");
+    const writes = all("writes");
+    const wakes = all("wakes");
+    const answered = done.reduce((n, r) => n + r.answered, 0);
+    const misses: Record<string, number> = {};
+    const notesCount: Record<string, number> = {};
+    for (const r of done) {
+      for (const [k, v] of Object.entries(r.misses)) misses[k] = (misses[k] ?? 0) + v;
+      for (const [k, v] of Object.entries(r.notes)) notesCount[k] = (notesCount[k] ?? 0) + v;
+    }
+    const missTotal = Object.entries(misses)
+      .filter(([k]) => !k.startsWith("setup "))
+      .reduce((n, [, v]) => n + v, 0);
+    const pg = pgAfter.backends - pgBefore.backends;
+    const pgCluster = pgAfter.cluster - pgBefore.cluster;
+    const pct = (xs: number[]) =>
+      xs.length ? `${ms(percentile(xs, 50))} / ${ms(percentile(xs, 99))} ms` : "not measurable";
+    row["read p50 / p99"] = pct(reads);
+    row["write p50 / p99"] = pct(writes);
+    row["pause wakes long-poll p50 / p99 (n)"] = wakes.length
+      ? `${msOrS(percentile(wakes, 50))} / ${msOrS(percentile(wakes, 99))} (${wakes.length})`
+      : "not measurable";
+    row.misses = missTotal.toLocaleString("en");
+    row["req/s"] = (answered / elapsed).toFixed(0);
+    row["CPU ms/req servers / PG"] = answered
+      ? `${(serverCpu / answered).toFixed(2)} / ${((pg + pgCluster) / answered).toFixed(2)}`
+      : "not measurable";
+    const core = (x: number) => ((x / elapsed / 10) as number).toFixed(0);
+    row["CPU % of a core: servers / PG / generators"] =
+      `${core(serverCpu)} / ${core(pg + pgCluster)} / ${core(generatorCpu)}`;
+    row["RSS/agent"] = `${((rss - idleRss) / Math.max(live, 1)).toFixed(0)} KB`;
+    row["load (1 min) / busy"] =
+      `${load.toFixed(1)} / ${((100 * (machineAfter.busy - machineBefore.busy)) / Math.max(1, machineAfter.all - machineBefore.all)).toFixed(0)} %`;
+    const pauseCalls = all("pauseCalls");
+    const detail = [
+      `${agents} agents: ${live} set up; ${reads.length} reads, ${writes.length} writes, ${done.reduce((n, r) => n + r.polls, 0)} long-poll answers, ${pauseCalls.length} pause/resume calls (p50 ${ms(pauseCalls.length ? percentile(pauseCalls, 50) : undefined)} ms) in ${elapsed.toFixed(0)} s`,
+      `PostgreSQL CPU ${pg.toFixed(0)} ms in the database's backends + ${pgCluster.toFixed(0)} ms in the cluster's own processes; servers' RSS ${(idleRss / 1024).toFixed(0)} → ${(rss / 1024).toFixed(0)} MB`,
+      Object.keys(misses).length
+        ? `misses: ${Object.entries(misses)
+            .map(([k, v]) => `${k} ${v}`)
+            .join(", ")}`
+        : "misses: none",
+      ...(Object.keys(notesCount).length
+        ? [
+            `notes: ${Object.entries(notesCount)
+              .map(([k, v]) => `${k} ${v}`)
+              .join(", ")}`,
+          ]
+        : []),
+      ...notes,
+    ].join("; ");
+    return { row, detail };
+  } catch (err) {
+    notes.push(`fell over: ${(err as Error).message.split("\n")[0]}`);
+    return { row, detail: `${agents} agents: ${notes.join("; ")}` };
+  } finally {
+    cleanups.delete(cleanup);
+    await cleanup();
+  }
+}
+
+const rows: Row[] = [];
+const details: string[] = [];
+const loadAtStart = os
+  .loadavg()
+  .map((l) => l.toFixed(1))
+  .join(" / ");
+for (const agents of SIZES) {
+  process.stderr.write(`bench:company: ${agents} agents (load ${os.loadavg()[0]!.toFixed(1)})\n`);
+  const { row, detail } = await step(agents);
+  rows.push(row);
+  details.push(`- ${detail}`);
+  process.stderr.write(`${JSON.stringify(row)}\n${detail}\n`);
+}
+table(
+  `A company's server: ${INSTANCES} \`cohent serve\` on one PostgreSQL, repositories × ${PER_REPO} agents, each with a long-poll open (x-cohent-wait: ${PACE.waitSeconds}), a kill-switch read every ~${PACE.readMs / 1000} s and a checkpoint every ~${PACE.writeMs / 1000} s, from ${GENERATORS} generator processes, ${SECONDS} s window per size`,
+  rows,
+);
+if (!process.argv.includes("--no-record"))
+  replaceSection(
+    "npm run bench:company",
+    [
+      "## `npm run bench:company`",
+      `${runLine()} Load at its start ${loadAtStart}.`,
+      printed.at(-1)!,
+      details.join("\n"),
+    ].join("\n\n"),
+  );
+process.exit(0);

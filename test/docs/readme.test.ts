@@ -1,6 +1,7 @@
 // The README's commands run as written and its links resolve: the develop section's commands are the
 // package's scripts and `npm start` serves; the curl walk it points to runs, step by step, against a fresh
-// server; every relative link and #anchor in README.md, CHANGELOG.md and docs/ lands somewhere.
+// server; every relative link and #anchor in README.md, CHANGELOG.md and docs/ lands somewhere, and none in
+// README.md or docs/ leaves the repository. The quick start runs in quickstart.test.ts.
 import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, readdirSync, realpathSync, rmSync, statSync } from "node:fs";
 import os from "node:os";

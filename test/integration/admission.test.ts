@@ -4,6 +4,7 @@ import os from "node:os";
 import path from "node:path";
 import pino from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { postAgent } from "@cohent/client";
 import { agentClient, startBackend, type TestBackend } from "../helpers/backend.js";
 
 /**
@@ -12,7 +13,8 @@ import { agentClient, startBackend, type TestBackend } from "../helpers/backend.
  * agent's write and a new long-poll are answered at once with 503 OVERLOADED and a Retry-After of
  * 1-3 s, and the server logs that it does; the kill-switch read, a person's Control Room API and
  * the health checks are still answered. Long-polls waiting are not counted; once the held requests
- * end, writes are admitted again.
+ * end, writes are admitted again. The adapter's client waits the Retry-After and sends again within
+ * its request's timeout, and gives the refusal back when the wait would pass it.
  */
 
 const REPO = "acme/admission";
@@ -140,5 +142,28 @@ describe("past capacity, an agent's request is answered at once with a retryable
       admitted = await write("ana-2");
     }
     expect(admitted!.status).toBe(200);
+  });
+
+  it("the adapter's client waits the Retry-After and sends again, within its timeout", async () => {
+    await holdOne();
+    await holdOne();
+    expect((await fetch(`${backend.url}/healthz`)).status).toBe(200);
+    await untilOverloaded(() => write("ana-3"));
+    const c = (timeoutMs: number) => ({ service: backend.url, token, session: "ana-3", timeoutMs });
+
+    // A timeout shorter than any Retry-After (1-3 s): the refusal comes back, with its wait.
+    const short = await postAgent(c(900), { type: "publish", prompt: "Too busy" });
+    expect(short.ok).toBe(false);
+    expect(!short.ok && short.error).toMatchObject({
+      code: "OVERLOADED",
+      details: { retryAfterSeconds: expect.any(Number) },
+    });
+
+    // The held requests end while the client waits: its resend is admitted.
+    setTimeout(() => {
+      for (const s of held.splice(0)) s.destroy();
+    }, 300);
+    const waited = await postAgent(c(10_000), { type: "publish", prompt: "Once there is room" });
+    expect(waited.ok, JSON.stringify(waited)).toBe(true);
   });
 });

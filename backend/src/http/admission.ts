@@ -116,7 +116,9 @@ export class Admission {
       this.warnedAt = now;
       this.refused = 0;
     }
-    const error = new CohentError("OVERLOADED");
+    const retryAfter = retryAfterSeconds();
+    // The wait in the envelope too: the adapter's transports read envelopes, not headers.
+    const error = new CohentError("OVERLOADED", undefined, { retryAfterSeconds: retryAfter });
     const body = JSON.stringify(failure("http", error, baseMeta(this.clock)));
     // A request without a body keeps its connection (a reconnect costs more than the answer); one
     // with a body closes it after the answer, which is sent without reading that body.
@@ -124,7 +126,7 @@ export class Admission {
     res.writeHead(error.status, http.STATUS_CODES[error.status], {
       "content-type": "application/json; charset=utf-8",
       "content-length": Buffer.byteLength(body),
-      "retry-after": String(retryAfterSeconds()),
+      "retry-after": String(retryAfter),
       ...(hasBody ? { connection: "close" } : {}),
     });
     res.end(body);

@@ -188,9 +188,28 @@ function resendable(env: Envelope<any>): boolean {
   return /\((ECONNRESET|EPIPE|socket hang up)\)|without a Cohent envelope/.test(env.error.message);
 }
 
-async function withOneResend(send: () => Promise<Envelope<any>>): Promise<Envelope<any>> {
-  const first = await send();
-  return resendable(first) ? send() : first;
+/** The wait an instance at capacity asked for (OVERLOADED's retryAfterSeconds), in ms; null for any other answer. */
+export function overloadedWaitMs(env: Envelope<any>): number | null {
+  if (env.ok || env.error.code !== "OVERLOADED") return null;
+  const s = Number((env.error.details as { retryAfterSeconds?: unknown } | undefined)?.retryAfterSeconds);
+  return Number.isFinite(s) && s > 0 ? Math.min(s, 5) * 1000 : 1000;
+}
+
+/**
+ * The one resend above; then, while the instance answers OVERLOADED, its Retry-After waited and the
+ * call sent again, as long as the wait still ends within `budgetMs` of the first send (the request's
+ * own timeout, so a hook keeps its deadline). A write resent carries its request id: it runs once.
+ */
+async function withResends(send: () => Promise<Envelope<any>>, budgetMs: number): Promise<Envelope<any>> {
+  const start = Date.now();
+  let env = await send();
+  if (resendable(env)) env = await send();
+  for (let wait = overloadedWaitMs(env); wait !== null; wait = overloadedWaitMs(env)) {
+    if (Date.now() - start + wait >= budgetMs) break;
+    await new Promise((r) => setTimeout(r, wait));
+    env = await send();
+  }
+  return env;
 }
 
 let drawn = 0;
@@ -231,8 +250,9 @@ export function postAgent(
 ): Promise<Envelope<any>> {
   if (c.send) return c.send(body);
   const headers = { ...agentHeaders(c), [REQUEST_ID_HEADER]: requestId };
-  return withOneResend(() =>
-    requestJson("POST", `${c.service}/api/agent`, headers, body, body.type, c.timeoutMs, c.signal),
+  return withResends(
+    () => requestJson("POST", `${c.service}/api/agent`, headers, body, body.type, c.timeoutMs, c.signal),
+    c.timeoutMs ?? DEFAULT_TIMEOUT_MS,
   );
 }
 
@@ -251,23 +271,26 @@ export function pollAgent(
   };
   // A long-poll holds the answer up to its wait: the timeout starts after it.
   const timeoutMs = waitSeconds > 0 ? waitSeconds * 1000 + (c.timeoutMs ?? DEFAULT_TIMEOUT_MS) : c.timeoutMs;
-  return withOneResend(() =>
-    requestJson("GET", `${c.service}/api/agent`, h, undefined, "poll", timeoutMs, c.signal),
+  return withResends(
+    () => requestJson("GET", `${c.service}/api/agent`, h, undefined, "poll", timeoutMs, c.signal),
+    c.timeoutMs ?? DEFAULT_TIMEOUT_MS,
   );
 }
 
 /** The kill-switch read: renews the lease and reports control; no resolver run on the server. */
 export function sessionRead(c: AgentConnection): Promise<Envelope<any>> {
-  return withOneResend(() =>
-    requestJson(
-      "GET",
-      `${c.service}/api/agent/session`,
-      agentHeaders(c),
-      undefined,
-      "session",
-      c.timeoutMs,
-      c.signal,
-    ),
+  return withResends(
+    () =>
+      requestJson(
+        "GET",
+        `${c.service}/api/agent/session`,
+        agentHeaders(c),
+        undefined,
+        "session",
+        c.timeoutMs,
+        c.signal,
+      ),
+    c.timeoutMs ?? DEFAULT_TIMEOUT_MS,
   );
 }
 

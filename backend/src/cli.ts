@@ -1,4 +1,6 @@
+import { readFileSync } from "node:fs";
 import { Command, Option } from "commander";
+import { CohentError } from "@cohent/protocol/codes";
 import { CONTROL_KINDS } from "@cohent/protocol/console-constants";
 import { COHENT_VERSION } from "@cohent/protocol/version";
 import { consoleConfigFromEnv, resolveDatabaseUrl, resolvePort } from "./config.js";
@@ -24,6 +26,19 @@ const storeCommand = (parent: Command, spec: string) =>
     );
 
 const admin = () => import("./operations/people/admin.js");
+const setup = () => import("./operations/people/setup.js");
+
+/** A usage mistake, reported as the other refusals are (cohent: INVALID_INPUT: …), exit 1. */
+const usage = (message: string) => new CohentError("INVALID_INPUT", message);
+
+/** A set-up file's text; `-` is stdin. */
+function readSetupFile(file: string): string {
+  try {
+    return readFileSync(file === "-" ? 0 : file, "utf8");
+  } catch (err) {
+    throw usage(`cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+  }
+}
 const since = async (text: string) => (await import("./core/since.js")).parseSince(text, new Date());
 
 async function withDeps<T>(opts: { dataDir?: string }, fn: (deps: Deps) => Promise<T>): Promise<T> {
@@ -32,7 +47,8 @@ async function withDeps<T>(opts: { dataDir?: string }, fn: (deps: Deps) => Promi
     import("./log.js"),
     import("./core/lease.js"),
   ]);
-  const { db, store } = await openStore(resolveDatabaseUrl(opts));
+  // No Prisma client: no admin command inspects, and loading it was a third of a short command.
+  const { db, store } = await openStore(resolveDatabaseUrl(opts), { inspect: false });
   const log = createLogger(process.env.COHENT_LOG_LEVEL ?? "warn");
   try {
     return await fn({ store, clock: () => new Date(), lease: DEFAULT_LEASE, log });
@@ -98,16 +114,29 @@ export function buildCli(): Command {
     });
 
   const repo = program.command("repo").description("repositories");
-  storeCommand(repo, "add <name>")
-    .description("register owner/name")
+  storeCommand(repo, "add [name]")
+    .description("register owner/name, or with --file every repository of a file")
     .option("--goal <text>", "the project goal that publish hands to agents", "")
     .option("--case-insensitive", "match scope paths case-insensitively")
     .option("--json", "print JSON")
+    .option(
+      "--file <path>",
+      "one repository a line (owner/name, or a JSON object with name, goal, caseInsensitive; - reads stdin), all or none; prints a JSON line each",
+    )
     .action(
       async (
-        name: string,
-        opts: { goal: string; caseInsensitive?: boolean; dataDir?: string; json?: boolean },
+        name: string | undefined,
+        opts: { goal: string; caseInsensitive?: boolean; dataDir?: string; json?: boolean; file?: string },
       ) => {
+        if (opts.file !== undefined) {
+          if (name !== undefined) throw usage("repo add: give a name or --file, not both");
+          const lines = (await setup()).setupLines(readSetupFile(opts.file), true);
+          const added = await withDeps(opts, async (deps) => (await setup()).addRepos(deps, lines));
+          process.stdout.write(added.map((r) => JSON.stringify(r) + "\n").join(""));
+          process.stderr.write(`added ${added.length} repositories\n`);
+          return;
+        }
+        if (name === undefined) throw usage("repo add: give a name (owner/name) or --file <path>");
         const row = await withDeps(opts, async (deps) =>
           (await admin()).addRepo(deps, { name, goal: opts.goal, caseInsensitive: !!opts.caseInsensitive }),
         );
@@ -128,14 +157,34 @@ export function buildCli(): Command {
   const token = program.command("token").description("agent tokens");
   storeCommand(token, "issue")
     .description("issue an agent token; prints only the token, which is shown once")
-    .requiredOption("--repo <name>", "owner/name")
-    .requiredOption("--person <name>", "the person the agent works for")
+    .option("--repo <name>", "owner/name")
+    .option("--person <name>", "the person the agent works for")
     .option("--client <name>", "the client the token is for (Codex, Claude Code, …)")
-    .action(async (opts: { repo: string; person: string; client?: string; dataDir?: string }) => {
-      const issued = await withDeps(opts, async (deps) => (await admin()).issueToken(deps, opts));
-      process.stderr.write(`issued ${issued.id} for ${issued.person} on ${issued.repo}\n`);
-      process.stdout.write(issued.token + "\n");
-    });
+    .option(
+      "--file <path>",
+      'one token a line, a JSON object {"repo","person","client"?} (- reads stdin), all or none; prints a JSON line with the token each',
+    )
+    .action(
+      async (opts: { repo?: string; person?: string; client?: string; dataDir?: string; file?: string }) => {
+        if (opts.file !== undefined) {
+          if (opts.repo !== undefined || opts.person !== undefined || opts.client !== undefined)
+            throw usage("token issue: --file takes each line's repo, person and client, not options");
+          const lines = (await setup()).setupLines(readSetupFile(opts.file), false);
+          const issued = await withDeps(opts, async (deps) => (await setup()).issueTokens(deps, lines));
+          process.stdout.write(issued.map((r) => JSON.stringify(r) + "\n").join(""));
+          process.stderr.write(`issued ${issued.length} tokens\n`);
+          return;
+        }
+        if (opts.repo === undefined || opts.person === undefined)
+          throw usage("token issue: --repo <name> and --person <name> are required (or --file <path>)");
+        const { repo, person, client } = opts;
+        const issued = await withDeps(opts, async (deps) =>
+          (await admin()).issueToken(deps, { repo, person, ...(client !== undefined ? { client } : {}) }),
+        );
+        process.stderr.write(`issued ${issued.id} for ${issued.person} on ${issued.repo}\n`);
+        process.stdout.write(issued.token + "\n");
+      },
+    );
   storeCommand(token, "revoke <tokenId>").action(async (tokenId: string, opts: { dataDir?: string }) => {
     await withDeps(opts, async (deps) => (await admin()).revokeToken(deps, tokenId));
     print(null, false, () => `revoked ${tokenId}`);

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { BOUNDS } from "./bounds.js";
 import { CONTROL_KINDS } from "./console-constants.js";
 import type { Control } from "./packets.js";
 
@@ -10,6 +11,26 @@ export const RepoName = z
   .regex(/^[A-Za-z0-9_.-]{1,100}\/[A-Za-z0-9_.-]{1,100}$/, "repositories are named owner/name");
 export const Goal = z.string().max(2_000);
 export const Person = z.string().trim().min(1).max(64);
+
+/**
+ * A company's set-up in one file (`cohent repo add --file`, `cohent token issue --file`): one line
+ * each, applied in one transaction or not at all, at most SETUP_LINES lines.
+ */
+export const SETUP_LINES = 100_000;
+/** A line of `cohent repo add --file`: a JSON object, or the bare name. */
+export const RepoSetupLine = z.strictObject({
+  name: RepoName,
+  goal: Goal.optional(),
+  caseInsensitive: z.boolean().optional(),
+});
+export type RepoSetupLine = z.infer<typeof RepoSetupLine>;
+/** A line of `cohent token issue --file`: one agent token for a person on a registered repository. */
+export const TokenSetupLine = z.strictObject({
+  repo: RepoName,
+  person: Person,
+  client: z.string().trim().min(1).max(BOUNDS.identityChars).optional(),
+});
+export type TokenSetupLine = z.infer<typeof TokenSetupLine>;
 
 export const ControlKind = z.enum(CONTROL_KINDS);
 export type ControlKind = z.infer<typeof ControlKind>;

@@ -1,7 +1,6 @@
 /**
- * Every bound of the protocol, in one place. The README's "Bounds" table is
- * generated from this object (`npm run docs:bounds` is not needed: the test
- * `protocol-bounds` checks the README against it).
+ * Every bound of the protocol, in one place. docs/configuration.md's "Path bounds"
+ * states them; test/unit/paths.test.ts checks it against this object.
  */
 export const BOUNDS = {
   /** Raw request body accepted by the HTTP transport. */

@@ -143,7 +143,7 @@ export function protocolDoc(): string {
     "(an unknown or another token's id is 404); the Cohent session key is `mcp-<client>-<nonce>`, its client named from",
     "`clientInfo`. The session records wiring `remote` and is advisory: nothing checks its writes. `GET` is 405 (every",
     "answer rides on its POST, as JSON); `DELETE` releases the session's claim. A browser `Origin` other than loopback, the server's",
-    "public URL or an origin its configuration allows (README, Configuration) is 403; the agent API's rate limit applies. Refusals before the",
+    "public URL or an origin its configuration allows (docs/configuration.md) is 403; the agent API's rate limit applies. Refusals before the",
     "MCP layer are JSON-RPC errors with a 4xx status and the Cohent code in `error.data.code`.",
     "",
     "## GET /api/agent (poll) headers",

@@ -15,7 +15,7 @@ import { pluginLoads } from "../../adapter/src/installer/doctor-hosts.js";
 import { builtAdapter, claude, hook, makeCheckout, run } from "./helpers.js";
 
 /**
- * Trust vectors. The pre-images follow FACTS.md's algorithm literally; the
+ * Trust vectors. The pre-images follow docs/clients.md's recipe (Codex's hook trust) literally; the
  * digests were computed independently with `printf '%s' PREIMAGE | sha256sum`.
  */
 const VECTORS: { label: string; matcher?: string; handler: object; preimage: string; hash: string }[] = [

@@ -121,7 +121,7 @@ export async function hook(
   };
 }
 
-/** Payloads in the shapes FACTS.md measured on the real clients. */
+/** Payloads in the shapes docs/clients.md records, measured on the real clients. */
 /** The fields every Codex hook payload carries; a turn's events add its turn id. */
 const codexBase = (session: string, cwd: string, event: string, turn = false) => ({
   session_id: session,

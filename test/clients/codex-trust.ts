@@ -1,6 +1,6 @@
 // Codex's two trust gates, written into a throwaway CODEX_HOME the way a
 // person's "Trust all and continue" would (algorithm measured in
-// shared/clients/FACTS.md): the project's trust_level, and one
+// docs/clients.md): the project's trust_level, and one
 // [hooks.state."<abs hooks.json>:<label>:<group>:<handler>"] trusted_hash per
 // declared hook.
 import { readFileSync } from "node:fs";

@@ -27,7 +27,7 @@ export const GEMINI_EVENTS = [
   "PreCompress",
 ];
 
-/** Codex's fail-closed wrapper (shared/clients/FACTS.md), around the stand-in. */
+/** Codex's fail-closed wrapper (docs/clients.md), around the stand-in. */
 export const wrapped = (command: string) =>
   `sh -c '${command} || { echo "cohent: hook failed, refusing" >&2; exit 2; }'`;
 

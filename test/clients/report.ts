@@ -1,5 +1,5 @@
 // The coverage report: client × version × scenario row → pass/fail, the
-// known client gaps the guard cannot close, and the README compatibility
+// known client gaps the guard cannot close, and the compatibility
 // table. Printed at the end of `npm run test:clients` and written to
 // test/artifacts/clients-report.md.
 import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
@@ -106,7 +106,7 @@ export const GAPS: { client: string; gap: string; evidence: string; adapter: str
   {
     client: "Codex (all)",
     gap: "The shell tool runs a login shell that resets PATH; a `node` outside the system PATH (nvm) is not found by the agent's commands.",
-    evidence: "shared/clients/FACTS.md.",
+    evidence: "docs/clients.md.",
     adapter: "`doctor` checks that `node` resolves in a login shell.",
   },
   {
@@ -125,7 +125,7 @@ export const GAPS: { client: string; gap: string; evidence: string; adapter: str
   {
     client: "Both",
     gap: "Both clients fail open on a deny without a reason, `ask`, exit 1, non-JSON stdout, or exit 2 with empty stderr.",
-    evidence: "shared/clients/FACTS.md; every blocked step here asserts the reason reached the model.",
+    evidence: "docs/clients.md; every blocked step here asserts the reason reached the model.",
     adapter:
       "A deny always carries a reason; an internal adapter failure on PreToolUse is itself a deny with its reason.",
   },
@@ -223,7 +223,7 @@ export function renderReport(all: ClientResults[] = loadResults()): string {
   lines.push("| Client | Gap | Evidence | What the adapter does |", "|---|---|---|---|");
   for (const g of GAPS) lines.push(`| ${g.client} | ${g.gap} | ${g.evidence} | ${g.adapter} |`);
   lines.push("");
-  lines.push("## README compatibility table", "", ...compatibilityTable(all), "");
+  lines.push("## Compatibility table (docs/clients.md)", "", ...compatibilityTable(all), "");
   return lines.join("\n");
 }
 

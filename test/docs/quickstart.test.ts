@@ -81,7 +81,9 @@ afterAll(async () => {
   if (tmp) rmSync(tmp, { recursive: true, force: true });
 });
 
-describe("README: the quick start, from a clone", () => {
+// CI runs the suites twice (the machine's Node and another line, .ci/npm-test-on); the quick start is
+// a newcomer's path, not a Node line's, and costs 80-110 s: the second run sets COHENT_QUICKSTART=off.
+describe.skipIf(process.env.COHENT_QUICKSTART === "off")("README: the quick start, from a clone", () => {
   it("clone, install, serve, init, pair; the agent's write into a peer's claim is refused as the README shows", async () => {
     const qs = quickStart(README);
     expect(qs.server[0], "the quick start begins with a clone").toMatch(/^git clone <repository-url> /);

@@ -246,8 +246,8 @@ describe("the path bounds, checked before anything is matched", () => {
     ["a POSIX class", ["src/[[:alpha:]]*.ts"], "INVALID_PATH"],
     ["a plain path with parentheses (no glob syntax: a literal)", ["src/@(x).ts"], "ok"],
   ])("%s -> %s", (_name, paths, expected) => expect(code(() => normalizeRepoPaths(paths))).toBe(expected));
-  it("the README states the bounds BOUNDS holds", () => {
-    const readme = readFileSync("README.md", "utf8");
+  it("docs/configuration.md states the bounds BOUNDS holds", () => {
+    const readme = readFileSync("docs/configuration.md", "utf8");
     const n = (v: number) => v.toLocaleString("en-US");
     expect(readme).toContain(`\`pathCost\` (${n(BOUNDS.pathCost)})`);
     expect(readme).toContain(`\`pathsCost\` (${n(BOUNDS.pathsCost)})`);

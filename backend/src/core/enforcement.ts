@@ -62,7 +62,7 @@ const FOREIGN_UNPROVEN: Partial<Record<Host, string>> = {
 };
 
 /**
- * Versions reported to break the hook's refusal (../shared/clients/MORE-CLIENTS.md: Copilot CLI 1.0.65 to 1.0.73
+ * Versions reported to break the hook's refusal (docs/clients.md, other clients: Copilot CLI 1.0.65 to 1.0.73
  * ignored a deny and ran the tool when the hook crashed). Reported, not measured here; the pinned, measured
  * versions are newer. Inclusive ranges of dotted numbers.
  */

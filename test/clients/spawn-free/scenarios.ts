@@ -37,7 +37,7 @@ import {
   useStandin,
 } from "./lib.ts";
 
-/** Claude Code honours `"onFailure": "block"` on an mcp_tool handler from 2.1.332 (ZERO-SPAWN.md). */
+/** Claude Code honours `"onFailure": "block"` on an mcp_tool handler from 2.1.332 (docs/clients.md). */
 function honoursOnFailure(version: string): boolean {
   const [a, b, c] = version.split(".").map(Number) as [number, number, number];
   return a !== 2 ? a > 2 : b !== 1 ? b > 1 : c >= 332;

@@ -140,7 +140,7 @@ const cmdDeny = JSON.stringify({
 });
 
 /**
- * Codex's trust hash of an mcp_tool handler: the command hash's recipe (FACTS.md) over the handler's own
+ * Codex's trust hash of an mcp_tool handler: the command hash's recipe (docs/clients.md) over the handler's own
  * normalized fields, {type, server, tool, input, timeout (default 600)}, statusMessage left out here.
  * Measured: Codex 0.169.0 and 0.171.0 run a handler trusted by this hash without the bypass flag (K-C-trust).
  */

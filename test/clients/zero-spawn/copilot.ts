@@ -32,7 +32,7 @@ const here = dirname(fileURLToPath(import.meta.url));
 export const GUARD_MCP = join(here, "guard-mcp.mjs");
 export const RESULTS = join(here, "results");
 
-/** The handler Claude Code 2.1.332 ran (../shared/clients/ZERO-SPAWN.md), with a longer timeout for a loaded machine. */
+/** The handler Claude Code 2.1.332 ran (docs/clients.md), with a longer timeout for a loaded machine. */
 export const MCP_ENTRY = {
   type: "mcp_tool",
   server: "cohent",

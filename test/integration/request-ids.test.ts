@@ -2,7 +2,7 @@ import { connect, createServer, type Server, type Socket } from "node:net";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { REQUEST_ID_HEADER } from "@cohent/protocol";
-import { postAgent } from "@cohent/client";
+import { checkpoint as sendCheckpoint, emptySession, postAgent, SessionFile } from "@cohent/client";
 import { startBackend, type TestBackend } from "../helpers/backend.js";
 import { DATABASE_KINDS } from "../helpers/kinds.js";
 
@@ -163,32 +163,70 @@ describe.each(DATABASE_KINDS)("request ids (%s)", (kind) => {
     expect(await count("Checkpoint", "intentId", intentId)).toBe(0);
   });
 
-  it("the adapter's resend after a lost answer carries the same id: stored once, answered", async () => {
-    const intentId = await intent("retry-adapter");
+  /**
+   * A proxy to the first instance that delivers every request but cuts the answer of the first `cut`
+   * connections: the write lands, its answer is lost.
+   */
+  async function cuttingProxy(cut: number) {
     const target = new URL(backends[0]!.url);
-    // A proxy that delivers the first request but cuts its answer: the write lands, the answer is lost.
-    let connections = 0;
-    const proxy: Server = createServer((client: Socket) => {
-      const first = ++connections === 1;
+    const proxy = { connections: 0, service: "", close: () => Promise.resolve() };
+    const server: Server = createServer((client: Socket) => {
+      const cutThis = ++proxy.connections <= cut;
       const upstream = connect(Number(target.port), target.hostname);
       client.pipe(upstream);
       client.on("error", () => undefined);
       upstream.on("error", () => client.destroy());
-      if (first) upstream.once("data", () => (client.destroy(), upstream.destroy()));
+      if (cutThis) upstream.once("data", () => (client.destroy(), upstream.destroy()));
       else upstream.pipe(client);
     });
-    await new Promise<void>((r) => proxy.listen(0, "127.0.0.1", r));
+    await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+    proxy.service = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    proxy.close = () => new Promise<void>((r) => server.close(() => r()));
+    return proxy;
+  }
+
+  it("the adapter's resend after a lost answer carries the same id: stored once, answered", async () => {
+    const intentId = await intent("retry-adapter");
+    const proxy = await cuttingProxy(1);
     try {
-      const service = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`;
       const env = await postAgent(
-        { service, token, session: "retry-adapter", timeoutMs: 5_000 },
+        { service: proxy.service, token, session: "retry-adapter", timeoutMs: 5_000 },
         { type: "checkpoint", intentId, status: "working", summary: "answer lost once" },
       );
-      expect(connections).toBe(2);
+      expect(proxy.connections).toBe(2);
       expect(env.ok ? env.data.status : env.error).toBe("working");
       expect(await count("Checkpoint", "intentId", intentId)).toBe(1);
     } finally {
-      await new Promise((r) => proxy.close(r));
+      await proxy.close();
+    }
+  });
+
+  it("an agent that sends an unanswered write again, in a later call, gets the first answer", async () => {
+    const intentId = await intent("retry-agent");
+    // Both the write and its resend lose their answers: the agent is told the service is unreachable.
+    const proxy = await cuttingProxy(2);
+    try {
+      const checkout = {
+        root: "/nonexistent",
+        project: { version: 1 as const, service: proxy.service, repository: "acme/retry" },
+        token,
+      };
+      const session = new SessionFile("/nonexistent", "retry-agent", { ...emptySession(), intentId });
+      const input = { status: "working" as const, summary: "sent again by the agent" };
+      const lost = await sendCheckpoint(checkout, session, input);
+      expect(lost.ok ? null : lost.error.code).toBe("CONTROL_PLANE_UNREACHABLE");
+      expect(await count("Checkpoint", "intentId", intentId)).toBe(1);
+      // The agent sends the same checkpoint again: the same request, answered with the first answer.
+      const again = await sendCheckpoint(checkout, session, input);
+      expect(again.ok ? again.data.status : again.error).toBe("working");
+      expect(proxy.connections).toBe(3);
+      expect(await count("Checkpoint", "intentId", intentId)).toBe(1);
+      // Answered: settled. The same body once more is a new write.
+      expect(session.state.unsettled).toBeUndefined();
+      expect((await sendCheckpoint(checkout, session, input)).ok).toBe(true);
+      expect(await count("Checkpoint", "intentId", intentId)).toBe(2);
+    } finally {
+      await proxy.close();
     }
   });
 });

@@ -18,7 +18,14 @@ import type {
 } from "@cohent/protocol";
 import { fail } from "../envelope.js";
 import { readProject, resolveToken, type Project } from "../state/config.js";
-import { pollAgent, postAgent, sessionRead, type AgentConnection, type AgentSender } from "./http.js";
+import {
+  newRequestId,
+  pollAgent,
+  postAgent,
+  sessionRead,
+  type AgentConnection,
+  type AgentSender,
+} from "./http.js";
 import { redact, redactDeep } from "../redact.js";
 import { sessionHeader, type SessionFile } from "../state/runtime.js";
 import { pendingOf, received } from "./notices.js";
@@ -82,8 +89,34 @@ export function connection(c: Checkout, sessionId: string): AgentConnection {
 /** One request body of the protocol's, by its type (protocol/src/requests.ts). */
 type Body<T extends AgentRequestBody["type"]> = Extract<AgentRequestBody, { type: T }>;
 
-const post = <T>(c: Checkout, s: SessionFile, body: AgentRequestBody) =>
-  postAgent(connection(c, s.id), body) as Promise<Envelope<T>>;
+/** A short hash of a request body (FNV-1a, twice, and the length): node:crypto would load streams into every hook. */
+function bodyHash(text: string): string {
+  let a = 0x811c9dc5;
+  let b = 0x01000193;
+  for (let i = 0; i < text.length; i++) {
+    const ch = text.charCodeAt(i);
+    a = Math.imul(a ^ ch, 0x01000193);
+    b = Math.imul(b ^ ch, 0x811c9dc5) ^ (b >>> 15);
+  }
+  return `${(a >>> 0).toString(16)}${(b >>> 0).toString(16)}-${text.length}`;
+}
+
+/**
+ * A write of this session's. Its request id (REQUEST_ID_HEADER) is the unsettled one when the same
+ * body went out before and no answer came back (a timeout, a cut connection after its one resend):
+ * the agent that sends that write again, in this or a later process, then gets the first answer
+ * instead of writing twice. Any answer settles it.
+ */
+async function post<T>(c: Checkout, s: SessionFile, body: AgentRequestBody): Promise<Envelope<T>> {
+  const hash = bodyHash(JSON.stringify(body));
+  const held = s.state.unsettled;
+  const id = held?.body === hash ? held.id : newRequestId();
+  const env = (await postAgent(connection(c, s.id), body, id)) as Envelope<T>;
+  const lost =
+    !env.ok && (env.error.code === "CONTROL_PLANE_UNREACHABLE" || env.error.code === "REQUEST_IN_FLIGHT");
+  s.set({ unsettled: lost ? { id, body: hash } : undefined });
+  return env;
+}
 
 /** Every answer's meta says whether the session is paused or cancelled: remember it. */
 function remember(s: SessionFile, env: Envelope<any>): void {

@@ -55,6 +55,11 @@ export interface SessionState {
   heard?: string;
   /** This session's last refusals, newest last: what `why` prints (adapter guard/act.ts). */
   refusals?: Refusal[];
+  /**
+   * A write whose answer never came (the service unreachable after it was sent): its request id and
+   * a hash of its body, so that the same write sent again is the same request (service/client.ts post).
+   */
+  unsettled?: { id: string; body: string };
 }
 
 /** One refusal of the guard, as `why` shows it: the rule that gave it, the facts it read, what to do. */

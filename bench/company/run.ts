@@ -1,9 +1,10 @@
 import { spawn, type ChildProcess } from "node:child_process";
-import { readdirSync, readFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { percentile, printed, table } from "../lib.js";
+import { summarize } from "../load/profile.js";
 import { cpuMs, postgresDb, startCohent, type Db, type Proc } from "../load/procs.js";
 import { replaceSection, runLine } from "../results.js";
 
@@ -39,6 +40,16 @@ const PAUSE = {
   timeoutMs: Number(env.BENCH_COMPANY_PAUSE_TIMEOUT_MS ?? 15000),
 };
 const INSTANCES = 2;
+/** `--profile`: the servers under `node --cpu-prof`; their self time in the window, by group and by package or file, instead of the section. */
+const PROFILE = process.argv.includes("--profile");
+/** Each profiled size's self time (ms) by group and by package or file, both servers together, and the requests answered. */
+const profiles: {
+  agents: number;
+  requests: number;
+  groups: Map<string, number>;
+  items: Map<string, { group: string; ms: number }>;
+  totalMs: number;
+}[] = [];
 
 interface GeneratorResult {
   elapsed: number;
@@ -216,6 +227,9 @@ async function step(agents: number): Promise<{ row: Row; detail: string }> {
   const servers: Proc[] = [];
   const generators: Generator[] = [];
   const notes: string[] = [];
+  const profDir = PROFILE ? mkdtempSync(path.join(os.tmpdir(), "cohent-company-prof-")) : null;
+  const window: [number, number] = [0, 0];
+  let requests = 0;
   const cleanup = async () => {
     for (const g of generators) if (g.child.exitCode === null) g.child.kill("SIGKILL");
     await Promise.all(servers.map((s) => s.stop()));
@@ -226,7 +240,9 @@ async function step(agents: number): Promise<{ row: Row; detail: string }> {
     const t0 = performance.now();
     const company = await setupCompany(db, agents, label);
     const storeSeconds = (performance.now() - t0) / 1000;
-    for (let i = 0; i < INSTANCES; i++) servers.push(await startCohent(db));
+    for (let i = 0; i < INSTANCES; i++)
+      // Each server writes its own log file (no pipe through this process): an access-log line per request.
+      servers.push(await startCohent(db, profDir ? ["--cpu-prof", `--cpu-prof-dir=${profDir}`] : [], true));
     const idleRss = servers.reduce((s, p) => s + rssKb(p.pid), 0);
     const person = await signIn(servers[0]!.url, company.loginLink);
     const targets = servers.map((s) => s.url);
@@ -257,8 +273,10 @@ async function step(agents: number): Promise<{ row: Row; detail: string }> {
     const machineBefore = machineTicks();
     for (const g of generators) g.child.stdin!.write("go\n");
     const start = performance.now();
+    window[0] = Number(process.hrtime.bigint() / 1000n); // V8 stamps samples with the same monotonic clock, in µs
     await sleep(SECONDS * 1000);
     const elapsed = (performance.now() - start) / 1000;
+    window[1] = Number(process.hrtime.bigint() / 1000n);
     const pgAfter = postgresCpuMs(database);
     const serverCpu = servers.reduce((s, p, i) => s + cpuMs(p.pid) - serversBefore[i]!, 0);
     const generatorCpu = generators.reduce((s, g, i) => s + cpuMs(g.child.pid!) - generatorsBefore[i]!, 0);
@@ -277,6 +295,7 @@ async function step(agents: number): Promise<{ row: Row; detail: string }> {
     const writes = all("writes");
     const wakes = all("wakes");
     const answered = done.reduce((n, r) => n + r.answered, 0);
+    requests = answered;
     const misses: Record<string, number> = {};
     const notesCount: Record<string, number> = {};
     for (const r of done) {
@@ -331,6 +350,28 @@ async function step(agents: number): Promise<{ row: Row; detail: string }> {
   } finally {
     cleanups.delete(cleanup);
     await cleanup();
+    if (profDir) {
+      // Every profile the servers wrote at exit (their main threads' and tsx's loader threads'), cut to the window.
+      const sum = {
+        agents,
+        requests,
+        groups: new Map<string, number>(),
+        items: new Map<string, { group: string; ms: number }>(),
+        totalMs: 0,
+      };
+      for (const f of readdirSync(profDir).filter((x) => x.endsWith(".cpuprofile"))) {
+        const one = summarize(JSON.parse(readFileSync(path.join(profDir, f), "utf8")), window);
+        sum.totalMs += one.totalMs;
+        for (const [g, v] of one.groups) sum.groups.set(g, (sum.groups.get(g) ?? 0) + v);
+        for (const [k, v] of one.items) {
+          const it = sum.items.get(k) ?? { group: v.group, ms: 0 };
+          it.ms += v.ms;
+          sum.items.set(k, it);
+        }
+      }
+      profiles.push(sum);
+      rmSync(profDir, { recursive: true, force: true });
+    }
   }
 }
 
@@ -343,6 +384,7 @@ const loadAtStart = os
 for (const agents of SIZES) {
   process.stderr.write(`bench:company: ${agents} agents (load ${os.loadavg()[0]!.toFixed(1)})\n`);
   const { row, detail } = await step(agents);
+  if (PROFILE) row.agents += " (--cpu-prof)";
   rows.push(row);
   details.push(`- ${detail}`);
   process.stderr.write(`${JSON.stringify(row)}\n${detail}\n`);
@@ -351,7 +393,30 @@ table(
   `A company's server: ${INSTANCES} \`cohent serve\` on one PostgreSQL, repositories × ${PER_REPO} agents, each with a long-poll open (x-cohent-wait: ${PACE.waitSeconds}), a kill-switch read every ~${PACE.readMs / 1000} s and a checkpoint every ~${PACE.writeMs / 1000} s, from ${GENERATORS} generator processes, ${SECONDS} s window per size`,
   rows,
 );
-if (!process.argv.includes("--no-record"))
+for (const p of profiles) {
+  const pct = (x: number) => ((100 * x) / p.totalMs).toFixed(1);
+  const perReq = (x: number) => (p.requests ? (x / p.requests).toFixed(3) : "-");
+  const title = `${p.agents} agents under --cpu-prof: the servers' self time in the window, ${Math.round(p.totalMs)} ms non-idle over ${p.requests} requests`;
+  table(
+    `Profile by group, ${title}`,
+    [...p.groups.entries()]
+      .sort((a, b) => b[1] - a[1])
+      .map(([group, ms]) => ({ group, "self %": pct(ms), "ms/req": perReq(ms) })),
+  );
+  table(
+    `Top self time by package or file, ${title}`,
+    [...p.items.entries()]
+      .sort((a, b) => b[1].ms - a[1].ms)
+      .slice(0, Number(process.env.BENCH_PROFILE_TOP ?? 20))
+      .map(([item, { group, ms }]) => ({
+        "package or file": item,
+        group,
+        "self %": pct(ms),
+        "ms/req": perReq(ms),
+      })),
+  );
+}
+if (!PROFILE && !process.argv.includes("--no-record"))
   replaceSection(
     "npm run bench:company",
     [

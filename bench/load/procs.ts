@@ -1,6 +1,15 @@
 import { execFile, spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { createWriteStream, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import {
+  closeSync,
+  createWriteStream,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readFileSync,
+  rmSync,
+} from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -108,18 +117,35 @@ export interface Proc {
 /** BENCH_SERVER_LOG_DIR: where each server's output goes, `<what>-<pid>.log` (a warning such as "database unavailable" says why a request failed). */
 const LOG_DIR = process.env.BENCH_SERVER_LOG_DIR ?? path.join(os.tmpdir(), "cohent-bench-logs");
 
-/** Spawns a server process and waits for the line announcing its URL (on stdout or stderr); its output then goes to its log file. */
-function spawnServer(args: string[], env: NodeJS.ProcessEnv, pattern: RegExp, what: string): Promise<Proc> {
+/**
+ * Spawns a server process and waits for the line announcing its URL (on stdout or stderr); its output then goes
+ * to its log file. `direct`: the server writes that file itself (no pipe through this process, which then
+ * reads the file for the line): for loads whose access log is large.
+ */
+function spawnServer(
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  pattern: RegExp,
+  what: string,
+  direct = false,
+): Promise<Proc> {
+  mkdirSync(LOG_DIR, { recursive: true });
+  const name = (id: string | number | undefined) =>
+    path.join(LOG_DIR, `${what.replace(/\W+/g, "-")}-${id}.log`);
+  // A direct log is named before its process exists: by this process's pid and a random part.
+  const directFile = direct ? name(`${process.pid}-${randomBytes(3).toString("hex")}`) : null;
+  const fd = directFile ? openSync(directFile, "a") : null;
   const child: ChildProcess = spawn(process.execPath, args, {
     cwd: ROOT,
     env,
-    stdio: ["ignore", "pipe", "pipe"],
+    stdio: fd === null ? ["ignore", "pipe", "pipe"] : ["ignore", fd, fd],
   });
+  if (fd !== null) closeSync(fd);
+  const file = directFile ?? name(child.pid);
   let tail = "";
   let started = false;
-  mkdirSync(LOG_DIR, { recursive: true });
-  const log = createWriteStream(path.join(LOG_DIR, `${what.replace(/\W+/g, "-")}-${child.pid}.log`));
-  child.once("exit", () => log.end());
+  const log = direct ? null : createWriteStream(file);
+  child.once("exit", () => log?.end());
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => fail(new Error(`${what} did not start within 60 s:\n${tail}`)), 60_000);
     const fail = (err: Error) => {
@@ -131,7 +157,7 @@ function spawnServer(args: string[], env: NodeJS.ProcessEnv, pattern: RegExp, wh
     const onData = (chunk: Buffer) => {
       // Keep draining both pipes for the whole run (a full pipe would stall the server's logger), into
       // the server's log file: this process shares the machine with the one it measures, so no parsing.
-      log.write(chunk);
+      log?.write(chunk);
       if (started) return;
       tail = (tail + chunk.toString()).slice(-4000);
       const m = pattern.exec(tail);
@@ -154,8 +180,18 @@ function spawnServer(args: string[], env: NodeJS.ProcessEnv, pattern: RegExp, wh
         });
       }
     };
-    child.stdout!.on("data", onData);
-    child.stderr!.on("data", onData);
+    if (direct) {
+      // The file holds the output; read it until the line is there (the start's 60 s bound stands).
+      const look = setInterval(() => {
+        if (started) return clearInterval(look);
+        tail = "";
+        onData(readFileSync(file).subarray(-4000));
+      }, 100);
+      child.once("exit", () => clearInterval(look));
+    } else {
+      child.stdout!.on("data", onData);
+      child.stderr!.on("data", onData);
+    }
     child.once("exit", (code) => fail(new Error(`${what} exited with ${code}:\n${tail}`)));
   });
 }
@@ -165,13 +201,14 @@ function spawnServer(args: string[], env: NodeJS.ProcessEnv, pattern: RegExp, wh
  * go to that node process itself (the bin registers tsx in-process, so
  * `--cpu-prof` profiles the server; Node 20 refuses it in NODE_OPTIONS).
  */
-export function startCohent(db: Db, nodeFlags: string[] = []): Promise<Proc> {
+export function startCohent(db: Db, nodeFlags: string[] = [], direct = false): Promise<Proc> {
   const env = childEnv(db, { COHENT_HOST: "127.0.0.1" });
   return spawnServer(
     [...nodeFlags, COHENT, "serve", "--port", "0", "--host", "127.0.0.1", ...db.args],
     env,
     /cohent serving on (http:\/\/127\.0\.0\.1:\d+)/,
     "cohent serve",
+    direct,
   );
 }
 

@@ -1,4 +1,5 @@
 import type { Store } from "../store/index.js";
+import { baseStore } from "../store/identity.js";
 
 export type RecentEvent = Awaited<ReturnType<Store["journal"]["tailAfter"]>>[number];
 
@@ -86,7 +87,7 @@ export function recentEvents(store: Store) {
 const byStore = new WeakMap<Store, ReturnType<typeof recentEvents>>();
 /** The one feed of a store. */
 export const recentOf = (store: Store) => {
-  let r = byStore.get(store);
-  if (!r) byStore.set(store, (r = recentEvents(store)));
+  let r = byStore.get(baseStore(store));
+  if (!r) byStore.set(baseStore(store), (r = recentEvents(store)));
   return r;
 };

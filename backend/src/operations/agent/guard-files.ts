@@ -12,6 +12,7 @@ import type { Store } from "../../store/index.js";
 import type { Caller, Deps } from "../deps.js";
 import { freeText, shellCommandText } from "../shared/free-text.js";
 import { ownHead } from "../shared/views.js";
+import { baseStore } from "../../store/identity.js";
 
 /** Who paused the session, as the change log and the Control Room name it. */
 export const GUARD_ACTOR = "Cohent's guard";
@@ -47,10 +48,10 @@ export function guardFilesReason(files: GuardFilesDetail["files"], undone: boole
 /** Per reporting session, in this instance's memory: the catches recorded. The pause itself is never limited. */
 const limits = new WeakMap<Store, Buckets>();
 function withinRate(store: Store, sessionId: string): boolean {
-  let b = limits.get(store);
+  let b = limits.get(baseStore(store));
   if (!b) {
     const perMinute = BOUNDS.shellWriteReportsPerMinute;
-    limits.set(store, (b = new Buckets({ perSecond: perMinute / 60, burst: perMinute })));
+    limits.set(baseStore(store), (b = new Buckets({ perSecond: perMinute / 60, burst: perMinute })));
   }
   return b.take(sessionId) === 0;
 }

@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import { CohentError, REQUEST_ID_RETENTION_HOURS, REQUEST_ID_TYPES, type ErrorCode } from "@cohent/protocol";
 import type { RequestRecord, Store } from "../../store/index.js";
 import type { Caller, Deps } from "../deps.js";
+import { baseStore, STORE_BASE } from "../../store/identity.js";
 
 /**
  * Request ids (protocol REQUEST_ID_HEADER): a write sent again with the same id runs once, and every
@@ -98,7 +99,8 @@ export async function once(
       });
   };
   const store = new Proxy(deps.store, {
-    get: (target, k) => (k === "tx" ? tx : Reflect.get(target, k, target)),
+    get: (target, k) =>
+      k === "tx" ? tx : k === STORE_BASE ? baseStore(target) : Reflect.get(target, k, target),
   });
   let outcome: Outcome;
   try {

@@ -11,6 +11,7 @@ import { recentOf } from "../../live/recent-events.js";
 import { decide, readPeerDecision } from "../shared/decide.js";
 import { issuePacket } from "../shared/packets.js";
 import { ownIntent, toPeerView } from "../shared/views.js";
+import { baseStore } from "../../store/identity.js";
 
 const SCAN = 500;
 /**
@@ -66,8 +67,8 @@ const known = new WeakMap<Store, Map<string, Learned>>();
  */
 const peerNames = new WeakMap<Store, Map<string, Promise<ReadonlySet<string> | null>>>();
 function namesAfter(store: Store, intentId: string, seq: number): Promise<ReadonlySet<string> | null> {
-  let m = peerNames.get(store);
-  if (!m) peerNames.set(store, (m = new Map()));
+  let m = peerNames.get(baseStore(store));
+  if (!m) peerNames.set(baseStore(store), (m = new Map()));
   if (m.size >= 5_000) m.clear();
   const key = `${intentId}@${seq}`;
   let names = m.get(key);
@@ -117,8 +118,8 @@ function namedOf(store: Store, named: readonly string[] | null, intentId: string
 /** A decision event's summary starts with its action (shared/decide). */
 const STANDS_DOWN = /^(duplicate|handoff)\b/;
 const knownOf = (store: Store) => {
-  let m = known.get(store);
-  if (!m) known.set(store, (m = new Map()));
+  let m = known.get(baseStore(store));
+  if (!m) known.set(baseStore(store), (m = new Map()));
   return m;
 };
 
@@ -225,8 +226,8 @@ export async function poll(deps: Deps, caller: Caller, req: PollRequest): Promis
  */
 const turnsOf = new WeakMap<Store, Gate>();
 const fullTurns = (store: Store) => {
-  let g = turnsOf.get(store);
-  if (!g) turnsOf.set(store, (g = new Gate()));
+  let g = turnsOf.get(baseStore(store));
+  if (!g) turnsOf.set(baseStore(store), (g = new Gate()));
   return g;
 };
 

@@ -17,14 +17,15 @@ import type { Caller, Deps } from "../deps.js";
 import { assertControllable, assertControllableNow } from "../shared/claims.js";
 import { freeExpired, grantQueue, noticePeer, notify } from "../shared/queue.js";
 import { ownHead } from "../shared/views.js";
+import { baseStore } from "../../store/identity.js";
 
 /** Per requesting session, in this instance's memory (like the per-token limit: N instances allow N times). */
 const limits = new WeakMap<Store, Buckets>();
 const bucketsOf = (store: Store) => {
-  let b = limits.get(store);
+  let b = limits.get(baseStore(store));
   if (!b)
     limits.set(
-      store,
+      baseStore(store),
       (b = new Buckets({
         perSecond: BOUNDS.releaseRequestsPerMinute / 60,
         burst: BOUNDS.releaseRequestsPerMinute,

@@ -13,14 +13,15 @@ import type { Caller, Deps } from "../deps.js";
 import { shellCommandText } from "../shared/free-text.js";
 import { noticePeer, notify } from "../shared/queue.js";
 import { ownHead } from "../shared/views.js";
+import { baseStore } from "../../store/identity.js";
 
 /** Per reporting session, in this instance's memory (as release requests): each report puts notices into peers' packets. */
 const limits = new WeakMap<Store, Buckets>();
 function rateLimit(store: Store, sessionId: string): void {
-  let b = limits.get(store);
+  let b = limits.get(baseStore(store));
   if (!b) {
     const perMinute = BOUNDS.shellWriteReportsPerMinute;
-    limits.set(store, (b = new Buckets({ perSecond: perMinute / 60, burst: perMinute })));
+    limits.set(baseStore(store), (b = new Buckets({ perSecond: perMinute / 60, burst: perMinute })));
   }
   const wait = b.take(sessionId);
   if (wait > 0)

@@ -130,83 +130,27 @@ async function jsonSchemaStub(args) {
 
 const common = { bundle: true, platform: "node", target: "node20", minify: true, legalComments: "none" };
 
-/** The third file, next to cohent.cjs: doctor, init and bootstrap (adapter/src/loader/loader-setup.ts). */
-export const SETUP_FILE = "cohent-setup.cjs";
 /**
- * The modules that main.ts reaches only by a dynamic import(), and that the setup file holds
- * instead of the bundle in cohent-core.js, which every hook process that decides reads and
- * deserializes from its code cache, in proportion to its size. Measured
- * with esbuild's metafile: they, with what only they import (init's templates, doctor's host
- * checks, bootstrap), were 34 KB of the bundle's 192 KB.
- *
- * hook.ts's wiring check at a session start (wiring-check.ts, with the wiring fingerprint, the
- * OpenCode plugin's text and trust: 18 KB more) stays in the bundle: it reports an adapter file
- * removed or replaced, this one included, and could not if it lived in the file it checks.
+ * doctor, init and bootstrap are in main.ts's bundle, reached by a dynamic import() that esbuild
+ * turns into a lazily run module. They had a third file of their own, kept out of the bundle that
+ * every cold hook deserializes: it bought a cold call 0.5-1.2 ms of CPU, under the 2 ms a layer
+ * must buy to stay (docs/decisions/0011-one-start-up-path.md). `init --upgrade` removes that file
+ * from a checkout (RETIRED_ADAPTER_FILES in init.ts).
  */
-const SETUP_MODULES = ["doctor", "init", "bootstrap"];
-
-/**
- * In main.ts's bundle, `import("./installer/doctor.js")` and the like load the setup file through
- * loader-setup.ts's loadSetup, which refuses, naming the file and the repair, a setup file that is
- * missing, broken or from another build (its id, __cohent_setup_id, is defined in both files).
- */
-const toSetupFile = {
-  name: "to-setup-file",
-  setup(b) {
-    const re = new RegExp(`^\\./installer/(${SETUP_MODULES.join("|")})\\.js$`);
-    b.onResolve({ filter: re }, (args) =>
-      args.kind === "dynamic-import" && args.importer.startsWith(join(here, "src"))
-        ? { path: SETUP_FILE, namespace: "cohent-setup" }
-        : undefined,
-    );
-    b.onLoad({ filter: /.*/, namespace: "cohent-setup" }, () => ({
-      contents: `module.exports = require(${JSON.stringify(join(here, "src", "loader", "loader-setup.ts"))}).loadSetup(__cohent_url, require);`,
-      loader: "js",
-      resolveDir: join(here, "src"),
-    }));
-  },
-};
-
-/**
- * The setup file's source (CommonJS, its import.meta.url that of the cohent.cjs beside it, as in
- * the bundle) and its id: the sha256 of that source, which the file exports as cohentSetupId.
- */
-async function setupSource(logLevel) {
-  const r = await build({
-    ...common,
-    logLevel,
-    format: "cjs",
-    write: false,
-    stdin: {
-      contents: SETUP_MODULES.map((m) => `export * from "./installer/${m}.ts";`).join("\n"),
-      resolveDir: join(here, "src"),
-      loader: "ts",
-    },
-    define: { "import.meta.url": "__cohent_url" },
-  });
-  const body = [
-    '"use strict";',
-    `var __cohent_url=require("node:url").pathToFileURL(require("node:path").join(__dirname,${JSON.stringify(ADAPTER_FILE)})).href;`,
-    r.outputFiles[0].text,
-  ].join("\n");
-  const id = createHash("sha256").update(body).digest("hex");
-  return { source: `${body}module.exports.cohentSetupId=${JSON.stringify(id)};\n`, id };
-}
 
 /**
  * One entry as the source of one function expression `(require, module, url) => …`: CommonJS
  * output, with import.meta.url handed in by the loader, and the sha256 of it with the version,
  * which keys its code cache.
  */
-async function bundleSource(logLevel, setupId, entry) {
+async function bundleSource(logLevel, entry) {
   const r = await build({
     ...common,
     logLevel,
     format: "cjs",
     write: false,
     entryPoints: [join(here, "src", entry)],
-    plugins: [toSetupFile],
-    define: { "import.meta.url": "__cohent_url", __cohent_setup_id: JSON.stringify(setupId) },
+    define: { "import.meta.url": "__cohent_url" },
   });
   const body = `(function(require,module,__cohent_url){"use strict";${r.outputFiles[0].text}\n})\n`;
   return { body, hash: createHash("sha256").update(`${VERSION}\n${body}`).digest("hex") };
@@ -216,8 +160,8 @@ async function bundleSource(logLevel, setupId, entry) {
  * cohent-core.js: a first line naming the file, the version and the bundle's hash, which the
  * loader checks, then main.ts's bundle.
  */
-async function adapterSource(logLevel, setupId) {
-  const { body, hash } = await bundleSource(logLevel, setupId, "main.ts");
+async function adapterSource(logLevel) {
+  const { body, hash } = await bundleSource(logLevel, "main.ts");
   const source = `${coreHead(hash)}${body}`;
   // The loader reads lengths in bytes as lengths in characters (esbuild escapes non-ASCII by default).
   if (/[^\x00-\x7f]/.test(source))
@@ -285,16 +229,10 @@ function put(file, content) {
 export async function buildAdapter({ quiet = false, outfile = OUTFILE } = {}) {
   mkdirSync(dirname(outfile), { recursive: true });
   const logLevel = quiet ? "silent" : "warning";
-  const setup = await setupSource(logLevel);
-  const { source, head, hash } = await adapterSource(logLevel, setup.id);
+  const { source, head, hash } = await adapterSource(logLevel);
   const adapterFile = join(dirname(outfile), ADAPTER_FILE);
   const coreFile = join(dirname(outfile), CORE_FILE);
   put(coreFile, source);
-  const setupFile = join(dirname(outfile), SETUP_FILE);
-  put(
-    setupFile,
-    `${header(SETUP_FILE, "doctor, init and bootstrap, loaded by cohent.cjs on demand.")}\n${setup.source}`,
-  );
   const loader = await build({
     ...common,
     logLevel,
@@ -335,7 +273,7 @@ export async function buildAdapter({ quiet = false, outfile = OUTFILE } = {}) {
   put(mcpfile, mcp.outputFiles[0].contents);
   if (!quiet)
     process.stderr.write(
-      `built ${adapterFile} (${statSync(adapterFile).size} bytes) with ${coreFile} (${statSync(coreFile).size} bytes), its entry ${outfile}, ${setupFile} (${statSync(setupFile).size} bytes) and ${mcpfile} (${statSync(mcpfile).size} bytes)\n`,
+      `built ${adapterFile} (${statSync(adapterFile).size} bytes) with ${coreFile} (${statSync(coreFile).size} bytes), its entry ${outfile} and ${mcpfile} (${statSync(mcpfile).size} bytes)\n`,
     );
   return outfile;
 }

@@ -14,7 +14,6 @@ import { hookCommand } from "./transports/hook-main.js";
 import { loaderHandoff } from "./loader/loader-handoff.js";
 import { mcpHook } from "./loader/mcp-hook.js";
 import { WHOLE } from "./transports/hook-events.js";
-import { SETUP_UNAVAILABLE } from "./loader/loader-setup.js";
 import { claimRelay, loadSecond } from "./transports/relay.js";
 import { restoreCommand, restoreText } from "./transports/restore.js";
 import { whyEnvelope, whyText } from "./transports/why.js";
@@ -23,7 +22,7 @@ import { restoreRequested } from "./held/restore-requested.js";
 /**
  * cohent.mjs: the adapter in a user's checkout. Hand-parsed argv and no
  * dependencies: `hook` starts on every tool call. doctor, init and
- * bootstrap load on demand: bundled, from the setup file (loader-setup.ts).
+ * bootstrap are modules of the bundle that run only when called.
  */
 
 const USAGE = `usage: node .cohent/cohent.mjs <command> [--json]
@@ -98,23 +97,6 @@ async function humanCommand(name: string, argv: string[], json: boolean): Promis
   return emit(name, envelope, json);
 }
 
-/**
- * doctor, init and bootstrap: in the bundle, the setup file next to cohent.cjs (loader-setup.ts).
- * One that is missing, broken or from another build is named, with its repair, and the command
- * exits 1.
- */
-async function loadSetupFor<T>(command: string, json: boolean, load: () => Promise<T>): Promise<T | number> {
-  try {
-    return await load();
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== SETUP_UNAVAILABLE) throw err;
-    const message = (err as Error).message;
-    if (json) write(JSON.stringify(fail(command, "NOT_CONFIGURED", message)), process.stdout);
-    else write(`cohent ${command}: ${message}`, process.stderr);
-    return 1;
-  }
-}
-
 export async function main(argv: string[]): Promise<number> {
   // A packet a Control Room restore request rides on is acted on in whichever process receives it.
   onPacket(restoreRequested);
@@ -127,16 +109,13 @@ export async function main(argv: string[]): Promise<number> {
       if (rest.some((a) => a === "--cost" || a === "--clear" || a === "--usage")) {
         return (await loadSecond()).usageCommand(rest, json);
       }
-      const setup = await loadSetupFor(command, json, () => import("./installer/doctor.js"));
-      return typeof setup === "number" ? setup : setup.doctor(positionals(rest), json, import.meta.url);
+      return (await import("./installer/doctor.js")).doctor(positionals(rest), json, import.meta.url);
     }
     case "bootstrap": {
-      const setup = await loadSetupFor(command, json, () => import("./installer/bootstrap.js"));
-      return typeof setup === "number" ? setup : setup.bootstrap(rest, json, import.meta.url);
+      return (await import("./installer/bootstrap.js")).bootstrap(rest, json, import.meta.url);
     }
     case "init": {
-      const setup = await loadSetupFor(command, json, () => import("./installer/init.js"));
-      return typeof setup === "number" ? setup : setup.initCommand(rest, json, import.meta.url);
+      return (await import("./installer/init.js")).initCommand(rest, json, import.meta.url);
     }
     case "restore": {
       // The hook may have run it already, outside a sandbox (relay.ts): its answer is printed, not redone.

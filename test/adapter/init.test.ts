@@ -164,7 +164,6 @@ describe("npx cohent init", () => {
       ".cohent/cohent.mjs": "created",
       ".cohent/cohent.cjs": "created",
       ".cohent/cohent-core.js": "created",
-      ".cohent/cohent-setup.cjs": "created",
       ".cohent/cohent-mcp.mjs": "created",
       ".gitignore": "updated",
       ".gitattributes": "created",
@@ -188,7 +187,7 @@ describe("npx cohent init", () => {
       adapterVersion: COHENT_VERSION,
       // The bytes of each adapter file, as copied: what a session start's wiring check compares.
       adapterFiles: Object.fromEntries(
-        ["cohent.mjs", "cohent.cjs", "cohent-core.js", "cohent-setup.cjs", "cohent-mcp.mjs"].map((n) => [
+        ["cohent.mjs", "cohent.cjs", "cohent-core.js", "cohent-mcp.mjs"].map((n) => [
           n,
           "sha256:" + createHash("sha256").update(files[`.cohent/${n}`]!).digest("hex"),
         ]),

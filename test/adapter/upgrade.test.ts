@@ -1,5 +1,5 @@
 import { spawnSync } from "node:child_process";
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { build, type Plugin } from "esbuild";
@@ -71,6 +71,8 @@ function olderCheckout(co: Checkout, codexHome: string) {
     ) + "\n",
   );
   writeFileSync(co.script, "// cohent.mjs 0.0.9\n");
+  // doctor, init and bootstrap's own file, which earlier builds wrote beside the adapter.
+  writeFileSync(path.join(co.root, ".cohent", "cohent-setup.cjs"), "// cohent-setup.cjs 0.0.9\n");
   const old = { type: "command", command: "node .cohent/cohent.cjs hook", timeout: CODEX_TIMEOUT };
   const events: [string, string, string | undefined][] = [
     ["SessionStart", "session_start", undefined],
@@ -126,6 +128,7 @@ describe("cohent init --upgrade", () => {
     expect(status).toMatchObject({
       ".cohent/project.json": "updated",
       ".cohent/cohent.mjs": "updated",
+      ".cohent/cohent-setup.cjs": "removed",
       ".codex/hooks.json": "updated",
       ".gitattributes": "created",
       ".github/hooks/cohent.json": "created",
@@ -159,15 +162,14 @@ describe("cohent init --upgrade", () => {
         "cohent.mjs": expect.stringMatching(/^sha256:[0-9a-f]{64}$/),
         "cohent.cjs": expect.stringMatching(/^sha256:[0-9a-f]{64}$/),
         "cohent-core.js": expect.stringMatching(/^sha256:[0-9a-f]{64}$/),
-        "cohent-setup.cjs": expect.stringMatching(/^sha256:[0-9a-f]{64}$/),
         "cohent-mcp.mjs": expect.stringMatching(/^sha256:[0-9a-f]{64}$/),
       },
     });
     expect(readFileSync(co.script, "utf8")).toBe(readFileSync(bundle, "utf8"));
+    expect(existsSync(path.join(co.root, ".cohent", "cohent-setup.cjs"))).toBe(false);
     const attrs = readFileSync(path.join(co.root, ".gitattributes"), "utf8");
     expect(attrs).toContain(".cohent/cohent.mjs linguist-generated=true -diff");
     expect(attrs).toContain(".cohent/cohent-mcp.mjs linguist-generated=true -diff");
-    expect(attrs).toContain(".cohent/cohent-setup.cjs linguist-generated=true -diff");
     expect(attrs).toContain(".cohent/cohent-core.js linguist-generated=true -diff");
     const check = spawnSync("git", ["check-attr", "linguist-generated", "diff", "--", ".cohent/cohent.mjs"], {
       cwd: co.root,

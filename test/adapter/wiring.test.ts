@@ -113,7 +113,6 @@ describe("guard wiring check at session start", () => {
       ".cohent/cohent.mjs",
       ".cohent/cohent.cjs",
       ".cohent/cohent-core.js",
-      ".cohent/cohent-setup.cjs",
       ".cohent/cohent-mcp.mjs",
     ]);
     appendFileSync(path.join(co.root, ".cohent", "cohent.cjs"), "\n// allow everything\n");

@@ -1,6 +1,6 @@
 import { noteEdit } from "../held/edits.js";
 import { GUARD_FILES } from "../guard/guard-files.js";
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { INTENT_COMMAND } from "@cohent/protocol/actions";
@@ -58,17 +58,12 @@ export const CODEX_GUARD_COMMAND = failClosedCommand(CODEX_HOOK_COMMAND);
 /**
  * What init copies into .cohent/: the entry people and agents run, the
  * adapter (the hooks' entry, which the first requires), its code (which the
- * adapter reads and compiles: loader.ts), the setup file
- * (doctor, init and bootstrap, loaded on demand: loader-setup.ts), and the
- * MCP server and agent CLI, loaded only by `mcp` and `agent`.
+ * adapter reads and compiles: loader.ts), and the MCP server and agent CLI,
+ * loaded only by `mcp` and `agent`.
  */
-export const ADAPTER_FILES = [
-  "cohent.mjs",
-  "cohent.cjs",
-  "cohent-core.js",
-  "cohent-setup.cjs",
-  "cohent-mcp.mjs",
-] as const;
+export const ADAPTER_FILES = ["cohent.mjs", "cohent.cjs", "cohent-core.js", "cohent-mcp.mjs"] as const;
+/** Adapter files of earlier builds that nothing loads any more: init removes them (doctor, init and bootstrap's own file). */
+export const RETIRED_ADAPTER_FILES = ["cohent-setup.cjs"] as const;
 /** Codex: events and matchers whose hashes `doctor` checks. Timeouts are explicit so the trust hash is stable. */
 export const CODEX_HOOKS: { event: string; matcher?: string }[] = [
   { event: "SessionStart" },
@@ -141,7 +136,7 @@ export function adapterFileHashes(contents: Record<string, string>): Record<stri
 
 export interface FileChange {
   path: string;
-  status: "created" | "updated" | "unchanged";
+  status: "created" | "updated" | "unchanged" | "removed";
 }
 
 /** The adapter's files are generated: forges fold them in reviews and `git diff` skips their bodies. */
@@ -261,6 +256,10 @@ export function init(opts: InitOptions): InitResult {
     ) + "\n",
   );
   for (const name of ADAPTER_FILES) put(`.cohent/${name}`, adapter[name]!);
+  const retired = RETIRED_ADAPTER_FILES.map((n) => `.cohent/${n}`).filter((rel) =>
+    existsSync(join(root, rel)),
+  );
+  for (const rel of retired) files.push({ path: rel, status: "removed" });
   put(".gitignore", mergeGitignore(read(".gitignore")));
   put(".gitattributes", mergeGitattributes(read(".gitattributes")));
   put("AGENTS.md", mergeSection(read("AGENTS.md"), AGENT_INSTRUCTIONS));
@@ -315,6 +314,7 @@ export function init(opts: InitOptions): InitResult {
     mkdirSync(dirname(file), { recursive: true });
     writeFileSync(file, content);
   }
+  for (const rel of retired) rmSync(join(root, rel), { force: true });
   return {
     root,
     repository,

@@ -2,6 +2,7 @@ import type { Changes } from "./changes.js";
 import type { ConsoleAuth, Pairings, Repos, Requests, Sessions, Tokens, Wiring } from "./contract-access.js";
 import type { Journal, Notices } from "./contract-journal.js";
 import type { Reads } from "./contract-reads.js";
+import type { RepoPages, Retention } from "./contract-upkeep.js";
 import type { Claims, Intents, Queue, ReleaseAsks } from "./contract-work.js";
 import type { Provider } from "./db.js";
 
@@ -20,6 +21,7 @@ export type * from "./contract-access.js";
 export type * from "./contract-work.js";
 export type * from "./contract-journal.js";
 export type * from "./contract-reads.js";
+export type * from "./contract-upkeep.js";
 
 /** Every query, one interface per concern, over one connection or one transaction. */
 export interface Tx {
@@ -37,6 +39,8 @@ export interface Tx {
   releaseAsks: ReleaseAsks;
   wiring: Wiring;
   requests: Requests;
+  repoPages: RepoPages;
+  retention: Retention;
 }
 
 /** The store: its concerns run outside a transaction (one statement each), and `tx` runs them as one. */

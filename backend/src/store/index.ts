@@ -13,8 +13,10 @@ import { consoleAuth, pairings } from "./people.js";
 import { queue } from "./queue.js";
 import { reads } from "./reads.js";
 import { releaseAsks } from "./release-asks.js";
+import { repoPages } from "./repo-pages.js";
 import { repos } from "./repos.js";
 import { requests } from "./requests.js";
+import { retention } from "./retention.js";
 import { sessions, tokens } from "./sessions.js";
 import type { Exec } from "./sql/exec.js";
 import { wiring } from "./wiring.js";
@@ -39,6 +41,8 @@ const CONCERNS: { [K in keyof Tx]: (h: Handle) => Tx[K] } = {
   releaseAsks,
   wiring,
   requests,
+  repoPages,
+  retention,
 };
 export type Repo = RepoRow;
 

@@ -18,10 +18,18 @@ export interface RepoSummary {
   lastActivityAt: string | null;
 }
 
-/** GET /api/console/repos */
+/** GET /api/console/repos?q=&page=&limit=: one page of the repositories whose name holds `q`, by name. */
 export interface RepoList {
   repos: RepoSummary[];
   pairings: PairingView[];
+  /** The search, trimmed ("" lists every repository). */
+  q: string;
+  page: number;
+  limit: number;
+  /** Repositories that match `q` and the person may see, on every page. */
+  total: number;
+  /** ceil(total / limit), at least 1. */
+  pages: number;
 }
 
 export interface CommandView {

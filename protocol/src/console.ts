@@ -10,6 +10,7 @@ export * from "./console-access.js";
 export * from "./console-enforcement.js";
 export * from "./console-work.js";
 export * from "./console-overview.js";
+export * from "./console-repos.js";
 export * from "./console-scopes.js";
 export * from "./console-metrics.js";
 export * from "./console-recap.js";

@@ -46,7 +46,8 @@ async function readEvents(
   const ac = new AbortController();
   const headers: Record<string, string> = { cookie };
   if (lastEventId) headers["last-event-id"] = lastEventId;
-  const res = await fetch(`${url}/api/console/events`, { headers, signal: ac.signal });
+  // The repository's own stream (its page's subscription): its change log, resumable.
+  const res = await fetch(`${url}/api/console/events?repo=acme/multi`, { headers, signal: ac.signal });
   const reader = res.body!.getReader();
   const decoder = new TextDecoder();
   const events: { id: string | null; data: any }[] = [];

@@ -59,9 +59,9 @@ describe.each(DATABASE_KINDS)("shell writes caught (%s)", (kind) => {
   it("tells the holder in its next packet, moves the live stream, and counts and lists the catch", async () => {
     await anaNotices();
     const before = await metrics();
-    // The console's live stream, open before the report.
+    // The repository page's live stream, open before the report.
     const ac = new AbortController();
-    const res = await fetch(`${backend.url}/api/console/events`, {
+    const res = await fetch(`${backend.url}/api/console/events?repo=acme/shop`, {
       headers: { cookie: admin.cookieHeader() },
       signal: ac.signal,
     });

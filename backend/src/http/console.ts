@@ -4,23 +4,27 @@ import {
   CohentError,
   ControlRequest,
   GoalRequest,
+  RepoListQuery,
   RepoName,
   LIVE_PATH,
   ScopeReleaseRequest,
   type ConsoleMe,
   type RecapResponse,
+  type RepoList,
 } from "@cohent/protocol";
 import type { ConsoleConfig } from "../config.js";
 import { parseSince } from "../core/since.js";
 import type { Deps } from "../operations/deps.js";
 import * as admin from "../operations/people/admin.js";
 import { metricsSeries } from "../operations/people/metrics.js";
-import { listRepositories, repoOverview } from "../operations/people/overview.js";
+import { repoOverview } from "../operations/people/overview.js";
 import { decidePairing, pairingByCode, pendingPairings } from "../operations/people/pairing.js";
 import { recap, renderRecap } from "../operations/people/recap.js";
+import { repositoryPage } from "../operations/people/repo-list.js";
 import { requestRestore } from "../operations/people/restore-request.js";
 import { releaseScope, scopesView } from "../operations/people/scopes.js";
 import { endConsoleSession, type ConsoleIdentity } from "../operations/people/signin.js";
+import { repoByName } from "../operations/shared/repos.js";
 import { consoleAuth, SESSION_COOKIE } from "./auth.js";
 import { named as op, reply as envelope } from "./envelope.js";
 import { githubCanPush } from "./github.js";
@@ -87,14 +91,47 @@ export function consoleRoutes(deps: Deps, config: ConsoleConfig, body: Middlewar
     reply(ctx, "console.logout", { signedIn: false });
   });
 
-  api.get(LIVE_PATH.slice("/api/console".length), op("console.events"), liveStream(deps));
+  // ?repo=owner/name: that repository's events, once the person may use it; without, the list's summary only.
+  const stream = liveStream(deps);
+  api.get(LIVE_PATH.slice("/api/console".length), op("console.events"), async (ctx) => {
+    const raw = ctx.query.repo;
+    if (raw === undefined) return stream(ctx, null);
+    const name = RepoName.safeParse(raw);
+    if (!name.success)
+      throw new CohentError("INVALID_INPUT", "repo takes one repository's name, owner/name.", {
+        query: "repo",
+      });
+    await assertUse(ctx, name.data);
+    return stream(ctx, await repoByName(deps.store, name.data));
+  });
 
   api.get("/repos", op("console.repos"), async (ctx) => {
-    const repos = await visible(ctx, await listRepositories(deps), (r) => r.name);
+    const query = RepoListQuery.safeParse(ctx.query);
+    if (!query.success) {
+      const issue = query.error.issues[0]!;
+      const field = issue.path.map(String).join(".") || "query";
+      throw new CohentError(
+        "INVALID_INPUT",
+        issue.code === "unrecognized_keys"
+          ? `The repository list takes q, page and limit only (got ${issue.keys.join(", ")}).`
+          : issue.code === "invalid_type"
+            ? `${field} is given once at most.`
+            : issue.message,
+        { query: field },
+      );
+    }
+    const pending = await pendingPairings(deps);
+    const person = who(ctx);
+    const list = await repositoryPage(
+      deps,
+      query.data,
+      pending,
+      person.provider === "local" ? null : (repo) => mayUse(person, repo),
+    );
     reply(ctx, "console.repos", {
-      repos,
-      pairings: await visible(ctx, await pendingPairings(deps), (p) => p.repo),
-    });
+      ...list,
+      pairings: await visible(ctx, pending, (p) => p.repo),
+    } satisfies RepoList);
   });
 
   api.get("/repos/:owner/:name", op("console.repo"), async (ctx) => {

@@ -1,6 +1,7 @@
 import type { Context } from "koa";
 import { LIVE_EVENT, type LiveChange } from "@cohent/protocol";
 import type { Deps } from "../operations/deps.js";
+import type { Repo } from "../store/index.js";
 import { changeFingerprint } from "../operations/people/overview.js";
 import { nextChange, stampOf } from "../live/next-change.js";
 
@@ -27,34 +28,29 @@ export function parseResume(raw: string | undefined): Map<string, number> | null
 const formatResume = (map: Map<string, number>) => [...map].map(([r, s]) => `${r}:${s}`).join(",");
 
 /**
- * The console's live stream. Every change-log entry is sent once, in order
- * per repository, with an SSE id that is the resume point: a browser that
- * reconnects (to any instance) sends it back as Last-Event-ID and gets
- * exactly what it missed, no gap and no repeat. Changes outside the change
- * log (pairings, tokens, sign-ins of sessions) arrive as id-less `change`
- * events when the fingerprint moves.
+ * The console's live stream, per subscription: what the page on screen shows, nothing else.
+ *
+ * A repository's pages (`repo`): its change log, every entry sent once, in order, with an SSE id that
+ * is the resume point: a browser that reconnects (to any instance) sends it back as Last-Event-ID and
+ * gets exactly what it missed, no gap and no repeat. Changes of that repository outside the change log
+ * (its sessions' calls, tokens, pairings, catches, wiring, goal) arrive as id-less `change` events when
+ * its fingerprint (store/repo-pages) moves. Woken by that repository's change hints alone.
+ *
+ * The repository list (`repo` null): only the summary, an id-less `change` whenever the fingerprint of
+ * everything moves (at the 1 s backstop): no repository's events, so a page never receives another
+ * repository's, and a stream never reads a thousand repositories' change logs on every wake-up.
  */
 export function liveStream(deps: Deps) {
-  return async (ctx: Context) => {
+  return async (ctx: Context, repo: Repo | null) => {
     const resumed = parseResume(
       ctx.get("last-event-id") ||
         (typeof ctx.query.lastEventId === "string" ? ctx.query.lastEventId : undefined),
     );
+    const watched = repo ? [repo.id] : [];
     const cursors = new Map<string, number>();
-    const known = new Map<string, string>(); // repoId → name
-    const loadRepos = async (startAtEnd: boolean) => {
-      for (const repo of await deps.store.repos.list()) {
-        if (known.has(repo.id)) continue;
-        known.set(repo.id, repo.name);
-        // A repository first seen by this stream: from the resume point, else from now (or from 0 when it appeared after the stream began).
-        cursors.set(
-          repo.id,
-          resumed?.get(repo.id) ?? (startAtEnd && !resumed ? await deps.store.journal.latestSeq(repo.id) : 0),
-        );
-      }
-    };
-    await loadRepos(true);
-    let version = await changeFingerprint(deps);
+    if (repo) cursors.set(repo.id, resumed?.get(repo.id) ?? (await deps.store.journal.latestSeq(repo.id)));
+    const fingerprint = () => (repo ? deps.store.repoPages.fingerprint(repo.id) : changeFingerprint(deps));
+    let version = await fingerprint();
 
     ctx.status = 200;
     ctx.respond = false;
@@ -75,9 +71,8 @@ export function liveStream(deps: Deps) {
     const heartbeat = setInterval(() => ctx.res.write(": keep-alive\n\n"), 15_000);
     try {
       while (!closed.signal.aborted) {
-        const stamp = stampOf(deps.store.changes, known.keys());
+        const stamp = stampOf(deps.store.changes, watched);
         try {
-          await loadRepos(false);
           for (const [repoId, after] of cursors) {
             let cursor = after;
             for (;;) {
@@ -85,20 +80,20 @@ export function liveStream(deps: Deps) {
               for (const e of events) {
                 cursors.set(repoId, (cursor = e.seq));
                 send(
-                  { version: `${e.seq}`, repo: known.get(repoId) ?? repoId, seq: e.seq, kind: e.kind },
+                  { version: `${e.seq}`, repo: repo!.name, seq: e.seq, kind: e.kind },
                   formatResume(cursors),
                 );
               }
               if (events.length < BATCH || closed.signal.aborted) break;
             }
           }
-          const next = await changeFingerprint(deps);
+          const next = await fingerprint();
           if (next !== version) send({ version: (version = next) });
         } catch (err) {
           deps.log.warn({ err: String(err) }, "live stream read failed; retrying");
         }
-        if (stampOf(deps.store.changes, known.keys()) === stamp)
-          await nextChange(deps.store.changes, known.keys(), BACKSTOP_MS, closed.signal);
+        if (stampOf(deps.store.changes, watched) === stamp)
+          await nextChange(deps.store.changes, watched, BACKSTOP_MS, closed.signal);
       }
     } finally {
       clearInterval(heartbeat);

@@ -63,24 +63,75 @@ interface GeneratorResult {
   notes: Record<string, number>;
 }
 
-/** CPU ms of the PostgreSQL cluster's processes for one database: its backends, and the cluster's own (writers, checkpointer: shared). */
-function postgresCpuMs(database: string): { backends: number; cluster: number } {
-  const out = { backends: 0, cluster: 0 };
-  for (const pid of readdirSync("/proc")) {
-    if (!/^\d+$/.test(pid)) continue;
-    try {
-      const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-      if (!stat.includes(" (postgres) ")) continue;
-      const title = readFileSync(`/proc/${pid}/cmdline`, "utf8");
-      const ms = cpuMs(Number(pid));
-      // A backend's title: "postgres: <cluster>: <user> <database> <host> <state>".
-      if (title.includes(` ${database} `)) out.backends += ms;
-      else if (!/^postgres: [^:]+: \S+ \S+ \d/.test(title)) out.cluster += ms; // not another database's backend
-    } catch {
-      /* gone meanwhile */
+/**
+ * PostgreSQL's CPU over a window, for one database: its backends', and the cluster's own processes' (writers,
+ * checkpointer: shared), other databases' backends left out. The servers' pools open and close connections
+ * (a backend takes its CPU time with it when it exits), so /proc is sampled every 250 ms and each backend
+ * counts from its first sample (0 for one that started in the window) to its last: a lower bound, short by
+ * what a backend used in its last 250 ms.
+ */
+function postgresCpu(database: string) {
+  const seen = new Map<number, { kind: "backends" | "cluster"; from: number; to: number }>();
+  let first = true;
+  const sample = () => {
+    for (const entry of readdirSync("/proc")) {
+      if (!/^\d+$/.test(entry)) continue;
+      const pid = Number(entry);
+      try {
+        const known = seen.get(pid);
+        if (known) {
+          known.to = cpuMs(pid);
+          continue;
+        }
+        if (!readFileSync(`/proc/${pid}/stat`, "utf8").includes(" (postgres) ")) continue;
+        const title = readFileSync(`/proc/${pid}/cmdline`, "utf8");
+        // A backend's title: "postgres: <cluster>: <user> <database> <host> <state>".
+        const kind = title.includes(` ${database} `)
+          ? "backends"
+          : /^postgres: [^:]+: \S+ \S+ \d/.test(title)
+            ? null // another database's backend
+            : "cluster";
+        const ms = cpuMs(pid);
+        if (kind) seen.set(pid, { kind, from: first ? ms : 0, to: ms });
+      } catch {
+        /* gone meanwhile */
+      }
     }
+    first = false;
+  };
+  sample();
+  const timer = setInterval(sample, 250);
+  return {
+    stop() {
+      clearInterval(timer);
+      sample();
+      const out = { backends: 0, cluster: 0 };
+      for (const p of seen.values()) out[p.kind] += p.to - p.from;
+      return out;
+    },
+  };
+}
+
+/** A process's system CPU time so far, in ms (its user time is cpuMs less this). */
+const systemMs = (pid: number) =>
+  Number(readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ")[12]) * 10;
+
+/** The database's committed and rolled-back transactions so far (pg_stat_database, flushed about every second). */
+async function transactions(db: Db, database: string): Promise<number> {
+  const { default: pg } = await import("pg");
+  const c = new pg.Client({ connectionString: db.env.DATABASE_URL });
+  try {
+    await c.connect();
+    const r = await c.query(
+      "SELECT xact_commit + xact_rollback AS n FROM pg_stat_database WHERE datname = $1",
+      [database],
+    );
+    return Number(r.rows[0]?.n ?? NaN);
+  } catch {
+    return NaN;
+  } finally {
+    await c.end().catch(() => {});
   }
-  return out;
 }
 
 const rssKb = (pid: number) =>
@@ -267,8 +318,10 @@ async function step(agents: number): Promise<{ row: Row; detail: string }> {
     row.setup = `${storeSeconds.toFixed(0)} s store + ${httpSeconds.toFixed(0)} s HTTP`;
     if (live < agents) notes.push(`${agents - live} agents not set up within ${SETUP_SECONDS} s`);
 
-    const pgBefore = postgresCpuMs(database);
+    const xactsBefore = await transactions(db, database);
+    const pgCpu = postgresCpu(database);
     const serversBefore = servers.map((s) => cpuMs(s.pid));
+    const systemBefore = servers.map((s) => systemMs(s.pid));
     const generatorsBefore = generators.map((g) => cpuMs(g.child.pid!));
     const machineBefore = machineTicks();
     for (const g of generators) g.child.stdin!.write("go\n");
@@ -277,13 +330,16 @@ async function step(agents: number): Promise<{ row: Row; detail: string }> {
     await sleep(SECONDS * 1000);
     const elapsed = (performance.now() - start) / 1000;
     window[1] = Number(process.hrtime.bigint() / 1000n);
-    const pgAfter = postgresCpuMs(database);
+    const { backends: pg, cluster: pgCluster } = pgCpu.stop();
     const serverCpu = servers.reduce((s, p, i) => s + cpuMs(p.pid) - serversBefore[i]!, 0);
+    const serverSystem = servers.reduce((s, p, i) => s + systemMs(p.pid) - systemBefore[i]!, 0);
     const generatorCpu = generators.reduce((s, g, i) => s + cpuMs(g.child.pid!) - generatorsBefore[i]!, 0);
     const machineAfter = machineTicks();
     const rss = servers.reduce((s, p) => s + rssKb(p.pid), 0);
     const load = os.loadavg()[0]!;
 
+    // The statistics of the window's last second reach pg_stat_database within about a second.
+    const xacts = (await sleep(1500).then(() => transactions(db, database))) - xactsBefore;
     const results = await Promise.all(
       generators.map((g) => bounded(g.result, (PACE.timeoutMs + 30_000) as number)),
     );
@@ -305,8 +361,6 @@ async function step(agents: number): Promise<{ row: Row; detail: string }> {
     const missTotal = Object.entries(misses)
       .filter(([k]) => !k.startsWith("setup "))
       .reduce((n, [, v]) => n + v, 0);
-    const pg = pgAfter.backends - pgBefore.backends;
-    const pgCluster = pgAfter.cluster - pgBefore.cluster;
     const pct = (xs: number[]) =>
       xs.length ? `${ms(percentile(xs, 50))} / ${ms(percentile(xs, 99))} ms` : "not measurable";
     row["read p50 / p99"] = pct(reads);
@@ -328,7 +382,7 @@ async function step(agents: number): Promise<{ row: Row; detail: string }> {
     const pauseCalls = all("pauseCalls");
     const detail = [
       `${agents} agents: ${live} set up; ${reads.length} reads, ${writes.length} writes, ${done.reduce((n, r) => n + r.polls, 0)} long-poll answers, ${pauseCalls.length} pause/resume calls (p50 ${ms(pauseCalls.length ? percentile(pauseCalls, 50) : undefined)} ms) in ${elapsed.toFixed(0)} s`,
-      `PostgreSQL CPU ${pg.toFixed(0)} ms in the database's backends + ${pgCluster.toFixed(0)} ms in the cluster's own processes; servers' RSS ${(idleRss / 1024).toFixed(0)} → ${(rss / 1024).toFixed(0)} MB`,
+      `servers' CPU ${serverCpu.toFixed(0)} ms, ${((100 * serverSystem) / Math.max(serverCpu, 1)).toFixed(0)} % of it in the kernel; PostgreSQL CPU ${pg.toFixed(0)} ms in the database's backends + ${pgCluster.toFixed(0)} ms in the cluster's own processes, ${xacts} transactions (${(xacts / Math.max(answered, 1)).toFixed(2)} per request); servers' RSS ${(idleRss / 1024).toFixed(0)} → ${(rss / 1024).toFixed(0)} MB`,
       Object.keys(misses).length
         ? `misses: ${Object.entries(misses)
             .map(([k, v]) => `${k} ${v}`)

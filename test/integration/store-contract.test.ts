@@ -61,6 +61,10 @@ describe.each(DATABASE_KINDS)("store contract (%s)", (kind) => {
     expect((await s.repos.byName("acme/contract"))?.goal).toBe("Ship it");
     expect((await s.repos.list()).map((r) => r.name)).toEqual(["acme/contract"]);
     expect([...(await s.repos.known(["acme/contract", "acme/none"]))]).toEqual(["acme/contract"]);
+    expect(await tx((t) => t.repos.named(["acme/none", "acme/contract"]))).toEqual([
+      { ...repo, goal: "Ship it" },
+    ]);
+    expect(await s.repos.named([])).toEqual([]);
 
     for (const [id, person] of [
       ["tok_a", "ana"],
@@ -645,6 +649,44 @@ describe.each(DATABASE_KINDS)("store contract (%s)", (kind) => {
     expect(await tx((t) => t.requests.expire(at(50)))).toBe(0);
     expect(await s.requests.get("tok_a", "req-contract-0001")).toBeNull();
     expect(await s.requests.get("tok_a", "req-contract-0003")).not.toBeNull();
+  });
+
+  it("many repositories and tokens at once (a set-up file)", async () => {
+    // More than one statement's worth of rows (500 a statement).
+    const rows = Array.from({ length: 501 }, (_, i) => ({
+      id: `rep_many_${i}`,
+      name: `acme/many-${i}`,
+      goal: i ? "" : "First",
+      caseInsensitive: i === 1,
+      createdAt: at(i),
+    }));
+    const created = await tx((t) => t.repos.createMany(rows));
+    expect(created).toHaveLength(501);
+    expect(created[0]).toEqual({ ...rows[0], claimVersion: 0 });
+    for (const i of [0, 1, 500])
+      expect(await s.repos.byName(`acme/many-${i}`)).toEqual({ ...rows[i], claimVersion: 0 });
+    await tx((t) =>
+      t.tokens.createMany(
+        [0, 500].map((i) => ({
+          id: `tok_many_${i}`,
+          repoId: `rep_many_${i}`,
+          person: `p${i}`,
+          client: i ? "Codex" : null,
+          tokenHash: `h_many_${i}`,
+          at: at(i),
+        })),
+      ),
+    );
+    expect(await s.tokens.byHash("h_many_500")).toMatchObject({
+      id: "tok_many_500",
+      person: "p500",
+      client: "Codex",
+      repo: { name: "acme/many-500" },
+    });
+    expect((await s.tokens.get("tok_many_0"))?.createdAt.toISOString()).toBe(at(0).toISOString());
+    // Nothing to insert is no statement.
+    expect(await s.repos.createMany([])).toEqual([]);
+    await s.tokens.createMany([]);
   });
 
   it("every method of the contract ran", () => {

@@ -15,9 +15,14 @@ export interface Repos {
     caseInsensitive?: boolean;
     createdAt: Date;
   }): Promise<RepoRow>;
+  /** Many at once, a few hundred to a statement (a set-up file's); each row as `create` would answer it. */
+  createMany(
+    rows: { id: string; name: string; goal: string; caseInsensitive: boolean; createdAt: Date }[],
+  ): Promise<RepoRow[]>;
   setGoal(id: string, goal: string): Promise<RepoRow>;
   list(): Promise<RepoRow[]>;
   known(names: string[]): Promise<Set<string>>;
+  named(names: string[]): Promise<RepoRow[]>;
 }
 
 export interface Tokens {
@@ -31,6 +36,17 @@ export interface Tokens {
     tokenHash: string;
     at: Date;
   }): Promise<void>;
+  /** Many at once, a few hundred to a statement (a set-up file's). */
+  createMany(
+    rows: {
+      id: string;
+      repoId: string;
+      person: string;
+      client: string | null;
+      tokenHash: string;
+      at: Date;
+    }[],
+  ): Promise<void>;
   revoke(id: string, at: Date): Promise<TokenRow>;
 }
 

@@ -1,7 +1,7 @@
 import type { Repos } from "./contract.js";
 import type { Handle } from "./handle.js";
 import { inListSql, listParam } from "./sql/exec.js";
-import { insert, T } from "./sql/tables.js";
+import { insert, insertMany, T } from "./sql/tables.js";
 
 const COLS = T.Repository.cols();
 
@@ -39,6 +39,11 @@ export const repos = (h: Handle): Repos => {
       await insert(x, T.Repository, data);
       return { goal: "", caseInsensitive: false, claimVersion: 0, ...data };
     },
+    createMany: async (rows) => {
+      const full = rows.map((data) => ({ claimVersion: 0, ...data }));
+      await insertMany(x, T.Repository, full);
+      return full;
+    },
     setGoal: async (id: string, goal: string) => {
       await x.run(`UPDATE "Repository" SET "goal" = ? WHERE "id" = ?`, goal, id);
       const row = await byId(id);
@@ -50,6 +55,14 @@ export const repos = (h: Handle): Repos => {
       (await x.all(`SELECT ${COLS} FROM "Repository" ORDER BY "name" ASC`)).map((r) =>
         T.Repository.decode(r),
       ),
+    /** The registered repositories of these names, in one statement (a set-up file's: operations/people/setup). */
+    named: async (names: string[]) =>
+      (
+        await x.all(
+          `SELECT ${COLS} FROM "Repository" WHERE ${inListSql(x.dialect, `"name"`)}`,
+          listParam(x.dialect, names),
+        )
+      ).map((r) => T.Repository.decode(r)),
     /** Which of these names are registered. */
     known: async (names: string[]) =>
       new Set(

@@ -2,7 +2,7 @@ import type { Control } from "@cohent/protocol";
 import type { RepoRow, SessionRow, TokenRow as Token, Sessions, Tokens } from "./contract.js";
 import type { Handle } from "./handle.js";
 import { inListSql, listParam, type Row } from "./sql/exec.js";
-import { insert, setSql, T } from "./sql/tables.js";
+import { insert, insertMany, setSql, T } from "./sql/tables.js";
 
 const asSession = <R extends { control: string }>(r: R) => ({ ...r, control: r.control as Control });
 const SESSION = T.Session.cols("s");
@@ -46,6 +46,13 @@ export const tokens = (h: Handle): Tokens => {
     get,
     create: async ({ at, ...t }) => {
       await insert(x, T.AgentToken, { ...t, createdAt: at });
+    },
+    createMany: async (rows) => {
+      await insertMany(
+        x,
+        T.AgentToken,
+        rows.map(({ at, ...t }) => ({ ...t, createdAt: at })),
+      );
     },
     revoke: async (id: string, at: Date) => {
       await x.run(

@@ -7,10 +7,9 @@ import {
   type ErrorCode,
 } from "@cohent/protocol";
 import type { z } from "zod";
-import { newId } from "../../ids.js";
+import { hashToken, newId, newSecret } from "../../ids.js";
 import type { Deps } from "../deps.js";
 import { freeText, goalText } from "../shared/free-text.js";
-import { createAgentToken } from "./admin.js";
 
 /**
  * A company's set-up from a file: many repositories (`cohent repo add --file`) or many agent tokens
@@ -115,55 +114,56 @@ export async function addRepos(deps: Deps, lines: SetupLine[]) {
           .map((r) => ({ line: r.line, message: `${r.data.name} is already registered` })),
       );
     const createdAt = deps.clock();
-    const added: { line: number; id: string; name: string }[] = [];
-    for (const { line, data } of repos) {
-      const row = await t.repos.create({
+    const rows = await t.repos.createMany(
+      repos.map(({ data }) => ({
         id: newId("rep"),
         name: data.name,
         goal: goalText(data.goal ?? ""),
         caseInsensitive: !!data.caseInsensitive,
         createdAt,
-      });
-      added.push({ line, id: row.id, name: row.name });
-    }
-    return added;
+      })),
+    );
+    return rows.map((row, i) => ({ line: repos[i]!.line, id: row.id, name: row.name }));
   });
 }
 
 /**
  * Issues an agent token for every line of the file, or none: an unknown repository is refused. Each
- * token is 32 random bytes, stored as its SHA-256 (ids.ts hashToken): a secret of that entropy needs
- * no slow hash, so a thousand cost milliseconds. The secrets are returned once, here.
+ * token is 32 random bytes, stored as its SHA-256 (ids.ts hashToken), as admin issueToken stores one:
+ * a secret of that entropy needs no slow hash, so a thousand cost milliseconds. The secrets are
+ * returned once, here.
  */
 export async function issueTokens(deps: Deps, lines: SetupLine[]) {
   const wanted = parseLines(lines, TokenSetupLine);
   return deps.store.tx(async (t) => {
-    const repos = new Map<string, { id: string; name: string } | null>();
-    for (const { data } of wanted)
-      if (!repos.has(data.repo)) repos.set(data.repo, await t.repos.byName(data.repo));
-    const unknown = wanted.filter((w) => !repos.get(w.data.repo));
+    // One statement for every repository the file names (a read each cost PostgreSQL a round trip per line).
+    const names = [...new Set(wanted.map((w) => w.data.repo))];
+    const repos = new Map((await t.repos.named(names)).map((r) => [r.name, r]));
+    const unknown = wanted.filter((w) => !repos.has(w.data.repo));
     if (unknown.length)
       refuse(
         "REPOSITORY_NOT_FOUND",
         unknown.map((w) => ({ line: w.line, message: `${w.data.repo} is not registered` })),
       );
-    const issued: {
-      line: number;
-      id: string;
-      token: string;
-      repo: string;
-      person: string;
-      client: string | null;
-    }[] = [];
-    for (const { line, data } of wanted) {
-      const client = data.client === undefined ? null : freeText(data.client, BOUNDS.identityChars);
-      const { id, token } = await createAgentToken(t, deps, {
-        repo: repos.get(data.repo)!,
-        person: data.person,
-        client,
-      });
-      issued.push({ line, id, token, repo: data.repo, person: data.person, client });
-    }
+    const at = deps.clock();
+    const issued = wanted.map(({ line, data }) => ({
+      line,
+      id: newId("tok"),
+      token: newSecret("coh"),
+      repo: data.repo,
+      person: data.person,
+      client: data.client === undefined ? null : freeText(data.client, BOUNDS.identityChars),
+    }));
+    await t.tokens.createMany(
+      issued.map((i) => ({
+        id: i.id,
+        repoId: repos.get(i.repo)!.id,
+        person: i.person,
+        client: i.client,
+        tokenHash: hashToken(i.token),
+        at,
+      })),
+    );
     return issued;
   });
 }

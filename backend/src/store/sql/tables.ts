@@ -76,6 +76,26 @@ export async function insert<T>(x: Exec, t: Table<T>, row: Partial<T>): Promise<
   await x.later(sql, insertArgs(x, keys, row));
 }
 
+/** Rows a multi-row INSERT carries at most: well inside both databases' bound on parameters (SQLite 32,766). */
+const ROWS_PER_INSERT = 500;
+
+/**
+ * Inserts many rows of the same columns, a few hundred to a statement (a set-up file's: one statement
+ * a row cost PostgreSQL a statement each, and made a thousand tokens take a second).
+ */
+export async function insertMany<T>(x: Exec, t: Table<T>, rows: Partial<T>[]): Promise<void> {
+  if (rows.length === 0) return;
+  const { keys } = insertSql(t, rows[0]!);
+  const one = `(${keys.map(() => "?").join(", ")})`;
+  for (let i = 0; i < rows.length; i += ROWS_PER_INSERT) {
+    const chunk = rows.slice(i, i + ROWS_PER_INSERT);
+    await x.later(
+      `INSERT INTO "${t.name}" (${keys.map((k) => `"${k}"`).join(", ")}) VALUES ${chunk.map(() => one).join(", ")}`,
+      chunk.flatMap((row) => insertArgs(x, keys, row)),
+    );
+  }
+}
+
 /** `"a" = ?, "b" = ?` for an UPDATE, with the encoded values. */
 export function setSql(x: Exec, change: Row): { sets: string[]; args: unknown[] } {
   const sets: string[] = [];

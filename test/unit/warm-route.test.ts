@@ -1,7 +1,9 @@
 import { describe, expect, it } from "vitest";
 import {
   agentText,
+  MAX_SOCKET_PATH,
   sameCaller,
+  socketFits,
   warmDir,
   warmName,
   warmWanted,
@@ -66,6 +68,15 @@ describe("warm guard routing", () => {
     expect(
       agentText({ COHENT_B: "2", HOME: "/h", PATH: "/usr/bin", COHENT_A: "1", COHENT_C: undefined }),
     ).toBe("COHENT_A=1\0COHENT_B=2\0HOME=/h\0");
+  });
+
+  it("uses a folder only where a socket's path fits", () => {
+    const name = warmName(base);
+    const fits = "/" + "d".repeat(MAX_SOCKET_PATH - name.length - 2);
+    expect(socketFits(fits, name)).toBe(true);
+    expect(socketFits(`${fits}x`, name)).toBe(false);
+    // The temporary name a guard listens under first is shorter than its name.
+    expect(`${process.pid}.tmp`.length).toBeLessThan(name.length);
   });
 
   it.each<[Record<string, string | undefined>, number, string]>([

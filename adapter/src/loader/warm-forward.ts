@@ -2,6 +2,7 @@ import { closeSync, mkdirSync, openSync, readdirSync, statSync, unlinkSync } fro
 import type { Out } from "../hosts/dialect.js";
 import {
   folderState,
+  socketFits,
   warmName,
   warmDir,
   type Caller,
@@ -32,8 +33,9 @@ export interface Route {
 /** The route for this process's call, or null when its folder is not one only this user can use. */
 export function routeOf(caller: Caller): Route | null {
   const dir = warmDir(caller.env, caller.uid);
-  // Missing is fine: the first cold call makes it (startWarm).
-  return folderState(dir, caller.uid) === "shared" ? null : { dir, name: warmName(caller), caller };
+  const name = warmName(caller);
+  // Missing is fine: the first cold call makes it (startWarm). A path too long for a socket is unusable.
+  return folderState(dir, caller.uid) === "shared" || !socketFits(dir, name) ? null : { dir, name, caller };
 }
 
 interface PipeHandle {

@@ -79,6 +79,17 @@ export function warmDir(env: Caller["env"], uid: number): string {
   return `${tmp}/cohent-warm-${uid}`;
 }
 
+/**
+ * A Unix socket's path has at most 103 bytes on macOS (104 with its NUL; 107 on Linux). A guard
+ * whose socket's path is longer could never listen: every call runs cold then, and starts none.
+ */
+export const MAX_SOCKET_PATH = 103;
+
+/** Whether a guard's socket fits there (its name, and the shorter name it listens under first: warm-serve.ts). */
+export function socketFits(dir: string, name: string): boolean {
+  return Buffer.byteLength(`${dir}/${name}`) <= MAX_SOCKET_PATH;
+}
+
 /** The guards' folder: missing (no call started one yet), private (a directory this user owns that nobody else can use), or shared (never used). */
 export function folderState(dir: string, uid: number): "missing" | "private" | "shared" {
   try {

@@ -153,7 +153,13 @@ export function serveWarm(name: string, caller: () => Caller | null, hook: Hook)
 
   // Listens under a name of its own, then takes the socket's name at once (rename): two guards
   // started together both listen, the last rename wins, and the other sees its name gone and ends.
-  const tmp = `${path}.${process.pid}.tmp`;
+  // Shorter than the name it takes (warm-route.ts socketFits): a path that fits for one fits for the other.
+  const tmp = `${dir}/${process.pid}.tmp`;
+  try {
+    unlinkSync(tmp); // a pid is one live process's: a file of that name was left by one that ended
+  } catch {
+    /* none */
+  }
   server.on("error", () => process.exit(0));
   server.listen(tmp, () => {
     try {

@@ -134,6 +134,21 @@ async function transactions(db: Db, database: string): Promise<number> {
   }
 }
 
+/** BENCH_COMPANY_TABLES=1: each table's index scans, sequential scans, inserts and updates so far (pg_stat_user_tables). */
+async function tableStats(db: Db): Promise<Map<string, number[]>> {
+  const { default: pg } = await import("pg");
+  const c = new pg.Client({ connectionString: db.env.DATABASE_URL });
+  try {
+    await c.connect();
+    const r = await c.query(
+      "SELECT relname, coalesce(idx_scan, 0) AS i, seq_scan AS s, n_tup_ins AS n, n_tup_upd AS u FROM pg_stat_user_tables",
+    );
+    return new Map(r.rows.map((x) => [x.relname as string, [x.i, x.s, x.n, x.u].map(Number)]));
+  } finally {
+    await c.end().catch(() => {});
+  }
+}
+
 const rssKb = (pid: number) =>
   Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1] ?? 0);
 const machineTicks = () => {
@@ -319,6 +334,7 @@ async function step(agents: number): Promise<{ row: Row; detail: string }> {
     if (live < agents) notes.push(`${agents - live} agents not set up within ${SETUP_SECONDS} s`);
 
     const xactsBefore = await transactions(db, database);
+    const tablesBefore = env.BENCH_COMPANY_TABLES === "1" ? await tableStats(db) : null;
     const pgCpu = postgresCpu(database);
     const serversBefore = servers.map((s) => cpuMs(s.pid));
     const systemBefore = servers.map((s) => systemMs(s.pid));
@@ -340,6 +356,18 @@ async function step(agents: number): Promise<{ row: Row; detail: string }> {
 
     // The statistics of the window's last second reach pg_stat_database within about a second.
     const xacts = (await sleep(1500).then(() => transactions(db, database))) - xactsBefore;
+    if (tablesBefore) {
+      const after = await tableStats(db);
+      const perSecond = (x: number) => (x / elapsed).toFixed(1);
+      const tables = [...after]
+        .map(([name, v]) => [name, v.map((x, i) => x - (tablesBefore.get(name)?.[i] ?? 0))] as const)
+        .filter(([, d]) => d.some((x) => x > 0))
+        .sort((a, b) => b[1][0]! - a[1][0]!)
+        .map(([name, d]) => `${name}: ${d.map(perSecond).join(" / ")}`);
+      process.stderr.write(
+        `${agents} agents, per second in the window: index scans / sequential scans / inserts / updates\n  ${tables.join("\n  ")}\n`,
+      );
+    }
     const results = await Promise.all(
       generators.map((g) => bounded(g.result, (PACE.timeoutMs + 30_000) as number)),
     );

@@ -110,21 +110,23 @@ export async function once(
     if (!recorded) throw err;
     const e = err instanceof CohentError ? err : new CohentError("INTERNAL");
     outcome = { ok: false, error: { code: e.code, message: e.message, details: e.details } };
-    await answer(deps, tokenId, key, outcome);
+    answer(deps, tokenId, key, outcome);
     throw err;
   }
   // A write that opened no transaction recorded nothing: it runs again on a retry.
-  if (recorded) await answer(deps, tokenId, key, outcome);
+  if (recorded) answer(deps, tokenId, key, outcome);
   return outcome.data;
 }
 
-/** Stores the first answer; its failure (the database gone meanwhile) leaves the retry REQUEST_IN_FLIGHT, not this answer lost. */
-async function answer(deps: Deps, tokenId: string, key: string, outcome: Outcome) {
-  try {
-    await deps.store.requests.answer(tokenId, key, JSON.stringify(outcome));
-  } catch (err) {
+/**
+ * Stores the first answer (as it is now: serialized at once), not waited for: the caller is answered
+ * without another commit in its way, and a retry, which only follows a lost answer, waits for it
+ * (firstAnswer). Its failure (the database gone meanwhile) leaves a retry REQUEST_IN_FLIGHT.
+ */
+function answer(deps: Deps, tokenId: string, key: string, outcome: Outcome): void {
+  deps.store.requests.answer(tokenId, key, JSON.stringify(outcome)).catch((err: unknown) => {
     deps.log.warn({ err: String(err), key }, "request id: the first answer was not stored");
-  }
+  });
 }
 
 /** Deletes the request ids older than the retention: the sweeper calls it now and then. */

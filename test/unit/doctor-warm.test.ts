@@ -16,6 +16,12 @@ describe("doctor: the warm guard line", () => {
       "warn",
       /not a folder only you can use.*every call runs cold/,
     ],
+    [
+      "a folder too deep for a socket",
+      { ...on, fits: false },
+      "warn",
+      /too deep for a Unix socket.*runs cold/,
+    ],
   ])("%s", (_what, facts, status, detail) => {
     const c = warmCheck(facts);
     expect(c.name).toBe("warm guard");

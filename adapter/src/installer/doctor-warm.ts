@@ -1,11 +1,11 @@
 import { readdirSync, readFileSync, realpathSync } from "node:fs";
-import { folderState, warmDir, warmWanted } from "../loader/warm-route.js";
+import { folderState, MAX_SOCKET_PATH, socketFits, warmDir, warmWanted } from "../loader/warm-route.js";
 import type { Check } from "./doctor-hosts.js";
 
 /**
  * doctor's line on the warm guard (loader/warm-*.ts): whether the hooks may
  * be answered by it, and when not, why every call runs cold (its folder
- * shared with other users, COHENT_WARM=0, Windows). The guards running for
+ * shared with other users or too deep for a socket, COHENT_WARM=0, Windows). The guards running for
  * this checkout are counted where /proc tells (Linux).
  */
 
@@ -13,6 +13,8 @@ export interface WarmFacts {
   wanted: boolean;
   dir: string;
   folder: "missing" | "private" | "shared";
+  /** Whether a guard's socket path fits in that folder (warm-route.ts socketFits). */
+  fits?: boolean;
   /** Guards whose working folder is in this checkout; null where that cannot be read. */
   running: number | null;
 }
@@ -24,6 +26,7 @@ export function warmFacts(root: string, env: NodeJS.ProcessEnv, platform: string
     wanted: warmWanted(env, platform),
     dir,
     folder: folderState(dir, uid),
+    fits: socketFits(dir, "0123456789abcdef.sock"),
     running: platform === "linux" ? running(root) : null,
   };
 }
@@ -68,6 +71,12 @@ export function warmCheck(f: WarmFacts): Check {
       name,
       status: "warn",
       detail: `${f.dir} is not a folder only you can use, so the hooks never use it and every call runs cold. Remove it (or chmod 700 it) and the next hook call starts a guard.`,
+    };
+  if (f.fits === false)
+    return {
+      name,
+      status: "warn",
+      detail: `${f.dir} is too deep for a Unix socket's path (${MAX_SOCKET_PATH} bytes), so every hook call runs cold. Set TMPDIR to a shorter folder for the agent.`,
     };
   const count =
     f.running === null

@@ -79,13 +79,16 @@ export const WAIT_HEADER = "x-cohent-wait";
 export const REQUEST_ID_HEADER = "idempotency-key";
 /** A request id: 16 to 128 letters, digits and . _ : - (a UUID fits). */
 export const REQUEST_ID_PATTERN = /^[A-Za-z0-9._:-]{16,128}$/;
-/** The POST /api/agent types that write, and so take a request id: a read runs again at no cost. */
+/**
+ * The POST /api/agent types that write, and so take a request id: a read runs again at no cost, and
+ * `ack` is once by itself (a second is PACKET_ALREADY_ACKED), so it does not pay for the record (the
+ * repository's lock, taken first by every write with a request id).
+ */
 export const REQUEST_ID_TYPES = [
   "publish",
   "intent",
   "scope",
   "checkpoint",
-  "ack",
   "guard",
   "release-request",
 ] as const;

@@ -1,11 +1,11 @@
 import { spawn, type ChildProcess } from "node:child_process";
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { percentile, printed, table } from "../lib.js";
 import { summarize } from "../load/profile.js";
-import { cpuMs, postgresDb, startCohent, type Db, type Proc } from "../load/procs.js";
+import { cohent, cpuMs, postgresDb, startCohent, type Db, type Proc } from "../load/procs.js";
 import { replaceSection, runLine } from "../results.js";
 
 /**
@@ -158,45 +158,54 @@ const machineTicks = () => {
 };
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** Repositories and tokens through the store (the admin CLI's operations), a few transactions at a time. */
+/**
+ * The company's repositories and one token per agent (person `dev-<j>` of its repository), each kind in one
+ * `cohent … --file` call: the admin CLI's set-up files, one process and one transaction each.
+ */
 async function setupCompany(db: Db, agents: number, step: string) {
-  const { openStore } = await import("../../backend/src/store/index.js");
-  const admin = await import("../../backend/src/operations/people/admin.js");
-  const { createLoginLink } = await import("../../backend/src/operations/people/signin.js");
-  const { createLogger } = await import("../../backend/src/log.js");
-  const { DEFAULT_LEASE } = await import("../../backend/src/core/lease.js");
-  const { db: handle, store } = await openStore(db.env.DATABASE_URL!);
-  const deps = { store, clock: () => new Date(), lease: DEFAULT_LEASE, log: createLogger("warn") };
+  const repos = Math.ceil(agents / PER_REPO);
+  const dir = mkdtempSync(path.join(os.tmpdir(), "cohent-company-"));
   try {
-    const repos = Math.ceil(agents / PER_REPO);
-    const slots: { token: string; key: string; target: number }[] = new Array(agents);
-    let next = 0;
-    await Promise.all(
-      Array.from({ length: 8 }, async () => {
-        for (let r = next++; r < repos; r = next++) {
-          const name = `company/repo-${r}`;
-          await admin.addRepo(deps, { name, goal: "One server for every repository" });
-          for (let j = 0; j < PER_REPO && r * PER_REPO + j < agents; j++) {
-            const i = r * PER_REPO + j;
-            const { token } = await admin.issueToken(deps, {
-              repo: name,
-              person: `dev-${j}`,
-              client: "bench",
-            });
-            slots[i] = { token, key: `${step}-r${r}-a${j}`, target: i % INSTANCES };
-          }
-        }
+    const names = Array.from({ length: repos }, (_, r) => `company/repo-${r}`);
+    writeFileSync(path.join(dir, "repos.txt"), names.join("\n") + "\n");
+    await cohent(db, "repo", "add", "--file", path.join(dir, "repos.txt"));
+    const lines = Array.from({ length: agents }, (_, i) =>
+      JSON.stringify({
+        repo: names[Math.floor(i / PER_REPO)],
+        person: `dev-${i % PER_REPO}`,
+        client: "bench",
       }),
     );
-    return { repos, slots, loginLink: await createLoginLink(deps) };
+    writeFileSync(path.join(dir, "agents.jsonl"), lines.join("\n") + "\n");
+    const issued = (await cohent(db, "token", "issue", "--file", path.join(dir, "agents.jsonl")))
+      .split("\n")
+      .map((l) => JSON.parse(l) as { line: number; token: string });
+    const slots = issued.map(({ line, token }) => {
+      const i = line - 1;
+      const r = Math.floor(i / PER_REPO);
+      return { token, key: `${step}-r${r}-a${i % PER_REPO}`, target: i % INSTANCES };
+    });
+    if (slots.length !== agents)
+      throw new Error(`token issue --file gave ${slots.length} of ${agents} tokens`);
+    return { repos, slots };
   } finally {
-    await handle.close();
+    rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/** The one-time Control Room link a server prints to its log at start, without GitHub configured. */
+async function loginLink(server: Proc): Promise<string> {
+  for (let tries = 0; tries < 100; tries++) {
+    const m = /Control Room sign-in \(one-time link\): (\S+)/.exec(readFileSync(server.log, "utf8"));
+    if (m) return m[1]!;
+    await sleep(100);
+  }
+  throw new Error("no sign-in link in the server's log within 10 s");
 }
 
 /** A person signed in to the Control Room of one instance: its cookie and CSRF token. */
 async function signIn(base: string, link: string) {
-  const res = await fetch(`${base}/auth/local?token=${link}`, { redirect: "manual" });
+  const res = await fetch(link.replace(/^https?:\/\/[^/]+/, base), { redirect: "manual" });
   const cookie = res.headers
     .getSetCookie()
     .map((c) => c.split(";")[0])
@@ -305,12 +314,12 @@ async function step(agents: number): Promise<{ row: Row; detail: string }> {
   try {
     const t0 = performance.now();
     const company = await setupCompany(db, agents, label);
-    const storeSeconds = (performance.now() - t0) / 1000;
+    const filesSeconds = (performance.now() - t0) / 1000;
     for (let i = 0; i < INSTANCES; i++)
       // Each server writes its own log file (no pipe through this process): an access-log line per request.
       servers.push(await startCohent(db, profDir ? ["--cpu-prof", `--cpu-prof-dir=${profDir}`] : [], true));
     const idleRss = servers.reduce((s, p) => s + rssKb(p.pid), 0);
-    const person = await signIn(servers[0]!.url, company.loginLink);
+    const person = await signIn(servers[0]!.url, await loginLink(servers[0]!));
     const targets = servers.map((s) => s.url);
     const t1 = performance.now();
     for (let g = 0; g < GENERATORS; g++)
@@ -330,7 +339,7 @@ async function step(agents: number): Promise<{ row: Row; detail: string }> {
     const ready = await Promise.all(generators.map((g) => bounded(g.ready, (SETUP_SECONDS + 60) * 1000)));
     const httpSeconds = (performance.now() - t1) / 1000;
     const live = ready.reduce((n, r) => n + (r?.ready ?? 0), 0);
-    row.setup = `${storeSeconds.toFixed(0)} s store + ${httpSeconds.toFixed(0)} s HTTP`;
+    row.setup = `${filesSeconds.toFixed(1)} s files + ${httpSeconds.toFixed(0)} s HTTP`;
     if (live < agents) notes.push(`${agents - live} agents not set up within ${SETUP_SECONDS} s`);
 
     const xactsBefore = await transactions(db, database);

@@ -99,7 +99,8 @@ export function cohent(db: Db, ...args: string[]): Promise<string> {
     execFile(
       process.execPath,
       [COHENT, ...args, ...db.args],
-      { env: childEnv(db), cwd: SERVER_ROOT },
+      // A set-up file's answer is a line per item (`--file`): thousands of tokens.
+      { env: childEnv(db), cwd: SERVER_ROOT, maxBuffer: 64 << 20 },
       (err, stdout, stderr) => {
         if (err) reject(new Error(`cohent ${args.join(" ")} failed: ${stderr || err.message}`));
         else resolve(stdout.trim());
@@ -111,6 +112,8 @@ export function cohent(db: Db, ...args: string[]): Promise<string> {
 export interface Proc {
   url: string;
   pid: number;
+  /** The file its output goes to. */
+  log: string;
   stop(): Promise<void>;
 }
 
@@ -166,6 +169,7 @@ function spawnServer(
         clearTimeout(timer);
         resolve({
           url: m[1]!,
+          log: file,
           pid: child.pid!,
           stop: () =>
             new Promise<void>((done) => {

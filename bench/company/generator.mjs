@@ -3,9 +3,9 @@
 // { id, targets, agents: [{ token, key, target }], seconds, setupSeconds, setupConcurrency, readMs,
 //   writeMs, waitSeconds, timeoutMs, pause: null | { console, cookie, csrf, everyMs, timeoutMs } }.
 //
-// Setup (not measured): every agent publishes and declares its intent, a few at a time. Then it prints
-// {"ready": …} and waits for "go" on stdin: the run starts every generator's window together, and reads
-// the processes' CPU around it. In the window each agent keeps one long-poll open (x-cohent-wait),
+// Setup (not measured): every agent publishes and declares its intent, a few at a time, and opens its
+// long-poll. Then it prints {"ready": …} and waits for "go" on stdin: the run starts every generator's
+// window together, and reads the processes' CPU around it. In the window each agent keeps its long-poll open (x-cohent-wait),
 // reads its kill switch (GET /api/agent/session) every ~readMs and checkpoints every ~writeMs, jittered
 // ±20 %, and skips its checkpoints while it knows it is paused, as a guarded agent would.
 // With `pause` (one generator): every ~everyMs a person pauses one of this slice's agents on the
@@ -98,6 +98,33 @@ async function call(a, op, path, opts = {}) {
   }
 }
 
+/**
+ * The agent's long-poll, always one open from its setup on (they open at the setup's pace, not all at the
+ * window's start); at a change it asks again from the new cursor. Until the window's end.
+ */
+async function longPolls(a) {
+  let first = true;
+  while (performance.now() < end) {
+    // Agents hold theirs out of step: the first one holds a random part of a whole wait.
+    const wait = first ? 1 + Math.floor(Math.random() * waitSeconds) : waitSeconds;
+    first = false;
+    a.poll = { sentAt: performance.now(), until: performance.now() + wait * 1000 };
+    const res = await call(a, "poll", "/api/agent", {
+      headers: { "x-cohent-intent": a.intentId, "x-cohent-cursor": a.cursor, "x-cohent-wait": String(wait) },
+      timeout: (wait + 30) * 1000,
+      signal: a.abort.signal,
+    });
+    const sent = a.poll.sentAt;
+    a.poll = null;
+    if (res && phase === "window") window.polls++;
+    if (res?.data?.cursor) a.cursor = res.data.cursor;
+    a.onPoll?.(res, sent);
+    if (!res) await sleep(1000);
+  }
+}
+
+let end = Infinity;
+
 async function setup(a) {
   const pub = await call(a, "publish", "/api/agent", {
     method: "POST",
@@ -121,6 +148,10 @@ async function setup(a) {
   });
   a.cursor = decided?.data?.packet?.cursor ?? pub.data?.packet?.cursor ?? "0";
   a.ready = !!decided;
+  if (!a.ready) return;
+  a.control = "active";
+  a.abort = new AbortController();
+  a.polling = longPolls(a);
 }
 
 const setupStart = performance.now();
@@ -150,29 +181,7 @@ await new Promise((resolve) => {
 });
 phase = "window";
 const start = performance.now();
-const end = start + seconds * 1000;
-
-/** The agent's long-poll, always one open; at a change it asks again from the new cursor. */
-async function longPolls(a) {
-  let first = true;
-  while (performance.now() < end) {
-    // Agents hold theirs out of step: the first one holds a random part of a whole wait.
-    const wait = first ? 1 + Math.floor(Math.random() * waitSeconds) : waitSeconds;
-    first = false;
-    a.poll = { sentAt: performance.now(), until: performance.now() + wait * 1000 };
-    const res = await call(a, "poll", "/api/agent", {
-      headers: { "x-cohent-intent": a.intentId, "x-cohent-cursor": a.cursor, "x-cohent-wait": String(wait) },
-      timeout: (wait + 30) * 1000,
-      signal: a.abort.signal,
-    });
-    const sent = a.poll.sentAt;
-    a.poll = null;
-    if (res && phase === "window") window.polls++;
-    if (res?.data?.cursor) a.cursor = res.data.cursor;
-    a.onPoll?.(res, sent);
-    if (!res) await sleep(1000);
-  }
-}
+end = start + seconds * 1000;
 
 async function reads(a) {
   await sleep(Math.random() * readMs);
@@ -254,11 +263,7 @@ async function pauses() {
   }
 }
 
-for (const a of ready) {
-  a.control ??= "active";
-  a.abort = new AbortController();
-}
-const runs = ready.flatMap((a) => [longPolls(a), reads(a), writes(a)]);
+const runs = ready.flatMap((a) => [a.polling, reads(a), writes(a)]);
 if (spec.pause) runs.push(pauses());
 // The window's end: open long-polls are closed (not counted); reads and writes under way finish (bounded by timeoutMs).
 setTimeout(() => {

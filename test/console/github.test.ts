@@ -2,7 +2,7 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import pino from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startServer, type RunningServer } from "@cohent/backend";
+import { admin, startServer, type RunningServer } from "@cohent/backend";
 import { freshDatabaseUrl } from "../helpers/backend.js";
 import { ConsoleClient, pairingRequest, pairingToken } from "./helpers.js";
 
@@ -98,6 +98,10 @@ const standIn = gitHubStandIn({
   people: {
     octo: { "acme/shop": { push: true }, "acme/docs": { push: false } },
     reader: { "acme/shop": { push: false } },
+    // Push rights on every other one of acme/p00 … acme/p11 (the list's paging under the rule).
+    pager: Object.fromEntries(
+      Array.from({ length: 12 }, (_, i) => [`acme/p${String(i).padStart(2, "0")}`, { push: i % 2 === 0 }]),
+    ),
   },
 });
 let server: RunningServer;
@@ -202,6 +206,27 @@ describe("GitHub sign-in (against a loopback stand-in)", () => {
     // Nor may they ask a writer's checkout to restore a caught shell write there.
     const restore = await client.post("/api/console/repos/acme/shop/shell-writes/gc_any/restore");
     expect([restore.status, restore.body.error.code]).toEqual([403, "FORBIDDEN"]);
+  });
+
+  it("pages and counts only the repositories the person can push to, and streams none other", async () => {
+    for (let i = 0; i < 12; i++)
+      await admin.addRepo(server.deps, {
+        name: `acme/p${String(i).padStart(2, "0")}`,
+        goal: "",
+        caseInsensitive: false,
+      });
+    const { client } = await signInWithGitHub("pager");
+    const mine = ["acme/p00", "acme/p02", "acme/p04", "acme/p06", "acme/p08", "acme/p10"];
+    const first = (await client.get("/api/console/repos?q=acme/p&limit=4")).body.data;
+    expect(first).toMatchObject({ total: 6, pages: 2, page: 1 });
+    expect(first.repos.map((r: { name: string }) => r.name)).toEqual(mine.slice(0, 4));
+    const second = (await client.get("/api/console/repos?q=acme/p&limit=4&page=2")).body.data;
+    expect(second.repos.map((r: { name: string }) => r.name)).toEqual(mine.slice(4));
+    // acme/shop is registered and matches no search of theirs; without one, the total is theirs alone.
+    expect((await client.get("/api/console/repos")).body.data.total).toBe(6);
+    // A repository they cannot push to: no stream of it.
+    const stream = await client.get("/api/console/events?repo=acme/p01");
+    expect([stream.status, stream.body.error.code]).toEqual([403, "FORBIDDEN"]);
   });
 
   it("refuses a callback whose state does not match, and the local admin link", async () => {

@@ -33,6 +33,11 @@ if (process.argv[2] === "init") {
     mcpWrite: values["mcp-write"],
     upgrade: values.upgrade,
   });
+} else if (process.argv[2] === "torture") {
+  // The torture (cli/src/torture/): agents and faults against a deployment, then its history checked.
+  const { main } = await import("../src/torture/main.ts");
+  const code = await main(process.argv.slice(3), new URL(import.meta.url).pathname);
+  if (code >= 0) process.exit(code);
 } else {
   const { main } = await import("@cohent/backend/cli");
   await main();

@@ -44,7 +44,15 @@ export interface Recovery {
 export interface CheckResult {
   anomalies: Anomaly[];
   recoveries: Recovery[];
-  stats: { ops: number; ok: number; claims: number; writes: number; pauses: number };
+  stats: {
+    ops: number;
+    ok: number;
+    claims: number;
+    /** Claims that may have been lost behind their holder's back and were taken: the holder's next call checked. */
+    lostAndTaken: number;
+    writes: number;
+    pauses: number;
+  };
 }
 
 interface Claim {
@@ -70,6 +78,24 @@ const freesClaims = (o: OpRecord) =>
   (o.op === "control" && o.args.control === "cancel") || o.op === "release";
 
 const MARGIN_MS = 250;
+/**
+ * How long after its invoke an unanswered call may still take effect (a request held in a stalled
+ * database connection past its client's timeout). The client gives up after seconds; this bound is the
+ * checker's one assumption beyond the header's.
+ */
+export const LINGER_MS = 30_000;
+
+/** Attempts of one logical write (same idempotency key), by key. */
+function attemptsOf(ops: OpRecord[]): Map<string, OpRecord[]> {
+  const m = new Map<string, OpRecord[]>();
+  for (const o of ops)
+    if (o.write) {
+      let list = m.get(o.write);
+      if (!list) m.set(o.write, (list = []));
+      list.push(o);
+    }
+  return m;
+}
 
 export function leaseBudget(h: History["header"]): number {
   return h.leaseMs - h.skewMs - h.renewMs - MARGIN_MS;
@@ -92,10 +118,24 @@ export function claimsOf(h: History): Claim[] {
   const budget = leaseBudget(h.header);
   const horizon = Math.max(0, ...h.ops.map((o) => o.completeAt ?? o.invokeAt));
   const people = h.ops.filter((o) => o.process === "person" && freesClaims(o));
+  const attempts = attemptsOf(h.ops);
+  const siblings = (o: OpRecord) => (o.write ? (attempts.get(o.write) ?? [o]) : [o]);
+  /** Unanswered, and no attempt of the same write answered ok: it may take effect later. */
+  const dangling = (o: OpRecord) => o.outcome === "unknown" && !siblings(o).some((s) => s.outcome === "ok");
   const claims: Claim[] = [];
   for (const [session, ops] of bySession(h.ops)) {
     ops.forEach((g, i) => {
       if (g.op !== "scope" || g.outcome !== "ok" || !g.args.paths?.length || g.completeAt === null) return;
+      // A retry's ok may replay a first attempt's answer from earlier: when it took effect is not known.
+      if (siblings(g).some((s) => s.outcome === "unknown")) return;
+      // An earlier call of the session's own that may still take effect and change the claim.
+      if (
+        ops.some(
+          (u) =>
+            u.invokeAt < g.invokeAt && changesClaim(u) && dangling(u) && u.invokeAt + LINGER_MS > g.invokeAt,
+        )
+      )
+        return;
       const start = g.completeAt;
       let end = horizon;
       let endCause: Claim["endCause"] = "end";
@@ -144,7 +184,8 @@ function checkOverlaps(claims: Claim[], out: Anomaly[]): void {
  * granted to another session: the holder's next call at least staleMs after that grant must show a
  * higher lease epoch (the fence), or the holder was not told and may act on a claim it lost.
  */
-function checkTold(h: History, claims: Claim[], out: Anomaly[]): void {
+function checkTold(h: History, claims: Claim[], out: Anomaly[]): number {
+  let checked = 0;
   const sessions = bySession(h.ops);
   for (const c of claims) {
     if (c.endCause !== "lease" && c.endCause !== "person") continue;
@@ -159,6 +200,7 @@ function checkTold(h: History, claims: Claim[], out: Anomaly[]): void {
     const next = after.find(
       (o) => o.invokeAt >= due && o.epoch !== undefined && (!own || o.invokeAt <= own.invokeAt),
     );
+    if (next) checked++;
     if (next && next.epoch! <= c.epoch)
       out.push({
         kind: "holder-not-told",
@@ -166,6 +208,7 @@ function checkTold(h: History, claims: Claim[], out: Anomaly[]): void {
         ops: [c.op.id, taker.op.id, next.id],
       });
   }
+  return checked;
 }
 
 /** Every acknowledged write is stored exactly once; no write, acknowledged or not, twice. */
@@ -205,6 +248,10 @@ function checkWrites(h: History, out: Anomaly[]): number {
 
 /** A pause acknowledged before a claim was invoked (and no resume invoked in between) refuses it. */
 function checkPauses(h: History, out: Anomaly[]): number {
+  const attempts = attemptsOf(h.ops);
+  /** A retry may replay its first attempt's answer: the call was invoked when its first attempt was. */
+  const firstInvoke = (o: OpRecord) =>
+    Math.min(o.invokeAt, ...(o.write ? (attempts.get(o.write) ?? []) : []).map((s) => s.invokeAt));
   const controls = h.ops
     .filter((o) => o.process === "person" && o.op === "control")
     .sort((a, b) => a.invokeAt - b.invokeAt);
@@ -222,7 +269,7 @@ function checkPauses(h: History, out: Anomaly[]): number {
         o.process !== "person" &&
         o.op === "scope" &&
         o.outcome === "ok" &&
-        o.invokeAt > p.completeAt! &&
+        firstInvoke(o) > p.completeAt! &&
         o.invokeAt < until
       )
         out.push({
@@ -234,6 +281,9 @@ function checkPauses(h: History, out: Anomaly[]): number {
   return pauses.length;
 }
 
+/** Faults that are not outages: no recovery to time, no window in which errors must be retryable. */
+const NOT_OUTAGES = new Set(["burst", "clock-skew"]);
+
 /** How long after a fault an operation still counts as inside it (an instance restarting, a pool reconnecting). */
 export const OUTAGE_TAIL_MS = 10_000;
 
@@ -241,7 +291,7 @@ function checkErrors(h: History, out: Anomaly[]): void {
   for (const o of h.ops) {
     if (o.outcome !== "fail" || o.retryable !== false) continue;
     const fault = h.faults.find(
-      (f) => f.fault !== "burst" && o.invokeAt >= f.startAt && o.invokeAt <= f.endAt + OUTAGE_TAIL_MS,
+      (f) => !NOT_OUTAGES.has(f.fault) && o.invokeAt >= f.startAt && o.invokeAt <= f.endAt + OUTAGE_TAIL_MS,
     );
     if (fault)
       out.push({
@@ -275,7 +325,7 @@ function checkBursts(h: History, out: Anomaly[]): void {
 /** The faults' recovery times: to the first ok answer, invoked after the fault ended, from what it hit. */
 function recoveries(h: History, out: Anomaly[]): Recovery[] {
   return h.faults
-    .filter((f) => f.fault !== "burst")
+    .filter((f) => !NOT_OUTAGES.has(f.fault))
     .map((f) => {
       const concerns = (o: OpRecord) =>
         f.fault === "kill-instance"
@@ -310,7 +360,7 @@ export function checkHistory(h: History): CheckResult {
   const anomalies: Anomaly[] = [];
   const claims = claimsOf(h);
   checkOverlaps(claims, anomalies);
-  checkTold(h, claims, anomalies);
+  const lostAndTaken = checkTold(h, claims, anomalies);
   const writes = checkWrites(h, anomalies);
   const pauses = checkPauses(h, anomalies);
   checkErrors(h, anomalies);
@@ -323,6 +373,7 @@ export function checkHistory(h: History): CheckResult {
       ops: h.ops.length,
       ok: h.ops.filter((o) => o.outcome === "ok").length,
       claims: claims.length,
+      lostAndTaken,
       writes,
       pauses,
     },

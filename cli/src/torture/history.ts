@@ -20,7 +20,8 @@ export interface HistoryHeader {
   database: string;
 }
 
-export type OpName = "publish" | "intent" | "scope" | "checkpoint" | "kill-switch" | "control" | "release";
+export type OpName =
+  "publish" | "intent" | "scope" | "checkpoint" | "kill-switch" | "read" | "control" | "release";
 
 export interface OpRecord {
   kind: "op";

@@ -1,7 +1,7 @@
 import { connect, createServer, type Server, type Socket } from "node:net";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { REQUEST_ID_HEADER } from "@cohent/protocol";
+import { REQUEST_ID_HEADER, REQUEST_ID_RETENTION_HOURS } from "@cohent/protocol";
 import { checkpoint as sendCheckpoint, emptySession, postAgent, SessionFile } from "@cohent/client";
 import { startBackend, type TestBackend } from "../helpers/backend.js";
 import { DATABASE_KINDS } from "../helpers/kinds.js";
@@ -161,6 +161,26 @@ describe.each(DATABASE_KINDS)("request ids (%s)", (kind) => {
       expect(res.body.error).toMatchObject({ code: "INVALID_INPUT", details: { header: REQUEST_ID_HEADER } });
     }
     expect(await count("Checkpoint", "intentId", intentId)).toBe(0);
+  });
+
+  it("an id older than the retention is swept, and the same id then runs again", async () => {
+    const intentId = await intent("retry-expiry");
+    const id = key();
+    const body = checkpoint(intentId, "kept a day");
+    expect((await post(body, id, { session: "retry-expiry" })).status).toBe(200);
+    expect(await count("AgentRequest", "key", id)).toBe(1);
+    // A minute later: still kept, still answered from the first.
+    for (const b of backends) b.advance(60_000);
+    await backends[0]!.deps.sweeper.sweep();
+    expect(await count("AgentRequest", "key", id)).toBe(1);
+    expect((await post(body, id, { session: "retry-expiry" })).status).toBe(200);
+    expect(await count("Checkpoint", "intentId", intentId)).toBe(1);
+    // Past the retention: the sweep deletes it, and the id is new again.
+    for (const b of backends) b.advance(REQUEST_ID_RETENTION_HOURS * 3_600_000);
+    await backends[0]!.deps.sweeper.sweep();
+    expect(await count("AgentRequest", "key", id)).toBe(0);
+    expect((await post(body, id, { session: "retry-expiry" })).status).toBe(200);
+    expect(await count("Checkpoint", "intentId", intentId)).toBe(2);
   });
 
   /**

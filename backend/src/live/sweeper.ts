@@ -67,11 +67,12 @@ export function startSweeper(
       return freed;
     });
   };
-  let expiredAt = 0;
+  let expiredAt = -Infinity;
   const sweep = async (): Promise<number> => {
-    // Request ids past their retention, once a minute: one indexed DELETE of a minute's ids.
-    if (Date.now() - expiredAt >= EXPIRE_REQUESTS_MS) {
-      expiredAt = Date.now();
+    // Request ids past their retention, once a minute by the server's clock: one indexed DELETE of a minute's ids.
+    const at = deps.clock().getTime();
+    if (at - expiredAt >= EXPIRE_REQUESTS_MS) {
+      expiredAt = at;
       await expireRequests(deps);
     }
     let total = 0;

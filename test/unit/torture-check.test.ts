@@ -282,6 +282,41 @@ describe("torture checker: histories that must pass", () => {
     ).toEqual([]);
   });
 
+  it("a claim retried after a pause: its first attempt, invoked before the pause's answer, may be what took effect", () => {
+    const h = history([
+      claim("a", ["x"], 1_000, { write: "k1", outcome: "unknown", completeAt: null }),
+      control("a", "pause", 1_100, 1_150),
+      claim("a", ["x"], 1_200, { write: "k1" }), // the same key: the first attempt's grant, replayed
+      control("a", "resume", 3_000),
+    ]);
+    expect(kinds(h)).toEqual([]);
+    // The same retry without the shared key is a new call, invoked after the pause: a late pause.
+    const fresh = history([
+      claim("a", ["x"], 1_000, { write: "k1", outcome: "unknown", completeAt: null }),
+      control("a", "pause", 1_100, 1_150),
+      claim("a", ["x"], 1_200, { write: "k2" }),
+      control("a", "resume", 3_000),
+    ]);
+    expect(kinds(fresh)).toEqual(["late-pause"]);
+  });
+
+  it("an unanswered publish may still supersede the intent: the claim after it is not certain, until settled", () => {
+    const ops = (publish: Partial<OpRecord>[]) => [
+      ...publish.map((p, i) =>
+        op(agent("a"), "a", "publish", 0 + i * 100, null, { write: "p1", args: { prompt: "t1" }, ...p }),
+      ),
+      claim("a", ["src"], 1_000),
+      ...keepAlive("a", 1_000, 8_000),
+      claim("b", ["src"], 3_000),
+    ];
+    expect(kinds(history(ops([{}])))).toEqual([]);
+    // Its retry answered: the publish is settled, and the overlap is certain again.
+    expect(kinds(history(ops([{}, { outcome: "ok", completeAt: 150 }])))).toEqual(["overlap"]);
+    expect(
+      kinds(history(ops([{}, { outcome: "fail", completeAt: 150, code: "REQUEST_IN_FLIGHT" }]))),
+    ).toEqual([]);
+  });
+
   it("round-trips through the JSONL file", () => {
     const h = history([
       claim("a", ["src/app"], 0),

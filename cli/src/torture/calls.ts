@@ -77,7 +77,15 @@ export async function callOnce(rec: Recorder, instance: string, spec: CallSpec):
       ...(retryAfter > 0 ? { retryAfterMs: retryAfter * 1000 } : {}),
     };
   } catch (err) {
-    answer = { outcome: "unknown", code: (err as Error).name === "TimeoutError" ? "TIMEOUT" : "CONNECTION" };
+    // A refused connection sent nothing: surely not done. Anything else may have reached the server.
+    const cause = (err as { cause?: { code?: string } }).cause?.code;
+    answer =
+      cause === "ECONNREFUSED"
+        ? { outcome: "fail", code: "ECONNREFUSED", retryable: true }
+        : {
+            outcome: "unknown",
+            code: (err as Error).name === "TimeoutError" ? "TIMEOUT" : (cause ?? "CONNECTION"),
+          };
   }
   const completeAt = answer.outcome === "unknown" ? null : rec.now();
   const data = answer.data;
@@ -137,7 +145,8 @@ export async function callRetrying(
   for (let i = 0; ; i++) {
     const a = await callOnce(rec, instances[at % instances.length]!, spec);
     if (!again(a) || i + 1 >= attempts || rec.now() >= until) return { ...a, instance: at };
-    if (a.outcome === "unknown" || a.code === "OVERLOADED" || a.code === "DATABASE_UNAVAILABLE") at++;
+    if (a.outcome === "unknown" || ["ECONNREFUSED", "OVERLOADED", "DATABASE_UNAVAILABLE"].includes(a.code!))
+      at++;
     await sleep(Math.min(2_000, a.retryAfterMs ?? 200 + Math.random() * 300));
   }
 }

@@ -85,6 +85,19 @@ const MARGIN_MS = 250;
  */
 export const LINGER_MS = 30_000;
 
+/** Answers that say nothing of whether an earlier attempt of the same write ran (it may still be running). */
+const INDEFINITE = new Set([
+  "REQUEST_IN_FLIGHT",
+  "DATABASE_UNAVAILABLE",
+  "OVERLOADED",
+  "INTERNAL",
+  "RATE_LIMITED",
+]);
+/** An answer that settles a write: ok, or a refusal on its merits (replayed by its key, or run fresh). */
+const settles = (o: OpRecord) =>
+  o.outcome === "ok" ||
+  (o.outcome === "fail" && !!o.code && !INDEFINITE.has(o.code) && !o.code.startsWith("HTTP_"));
+
 /** Attempts of one logical write (same idempotency key), by key. */
 function attemptsOf(ops: OpRecord[]): Map<string, OpRecord[]> {
   const m = new Map<string, OpRecord[]>();
@@ -120,19 +133,25 @@ export function claimsOf(h: History): Claim[] {
   const people = h.ops.filter((o) => o.process === "person" && freesClaims(o));
   const attempts = attemptsOf(h.ops);
   const siblings = (o: OpRecord) => (o.write ? (attempts.get(o.write) ?? [o]) : [o]);
-  /** Unanswered, and no attempt of the same write answered ok: it may take effect later. */
-  const dangling = (o: OpRecord) => o.outcome === "unknown" && !siblings(o).some((s) => s.outcome === "ok");
+  /** Unanswered, and no attempt of the same write settled it: it may take effect later. */
+  const dangling = (o: OpRecord) => o.outcome === "unknown" && !siblings(o).some(settles);
+  const linger = h.header.lingerMs ?? LINGER_MS;
   const claims: Claim[] = [];
   for (const [session, ops] of bySession(h.ops)) {
     ops.forEach((g, i) => {
       if (g.op !== "scope" || g.outcome !== "ok" || !g.args.paths?.length || g.completeAt === null) return;
-      // A retry's ok may replay a first attempt's answer from earlier: when it took effect is not known.
-      if (siblings(g).some((s) => s.outcome === "unknown")) return;
+      // A retry's ok may replay its first attempt's grant: held since then, unless the lease could lapse
+      // before this attempt renewed it (from the last call that surely renewed it before the first attempt).
+      const first = Math.min(...siblings(g).map((s) => s.invokeAt));
+      if (first < g.invokeAt) {
+        const before = ops.filter((o) => o.outcome === "ok" && o.invokeAt <= first).at(-1);
+        if (!before || g.invokeAt - before.invokeAt >= budget) return;
+      }
       // An earlier call of the session's own that may still take effect and change the claim.
       if (
         ops.some(
           (u) =>
-            u.invokeAt < g.invokeAt && changesClaim(u) && dangling(u) && u.invokeAt + LINGER_MS > g.invokeAt,
+            u.invokeAt < g.invokeAt && changesClaim(u) && dangling(u) && u.invokeAt + linger > g.invokeAt,
         )
       )
         return;
@@ -143,7 +162,7 @@ export function claimsOf(h: History): Claim[] {
       const own = later.find(changesClaim);
       if (own && own.invokeAt < end) [end, endCause] = [own.invokeAt, "own"];
       for (const p of people)
-        if (p.session === session && (p.completeAt === null || p.completeAt >= g.invokeAt)) {
+        if (p.session === session && (p.completeAt === null || p.completeAt >= first)) {
           const at = Math.max(start, p.invokeAt);
           if (at < end) [end, endCause] = [at, "person"];
         }

@@ -16,6 +16,8 @@ export interface HistoryHeader {
   skewMs: number;
   /** How long an instance may answer a session from a stale cache (control, epoch). */
   staleMs: number;
+  /** How long after its invoke an unanswered call may still take effect (default 30 s). */
+  lingerMs?: number;
   instances: string[];
   database: string;
 }

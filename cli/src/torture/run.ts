@@ -59,6 +59,7 @@ interface Instance {
 const TIMEOUT_MS = 5_000;
 const BURST = 6;
 const OVERLOAD = 240;
+const STALL_MS = 4_000;
 
 /** Starts a process and waits, at most 60 s, for `pattern` in its log file. */
 async function startLogged(
@@ -364,7 +365,7 @@ export async function runTorture(o: TortureOptions): Promise<{ result: CheckResu
         await at(0.75);
         const start = now();
         proxy.stall();
-        await sleep(4_000);
+        await sleep(STALL_MS);
         proxy.resume();
         faults.push({
           kind: "fault",
@@ -410,6 +411,8 @@ export async function runTorture(o: TortureOptions): Promise<{ result: CheckResu
       renewMs: Math.min(15_000, silentMs / 8),
       skewMs,
       staleMs: 3_000,
+      // A call given up on (its timeout) may still run while a stalled database holds it, and a moment after.
+      lingerMs: TIMEOUT_MS + STALL_MS + 1_000,
       instances: urls,
       database,
     };

@@ -25,14 +25,14 @@ import { serveWarm } from "./warm-serve.js";
  * cohent.cjs itself: a small CommonJS module that reads the adapter (main.ts,
  * bundled as one function expression) from cohent-core.js beside it, and
  * compiles it with vm.Script against the V8 code cache kept in the user's
- * cache folder, so that a hook deserializes its code instead of parsing and
- * compiling 160 KB. Without a usable cache the bundle compiles as usual, and
- * the cache is written when the process exits, with every function the run
- * compiled.
+ * cache folder, so that a cold hook deserializes its code instead of parsing
+ * and compiling 340 KB: 10.8 ms of an edit's CPU (docs/decisions/0011-one-start-up-path.md).
+ * Without a usable cache the bundle compiles as usual, and the cache is
+ * written when the process exits, with every function the run compiled.
  *
  * The bundle is a file of its own, not a string literal in this one: Node
  * compiles this module on every hook call, a call that needs no decision
- * included, and a 160 KB literal cost that compile ~1 ms to scan (node
+ * included, and a 160 KB literal (the bundle then) cost that compile ~1 ms to scan (node
  * --cpu-prof; callgrind: 4 M of a Read's 98 M instructions).
  *
  * CommonJS because Node's ES module loader costs a process about 8 ms

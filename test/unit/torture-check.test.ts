@@ -131,6 +131,22 @@ describe("torture checker: histories that must fail", () => {
     expect(kinds(h)).toEqual(["late-pause"]);
   });
 
+  it("a checkpoint with paths claims too: granted after a pause's answer, and overlapping a live holder", () => {
+    const h = history([
+      claim("a", ["x"], 0),
+      control("a", "pause", 1_000, 1_050),
+      checkpoint("a", "w9", "s9", 1_200, {
+        args: { intentId: "wki_a", status: "working", summary: "s9", paths: ["x"] },
+      }),
+      control("a", "resume", 3_000),
+      ...keepAlive("a", 0, 8_000),
+      checkpoint("b", "w10", "s10", 4_000, {
+        args: { intentId: "wki_b", status: "working", summary: "s10", paths: ["x/y"] },
+      }),
+    ]);
+    expect(kinds(h).sort()).toEqual(["late-pause", "overlap"]);
+  });
+
   it("a retry stored twice: one logical checkpoint, two rows", () => {
     const h = history(
       [

@@ -73,6 +73,15 @@ function changesClaim(o: OpRecord): boolean {
   return false;
 }
 
+/** A call that claims paths when it answers ok: a scope with paths, a working or blocked checkpoint with paths. */
+export function claimsPaths(o: OpRecord): boolean {
+  if (!o.args.paths?.length) return false;
+  return (
+    o.op === "scope" ||
+    (o.op === "checkpoint" && (o.args.status === "working" || o.args.status === "blocked"))
+  );
+}
+
 /** A person's command that frees a session's claims. */
 const freesClaims = (o: OpRecord) =>
   (o.op === "control" && o.args.control === "cancel") || o.op === "release";
@@ -139,7 +148,7 @@ export function claimsOf(h: History): Claim[] {
   const claims: Claim[] = [];
   for (const [session, ops] of bySession(h.ops)) {
     ops.forEach((g, i) => {
-      if (g.op !== "scope" || g.outcome !== "ok" || !g.args.paths?.length || g.completeAt === null) return;
+      if (!claimsPaths(g) || g.outcome !== "ok" || g.completeAt === null) return;
       // A retry's ok may replay its first attempt's grant: held since then, unless the lease could lapse
       // before this attempt renewed it (from the last call that surely renewed it before the first attempt).
       const first = Math.min(...siblings(g).map((s) => s.invokeAt));
@@ -175,7 +184,7 @@ export function claimsOf(h: History): Claim[] {
         renewed = o.invokeAt;
       }
       if (renewed + budget < end) [end, endCause] = [Math.max(start, renewed + budget), "lease"];
-      claims.push({ op: g, session, paths: g.args.paths, epoch: g.epoch ?? 0, start, end, endCause });
+      claims.push({ op: g, session, paths: g.args.paths!, epoch: g.epoch ?? 0, start, end, endCause });
     });
   }
   return claims.sort((a, b) => a.start - b.start);
@@ -286,7 +295,7 @@ function checkPauses(h: History, out: Anomaly[]): number {
       if (
         o.session === p.session &&
         o.process !== "person" &&
-        o.op === "scope" &&
+        (o.op === "scope" || claimsPaths(o)) &&
         o.outcome === "ok" &&
         firstInvoke(o) > p.completeAt! &&
         o.invokeAt < until

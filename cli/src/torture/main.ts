@@ -6,13 +6,14 @@ import { parseArgs } from "node:util";
  * run's own processes: `--instance <spec>` (a server) and `--worker <spec>` (agents).
  */
 const USAGE = `usage: cohent torture [--url <deployment>]... [--seconds N] [--agents N] [--history file]
-                      [--lease-seconds N] [--skew-ms N]
+                      [--lease-seconds N] [--skew-ms N] [--checkpoint-claims]
 Runs agents against a deployment while injecting faults, records every operation and checks the
 history: overlapping claims, lost or doubled writes, late pauses, untold lost claims, errors that are
 not retryable during an outage. Without --url it starts its own: two instances on a fresh PostgreSQL
 database (COHENT_TORTURE_PG_URL, default postgresql://postgres@127.0.0.1:5432/postgres) when it
 answers, else one on SQLite. With --url, DATABASE_URL names the deployment's database (set-up and the
-final read). Exit 0 when no anomaly was found.`;
+final read). --checkpoint-claims: working checkpoints carry the claimed path (a claim too).
+Exit 0 when no anomaly was found.`;
 
 export async function main(argv: string[], bin: string): Promise<number> {
   if (argv[0] === "--instance") {
@@ -36,6 +37,7 @@ export async function main(argv: string[], bin: string): Promise<number> {
         history: { type: "string" },
         "lease-seconds": { type: "string" },
         "skew-ms": { type: "string" },
+        "checkpoint-claims": { type: "boolean" },
         help: { type: "boolean", short: "h" },
       },
     }));
@@ -73,6 +75,7 @@ export async function main(argv: string[], bin: string): Promise<number> {
     historyFile,
     leaseSeconds: num(values["lease-seconds"], urls.length ? 600 : 6, "lease-seconds"),
     skewMs: num(values["skew-ms"], 1_000, "skew-ms"),
+    checkpointClaims: !!values["checkpoint-claims"],
     bin,
     postgresUrl,
     out,

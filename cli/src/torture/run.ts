@@ -43,6 +43,8 @@ export interface TortureOptions {
   skewMs: number;
   /** The `cohent` bin, to start instances and agent processes with. */
   bin: string;
+  /** Working checkpoints claim the agent's path again (by default only scope claims). */
+  checkpointClaims: boolean;
   /** Own instances: PostgreSQL to create the run's database on; null: SQLite. */
   postgresUrl: string | null;
   out: (line: string) => void;
@@ -242,6 +244,7 @@ export async function runTorture(o: TortureOptions): Promise<{ result: CheckResu
           i % workerCount === w ? [{ name: `w${w}a${i}`, token: t }] : [],
         ),
         paths,
+        checkpointClaims: o.checkpointClaims,
         timeoutMs: TIMEOUT_MS,
       };
       writeFileSync(spec.historyFile, "");

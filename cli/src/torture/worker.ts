@@ -21,6 +21,8 @@ export interface WorkerSpec {
   agents: { name: string; token: string }[];
   /** The shared paths the agents contend for. */
   paths: string[];
+  /** Working checkpoints carry the claimed path too (a checkpoint with paths claims them, as scope does). */
+  checkpointClaims: boolean;
   timeoutMs: number;
 }
 
@@ -142,13 +144,15 @@ async function agentLoop(
     for (let step = 1; step <= steps && live() && held; step++) {
       await sleep(100 + Math.random() * 200);
       const summary = `torture ${spec.runId} ${agent.name} task ${task} step ${step} #${++writes}`;
+      const claimed = spec.checkpointClaims ? { paths: [path] } : {};
       const c = await post(
         "checkpoint",
-        { type: "checkpoint", intentId, status: "working", summary },
-        { intentId, status: "working", summary },
+        { type: "checkpoint", intentId, status: "working", summary, ...claimed },
+        { intentId, status: "working", summary, ...claimed },
         writeKey(`${agent.name}.c${task}.${step}`),
       );
       if (c.code === "INTENT_CLOSED") intentId = null;
+      if (spec.checkpointClaims && c.outcome !== "ok") held = null; // refused: the claim it re-asked for is not ours
       if (!intentId) break;
     }
     if (!intentId) continue;

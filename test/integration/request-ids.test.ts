@@ -3,6 +3,8 @@ import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { REQUEST_ID_HEADER, REQUEST_ID_RETENTION_HOURS } from "@cohent/protocol";
 import { checkpoint as sendCheckpoint, emptySession, postAgent, SessionFile } from "@cohent/client";
+import { bodyHash } from "../../backend/src/operations/agent/once.js";
+import { hashToken } from "../../backend/src/ids.js";
 import { startBackend, type TestBackend } from "../helpers/backend.js";
 import { DATABASE_KINDS } from "../helpers/kinds.js";
 
@@ -181,6 +183,42 @@ describe.each(DATABASE_KINDS)("request ids (%s)", (kind) => {
     expect(await count("AgentRequest", "key", id)).toBe(0);
     expect((await post(body, id, { session: "retry-expiry" })).status).toBe(200);
     expect(await count("Checkpoint", "intentId", intentId)).toBe(2);
+  });
+
+  it("a first that took effect but lost its answer: REQUEST_IN_FLIGHT with details.lost, and the agent is not stuck", async () => {
+    const intentId = await intent("retry-lost");
+    const input = { status: "working" as const, summary: "its instance stopped" };
+    const body = checkpoint(intentId, input.summary);
+    const checkout = (service: string) => ({
+      root: "/nonexistent",
+      project: { version: 1 as const, service, repository: "acme/retry" },
+      token,
+    });
+    const session = new SessionFile("/nonexistent", "retry-lost", { ...emptySession(), intentId });
+    // The write lands, both answers are cut: the session keeps the id unsettled.
+    const proxy = await cuttingProxy(2);
+    try {
+      expect((await sendCheckpoint(checkout(proxy.service), session, input)).ok).toBe(false);
+    } finally {
+      await proxy.close();
+    }
+    const id = session.state.unsettled!.id;
+    expect(await count("Checkpoint", "intentId", intentId)).toBe(1);
+    // What an instance that stopped between the commit and the answer leaves: the record, no answer,
+    // two minutes old (every record is swept first, then this one is written as it would be).
+    const store = backends[0]!.deps.store;
+    await store.requests.expire(new Date(backends[0]!.deps.clock().getTime() + 60_000));
+    const tokenId = (await store.tokens.byHash(hashToken(token)))!.id;
+    const at = new Date(backends[0]!.deps.clock().getTime() - 120_000);
+    await store.tx((t) => t.requests.begin({ tokenId, key: id, bodyHash: bodyHash(body), at }));
+    const res = await post(body, id, { session: "retry-lost" });
+    expect(res.status).toBe(409);
+    expect(res.body.error).toMatchObject({ code: "REQUEST_IN_FLIGHT", details: { lost: true } });
+    // The agent sends it again: told it was lost for good (it took effect), the session settles it.
+    const told = await sendCheckpoint(checkout(backends[0]!.url), session, input);
+    expect(told.ok ? null : told.error).toMatchObject({ code: "REQUEST_IN_FLIGHT", details: { lost: true } });
+    expect(session.state.unsettled).toBeUndefined();
+    expect(await count("Checkpoint", "intentId", intentId)).toBe(1);
   });
 
   /**

@@ -112,8 +112,13 @@ async function post<T>(c: Checkout, s: SessionFile, body: AgentRequestBody): Pro
   const held = s.state.unsettled;
   const id = held?.body === hash ? held.id : newRequestId();
   const env = (await postAgent(connection(c, s.id), body, id)) as Envelope<T>;
+  // Still unanswered: unreachable, or the first still running. A first whose answer the service lost for
+  // good (REQUEST_IN_FLIGHT, details.lost: it took effect) settles it: the agent was told so.
   const lost =
-    !env.ok && (env.error.code === "CONTROL_PLANE_UNREACHABLE" || env.error.code === "REQUEST_IN_FLIGHT");
+    !env.ok &&
+    (env.error.code === "CONTROL_PLANE_UNREACHABLE" ||
+      (env.error.code === "REQUEST_IN_FLIGHT" &&
+        !(env.error.details as { lost?: boolean } | undefined)?.lost));
   s.set({ unsettled: lost ? { id, body: hash } : undefined });
   return env;
 }

@@ -10,7 +10,7 @@
 // module compile cache of its own. main.ts's bundle also exports the hook as a function for
 // OpenCode's plugin and the warm guard (loader/in-process-main.ts). A separate guard's part of it,
 // read alone for an edit or a shell call, bought under 2 ms on a cold call and was removed
-// (docs/decisions/0011-one-start-up-path.md).
+// (docs/decisions/0010-one-start-up-path.md).
 import { build } from "esbuild";
 import { createHash } from "node:crypto";
 import { mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
@@ -134,7 +134,7 @@ const common = { bundle: true, platform: "node", target: "node20", minify: true,
  * doctor, init and bootstrap are in main.ts's bundle, reached by a dynamic import() that esbuild
  * turns into a lazily run module. They had a third file of their own, kept out of the bundle that
  * every cold hook deserializes: it bought a cold call 0.5-1.2 ms of CPU, under the 2 ms a layer
- * must buy to stay (docs/decisions/0011-one-start-up-path.md). `init --upgrade` removes that file
+ * must buy to stay (docs/decisions/0010-one-start-up-path.md). `init --upgrade` removes that file
  * from a checkout (RETIRED_ADAPTER_FILES in init.ts).
  */
 

@@ -7,7 +7,7 @@ import { CODEX_GUARD_COMMAND } from "../adapter/src/installer/init.js";
 import { benchCheckout, median, percentile } from "./lib.js";
 
 /**
- * The hook's one start-up path (docs/decisions/0011-one-start-up-path.md): the warm guard, and the
+ * The hook's one start-up path (docs/decisions/0010-one-start-up-path.md): the warm guard, and the
  * cold call it falls back to. Codex's PreToolUse command as init writes it (the fail-closed
  * wrapper), an in-scope apply_patch and a shell call, p50 of wall time over interleaved rounds,
  * as a ratio to `node -e 0` in the same run:

@@ -26,7 +26,7 @@ import { serveWarm } from "./warm-serve.js";
  * bundled as one function expression) from cohent-core.js beside it, and
  * compiles it with vm.Script against the V8 code cache kept in the user's
  * cache folder, so that a cold hook deserializes its code instead of parsing
- * and compiling 340 KB: 10.8 ms of an edit's CPU (docs/decisions/0011-one-start-up-path.md).
+ * and compiling 340 KB: 10.8 ms of an edit's CPU (docs/decisions/0010-one-start-up-path.md).
  * Without a usable cache the bundle compiles as usual, and the cache is
  * written when the process exits, with every function the run compiled.
  *

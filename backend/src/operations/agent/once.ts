@@ -110,11 +110,11 @@ export async function once(
     if (!recorded) throw err;
     const e = err instanceof CohentError ? err : new CohentError("INTERNAL");
     outcome = { ok: false, error: { code: e.code, message: e.message, details: e.details } };
-    answer(deps, tokenId, key, outcome);
+    answer(deps, caller, key, outcome);
     throw err;
   }
   // A write that opened no transaction recorded nothing: it runs again on a retry.
-  if (recorded) answer(deps, tokenId, key, outcome);
+  if (recorded) answer(deps, caller, key, outcome);
   return outcome.data;
 }
 
@@ -123,10 +123,14 @@ export async function once(
  * without another commit in its way, and a retry, which only follows a lost answer, waits for it
  * (firstAnswer). Its failure (the database gone meanwhile) leaves a retry REQUEST_IN_FLIGHT.
  */
-function answer(deps: Deps, tokenId: string, key: string, outcome: Outcome): void {
-  deps.store.requests.answer(tokenId, key, JSON.stringify(outcome)).catch((err: unknown) => {
-    deps.log.warn({ err: String(err), key }, "request id: the first answer was not stored");
-  });
+function answer(deps: Deps, caller: Caller, key: string, outcome: Outcome): void {
+  const json = JSON.stringify(outcome);
+  // In the repository's next group commit (store/batch): with writes arriving, it shares their commit.
+  deps.store
+    .tx((t) => t.requests.answer(caller.token.id, key, json), { batch: caller.repo.id })
+    .catch((err: unknown) => {
+      deps.log.warn({ err: String(err), key }, "request id: the first answer was not stored");
+    });
 }
 
 /** Deletes the request ids older than the retention: the sweeper calls it now and then. */

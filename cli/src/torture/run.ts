@@ -112,6 +112,18 @@ export async function runTorture(o: TortureOptions): Promise<{ result: CheckResu
   const logDir = `${o.historyFile}.logs`;
   mkdirSync(logDir, { recursive: true });
   const cleanups: (() => Promise<void>)[] = [];
+  let cleaning: Promise<void> | null = null;
+  /** Stops what the run started, newest first, once (the end of the run, an error, or a signal). */
+  const cleanUp = () =>
+    (cleaning ??= (async () => {
+      for (const c of cleanups.reverse())
+        await c().catch((err) => o.out(`torture: clean-up: ${(err as Error).message}`));
+    })());
+  const onSignal = (signal: NodeJS.Signals) => {
+    o.out(`torture: ${signal}: stopping what it started`);
+    void cleanUp().finally(() => process.exit(130));
+  };
+  process.once("SIGINT", onSignal).once("SIGTERM", onSignal);
   const ops: OpRecord[] = [];
   const faults: FaultRecord[] = [];
   let n = 0;
@@ -436,8 +448,8 @@ export async function runTorture(o: TortureOptions): Promise<{ result: CheckResu
     writeFileSync(o.historyFile, historyText(history));
     return { result: checkHistory(history), history };
   } finally {
-    for (const c of cleanups.reverse())
-      await c().catch((err) => o.out(`torture: clean-up: ${(err as Error).message}`));
+    await cleanUp();
+    process.off("SIGINT", onSignal).off("SIGTERM", onSignal);
   }
 }
 

@@ -1,4 +1,4 @@
-import { spawn } from "node:child_process";
+import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtempSync, readFileSync } from "node:fs";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
@@ -7,16 +7,18 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseHistory } from "../../cli/src/torture/history.js";
 import { freshDatabaseUrl, PG_BASE_URL } from "../helpers/backend.js";
-import { serve, stopProcess } from "../helpers/serve.js";
+import { stopProcess } from "../helpers/serve.js";
 
 /**
  * `cohent torture` end to end. A short run against its own instances (two on PostgreSQL when the
  * PostgreSQL half runs, else one on SQLite), with every fault it injects, passes with no anomaly. Then
- * the same command against a real `cohent serve` behind a proxy that plants one fault each time — the
+ * the same command against a real server (a 4 s lease) behind a proxy that plants one fault each time — the
  * plants live here, in the test, not in the product:
  *  - "a claim granted without its check": the proxy turns a SCOPE_CONFLICT refusal into a grant;
  *  - "a pause read from a stale cache": the proxy acknowledges a pause at once and delivers it 2.5 s later;
  *  - "a retry stored twice": the proxy sends each checkpoint twice, without its idempotency key;
+ *  - "a lost claim's holder not told": the proxy answers every call with lease epoch 0, so an agent frozen
+ *    past its lease, whose claim a peer then took, never sees its fence move;
  * and the torture must report the anomaly each one causes. Through the same proxy planting nothing,
  * the run passes: the proxy alone causes none.
  */
@@ -50,7 +52,7 @@ function torture(args: string[], env: Record<string, string> = {}) {
   });
 }
 
-type Plant = "none" | "grant-unchecked" | "stale-pause" | "retry-twice";
+type Plant = "none" | "grant-unchecked" | "stale-pause" | "retry-twice" | "epoch-frozen";
 
 /** A reverse proxy in front of one server that plants `plant`. */
 async function plantingProxy(target: string, plant: () => Plant) {
@@ -131,6 +133,13 @@ async function plantingProxy(target: string, plant: () => Plant) {
           return send(first);
         }
         const a = await forward(req, body);
+        if (p === "epoch-frozen" && a.headers["content-type"]?.includes("json")) {
+          const answer = JSON.parse(a.body.toString());
+          if (answer?.meta?.session) {
+            answer.meta.session.epoch = 0;
+            return send({ ...a, body: Buffer.from(JSON.stringify(answer)) });
+          }
+        }
         if (p === "grant-unchecked" && isAgentPost && a.status === 409) {
           const refusal = JSON.parse(a.body.toString());
           const sent = json();
@@ -161,6 +170,34 @@ async function plantingProxy(target: string, plant: () => Plant) {
   };
 }
 
+/** The plants' server: the server `cohent serve` runs, started as the torture starts its own, with a 4 s lease. */
+const LEASE_MS = 4_000;
+function shortLeaseServer(databaseUrl: string): Promise<{ url: string; child: ChildProcess }> {
+  const spec = { databaseUrl, port: 0, silentMs: LEASE_MS / 2, leaseMs: LEASE_MS, skewMs: 0 };
+  const env: NodeJS.ProcessEnv = { ...process.env, COHENT_RATE_LIMIT: "off", COHENT_LOG_LEVEL: "warn" };
+  delete env.NODE_OPTIONS;
+  const child = spawn(process.execPath, [COHENT, "torture", "--instance", JSON.stringify(spec)], {
+    env,
+    stdio: ["ignore", "ignore", "pipe"],
+  });
+  return new Promise((resolve, reject) => {
+    let err = "";
+    const timer = setTimeout(() => reject(new Error(`the server did not start: ${err}`)), 60_000);
+    child.stderr!.on("data", (d: Buffer) => {
+      err += d.toString();
+      const m = /cohent serving on (http:\/\/\S+)/.exec(err);
+      if (m) {
+        clearTimeout(timer);
+        resolve({ url: m[1]!, child });
+      }
+    });
+    child.once("exit", (code) => {
+      clearTimeout(timer);
+      reject(new Error(`the server exited ${code}: ${err}`));
+    });
+  });
+}
+
 describe("cohent torture", () => {
   it(
     "a short run against its own instances, every fault injected, finds no anomaly",
@@ -185,13 +222,13 @@ describe("cohent torture", () => {
   );
 
   describe("against a server behind a proxy that plants a fault", () => {
-    let server: Awaited<ReturnType<typeof serve>>;
+    let server: Awaited<ReturnType<typeof shortLeaseServer>>;
     let db: Awaited<ReturnType<typeof freshDatabaseUrl>>;
     let proxy: Awaited<ReturnType<typeof plantingProxy>>;
     let plant: Plant = "none";
     beforeAll(async () => {
       db = await freshDatabaseUrl();
-      server = await serve(db.url, { COHENT_RATE_LIMIT: "off" });
+      server = await shortLeaseServer(db.url);
       proxy = await plantingProxy(server.url, () => plant);
     });
     afterAll(async () => {
@@ -200,19 +237,36 @@ describe("cohent torture", () => {
       await db?.drop();
     });
 
-    const run = async (p: Plant) => {
+    const run = async (p: Plant, seconds = 15) => {
       plant = p;
       const file = path.join(dir, `${p}.jsonl`);
-      const r = await torture(["--url", proxy.url, "--seconds", "15", "--agents", "6", "--history", file], {
-        DATABASE_URL: db.url,
-      });
+      const r = await torture(
+        ["--url", proxy.url, "--seconds", String(seconds), "--agents", "6", "--history", file].concat([
+          "--lease-seconds",
+          String(LEASE_MS / 1000),
+          "--skew-ms",
+          "0",
+        ]),
+        { DATABASE_URL: db.url },
+      );
       return { ...r, kinds: new Set([...r.stdout.matchAll(/^ {2}([a-z-]+): /gm)].map((m) => m[1])) };
     };
 
-    it("planting nothing, the run passes", { timeout: 120_000 }, async () => {
-      const r = await run("none");
-      expect(r.stdout, r.stderr).toContain("anomalies: none");
-      expect(r.code).toBe(0);
+    it(
+      "planting nothing, the run passes, an agent frozen past its lease included",
+      { timeout: 120_000 },
+      async () => {
+        const r = await run("none", 30);
+        expect(r.stdout, r.stderr).toContain("anomalies: none");
+        expect(r.stdout).toContain("stop-agent");
+        expect(r.code).toBe(0);
+      },
+    );
+
+    it("a lost claim's holder never told (its epoch frozen) is reported", { timeout: 120_000 }, async () => {
+      const r = await run("epoch-frozen", 30);
+      expect(r.code, r.stdout + r.stderr).toBe(1);
+      expect([...r.kinds]).toContain("holder-not-told");
     });
 
     it("a claim granted without its check is reported as an overlap", { timeout: 120_000 }, async () => {

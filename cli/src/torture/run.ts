@@ -243,7 +243,7 @@ export async function runTorture(o: TortureOptions): Promise<{ result: CheckResu
     const paths = Array.from({ length: Math.max(2, Math.ceil(o.agents / 2)) }, (_, i) => `shared/area-${i}`);
     const workerCount = Math.min(2, o.agents);
     const sessions = new Map<string, string>(); // session key → session id
-    const workerProcesses: { child: ChildProcess; spec: WorkerSpec }[] = [];
+    const workerProcesses: { child: ChildProcess; spec: WorkerSpec; grantedAt: number }[] = [];
     for (let w = 0; w < workerCount; w++) {
       const spec: WorkerSpec = {
         name: `w${w}`,
@@ -267,10 +267,12 @@ export async function runTorture(o: TortureOptions): Promise<{ result: CheckResu
         execArgv: [],
       });
       closeSync(fd);
+      const entry = { child, spec, grantedAt: -Infinity };
       child.on("message", (m: any) => {
         if (m?.session && m?.sessionId) sessions.set(m.session, m.sessionId);
+        if (m?.holds) entry.grantedAt = now();
       });
-      workerProcesses.push({ child, spec });
+      workerProcesses.push(entry);
       cleanups.push(() => stopChild(child));
     }
 
@@ -363,6 +365,9 @@ export async function runTorture(o: TortureOptions): Promise<{ result: CheckResu
       if (workerProcesses.length > 1 && startedAtMs(0.45) + stopMs < endAt - 5_000) {
         await at(0.45);
         const w = workerProcesses[1]!;
+        // Frozen just after one of its agents was granted a claim (at most 5 s later), so it dies holding one.
+        const looking = now();
+        while (now() < looking + 5_000 && now() - w.grantedAt > 150) await sleep(20);
         const start = now();
         process.kill(w.child.pid!, "SIGSTOP");
         await sleep(stopMs);

@@ -131,8 +131,10 @@ async function agentLoop(
       { intentId, paths: [path] },
       writeKey(`${agent.name}.s${task}`),
     );
-    if (s.outcome === "ok") held = [path];
-    else if (s.code === "INTENT_CLOSED" || s.code === "INTENT_NOT_FOUND") {
+    if (s.outcome === "ok") {
+      held = [path];
+      process.send?.({ holds: true }); // the parent freezes this process while an agent holds a claim
+    } else if (s.code === "INTENT_CLOSED" || s.code === "INTENT_NOT_FOUND") {
       intentId = null;
       continue;
     } else {

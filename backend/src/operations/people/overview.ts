@@ -3,7 +3,6 @@ import {
   scopesOverlapping,
   type Overview,
   type Party,
-  type RepoSummary,
   type ShellWriteView,
 } from "@cohent/protocol";
 import type { ShellWriteRow } from "../../store/index.js";
@@ -23,7 +22,7 @@ const NO_HOST = {
   guardSeenAt: null,
 };
 
-/** The Control Room's read models: the repository list and one repository's live page. */
+/** The Control Room's read model of one repository's live page (the list: operations/people/repo-list). */
 
 /** Per sub-agent of one intent: how many of its calls were refused, and the last refusal (rows come newest first). */
 function subagentsOf(
@@ -73,24 +72,6 @@ function shellWriteView(w: ShellWriteRow, party: (id: string) => Party): ShellWr
       ? { at: d.restoreRequestedAt, by: d.restoreRequestedBy ?? "unknown" }
       : null,
   };
-}
-
-export async function listRepositories(deps: Deps): Promise<RepoSummary[]> {
-  const [repos, pending] = await Promise.all([deps.store.repos.list(), pendingPairings(deps)]);
-  return Promise.all(
-    repos.map(async (r) => {
-      const s = await deps.store.reads.repoSummary(r.id);
-      return {
-        name: r.name,
-        goal: r.goal,
-        openIntents: s.openIntents,
-        activeTokens: s.activeTokens,
-        people: s.people,
-        pendingPairings: pending.filter((x) => x.repo === r.name).length,
-        lastActivityAt: s.lastActivityAt?.toISOString() ?? null,
-      };
-    }),
-  );
 }
 
 /** Everything the repository's live pages show, in one read. */

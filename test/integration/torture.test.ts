@@ -216,7 +216,9 @@ describe("cohent torture", () => {
       expect(count((o) => o.op === "scope" && o.outcome === "ok")).toBeGreaterThan(10);
       expect(count((o) => o.code === "SCOPE_CONFLICT")).toBeGreaterThan(0);
       expect(count((o) => o.code === "SESSION_PAUSED")).toBeGreaterThan(0);
-      expect(count((o) => o.code === "OVERLOADED")).toBeGreaterThan(0);
+      expect(count((o) => o.process === "overload")).toBeGreaterThanOrEqual(240);
+      // On SQLite each read finishes within its turn of the event loop: no 24 are ever in flight at once.
+      if (PG_BASE_URL) expect(count((o) => o.code === "OVERLOADED")).toBeGreaterThan(0);
       expect(Object.keys(h.final!.checkpoints).length).toBeGreaterThan(10);
     },
   );

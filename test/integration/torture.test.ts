@@ -210,7 +210,8 @@ describe("cohent torture", () => {
       const h = parseHistory(readFileSync(file, "utf8"));
       const faults = new Set(h.faults.map((f) => f.fault));
       for (const f of ["burst", "overload", "kill-instance", "stop-agent"]) expect(faults).toContain(f);
-      if (PG_BASE_URL) for (const f of ["database-stall", "clock-skew"]) expect(faults).toContain(f);
+      if (PG_BASE_URL)
+        for (const f of ["database-restart", "database-stall", "clock-skew"]) expect(faults).toContain(f);
       // The run did work: claims granted and refused, writes acknowledged and found, pauses honoured.
       const count = (f: (o: (typeof h.ops)[number]) => boolean) => h.ops.filter(f).length;
       expect(count((o) => o.op === "scope" && o.outcome === "ok")).toBeGreaterThan(10);

@@ -4,19 +4,24 @@ import net from "node:net";
  * A TCP proxy in front of PostgreSQL that can stop answering: `stall()` stops reading from both sides
  * (the bytes wait in the kernel's buffers, as they would for a database process that hangs) while every
  * connection stays open and new ones are accepted and held; `resume()` lets everything through again,
- * in order. The machine's PostgreSQL is shared, so the torture never restarts it: this is its outage.
+ * in order; `drop()` cuts every connection and refuses new ones until `resume()`, as a restart would. The
+ * machine's PostgreSQL is shared, so the torture never restarts it: these are its outages.
  */
 export interface StallProxy {
   port: number;
   stall(): void;
   resume(): void;
+  /** As a database restart looks from its clients: every connection cut, new ones cut at once, until `resume()`. */
+  drop(): void;
   close(): Promise<void>;
 }
 
 export async function startStallProxy(target: { host: string; port: number }): Promise<StallProxy> {
   let stalled = false;
+  let down = false;
   const pairs = new Set<[net.Socket, net.Socket]>();
   const server = net.createServer((client) => {
+    if (down) return void client.destroy();
     const upstream = net.connect(target.port, target.host);
     const pair: [net.Socket, net.Socket] = [client, upstream];
     pairs.add(pair);
@@ -45,8 +50,13 @@ export async function startStallProxy(target: { host: string; port: number }): P
       stalled = true;
       for (const pair of pairs) for (const s of pair) s.pause();
     },
+    drop() {
+      down = true;
+      for (const pair of pairs) for (const s of pair) s.destroy();
+    },
     resume() {
       stalled = false;
+      down = false;
       for (const pair of pairs) for (const s of pair) s.resume();
     },
     close: () =>

@@ -62,6 +62,7 @@ const TIMEOUT_MS = 5_000;
 const BURST = 6;
 const OVERLOAD = 240;
 const STALL_MS = 4_000;
+const RESTART_MS = 3_000;
 
 /** Starts a process and waits, at most 60 s, for `pattern` in its log file. */
 async function startLogged(
@@ -382,7 +383,20 @@ export async function runTorture(o: TortureOptions): Promise<{ result: CheckResu
         });
       }
       if (proxy) {
-        await at(0.75);
+        await at(0.78);
+        const down = now();
+        proxy.drop();
+        await sleep(RESTART_MS);
+        proxy.resume();
+        faults.push({
+          kind: "fault",
+          fault: "database-restart",
+          target: "postgres",
+          startAt: down,
+          endAt: now(),
+          note: `every connection cut, new ones refused for ${RESTART_MS / 1000} s (the proxy; PostgreSQL itself is shared)`,
+        });
+        await at(0.88);
         const start = now();
         proxy.stall();
         await sleep(STALL_MS);

@@ -6,6 +6,7 @@ import pg from "pg";
 import pino from "pino";
 import { afterAll, beforeAll } from "vitest";
 import { admin, startServer, type LeaseConfig, type RunningServer } from "@cohent/backend";
+import { DEFAULT_ADMISSION } from "../../backend/src/http/admission.js";
 
 /**
  * A real backend on a loopback port with a real database: a fresh SQLite
@@ -71,7 +72,12 @@ export async function startBackend(
     log: opts.log ?? pino({ level: process.env.COHENT_TEST_LOG ?? "silent" }),
     clock,
     ...(opts.lease ? { lease: opts.lease } : {}),
-    ...(opts.admission !== undefined ? { admission: opts.admission } : {}),
+    // In-process, the server shares its event loop with the test's own work (a spawnSync, a build):
+    // the loop's delay says nothing of the server's load, so only the in-flight limit applies.
+    admission:
+      opts.admission !== undefined
+        ? opts.admission
+        : { ...DEFAULT_ADMISSION, maxLagMs: Number.POSITIVE_INFINITY },
   });
   return {
     ...server,

@@ -22,7 +22,7 @@ export interface AdmissionLimits {
   maxLagMs: number;
 }
 
-export const DEFAULT_ADMISSION: AdmissionLimits = { maxInFlight: 512, maxLagMs: 250 };
+export const DEFAULT_ADMISSION: AdmissionLimits = { maxInFlight: 512, maxLagMs: 500 };
 
 /** COHENT_ADMISSION=off turns it off; COHENT_MAX_IN_FLIGHT and COHENT_MAX_LAG_MS set the limits. */
 export function admissionFromEnv(env = process.env): AdmissionLimits | null {

@@ -1,7 +1,13 @@
 import { normalizeRepoPaths, type CheckpointRequest, type CheckpointResponse } from "@cohent/protocol";
 import { newId } from "../../ids.js";
 import type { Caller, Deps } from "../deps.js";
-import { claimPaths, closeIntent, withClaim } from "../shared/claims.js";
+import {
+  assertControllable,
+  assertControllableNow,
+  claimPaths,
+  closeIntent,
+  withClaim,
+} from "../shared/claims.js";
 import { checkpointText } from "../shared/free-text.js";
 import { issuePacket } from "../shared/packets.js";
 import { ownHead } from "../shared/views.js";
@@ -11,7 +17,9 @@ import { ownHead } from "../shared/views.js";
  * blocked checkpoint go through the same arbitration as scope and replace
  * the claim; on completion they record what was touched, and the claim is
  * released. A checkpoint carrying a commit (the adapter's `commit`) records
- * the commit and its paths without touching the claim.
+ * the commit and its paths without touching the claim. A paused or cancelled
+ * session's claim change is refused as scope's is (found by `cohent torture`:
+ * it was granted).
  */
 export async function checkpoint(
   deps: Deps,
@@ -22,17 +30,19 @@ export async function checkpoint(
   const { intentId, status, summary, usage } = req;
   const paths = req.paths ? normalizeRepoPaths(req.paths) : null;
   const closing = status === "completed" || status === "abandoned";
+  // A commit's paths record what it took: the claim stays as it is.
+  const claims = paths && !closing && !req.commit ? paths : null;
+  if (claims) assertControllable(caller);
   return withClaim<CheckpointResponse>(deps, caller, intentId, async (t) => {
-    // A commit's paths record what it took: the claim stays as it is.
-    const claims = paths && !closing && !req.commit ? paths : null;
     // Without a claim the intent is read before the lock; with one, under it, in the claim's round trip.
     let me = claims ? null : await ownHead(t, caller, intentId);
     await t.journal.lock(caller.repo.id);
     if (claims) {
-      const head = ownHead(t, caller, intentId);
-      const { conflicts } = await claimPaths(t, deps, caller, intentId, claims, head);
+      // Read in the claim's round trip, as scope does: nothing is claimed unless they pass.
+      const checks = Promise.all([ownHead(t, caller, intentId), assertControllableNow(t, caller)]);
+      const { conflicts } = await claimPaths(t, deps, caller, intentId, claims, checks);
       if (conflicts.length) return { conflicts };
-      me = await head;
+      [me] = await checks;
     }
     const now = deps.clock();
     await t.intents.addCheckpoint({

@@ -204,13 +204,16 @@ function shortLeaseServer(databaseUrl: string): Promise<{ url: string; child: Ch
   });
 }
 
-describe("cohent torture", () => {
+// About 3 minutes; CI's second run (another Node line, .ci/npm-test-on) sets COHENT_TORTURE=off: what
+// it checks is the service's arbitration under faults, which the machine's run has checked.
+describe.skipIf(process.env.COHENT_TORTURE === "off")("cohent torture", () => {
   it(
     "a short run against its own instances, every fault injected, finds no anomaly",
     { timeout: 300_000 },
     async () => {
       const file = path.join(dir, "own.jsonl");
-      const r = await torture(["--seconds", "60", "--agents", "8", "--history", file]);
+      // --checkpoint-claims: claims through checkpoints too (a paused session's was once granted).
+      const r = await torture(["--seconds", "60", "--agents", "8", "--checkpoint-claims", "--history", file]);
       expect(r.stdout, r.stderr).toContain("anomalies: none");
       expect(r.code).toBe(0);
       const h = parseHistory(readFileSync(file, "utf8"));

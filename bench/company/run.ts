@@ -221,10 +221,13 @@ interface Generator {
   result: Promise<GeneratorResult | null>;
 }
 
-function startGenerator(spec: unknown): Generator {
+/** A generator process; its spec goes in a file of `dir` (thousands of tokens are past an argument's limit). */
+function startGenerator(spec: { id: number; [more: string]: unknown }, dir: string): Generator {
   const envNoOpts = { ...process.env };
   delete envNoOpts.NODE_OPTIONS;
-  const child = spawn(process.execPath, [path.join(here, "generator.mjs"), JSON.stringify(spec)], {
+  const file = path.join(dir, `generator-${spec.id}.json`);
+  writeFileSync(file, JSON.stringify(spec));
+  const child = spawn(process.execPath, [path.join(here, "generator.mjs"), file], {
     env: envNoOpts,
     stdio: ["pipe", "pipe", "inherit"],
   });
@@ -242,19 +245,29 @@ function startGenerator(spec: unknown): Generator {
       else lines.push(line);
     }
   });
-  child.once("exit", () => {
+  // "close", not "exit": a process can exit before its last line (a result of megabytes) is read.
+  let closed = false;
+  child.once("close", () => {
+    closed = true;
     for (const w of waiters.splice(0)) w(null);
   });
   const nextLine = () =>
     new Promise<string | null>((resolve) => {
       if (lines.length) return resolve(lines.shift()!);
-      if (child.exitCode !== null) return resolve(null);
+      if (closed) return resolve(null);
       waiters.push(resolve);
     });
   const parse = <T>(line: string | null): T | null => {
+    if (line === null)
+      process.stderr.write(
+        `bench:company: generator ${spec.id} closed its output early (exit ${child.exitCode}, signal ${child.signalCode})\n`,
+      );
     try {
       return line ? (JSON.parse(line) as T) : null;
     } catch {
+      process.stderr.write(
+        `bench:company: generator ${spec.id} printed ${line!.length} characters: ${line!.slice(0, 300)}\n`,
+      );
       return null;
     }
   };
@@ -302,6 +315,7 @@ async function step(agents: number): Promise<{ row: Row; detail: string }> {
   const servers: Proc[] = [];
   const generators: Generator[] = [];
   const notes: string[] = [];
+  const specDir = mkdtempSync(path.join(os.tmpdir(), "cohent-company-spec-"));
   const profDir = PROFILE ? mkdtempSync(path.join(os.tmpdir(), "cohent-company-prof-")) : null;
   const window: [number, number] = [0, 0];
   let requests = 0;
@@ -309,6 +323,7 @@ async function step(agents: number): Promise<{ row: Row; detail: string }> {
     for (const g of generators) if (g.child.exitCode === null) g.child.kill("SIGKILL");
     await Promise.all(servers.map((s) => s.stop()));
     await db.drop().catch((err) => process.stderr.write(`bench:company: drop failed: ${err.message}\n`));
+    rmSync(specDir, { recursive: true, force: true });
   };
   cleanups.add(cleanup);
   try {
@@ -324,17 +339,20 @@ async function step(agents: number): Promise<{ row: Row; detail: string }> {
     const t1 = performance.now();
     for (let g = 0; g < GENERATORS; g++)
       generators.push(
-        startGenerator({
-          id: g,
-          targets,
-          // Agent i on instance i % 2; the generators take pairs in turn, so each has agents on both.
-          agents: company.slots.filter((_, i) => Math.floor(i / INSTANCES) % GENERATORS === g),
-          seconds: SECONDS,
-          setupSeconds: SETUP_SECONDS,
-          setupConcurrency: 16,
-          ...PACE,
-          pause: g === 0 ? { console: targets[0], ...person, ...PAUSE } : null,
-        }),
+        startGenerator(
+          {
+            id: g,
+            targets,
+            // Agent i on instance i % 2; the generators take pairs in turn, so each has agents on both.
+            agents: company.slots.filter((_, i) => Math.floor(i / INSTANCES) % GENERATORS === g),
+            seconds: SECONDS,
+            setupSeconds: SETUP_SECONDS,
+            setupConcurrency: 16,
+            ...PACE,
+            pause: g === 0 ? { console: targets[0], ...person, ...PAUSE } : null,
+          },
+          specDir,
+        ),
       );
     const ready = await Promise.all(generators.map((g) => bounded(g.ready, (SETUP_SECONDS + 60) * 1000)));
     const httpSeconds = (performance.now() - t1) / 1000;

@@ -116,38 +116,37 @@ function postgresCpu(database: string) {
 const systemMs = (pid: number) =>
   Number(readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ")[12]) * 10;
 
-/** The database's committed and rolled-back transactions so far (pg_stat_database, flushed about every second). */
-async function transactions(db: Db, database: string): Promise<number> {
+/** One query on the bench's database, on a connection of its own (not measured: before and after the window). */
+async function query(db: Db, sql: string, params: unknown[] = []) {
   const { default: pg } = await import("pg");
   const c = new pg.Client({ connectionString: db.env.DATABASE_URL });
   try {
     await c.connect();
-    const r = await c.query(
-      "SELECT xact_commit + xact_rollback AS n FROM pg_stat_database WHERE datname = $1",
-      [database],
-    );
-    return Number(r.rows[0]?.n ?? NaN);
-  } catch {
-    return NaN;
+    return (await c.query(sql, params)).rows;
   } finally {
     await c.end().catch(() => {});
   }
 }
 
+/** The database's committed and rolled-back transactions so far (pg_stat_database, flushed about every second). */
+const transactions = (db: Db, database: string) =>
+  query(db, "SELECT xact_commit + xact_rollback AS n FROM pg_stat_database WHERE datname = $1", [
+    database,
+  ]).then(
+    (rows) => Number(rows[0]?.n ?? NaN),
+    () => NaN,
+  );
+
 /** BENCH_COMPANY_TABLES=1: each table's index scans, sequential scans, inserts and updates so far (pg_stat_user_tables). */
-async function tableStats(db: Db): Promise<Map<string, number[]>> {
-  const { default: pg } = await import("pg");
-  const c = new pg.Client({ connectionString: db.env.DATABASE_URL });
-  try {
-    await c.connect();
-    const r = await c.query(
-      "SELECT relname, coalesce(idx_scan, 0) AS i, seq_scan AS s, n_tup_ins AS n, n_tup_upd AS u FROM pg_stat_user_tables",
-    );
-    return new Map(r.rows.map((x) => [x.relname as string, [x.i, x.s, x.n, x.u].map(Number)]));
-  } finally {
-    await c.end().catch(() => {});
-  }
-}
+const tableStats = async (db: Db) =>
+  new Map(
+    (
+      await query(
+        db,
+        "SELECT relname, coalesce(idx_scan, 0) AS i, seq_scan AS s, n_tup_ins AS n, n_tup_upd AS u FROM pg_stat_user_tables",
+      )
+    ).map((x) => [x.relname as string, [x.i, x.s, x.n, x.u].map(Number)]),
+  );
 
 const rssKb = (pid: number) =>
   Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1] ?? 0);
@@ -360,6 +359,9 @@ async function step(agents: number): Promise<{ row: Row; detail: string }> {
     row.setup = `${filesSeconds.toFixed(1)} s files + ${httpSeconds.toFixed(0)} s HTTP`;
     if (live < agents) notes.push(`${agents - live} agents not set up within ${SETUP_SECONDS} s`);
 
+    // A backend reports its statistics at most once a second, an idle one within 10 s (PostgreSQL 15): the
+    // setup's settle first, with the long-polls open.
+    await sleep(11_000);
     const xactsBefore = await transactions(db, database);
     const tablesBefore = env.BENCH_COMPANY_TABLES === "1" ? await tableStats(db) : null;
     const pgCpu = postgresCpu(database);

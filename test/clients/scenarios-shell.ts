@@ -15,7 +15,6 @@
 // refused once with the reason); the model runs `node .cohent/cohent.mjs
 // restore src/shared/util.ts` and bob's bytes are back; bob's next poll
 // carries the notice. The file's content at each step decides.
-import { spawnSync } from "node:child_process";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileExists, readRepoFile, type RunResult } from "./harness.ts";
@@ -30,6 +29,7 @@ import {
   write,
   type Ctx,
   type Scenario,
+  repoGit,
 } from "./scenarios.ts";
 import type { Step } from "./script.ts";
 
@@ -52,18 +52,10 @@ const caughtIn = (text: string) => CAUGHT.every((re) => re.test(text));
 
 /** bob's work in the tree: the file committed, then changed and not committed; the script, outside the guard. */
 function setUp(c: Ctx): void {
-  const git = (...args: string[]) => {
-    const r = spawnSync("git", args, {
-      cwd: c.ws.repo,
-      encoding: "utf8",
-      env: { ...process.env, HOME: c.ws.home, GIT_CONFIG_NOSYSTEM: "1" },
-    });
-    if (r.status !== 0) throw new Error(`git ${args.join(" ")}: ${r.stderr}`);
-  };
   mkdirSync(join(c.ws.repo, "src", "shared"), { recursive: true });
   writeFileSync(join(c.ws.repo, HELD), COMMITTED);
-  git("add", HELD);
-  git("commit", "-q", "-m", "shared helpers");
+  repoGit(c, "add", HELD);
+  repoGit(c, "commit", "-q", "-m", "shared helpers");
   writeFileSync(join(c.ws.repo, HELD), BOB);
   mkdirSync(join(c.ws.repo, "scripts"), { recursive: true });
   writeFileSync(join(c.ws.repo, "scripts", "w.sh"), SCRIPT);

@@ -13,7 +13,6 @@
 // answer, so a call after that one is scripted too), `node .cohent/cohent.mjs
 // restore src/shared/util.ts` brings bob's bytes back, and bob's next poll
 // carries a notice naming the file. The file's content decides.
-import { spawnSync } from "node:child_process";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileExists, readRepoFile } from "./harness.ts";
@@ -28,6 +27,7 @@ import {
   write,
   type Ctx,
   type Scenario,
+  repoGit,
 } from "./scenarios.ts";
 import type { Step } from "./script.ts";
 
@@ -59,18 +59,10 @@ function toldIn(text: string): boolean {
 
 /** bob's work in the tree (committed, then changed and not committed) and the job's script, outside the guard. */
 function setUp(c: Ctx): void {
-  const git = (...args: string[]) => {
-    const r = spawnSync("git", args, {
-      cwd: c.ws.repo,
-      encoding: "utf8",
-      env: { ...process.env, HOME: c.ws.home, GIT_CONFIG_NOSYSTEM: "1" },
-    });
-    if (r.status !== 0) throw new Error(`git ${args.join(" ")}: ${r.stderr}`);
-  };
   mkdirSync(join(c.ws.repo, "src", "shared"), { recursive: true });
   writeFileSync(join(c.ws.repo, HELD), COMMITTED);
-  git("add", HELD);
-  git("commit", "-q", "-m", "shared helpers");
+  repoGit(c, "add", HELD);
+  repoGit(c, "commit", "-q", "-m", "shared helpers");
   writeFileSync(join(c.ws.repo, HELD), BOB);
   writeFileSync(join(c.ws.repo, "docs", "late.sh"), LATE);
 }

@@ -8,13 +8,22 @@
 // with its Write tool and completes. The agent's whole-file write (its edit tool) and a shell write
 // naming the file (`printf > file`) are refused naming bo's session and line 5, and the file keeps
 // bo's bytes; the agent reads the file again and the same shell write runs.
-import { spawnSync } from "node:child_process";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { agentRuns, claude, hook, type Checkout } from "../adapter/helpers.ts";
 import { fileExists, readRepoFile } from "./harness.ts";
 import { MORE_SCENARIOS } from "./scenarios-more.ts";
-import { clip, intentCmd, INTENT_OK, SCENARIOS, sh, write, type Ctx, type Scenario } from "./scenarios.ts";
+import {
+  clip,
+  intentCmd,
+  INTENT_OK,
+  SCENARIOS,
+  sh,
+  write,
+  type Ctx,
+  type Scenario,
+  repoGit,
+} from "./scenarios.ts";
 import type { Action, Step } from "./script.ts";
 
 const ROW = "staleWrite" as const;
@@ -27,18 +36,10 @@ const SHELL_WRITE = `printf 'agent\\n' > ${FILE}`;
 
 /** The file committed, so every client can read it. */
 function setUp(c: Ctx): void {
-  const git = (...args: string[]) => {
-    const r = spawnSync("git", args, {
-      cwd: c.ws.repo,
-      encoding: "utf8",
-      env: { ...process.env, HOME: c.ws.home, GIT_CONFIG_NOSYSTEM: "1" },
-    });
-    if (r.status !== 0) throw new Error(`git ${args.join(" ")}: ${r.stderr}`);
-  };
   mkdirSync(join(c.ws.repo, "src", "shared"), { recursive: true });
   writeFileSync(join(c.ws.repo, FILE), TEXT);
-  git("add", FILE);
-  git("commit", "-q", "-m", "the shared table");
+  repoGit(c, "add", FILE);
+  repoGit(c, "commit", "-q", "-m", "the shared table");
 }
 
 /** The agent's read, in its client's own read tool (Codex has none: a shell `cat`, recorded by the shell watch). */

@@ -265,6 +265,16 @@ export interface Scenario {
 
 // ---------------------------------------------------------------- steps
 
+/** Git in the run's checkout as its person would run it (the workspace's HOME, no system config); throws on failure. */
+export function repoGit(c: Ctx, ...args: string[]): void {
+  const r = spawnSync("git", args, {
+    cwd: c.ws.repo,
+    encoding: "utf8",
+    env: { ...process.env, HOME: c.ws.home, GIT_CONFIG_NOSYSTEM: "1" },
+  });
+  if (r.status !== 0) throw new Error(`git ${args.join(" ")}: ${r.stderr}`);
+}
+
 export const sh = (id: string, command: string, before?: Step["before"]): Step => ({
   id,
   action: { kind: "shell", command },

@@ -20,11 +20,20 @@
 //   and bob's file untouched by the writes that follow.
 //
 // The file system decides: a refused call leaves bob's bytes and writes no file.
-import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { agentSessions, fileExists, readRepoFile, type RunResult } from "../harness.ts";
-import { clip, intentCmd, INTENT_OK, peerHolds, SCENARIOS, scopeCmd, sh, type Ctx } from "../scenarios.ts";
+import {
+  clip,
+  intentCmd,
+  INTENT_OK,
+  peerHolds,
+  SCENARIOS,
+  scopeCmd,
+  sh,
+  type Ctx,
+  repoGit,
+} from "../scenarios.ts";
 import type { Step } from "../script.ts";
 import { isServerNode, nodeWrapper, readNodeLog } from "./lib.ts";
 
@@ -36,18 +45,10 @@ const ROW_OFF = "hooksOff" as const;
 
 /** bob's work in the tree: the file committed, then changed and not committed (the bytes that must survive). */
 function bobsWork(c: Ctx): void {
-  const git = (...args: string[]) => {
-    const r = spawnSync("git", args, {
-      cwd: c.ws.repo,
-      encoding: "utf8",
-      env: { ...process.env, HOME: c.ws.home, GIT_CONFIG_NOSYSTEM: "1" },
-    });
-    if (r.status !== 0) throw new Error(`git ${args.join(" ")}: ${r.stderr}`);
-  };
   mkdirSync(join(c.ws.repo, "src", "shared"), { recursive: true });
   writeFileSync(join(c.ws.repo, HELD), COMMITTED);
-  git("add", HELD);
-  git("commit", "-q", "-m", "shared helpers");
+  repoGit(c, "add", HELD);
+  repoGit(c, "commit", "-q", "-m", "shared helpers");
   writeFileSync(join(c.ws.repo, HELD), BOB);
 }
 

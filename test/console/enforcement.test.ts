@@ -4,6 +4,12 @@ import type { Metrics } from "@cohent/protocol";
 import { cohent, openControlRoom, screenshotPath, type ServeProcess } from "./browser.js";
 
 /**
+ * What the page shows live, without a reload: a promised deadline. A change reaches an open stream at
+ * once, or at the latest at its 1 s backstop (http/live BACKSTOP_MS); 5 s is five times the promise.
+ */
+const LIVE_MS = 5_000;
+
+/**
  * Who is really guarded, in a real browser: the real `cohent serve` and
  * Debian's chromium. Agents call over HTTP as their hooks do, each with the
  * `x-cohent-host` report its hook sends (or none: a plain HTTP integration).
@@ -64,7 +70,7 @@ const card = (person: string): Locator => page.locator(`[data-testid="work-card"
 const mark = (person: string): Locator => card(person).getByTestId("enforcement");
 async function expectMark(person: string, level: string, why: string, client: string, reason: RegExp) {
   const m = mark(person);
-  await m.and(page.locator(`[data-level="${level}"][data-why="${why}"]`)).waitFor({ timeout: 5_000 });
+  await m.and(page.locator(`[data-level="${level}"][data-why="${why}"]`)).waitFor({ timeout: LIVE_MS });
   expect(await m.locator(".badge").innerText()).toBe(level);
   expect(await m.getByTestId("enforcement-client").innerText()).toBe(client);
   expect(await m.getByTestId("enforcement-reason").innerText()).toMatch(reason);
@@ -160,7 +166,7 @@ describe("guarded and advisory sessions, in the Control Room", () => {
     ] as const)
       await rowOf(person)
         .and(page.locator(`[data-level="${level}"]`))
-        .waitFor({ timeout: 5_000 });
+        .waitFor({ timeout: LIVE_MS });
     await page.screenshot({ path: screenshotPath("enforcement-03-sessions") });
 
     // The metrics count both, as the admin CLI does, and move when the repair clears the alarm.
@@ -169,11 +175,11 @@ describe("guarded and advisory sessions, in the Control Room", () => {
     expect([cli().guardedSessions, cli().advisorySessions]).toEqual([2, 3]);
     await page.getByRole("link", { name: /Metrics/ }).click();
     const value = (key: string) => page.getByTestId(`metric-${key}`).getByTestId("value");
-    await value("guardedSessions").filter({ hasText: /^2$/ }).waitFor({ timeout: 5_000 });
+    await value("guardedSessions").filter({ hasText: /^2$/ }).waitFor({ timeout: LIVE_MS });
     expect(await value("advisorySessions").innerText()).toBe("3");
     await codex.wiring([]);
     expect([cli().guardedSessions, cli().advisorySessions]).toEqual([3, 2]);
-    await value("guardedSessions").filter({ hasText: /^3$/ }).waitFor({ timeout: 5_000 });
+    await value("guardedSessions").filter({ hasText: /^3$/ }).waitFor({ timeout: LIVE_MS });
     expect(await value("advisorySessions").innerText()).toBe("2");
     await page.screenshot({ path: screenshotPath("enforcement-04-metrics") });
   }, 180_000);
@@ -203,7 +209,7 @@ describe("guarded and advisory sessions, in the Control Room", () => {
     await shellWrite(true, ["src/peer.ts"]);
 
     const row = page.getByTestId("shell-write").first();
-    await row.waitFor({ timeout: 5_000 });
+    await row.waitFor({ timeout: LIVE_MS });
     expect(await row.getAttribute("data-writer")).toBe("wes");
     // The command is shown as text, never as markup.
     expect(await row.getByTestId("shell-write-command").innerText()).toBe(command);
@@ -219,13 +225,13 @@ describe("guarded and advisory sessions, in the Control Room", () => {
     // Restore asks the writer's adapter to put the bytes back (at its next call); the row then says so.
     await row.getByTestId("shell-write-restore-button").click();
     const requested = row.getByTestId("shell-write-restore-requested");
-    await requested.waitFor({ timeout: 5_000 });
+    await requested.waitFor({ timeout: LIVE_MS });
     expect(await requested.innerText()).toMatch(/restore requested by admin/);
     expect(await row.getByTestId("shell-write-restore-button").count()).toBe(0);
 
     // A second one, not restorable, comes first, on the same page.
     await shellWrite(false, ["src/peer.ts"]);
-    await page.getByTestId("shell-write").nth(1).waitFor({ timeout: 5_000 });
+    await page.getByTestId("shell-write").nth(1).waitFor({ timeout: LIVE_MS });
     expect(
       await page.getByTestId("shell-write").first().getByTestId("shell-write-restore").innerText(),
     ).toMatch(/not restorable.*too large to keep/);

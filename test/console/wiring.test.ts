@@ -7,6 +7,12 @@ import { builtAdapter, claude, hook, makeCheckout, run, type Checkout } from "..
 import { cohent, openControlRoom, screenshotPath, type ServeProcess } from "./browser.js";
 
 /**
+ * What the page shows live, without a reload: a promised deadline. A change reaches an open stream at
+ * once, or at the latest at its 1 s backstop (http/live BACKSTOP_MS); 5 s is five times the promise.
+ */
+const LIVE_MS = 5_000;
+
+/**
  * "Guard wiring modified" in the Control Room, in a real browser: the real
  * `cohent serve`, a checkout made by init, the real built hook. A session
  * start in a checkout whose Claude Code PreToolUse entry was removed shows
@@ -53,7 +59,7 @@ describe("guard wiring modified, in the Control Room", () => {
 
     // Live: the alarm arrives without a reload.
     const alarm = page.locator('[data-testid="wiring-alarm"][data-person="dora"]');
-    await alarm.waitFor({ timeout: 5_000 });
+    await alarm.waitFor({ timeout: LIVE_MS });
     const text = await alarm.innerText();
     expect(text).toContain("guard wiring modified");
     expect(text).toContain(".claude/settings.json: hook entry PreToolUse removed");
@@ -63,7 +69,7 @@ describe("guard wiring modified, in the Control Room", () => {
     // The session works on; its card says its checkout's wiring is modified.
     await hook(co, claude.prompt("dora-1", co.root, "Add a coupon field to the cart"), env());
     const card = page.locator('[data-testid="work-card"][data-person="dora"]');
-    await card.getByTestId("card-wiring").waitFor({ timeout: 5_000 });
+    await card.getByTestId("card-wiring").waitFor({ timeout: LIVE_MS });
     await page.screenshot({ path: screenshotPath("wiring-01-modified") });
 
     // Every tab of the repository shows it.
@@ -73,7 +79,7 @@ describe("guard wiring modified, in the Control Room", () => {
     // A person repairs the checkout; its next session start is intact and clears the alarm.
     expect((await run(co, ["init", "--upgrade"], { env: env() })).code).toBe(0);
     await hook(co, claude.sessionStart("dora-2", co.root), env());
-    await page.getByTestId("wiring-alarms").waitFor({ state: "detached", timeout: 5_000 });
+    await page.getByTestId("wiring-alarms").waitFor({ state: "detached", timeout: LIVE_MS });
     await page.getByRole("link", { name: /Live work/ }).click();
     await card.waitFor();
     expect(await card.getByTestId("card-wiring").count()).toBe(0);

@@ -304,6 +304,30 @@ describe("stale or not, on disk", () => {
       B,
     ],
     [
+      "Ana read it, a peer's edit, then commands that only name it (ls, git add, echo): still stale",
+      (r) => {
+        recordRead(r, A, FILE, "read");
+        bosEdit(r, withLine(2, "bo\n"));
+        for (const c of [
+          `ls -l ${FILE}`,
+          `git add ${FILE}`,
+          `echo ${FILE} > notes.txt`,
+          `FOO=1 touch ${FILE}`,
+        ])
+          recordShellSnapshot(r, A, c, r, []);
+      },
+      B,
+    ],
+    [
+      "Ana read it, a peer's edit, then `git diff && cat src/x.ts` (a reader in a later part)",
+      (r) => {
+        recordRead(r, A, FILE, "read");
+        bosEdit(r, withLine(2, "bo\n"));
+        recordShellSnapshot(r, A, `git diff && FOO=1 /bin/cat ${FILE}`, r, []);
+      },
+      null,
+    ],
+    [
       "a shell command naming no file of the checkout, then a peer's edit (never read)",
       (r) => {
         recordShellSnapshot(r, A, "npm test -- src/y.ts ../x.ts /etc/hosts .git/HEAD", r, []);

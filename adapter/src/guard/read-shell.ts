@@ -5,9 +5,9 @@ import { recordKnown, recordRead, type KnownFile } from "./read-record.js";
 
 /**
  * The shell watch's part in the stale-write check (held/call.ts calls it):
- * - before a call, the files the command names are what the session now
- *   read (`cat src/x.ts`, `sed -n 1,40p src/x.ts`: a shell is how Codex
- *   reads): the snapshot's by the hash it already has, any other file of
+ * - before a call, the files the command's readers take are what the
+ *   session now read (`cat src/x.ts`, `sed -n 1,40p src/x.ts`: a shell is
+ *   how Codex reads; readWords): the snapshot's by the hash it already has, any other file of
  *   the checkout by its bytes now (a file nobody holds yet is read too, and
  *   a peer may claim and change it next). The snapshot's files the command
  *   does not name are not: a snapshot is not a read, and would make a
@@ -21,6 +21,55 @@ import { recordKnown, recordRead, type KnownFile } from "./read-record.js";
 /** The words of a command that may name files: split at blanks, quotes and shell operators. Pure. */
 export const commandWords = (command: string): Set<string> =>
   new Set(command.split(/[\s'"`;|&<>()]+/).filter(Boolean));
+
+/** Programs that show a file's bytes to whoever runs them: their file arguments are read. */
+const READERS = new Set([
+  "cat",
+  "head",
+  "tail",
+  "less",
+  "more",
+  "sed",
+  "awk",
+  "grep",
+  "egrep",
+  "fgrep",
+  "rg",
+  "nl",
+  "wc",
+  "diff",
+  "cmp",
+  "od",
+  "xxd",
+  "hexdump",
+  "strings",
+  "bat",
+  "view",
+  "vi",
+  "vim",
+  "nano",
+  "jq",
+]);
+/** Words before the program that do not name it. */
+const PREFIX = /^([A-Za-z_][A-Za-z0-9_]*=.*|sudo|env|command|exec|nice|time)$/;
+
+/**
+ * The words of a command that its readers take: of each simple command (split at `;`, `&`, `|`,
+ * newlines and parentheses) whose program is a reader, its arguments. A file merely named (`ls x`,
+ * `git add x`, `echo x`) is not read: counting it would let a mention clear a stale write. Pure.
+ */
+export function readWords(command: string): Set<string> {
+  const out = new Set<string>();
+  for (const part of command.split(/[;&|\n()]+/)) {
+    const ws = [...commandWords(part)];
+    let i = 0;
+    while (i < ws.length && PREFIX.test(ws[i]!)) i++;
+    const program = ws[i]?.split("/").pop();
+    if (!program || !READERS.has(program)) continue;
+    for (const w of ws.slice(i + 1)) out.add(w);
+  }
+  return out;
+}
 
 /** Whether the command's words name the file `path` of the checkout at `root`, run in `cwd`. Pure. */
 export function namesPath(
@@ -45,7 +94,8 @@ export function recordShellSnapshot(
   at = Date.now(),
 ): void {
   if (!command) return;
-  const words = commandWords(command);
+  const words = readWords(command);
+  if (words.size === 0) return;
   // Each word as the checkout path it would name (namesPath's forms), once: a lookup per held file, not a join.
   const paths = new Set<string>();
   for (const w of words) {

@@ -27,6 +27,15 @@ import type { InstanceSpec } from "./instance.js";
 import { startStallProxy, type StallProxy } from "./proxy.js";
 import type { WorkerSpec } from "./worker.js";
 
+/** A signal to a process this run started; one that has already ended is no error. */
+function signal(pid: number, sig: NodeJS.Signals): void {
+  try {
+    process.kill(pid, sig);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== "ESRCH") throw err;
+  }
+}
+
 /**
  * `cohent torture`: runs agents against a deployment (its own when no --url is given) while injecting
  * faults, records every operation, then checks the history (check.ts). Every process it starts is
@@ -370,9 +379,10 @@ export async function runTorture(o: TortureOptions): Promise<{ result: CheckResu
         const looking = now();
         while (now() < looking + 5_000 && now() - w.grantedAt > 150) await sleep(20);
         const start = now();
-        process.kill(w.child.pid!, "SIGSTOP");
+        signal(w.child.pid!, "SIGSTOP");
         await sleep(stopMs);
-        process.kill(w.child.pid!, "SIGCONT");
+        // The worker may have ended meanwhile (the run's own stop): nothing to wake, not a crash.
+        signal(w.child.pid!, "SIGCONT");
         faults.push({
           kind: "fault",
           fault: "stop-agent",
